@@ -1,0 +1,198 @@
+#ifndef cifBSplinePrefilterMath_h
+#define cifBSplinePrefilterMath_h
+
+#include "cifBSplinePoles.h"
+#include "cifBoundaryMode.h"
+#include "cifHostDevice.h"
+
+#include <cstdint>
+
+/** \file cifBSplinePrefilterMath.h
+ * The 1-D recursive B-spline prefilter (Unser 1999, Box 2), written once for the CPU
+ * path and the CUDA kernels. Accessors are anything with operator[](int64_t);
+ * starting values are summed in double, as itk::BSplineDecompositionImageFilter does.
+ *
+ * Per pole z the filter is a causal sweep c+[k] = x[k] + z c+[k-1] and an anticausal
+ * sweep c[k] = z (c[k+1] - c+[k]), which unrolls to c[k] = -z sum_j z^j c+[k+j]. The
+ * boundary mode decides how the signal continues past its ends and so the two
+ * starting values; Mirror reproduces ITK's code term for term. */
+namespace cif
+{
+
+/** Starting value c+[0] of the causal sweep over x[0..n-1] (n >= 2). */
+template <typename Line>
+CIF_HD double
+CausalInitialValue(const Line & x, std::int64_t n, double z, int horizon, BoundaryMode mode)
+{
+  if (mode == BoundaryMode::ClampToEdge)
+  {
+    // x[-k] = x[0] for all k: a geometric series.
+    return static_cast<double>(x[0]) / (1.0 - z);
+  }
+  if (mode == BoundaryMode::Periodic)
+  {
+    // x[-k] = x[n-k]: sum over one period, closed exactly when it is short.
+    const bool         exact = horizon >= n;
+    const std::int64_t terms = exact ? n : horizon;
+    double             sum = x[0];
+    double             zk = z;
+    for (std::int64_t k = 1; k < terms; ++k)
+    {
+      sum += zk * static_cast<double>(x[n - k]);
+      zk *= z;
+    }
+    return exact ? sum / (1.0 - zk) : sum;
+  }
+  // Mirror, exactly as itk::BSplineDecompositionImageFilter::SetInitialCausalCoefficient.
+  if (horizon < n)
+  {
+    double sum = x[0];
+    double zn = z;
+    for (int k = 1; k < horizon; ++k)
+    {
+      sum += zn * static_cast<double>(x[k]);
+      zn *= z;
+    }
+    return sum;
+  }
+  const double iz = 1.0 / z;
+  double       zn = z;
+  double       z2n = pow(z, static_cast<double>(n - 1));
+  double       sum = static_cast<double>(x[0]) + z2n * static_cast<double>(x[n - 1]);
+  z2n *= z2n * iz;
+  for (std::int64_t k = 1; k <= n - 2; ++k)
+  {
+    sum += (zn + z2n) * static_cast<double>(x[k]);
+    zn *= z;
+    z2n *= iz;
+  }
+  return sum / (1.0 - zn * zn);
+}
+
+/** Starting value c[n-1] of the anticausal sweep, given the causal result c+ (n >= 2). */
+template <typename Line>
+CIF_HD double
+AnticausalInitialValue(const Line & c, std::int64_t n, double z, int horizon, BoundaryMode mode)
+{
+  const double last = c[n - 1];
+  const double beforeLast = c[n - 2];
+  if (mode == BoundaryMode::ClampToEdge)
+  {
+    // Past the end the input is the constant x[n-1] = c+[n-1] - z c+[n-2], so
+    // c+[n-1+j] = a + z^j d with a = x[n-1]/(1-z), d = c+[n-1] - a.
+    const double a = (last - z * beforeLast) / (1.0 - z);
+    const double d = last - a;
+    return -z * (a / (1.0 - z) + d / (1.0 - z * z));
+  }
+  if (mode == BoundaryMode::Periodic)
+  {
+    // c+ is periodic too: c+[n-1+j] = c+[(n-1+j) mod n].
+    const bool         exact = horizon >= n;
+    const std::int64_t terms = exact ? n : horizon;
+    double             sum = last;
+    double             zk = z;
+    for (std::int64_t j = 1; j < terms; ++j)
+    {
+      sum += zk * static_cast<double>(c[j - 1]);
+      zk *= z;
+    }
+    return -z * (exact ? sum / (1.0 - zk) : sum);
+  }
+  // Mirror (ITK's SetInitialAntiCausalCoefficient).
+  return (z / (z * z - 1.0)) * (z * beforeLast + last);
+}
+
+/** The whole prefilter of one line of \a n samples, in place, all poles, with the
+ * gain. A line of one sample is left as it is (ITK: "required by mirror boundaries"). */
+template <typename T, typename Line>
+CIF_HD void
+PrefilterLine(Line & c, std::int64_t n, const SplinePoles & poles, BoundaryMode mode)
+{
+  if (n < 2 || poles.count == 0)
+  {
+    return;
+  }
+  const T gain = static_cast<T>(poles.gain);
+  for (std::int64_t k = 0; k < n; ++k)
+  {
+    c[k] *= gain;
+  }
+  for (int p = 0; p < poles.count; ++p)
+  {
+    const double z = poles.pole[p];
+    const T      zt = static_cast<T>(z);
+    c[0] = static_cast<T>(CausalInitialValue(c, n, z, poles.horizon[p], mode));
+    for (std::int64_t k = 1; k < n; ++k)
+    {
+      c[k] += zt * c[k - 1];
+    }
+    c[n - 1] = static_cast<T>(AnticausalInitialValue(c, n, z, poles.horizon[p], mode));
+    for (std::int64_t k = n - 2; k >= 0; --k)
+    {
+      c[k] = zt * (c[k + 1] - c[k]);
+    }
+  }
+}
+
+/** A line of samples \a stride elements apart. */
+template <typename T>
+struct StridedLine
+{
+  T *          base;
+  std::int64_t stride;
+  CIF_HD T & operator[](std::int64_t k) const { return base[k * stride]; }
+};
+
+/** Shape of an interleaved image buffer: up to 4 axes, \a components scalars per
+ * pixel, the first axis fastest (ITK's layout). Sizes are 64-bit throughout. */
+struct BufferShape
+{
+  int          dimension = 1;
+  std::int64_t size[4] = { 1, 1, 1, 1 };
+  int          components = 1;
+
+  CIF_HD std::int64_t
+         ScalarCount() const
+  {
+    std::int64_t count = components;
+    for (int d = 0; d < dimension; ++d)
+    {
+      count *= size[d];
+    }
+    return count;
+  }
+};
+
+/** The lines of one axis: \a count lines of \a length samples, \a stride apart. Line
+ * numbers run fastest over what lies below the axis in memory (components, lower
+ * axes), so neighbouring lines are neighbouring addresses whenever stride > 1. */
+struct AxisLines
+{
+  std::int64_t length = 1;
+  std::int64_t stride = 1;
+  std::int64_t count = 0;
+
+  CIF_HD std::int64_t
+         Start(std::int64_t line) const
+  {
+    return (line % stride) + (line / stride) * stride * length;
+  }
+};
+
+inline AxisLines
+MakeAxisLines(const BufferShape & shape, int axis)
+{
+  AxisLines lines;
+  lines.length = shape.size[axis];
+  lines.stride = shape.components;
+  for (int d = 0; d < axis; ++d)
+  {
+    lines.stride *= shape.size[d];
+  }
+  lines.count = lines.length > 0 ? shape.ScalarCount() / lines.length : 0;
+  return lines;
+}
+
+} // namespace cif
+
+#endif

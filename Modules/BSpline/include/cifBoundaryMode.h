@@ -1,0 +1,46 @@
+#ifndef cifBoundaryMode_h
+#define cifBoundaryMode_h
+
+#include <ostream>
+
+namespace cif
+{
+/** How a signal continues past its ends; one enum for every filter of the module.
+ * Mirror is ITK's (whole-sample symmetric: x[-k] = x[k]) and the default for parity
+ * with ITK. ClampToEdge repeats the edge sample (a texture unit's clamp addressing,
+ * the mode of the prefilter paper's GPU code). Periodic continues with the other end
+ * (the directional filter bank works on one period). Constant (resampling only)
+ * gives a fixed value outside the image. */
+enum class BoundaryMode : int
+{
+  Mirror = 0,
+  ClampToEdge = 1,
+  Periodic = 2,
+  Constant = 3
+};
+
+inline const char *
+ToString(BoundaryMode mode)
+{
+  switch (mode)
+  {
+    case BoundaryMode::Mirror:
+      return "Mirror";
+    case BoundaryMode::ClampToEdge:
+      return "ClampToEdge";
+    case BoundaryMode::Periodic:
+      return "Periodic";
+    case BoundaryMode::Constant:
+      return "Constant";
+  }
+  return "Unknown";
+}
+
+inline std::ostream &
+operator<<(std::ostream & os, BoundaryMode mode)
+{
+  return os << ToString(mode);
+}
+} // namespace cif
+
+#endif

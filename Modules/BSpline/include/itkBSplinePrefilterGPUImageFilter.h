@@ -1,0 +1,111 @@
+#ifndef itkBSplinePrefilterGPUImageFilter_h
+#define itkBSplinePrefilterGPUImageFilter_h
+
+#include "cifBoundaryMode.h"
+#include "itkBSplineDecompositionImageFilter.h"
+#include "itkCudaPixelTraits.h"
+#include "itkRGBPixelScalarProduct.h"
+
+namespace itk
+{
+/** \class BSplinePrefilterGPUImageFilter
+ * \brief B-spline prefilter (samples to interpolation coefficients) on the GPU.
+ *
+ * The GPU twin of BSplineDecompositionImageFilter, and a subclass of it: the same
+ * API, the same numbers (spline orders 0 to 5, ITK's mirror boundary, its causal
+ * starting value truncated at the same tolerance), computed on the GPU with the
+ * recursive filter of Ruijters & Thevenaz (2012), one in-place pass per axis.
+ *
+ * - Images of 1 to 4 dimensions; input scalars uchar, char, short, ushort, int, uint,
+ *   float, double; output float (computed in float) or double (computed in double).
+ * - Multi-component pixels (RGBPixel, Vector, CovariantVector) are filtered per
+ *   component in the same pass.
+ * - Boundary modes: Mirror (ITK's, the default), ClampToEdge, Periodic.
+ * - With a CudaImage output the coefficients stay on the device for the next GPU
+ *   filter; with a CudaImage input already on the device nothing is uploaded.
+ * - Without a usable CUDA device (or with UseGPU off) the same arithmetic runs on the
+ *   CPU, multithreaded with ITK's threader. Types this filter does not handle go to
+ *   the superclass (ITK's own code), never to an approximation.
+ *
+ * A line of one sample is left unchanged, as ITK does. NaN in the input spreads
+ * along every line through it, as in ITK (the recursion carries it), so the NaN
+ * pattern of the output equals ITK's. An empty input is an error.
+ *
+ * \ingroup CudaImageFilters
+ */
+template <typename TInputImage, typename TOutputImage>
+class ITK_TEMPLATE_EXPORT BSplinePrefilterGPUImageFilter
+  : public BSplineDecompositionImageFilter<TInputImage, TOutputImage>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(BSplinePrefilterGPUImageFilter);
+  using Self = BSplinePrefilterGPUImageFilter;
+  using Superclass = BSplineDecompositionImageFilter<TInputImage, TOutputImage>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  itkNewMacro(Self);
+  itkTypeMacro(BSplinePrefilterGPUImageFilter, BSplineDecompositionImageFilter);
+
+  using InputImageType = TInputImage;
+  using OutputImageType = TOutputImage;
+  static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
+  using InputComponentType = CudaScalar<typename CudaImageTraits<TInputImage>::ComponentType>;
+  using OutputComponentType = CudaScalar<typename CudaImageTraits<TOutputImage>::ComponentType>;
+  static constexpr unsigned int Components = CudaImageTraits<TOutputImage>::Components;
+
+  /** Which code produced the last output. */
+  enum class ExecutionPath
+  {
+    None, ///< not run yet
+    GPU,  ///< the CUDA kernels
+    CPU,  ///< this module's CPU path (same math, ITK's threader)
+    ITK   ///< the superclass, for what the module does not handle
+  };
+
+  /** True for the type combinations the GPU and CPU paths of this module handle. */
+  static constexpr bool TypesSupported =
+    ImageDimension >= 1 && ImageDimension <= 4 && IsCudaInputScalar<InputComponentType> &&
+    IsCudaRealScalar<OutputComponentType> && CudaImageTraits<TInputImage>::Components == Components;
+
+  /** Boundary continuation; Mirror (default) matches ITK. */
+  itkSetEnumMacro(BoundaryMode, cif::BoundaryMode);
+  itkGetEnumMacro(BoundaryMode, cif::BoundaryMode);
+
+  /** Use the GPU when one is present (default on). Off forces the CPU path. */
+  itkSetMacro(UseGPU, bool);
+  itkGetConstMacro(UseGPU, bool);
+  itkBooleanMacro(UseGPU);
+
+  ExecutionPath
+  GetLastExecutionPath() const
+  {
+    return m_LastExecutionPath;
+  }
+
+protected:
+  BSplinePrefilterGPUImageFilter() = default;
+  ~BSplinePrefilterGPUImageFilter() override = default;
+
+  void
+  GenerateData() override;
+
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
+private:
+  void
+  GenerateDataOnGPU();
+  void
+  GenerateDataOnCPU();
+
+  cif::BoundaryMode m_BoundaryMode{ cif::BoundaryMode::Mirror };
+  bool              m_UseGPU{ true };
+  ExecutionPath     m_LastExecutionPath{ ExecutionPath::None };
+};
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "itkBSplinePrefilterGPUImageFilter.hxx"
+#endif
+
+#endif

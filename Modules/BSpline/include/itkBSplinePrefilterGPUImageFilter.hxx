@@ -1,0 +1,233 @@
+#ifndef itkBSplinePrefilterGPUImageFilter_hxx
+#define itkBSplinePrefilterGPUImageFilter_hxx
+
+#include "cifBSplinePrefilterDevice.h"
+#include "cifBSplinePrefilterHost.h"
+#include "cifDeviceBuffer.h"
+#include "itkCudaExceptionTranslation.h"
+#include "itkMultiThreaderBase.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace itk
+{
+
+template <typename TInputImage, typename TOutputImage>
+void
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
+{
+  const TInputImage * input = this->GetInput();
+  if (input == nullptr || input->GetBufferedRegion().GetNumberOfPixels() == 0)
+  {
+    itkExceptionMacro("the input image is empty (buffered region "
+                      << (input ? input->GetBufferedRegion() : typename TInputImage::RegionType()) << ")");
+  }
+  cif::SplinePoles poles;
+  if (!cif::MakeSplinePoles(static_cast<unsigned int>(this->GetSplineOrder()), poles))
+  {
+    itkExceptionMacro("spline order " << this->GetSplineOrder() << " is not supported (0 to 5)");
+  }
+
+  if constexpr (!TypesSupported)
+  {
+    if (m_BoundaryMode != cif::BoundaryMode::Mirror)
+    {
+      itkExceptionMacro("boundary mode " << m_BoundaryMode
+                                         << " needs a pixel type this filter handles (float or double output "
+                                            "components, 1 to 4 dimensions); ITK's own filter only mirrors");
+    }
+    Superclass::GenerateData();
+    m_LastExecutionPath = ExecutionPath::ITK;
+  }
+  else
+  {
+    if (m_BoundaryMode == cif::BoundaryMode::Constant)
+    {
+      itkExceptionMacro("boundary mode Constant is for resampling; the prefilter takes Mirror, ClampToEdge or "
+                        "Periodic");
+    }
+    TOutputImage * output = this->GetOutput();
+    output->SetBufferedRegion(output->GetRequestedRegion());
+    if (output->GetBufferedRegion().GetSize() != input->GetBufferedRegion().GetSize())
+    {
+      itkExceptionMacro("output region " << output->GetBufferedRegion() << " differs from the input's buffer "
+                                         << input->GetBufferedRegion());
+    }
+    output->Allocate();
+    try
+    {
+      if (m_UseGPU && cif::IsGPUAvailable())
+      {
+        this->GenerateDataOnGPU();
+        m_LastExecutionPath = ExecutionPath::GPU;
+      }
+      else
+      {
+        this->GenerateDataOnCPU();
+        m_LastExecutionPath = ExecutionPath::CPU;
+      }
+    }
+    catch (...)
+    {
+      // Leave no half-computed coefficients behind for a caller to mistake for a result.
+      output->Initialize();
+      throw;
+    }
+  }
+}
+
+namespace BSplinePrefilterDetail
+{
+template <typename TImage>
+cif::BufferShape
+ShapeOf(const TImage * image, unsigned int components)
+{
+  cif::BufferShape shape;
+  shape.dimension = static_cast<int>(TImage::ImageDimension);
+  shape.components = static_cast<int>(components);
+  const auto size = image->GetBufferedRegion().GetSize();
+  for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
+  {
+    shape.size[d] = static_cast<std::int64_t>(size[d]);
+  }
+  return shape;
+}
+} // namespace BSplinePrefilterDetail
+
+template <typename TInputImage, typename TOutputImage>
+void
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU()
+{
+  if constexpr (TypesSupported)
+  {
+    using T = OutputComponentType;
+    using TIn = InputComponentType;
+    constexpr bool sameType = std::is_same_v<T, TIn>;
+    constexpr bool inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
+    constexpr bool outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
+
+    const TInputImage * input = this->GetInput();
+    TOutputImage *      output = this->GetOutput();
+    cif::SplinePoles    poles;
+    cif::MakeSplinePoles(static_cast<unsigned int>(this->GetSplineOrder()), poles);
+    const cif::BufferShape shape = BSplinePrefilterDetail::ShapeOf(input, Components);
+    const std::size_t      count = static_cast<std::size_t>(shape.ScalarCount());
+    const std::size_t      bytes = count * sizeof(T);
+    const std::size_t      inputBytes = count * sizeof(TIn);
+
+    CIF_ITK_TRY_CUDA([&] {
+      // Fail before touching anything when the job cannot fit: the coefficients, plus
+      // a staging copy of an input of another type, plus a CudaImage input's own copy.
+      std::size_t needed = bytes;
+      if constexpr (outputIsCuda)
+      {
+        needed = output->GetDataManager()->GetDeviceBufferBytes() == bytes ? 0 : bytes;
+      }
+      if constexpr (inputIsCuda)
+      {
+        needed += input->GetDataManager()->GetDeviceBufferBytes() == inputBytes ? 0 : inputBytes;
+      }
+      else if constexpr (!sameType)
+      {
+        needed += inputBytes;
+      }
+      std::ostringstream what;
+      what << "the B-spline prefilter of a " << shape.ScalarCount() / Components << "-pixel image (" << Components
+           << " component(s) of " << sizeof(T) << " bytes)";
+      cif::RequireDeviceMemory(needed, what.str());
+
+      cif::DeviceBuffer hostOutputScratch; // device copy of a plain itk::Image output
+      T *               coefficients = nullptr;
+      if constexpr (outputIsCuda)
+      {
+        coefficients = static_cast<T *>(output->GetDeviceBufferForWriting(false));
+      }
+      else
+      {
+        hostOutputScratch.Allocate(bytes);
+        coefficients = hostOutputScratch.As<T>();
+      }
+
+      // The input, once on the device, becomes the starting coefficients (converted
+      // to T on the device when its scalar type differs).
+      cif::DeviceBuffer staging;
+      const TIn *       source = nullptr;
+      if constexpr (inputIsCuda)
+      {
+        source = static_cast<const TIn *>(input->GetDeviceBufferForReading());
+      }
+      else if constexpr (sameType)
+      {
+        cif::CopyHostToDevice(coefficients, input->GetBufferPointer(), bytes);
+      }
+      else
+      {
+        staging.Allocate(inputBytes);
+        staging.Upload(input->GetBufferPointer(), inputBytes);
+        source = staging.As<TIn>();
+      }
+      if (source != nullptr)
+      {
+        if constexpr (sameType)
+        {
+          cif::CopyDeviceToDevice(coefficients, source, bytes);
+        }
+        else
+        {
+          cif::ConvertOnDevice<TIn, T>(source, coefficients, shape.ScalarCount());
+        }
+      }
+
+      cif::PrefilterOnDevice<T>(coefficients, shape, poles, m_BoundaryMode);
+      cif::Synchronize();
+
+      if constexpr (!outputIsCuda)
+      {
+        hostOutputScratch.Download(output->GetBufferPointer(), bytes);
+      }
+    });
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU()
+{
+  if constexpr (TypesSupported)
+  {
+    using T = OutputComponentType;
+    using TIn = InputComponentType;
+    const TInputImage *    input = this->GetInput();
+    TOutputImage *         output = this->GetOutput();
+    const cif::BufferShape shape = BSplinePrefilterDetail::ShapeOf(input, Components);
+    const auto *           source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
+    T *                    coefficients = reinterpret_cast<T *>(output->GetBufferPointer());
+    std::transform(source, source + shape.ScalarCount(), coefficients, [](TIn v) { return static_cast<T>(v); });
+
+    cif::SplinePoles poles;
+    cif::MakeSplinePoles(static_cast<unsigned int>(this->GetSplineOrder()), poles);
+    MultiThreaderBase * threader = this->GetMultiThreader();
+    cif::PrefilterOnHost(coefficients, shape, poles, m_BoundaryMode, [threader](std::int64_t lines, auto && body) {
+      threader->ParallelizeArray(
+        0, static_cast<SizeValueType>(lines), [&body](SizeValueType line) { body(static_cast<std::int64_t>(line)); },
+        nullptr);
+    });
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  const char * paths[] = { "None", "GPU", "CPU", "ITK" };
+  os << indent << "BoundaryMode: " << m_BoundaryMode << std::endl;
+  os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
+  os << indent << "LastExecutionPath: " << paths[static_cast<int>(m_LastExecutionPath)] << std::endl;
+}
+
+} // namespace itk
+
+#endif

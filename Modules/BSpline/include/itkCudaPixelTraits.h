@@ -1,0 +1,61 @@
+#ifndef itkCudaPixelTraits_h
+#define itkCudaPixelTraits_h
+
+#include "itkCudaImage.h"
+#include "itkNumericTraits.h"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace itk
+{
+/** What the GPU layer needs to know of an image type: the scalar of each pixel
+ * component, how many components a pixel has (RGBPixel, Vector, CovariantVector
+ * are interleaved arrays of components), and whether the image can hold a device
+ * copy (CudaImage). */
+template <typename TImage>
+struct CudaImageTraits
+{
+  using PixelType = typename TImage::PixelType;
+  using ComponentType = typename NumericTraits<PixelType>::ValueType;
+  static constexpr unsigned int Components = sizeof(PixelType) / sizeof(ComponentType);
+  static constexpr bool         IsCudaImage = false;
+};
+
+template <typename TPixel, unsigned int VDimension>
+struct CudaImageTraits<CudaImage<TPixel, VDimension>>
+{
+  using PixelType = TPixel;
+  using ComponentType = typename NumericTraits<PixelType>::ValueType;
+  static constexpr unsigned int Components = sizeof(PixelType) / sizeof(ComponentType);
+  static constexpr bool         IsCudaImage = true;
+};
+
+/** Scalars the device kernels read: the integer and floating types of ITK images. */
+template <typename T>
+constexpr bool IsCudaInputScalar =
+  std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint16_t> ||
+  std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t> ||
+  std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+/** Scalars the device kernels compute in. */
+template <typename T>
+constexpr bool IsCudaRealScalar = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+/** The same integer type spelled with <cstdint> names (char vs signed char, int vs
+ * int32_t) so it matches the explicitly instantiated kernels. */
+template <typename T>
+using CudaScalar = std::conditional_t<
+  std::is_floating_point_v<T>,
+  T,
+  std::conditional_t<
+    sizeof(T) == 1,
+    std::conditional_t<std::is_signed_v<T>, std::int8_t, std::uint8_t>,
+    std::conditional_t<sizeof(T) == 2,
+                       std::conditional_t<std::is_signed_v<T>, std::int16_t, std::uint16_t>,
+                       std::conditional_t<sizeof(T) == 4,
+                                          std::conditional_t<std::is_signed_v<T>, std::int32_t, std::uint32_t>,
+                                          T>>>>;
+} // namespace itk
+
+#endif

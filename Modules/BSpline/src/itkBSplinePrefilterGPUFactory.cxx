@@ -1,0 +1,82 @@
+#include "itkBSplinePrefilterGPUFactory.h"
+#include "itkBSplinePrefilterGPUImageFilter.h"
+#include "itkCovariantVector.h"
+#include "itkRGBPixel.h"
+#include "itkVector.h"
+#include "itkVersion.h"
+
+#include <mutex>
+
+namespace itk
+{
+
+template <typename TInputImage, typename TOutputImage>
+void
+BSplinePrefilterGPUFactory::OverrideFor()
+{
+  using CPUFilter = BSplineDecompositionImageFilter<TInputImage, TOutputImage>;
+  using GPUFilter = BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>;
+  this->RegisterOverride(typeid(CPUFilter).name(),
+                         typeid(GPUFilter).name(),
+                         "B-spline prefilter on the GPU",
+                         true,
+                         CreateObjectFunction<GPUFilter>::New());
+}
+
+template <typename TIn, typename TOut, unsigned int VDimension>
+void
+BSplinePrefilterGPUFactory::OverrideForScalars()
+{
+  this->OverrideFor<Image<TIn, VDimension>, Image<TOut, VDimension>>();
+}
+
+BSplinePrefilterGPUFactory::BSplinePrefilterGPUFactory()
+{
+  auto forEachDimension = [this](auto inputTag, auto outputTag) {
+    using TIn = typename decltype(inputTag)::type;
+    using TOut = typename decltype(outputTag)::type;
+    this->OverrideForScalars<TIn, TOut, 1>();
+    this->OverrideForScalars<TIn, TOut, 2>();
+    this->OverrideForScalars<TIn, TOut, 3>();
+    this->OverrideForScalars<TIn, TOut, 4>();
+  };
+  auto forEachOutput = [&](auto inputTag) {
+    forEachDimension(inputTag, std::common_type<float>{});
+    forEachDimension(inputTag, std::common_type<double>{});
+  };
+  forEachOutput(std::common_type<unsigned char>{});
+  forEachOutput(std::common_type<short>{});
+  forEachOutput(std::common_type<unsigned short>{});
+  forEachOutput(std::common_type<int>{});
+  forEachOutput(std::common_type<float>{});
+  forEachOutput(std::common_type<double>{});
+
+  this->OverrideFor<Image<RGBPixel<float>, 2>, Image<RGBPixel<float>, 2>>();
+  this->OverrideFor<Image<RGBPixel<float>, 3>, Image<RGBPixel<float>, 3>>();
+  this->OverrideFor<Image<Vector<float, 2>, 2>, Image<Vector<float, 2>, 2>>();
+  this->OverrideFor<Image<Vector<float, 3>, 3>, Image<Vector<float, 3>, 3>>();
+  this->OverrideFor<Image<Vector<double, 2>, 2>, Image<Vector<double, 2>, 2>>();
+  this->OverrideFor<Image<Vector<double, 3>, 3>, Image<Vector<double, 3>, 3>>();
+  this->OverrideFor<Image<CovariantVector<float, 3>, 3>, Image<CovariantVector<float, 3>, 3>>();
+}
+
+const char *
+BSplinePrefilterGPUFactory::GetITKSourceVersion() const
+{
+  return ITK_SOURCE_VERSION;
+}
+
+const char *
+BSplinePrefilterGPUFactory::GetDescription() const
+{
+  return "CudaImageFilters: BSplineDecompositionImageFilter on the GPU";
+}
+
+void
+BSplinePrefilterGPUFactory::RegisterOneFactory()
+{
+  static std::once_flag once;
+  std::call_once(once, [] { ObjectFactoryBase::RegisterFactory(Self::New()); });
+}
+
+} // namespace itk

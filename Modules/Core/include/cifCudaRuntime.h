@@ -1,0 +1,85 @@
+#ifndef cifCudaRuntime_h
+#define cifCudaRuntime_h
+
+#include "CudaImageFiltersExport.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+/** \file cifCudaRuntime.h
+ * The GPU runtime layer seen from plain C++: device query and selection and the
+ * error type every CUDA failure becomes. No CUDA or ITK header is included here, so
+ * both nvcc translation units and ITK code can use it. In a build without the CUDA
+ * toolkit the same functions exist and report that no device is available. */
+namespace cif
+{
+
+/** A failed CUDA call (or a GPU request that cannot be served). The ITK layer
+ * rethrows it as itk::ExceptionObject; what() carries the CUDA error text. */
+class CudaImageFilters_EXPORT CudaError : public std::runtime_error
+{
+public:
+  explicit CudaError(const std::string & message)
+    : std::runtime_error(message)
+  {}
+};
+
+/** Thrown when a device allocation cannot be satisfied; what() names the sizes. */
+class CudaImageFilters_EXPORT CudaOutOfMemory : public CudaError
+{
+public:
+  using CudaError::CudaError;
+};
+
+struct DeviceInfo
+{
+  int         index = -1;
+  std::string name;
+  int         computeMajor = 0;
+  int         computeMinor = 0;
+  std::size_t totalMemoryBytes = 0;
+  std::size_t freeMemoryBytes = 0;
+  int         multiprocessorCount = 0;
+};
+
+/** True when this library was compiled with the CUDA toolkit. */
+CudaImageFilters_EXPORT bool
+BuiltWithCuda();
+
+/** Number of usable CUDA devices; 0 when there is no driver, no device, or no CUDA
+ * support in this build (never throws). */
+CudaImageFilters_EXPORT int
+GetDeviceCount();
+
+/** Why GetDeviceCount() returned 0, in words ("" when a device is present). */
+CudaImageFilters_EXPORT std::string
+GetNoDeviceReason();
+
+/** True when a CUDA device can be used. The first call that finds none prints one
+ * line saying so and that the CPU path will be used; later calls print nothing. */
+CudaImageFilters_EXPORT bool
+IsGPUAvailable();
+
+/** Properties and current free memory of device \a index (the current one if -1). */
+CudaImageFilters_EXPORT DeviceInfo
+GetDeviceInfo(int index = -1);
+
+/** Makes \a index the current device of the calling thread. */
+CudaImageFilters_EXPORT void
+SelectDevice(int index);
+
+/** Waits for all work queued on the current device; throws on an asynchronous error. */
+CudaImageFilters_EXPORT void
+Synchronize();
+
+/** Throws CudaOutOfMemory, naming \a what and the sizes, when \a bytes exceed the
+ * free memory of the current device. Called before any allocation of a large job so
+ * that a job too large fails before touching its output. */
+CudaImageFilters_EXPORT void
+RequireDeviceMemory(std::size_t bytes, const std::string & what);
+
+} // namespace cif
+
+#endif

@@ -1,0 +1,90 @@
+#ifndef itkCudaImageDataManager_h
+#define itkCudaImageDataManager_h
+
+#include "CudaImageFiltersExport.h"
+#include "cifDeviceBuffer.h"
+#include "itkObject.h"
+#include "itkObjectFactory.h"
+
+namespace itk
+{
+/** \class CudaImageDataManager
+ * \brief Keeps the host and the device copy of one image buffer and knows which is current.
+ *
+ * Copies happen lazily, only when the side that asks is stale: a GPU filter that
+ * reads an image whose device copy is current uploads nothing, and a GPU filter that
+ * writes its output marks the host copy stale without downloading it. The host is
+ * brought up to date only when host code asks for the buffer. Grafted images share
+ * one manager (it is reference counted), as they share their pixel container.
+ *
+ * \ingroup CudaImageFilters
+ */
+class CudaImageFilters_EXPORT CudaImageDataManager : public Object
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaImageDataManager);
+  using Self = CudaImageDataManager;
+  using Superclass = Object;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  itkNewMacro(Self);
+  itkTypeMacro(CudaImageDataManager, Object);
+
+  enum class Residency
+  {
+    HostOnly,   ///< the host copy is current, the device copy stale or absent
+    DeviceOnly, ///< the device copy is current, the host copy stale
+    Both
+  };
+
+  Residency
+  GetResidency() const
+  {
+    return m_Residency;
+  }
+
+  /** Device copy for reading; uploads from \a host if the device copy is stale. */
+  const void *
+  GetDeviceBufferForReading(const void * host, std::size_t bytes);
+
+  /** Device copy for writing. With \a keepContents the current contents are made
+   * present first (an upload if stale); without, the caller overwrites all of it.
+   * Either way the host copy becomes stale. */
+  void *
+  GetDeviceBufferForWriting(const void * host, std::size_t bytes, bool keepContents);
+
+  /** Brings the host copy up to date (a download if it is stale). With
+   * \a hostWillBeModified the device copy becomes stale. */
+  void
+  SynchronizeHost(void * host, std::size_t bytes, bool hostWillBeModified);
+
+  /** The host buffer was replaced or rewritten behind the manager's back. */
+  void
+  MarkHostModified();
+
+  /** Frees the device copy; the host copy is the current one. */
+  void
+  ReleaseDeviceBuffer();
+
+  std::size_t
+  GetDeviceBufferBytes() const
+  {
+    return m_DeviceBuffer.Bytes();
+  }
+
+protected:
+  CudaImageDataManager() = default;
+  ~CudaImageDataManager() override = default;
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
+private:
+  void
+  EnsureDeviceBuffer(std::size_t bytes);
+
+  cif::DeviceBuffer m_DeviceBuffer;
+  Residency         m_Residency{ Residency::HostOnly };
+};
+} // namespace itk
+
+#endif

@@ -1,0 +1,285 @@
+#include "cifCudaCheck.cuh"
+#include "cifDeviceBuffer.h"
+
+#include <cstdio>
+#include <mutex>
+#include <sstream>
+
+namespace cif
+{
+namespace
+{
+std::atomic<std::uint64_t> g_Uploads{ 0 }, g_Downloads{ 0 }, g_UploadedBytes{ 0 }, g_DownloadedBytes{ 0 };
+
+std::string
+MiB(std::size_t bytes)
+{
+  std::ostringstream s;
+  s.precision(1);
+  s << std::fixed << bytes / (1024.0 * 1024.0) << " MiB";
+  return s.str();
+}
+} // namespace
+
+bool
+BuiltWithCuda()
+{
+  return true;
+}
+
+int
+GetDeviceCount()
+{
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess)
+  {
+    cudaGetLastError(); // clear the sticky "no driver/no device" status
+    return 0;
+  }
+  return count;
+}
+
+std::string
+GetNoDeviceReason()
+{
+  int               count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess)
+  {
+    cudaGetLastError();
+    return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+  }
+  return count == 0 ? "no CUDA device found" : "";
+}
+
+bool
+IsGPUAvailable()
+{
+  static const bool available = [] {
+    const bool present = GetDeviceCount() > 0;
+    if (!present)
+    {
+      std::fprintf(stderr,
+                   "CudaImageFilters: no usable CUDA device (%s); using the CPU path.\n",
+                   GetNoDeviceReason().c_str());
+    }
+    return present;
+  }();
+  return available;
+}
+
+DeviceInfo
+GetDeviceInfo(int index)
+{
+  if (index < 0)
+  {
+    CIF_CUDA_CHECK(cudaGetDevice(&index));
+  }
+  cudaDeviceProp prop{};
+  CIF_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  DeviceInfo info;
+  info.index = index;
+  info.name = prop.name;
+  info.computeMajor = prop.major;
+  info.computeMinor = prop.minor;
+  info.totalMemoryBytes = prop.totalGlobalMem;
+  info.multiprocessorCount = prop.multiProcessorCount;
+  int current = 0;
+  CIF_CUDA_CHECK(cudaGetDevice(&current));
+  if (current == index)
+  {
+    std::size_t freeBytes = 0, totalBytes = 0;
+    CIF_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+    info.freeMemoryBytes = freeBytes;
+  }
+  return info;
+}
+
+void
+SelectDevice(int index)
+{
+  CIF_CUDA_CHECK(cudaSetDevice(index));
+}
+
+void
+Synchronize()
+{
+  CIF_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void
+RequireDeviceMemory(std::size_t bytes, const std::string & what)
+{
+  std::size_t freeBytes = 0, totalBytes = 0;
+  CIF_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+  if (bytes > freeBytes)
+  {
+    throw CudaOutOfMemory("not enough GPU memory for " + what + ": it needs " + MiB(bytes) + ", the device has " +
+                          MiB(freeBytes) + " free of " + MiB(totalBytes));
+  }
+}
+
+// ---------------------------------------------------------------- DeviceBuffer
+
+TransferCounters
+TransferCounters::Get()
+{
+  TransferCounters c;
+  c.uploads = g_Uploads;
+  c.downloads = g_Downloads;
+  c.uploadedBytes = g_UploadedBytes;
+  c.downloadedBytes = g_DownloadedBytes;
+  return c;
+}
+
+void
+TransferCounters::Reset()
+{
+  g_Uploads = 0;
+  g_Downloads = 0;
+  g_UploadedBytes = 0;
+  g_DownloadedBytes = 0;
+}
+
+DeviceBuffer::~DeviceBuffer() { this->Release(); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer && other) noexcept
+  : m_Data(other.m_Data)
+  , m_Bytes(other.m_Bytes)
+{
+  other.m_Data = nullptr;
+  other.m_Bytes = 0;
+}
+
+DeviceBuffer &
+DeviceBuffer::operator=(DeviceBuffer && other) noexcept
+{
+  if (this != &other)
+  {
+    this->Release();
+    m_Data = other.m_Data;
+    m_Bytes = other.m_Bytes;
+    other.m_Data = nullptr;
+    other.m_Bytes = 0;
+  }
+  return *this;
+}
+
+void
+DeviceBuffer::Allocate(std::size_t bytes)
+{
+  if (bytes == m_Bytes && m_Data)
+  {
+    return;
+  }
+  this->Release();
+  if (bytes == 0)
+  {
+    return;
+  }
+  const cudaError_t status = cudaMalloc(&m_Data, bytes);
+  if (status != cudaSuccess)
+  {
+    m_Data = nullptr;
+    cudaGetLastError();
+    std::size_t freeBytes = 0, totalBytes = 0;
+    cudaMemGetInfo(&freeBytes, &totalBytes);
+    const std::string message = "cudaMalloc of " + MiB(bytes) + " failed (" + MiB(freeBytes) + " free of " +
+                                MiB(totalBytes) + "): " + cudaGetErrorString(status);
+    if (status == cudaErrorMemoryAllocation)
+    {
+      throw CudaOutOfMemory(message);
+    }
+    throw CudaError(message);
+  }
+  m_Bytes = bytes;
+}
+
+void
+DeviceBuffer::Release() noexcept
+{
+  if (m_Data)
+  {
+    cudaFree(m_Data); // cannot throw from here; a failing free leaves nothing to recover
+  }
+  m_Data = nullptr;
+  m_Bytes = 0;
+}
+
+void
+DeviceBuffer::Upload(const void * host, std::size_t bytes)
+{
+  if (bytes > m_Bytes)
+  {
+    throw CudaError("DeviceBuffer::Upload: " + std::to_string(bytes) + " bytes into a buffer of " +
+                    std::to_string(m_Bytes));
+  }
+  CopyHostToDevice(m_Data, host, bytes);
+}
+
+void
+DeviceBuffer::Download(void * host, std::size_t bytes) const
+{
+  if (bytes > m_Bytes)
+  {
+    throw CudaError("DeviceBuffer::Download: " + std::to_string(bytes) + " bytes from a buffer of " +
+                    std::to_string(m_Bytes));
+  }
+  CIF_CUDA_CHECK(cudaMemcpy(host, m_Data, bytes, cudaMemcpyDeviceToHost));
+  ++g_Downloads;
+  g_DownloadedBytes += bytes;
+}
+
+void
+CopyHostToDevice(void * device, const void * host, std::size_t bytes)
+{
+  CIF_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  ++g_Uploads;
+  g_UploadedBytes += bytes;
+}
+
+void
+CopyDeviceToDevice(void * destination, const void * source, std::size_t bytes)
+{
+  CIF_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, 0));
+}
+
+// ----------------------------------------------------------------- DeviceTimer
+
+DeviceTimer::DeviceTimer()
+{
+  cudaEvent_t start = nullptr, stop = nullptr;
+  CIF_CUDA_CHECK(cudaEventCreate(&start));
+  const cudaError_t status = cudaEventCreate(&stop);
+  if (status != cudaSuccess)
+  {
+    cudaEventDestroy(start);
+    CIF_CUDA_CHECK(status);
+  }
+  m_Start = start;
+  m_Stop = stop;
+}
+
+DeviceTimer::~DeviceTimer()
+{
+  cudaEventDestroy(static_cast<cudaEvent_t>(m_Start));
+  cudaEventDestroy(static_cast<cudaEvent_t>(m_Stop));
+}
+
+void
+DeviceTimer::Start()
+{
+  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Start), 0));
+}
+
+double
+DeviceTimer::StopMilliseconds()
+{
+  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Stop), 0));
+  CIF_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(m_Stop)));
+  float ms = 0.f;
+  CIF_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(m_Start), static_cast<cudaEvent_t>(m_Stop)));
+  return ms;
+}
+
+} // namespace cif

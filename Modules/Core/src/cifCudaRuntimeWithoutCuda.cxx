@@ -1,0 +1,114 @@
+// The GPU runtime layer of a build without the CUDA toolkit: the same functions,
+// reporting that no device exists, so that every filter takes its CPU path.
+#include "cifDeviceBuffer.h"
+
+#include <cstdio>
+
+namespace cif
+{
+namespace
+{
+const char * const kNoCuda = "CudaImageFilters was built without the CUDA toolkit";
+
+[[noreturn]] void
+ThrowNoCuda()
+{
+  throw CudaError(kNoCuda);
+}
+} // namespace
+
+bool
+BuiltWithCuda()
+{
+  return false;
+}
+int
+GetDeviceCount()
+{
+  return 0;
+}
+std::string
+GetNoDeviceReason()
+{
+  return kNoCuda;
+}
+bool
+IsGPUAvailable()
+{
+  static const bool once = [] {
+    std::fprintf(stderr, "CudaImageFilters: %s; using the CPU path.\n", kNoCuda);
+    return false;
+  }();
+  return once;
+}
+DeviceInfo
+GetDeviceInfo(int)
+{
+  ThrowNoCuda();
+}
+void
+SelectDevice(int)
+{
+  ThrowNoCuda();
+}
+void
+Synchronize()
+{}
+void
+RequireDeviceMemory(std::size_t, const std::string &)
+{
+  ThrowNoCuda();
+}
+
+TransferCounters
+TransferCounters::Get()
+{
+  return {};
+}
+void
+TransferCounters::Reset()
+{}
+
+DeviceBuffer::~DeviceBuffer() = default;
+DeviceBuffer::DeviceBuffer(DeviceBuffer &&) noexcept = default;
+DeviceBuffer &
+DeviceBuffer::operator=(DeviceBuffer &&) noexcept = default;
+void
+DeviceBuffer::Allocate(std::size_t)
+{
+  ThrowNoCuda();
+}
+void
+DeviceBuffer::Release() noexcept
+{}
+void
+DeviceBuffer::Upload(const void *, std::size_t)
+{
+  ThrowNoCuda();
+}
+void
+DeviceBuffer::Download(void *, std::size_t) const
+{
+  ThrowNoCuda();
+}
+void
+CopyHostToDevice(void *, const void *, std::size_t)
+{
+  ThrowNoCuda();
+}
+void
+CopyDeviceToDevice(void *, const void *, std::size_t)
+{
+  ThrowNoCuda();
+}
+DeviceTimer::DeviceTimer() { ThrowNoCuda(); }
+DeviceTimer::~DeviceTimer() = default;
+void
+DeviceTimer::Start()
+{}
+double
+DeviceTimer::StopMilliseconds()
+{
+  return 0.0;
+}
+} // namespace cif

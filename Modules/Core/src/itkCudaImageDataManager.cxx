@@ -1,0 +1,89 @@
+#include "itkCudaImageDataManager.h"
+#include "itkCudaExceptionTranslation.h"
+
+namespace itk
+{
+
+void
+CudaImageDataManager::EnsureDeviceBuffer(std::size_t bytes)
+{
+  if (m_DeviceBuffer.Bytes() != bytes)
+  {
+    // A new size means new contents: whatever the device held is meaningless now.
+    CIF_ITK_TRY_CUDA([&] { m_DeviceBuffer.Allocate(bytes); });
+    m_Residency = Residency::HostOnly;
+  }
+}
+
+const void *
+CudaImageDataManager::GetDeviceBufferForReading(const void * host, std::size_t bytes)
+{
+  this->EnsureDeviceBuffer(bytes);
+  if (m_Residency == Residency::HostOnly)
+  {
+    if (host == nullptr)
+    {
+      itkExceptionMacro("the image has no pixel buffer to upload");
+    }
+    CIF_ITK_TRY_CUDA([&] { m_DeviceBuffer.Upload(host, bytes); });
+    m_Residency = Residency::Both;
+  }
+  return m_DeviceBuffer.Data();
+}
+
+void *
+CudaImageDataManager::GetDeviceBufferForWriting(const void * host, std::size_t bytes, bool keepContents)
+{
+  if (keepContents)
+  {
+    this->GetDeviceBufferForReading(host, bytes);
+  }
+  else
+  {
+    this->EnsureDeviceBuffer(bytes);
+  }
+  m_Residency = Residency::DeviceOnly;
+  return m_DeviceBuffer.Data();
+}
+
+void
+CudaImageDataManager::SynchronizeHost(void * host, std::size_t bytes, bool hostWillBeModified)
+{
+  if (m_Residency == Residency::DeviceOnly)
+  {
+    if (host == nullptr || bytes > m_DeviceBuffer.Bytes())
+    {
+      itkExceptionMacro("the device copy of the image cannot be downloaded: host buffer missing or too small");
+    }
+    CIF_ITK_TRY_CUDA([&] { m_DeviceBuffer.Download(host, bytes); });
+    m_Residency = Residency::Both;
+  }
+  if (hostWillBeModified)
+  {
+    m_Residency = Residency::HostOnly;
+  }
+}
+
+void
+CudaImageDataManager::MarkHostModified()
+{
+  m_Residency = Residency::HostOnly;
+}
+
+void
+CudaImageDataManager::ReleaseDeviceBuffer()
+{
+  m_DeviceBuffer.Release();
+  m_Residency = Residency::HostOnly;
+}
+
+void
+CudaImageDataManager::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  const char * names[] = { "HostOnly", "DeviceOnly", "Both" };
+  os << indent << "Residency: " << names[static_cast<int>(m_Residency)] << std::endl;
+  os << indent << "DeviceBufferBytes: " << m_DeviceBuffer.Bytes() << std::endl;
+}
+
+} // namespace itk

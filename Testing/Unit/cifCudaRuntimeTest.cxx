@@ -1,0 +1,76 @@
+// The GPU runtime layer: device query, RAII buffers with counted transfers, errors.
+#include "cifDeviceBuffer.h"
+#include "cifTestHelpers.h"
+
+#include <numeric>
+#include <vector>
+
+namespace
+{
+TEST(CudaRuntime, AvailabilityIsConsistent)
+{
+  // Holds on every machine: with no device the reason is given, with one it is empty.
+  EXPECT_EQ(cif::IsGPUAvailable(), cif::GetDeviceCount() > 0);
+  EXPECT_EQ(cif::GetNoDeviceReason().empty(), cif::GetDeviceCount() > 0);
+  if (!cif::BuiltWithCuda())
+  {
+    EXPECT_EQ(cif::GetDeviceCount(), 0);
+    EXPECT_THROW(cif::DeviceBuffer(16), cif::CudaError);
+  }
+}
+
+TEST(CudaRuntime, DeviceQuery)
+{
+  CIF_REQUIRE_GPU();
+  const cif::DeviceInfo info = cif::GetDeviceInfo();
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GT(info.totalMemoryBytes, 0u);
+  EXPECT_GT(info.freeMemoryBytes, 0u);
+  EXPECT_LE(info.freeMemoryBytes, info.totalMemoryBytes);
+  EXPECT_GE(info.computeMajor, 5);
+  EXPECT_THROW(cif::SelectDevice(cif::GetDeviceCount() + 3), cif::CudaError);
+}
+
+TEST(CudaRuntime, BufferRoundTripIsCounted)
+{
+  CIF_REQUIRE_GPU();
+  std::vector<std::uint32_t> data(1 << 20);
+  std::mt19937               rng(cif_test::FreshSeed());
+  for (auto & v : data)
+  {
+    v = rng();
+  }
+  cif::TransferCounters::Reset();
+  cif::DeviceBuffer buffer(data.size() * 4);
+  buffer.Upload(data.data(), data.size() * 4);
+  cif::DeviceBuffer moved = std::move(buffer);
+  EXPECT_EQ(buffer.Data(), nullptr);
+  std::vector<std::uint32_t> back(data.size());
+  moved.Download(back.data(), back.size() * 4);
+  EXPECT_EQ(back, data);
+  const auto counters = cif::TransferCounters::Get();
+  EXPECT_EQ(counters.uploads, 1u);
+  EXPECT_EQ(counters.downloads, 1u);
+  EXPECT_EQ(counters.uploadedBytes, data.size() * 4);
+  EXPECT_THROW(moved.Upload(data.data(), data.size() * 4 + 1), cif::CudaError);
+}
+
+TEST(CudaRuntime, ImpossibleAllocationNamesTheSizes)
+{
+  CIF_REQUIRE_GPU();
+  const std::size_t tooMuch = cif::GetDeviceInfo().totalMemoryBytes * 2;
+  try
+  {
+    cif::DeviceBuffer buffer(tooMuch);
+    FAIL() << "allocated twice the device's memory";
+  }
+  catch (const cif::CudaOutOfMemory & e)
+  {
+    EXPECT_NE(std::string(e.what()).find("MiB"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cif::RequireDeviceMemory(tooMuch, "a test"), cif::CudaOutOfMemory);
+  // The device still works after the failure.
+  cif::DeviceBuffer fine(1024);
+  EXPECT_NE(fine.Data(), nullptr);
+}
+} // namespace

@@ -1,0 +1,132 @@
+#ifndef cifTestHelpers_h
+#define cifTestHelpers_h
+
+// Shared pieces of the unit tests: fresh random and smooth test images, error
+// measures, and the skip for machines without a GPU.
+#include "cifCudaRuntime.h"
+#include "itkImage.h"
+#include "itkImageRegionIteratorWithIndex.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+namespace cif_test
+{
+/** Skips the calling test, with the reason, when no CUDA device can be used. */
+#define CIF_REQUIRE_GPU()                                                                                          \
+  do                                                                                                               \
+  {                                                                                                                \
+    if (!cif::IsGPUAvailable())                                                                                    \
+    {                                                                                                              \
+      GTEST_SKIP() << "no usable CUDA device: " << cif::GetNoDeviceReason();                                       \
+    }                                                                                                              \
+  } while (false)
+
+/** A new seed per run (printed by the test on failure through SCOPED_TRACE), so
+ * inputs are fresh random data rather than one fixed pattern. */
+inline std::uint32_t
+FreshSeed()
+{
+  static std::random_device device;
+  return device();
+}
+
+enum class Content
+{
+  Random, ///< independent uniform samples: the prefilter's hardest case
+  Smooth  ///< a sum of low-frequency cosines plus a ramp
+};
+
+inline const char *
+ToString(Content c)
+{
+  return c == Content::Random ? "random" : "smooth";
+}
+
+/** An image of the given size and start index, filled with \a content scaled to
+ * [low, high). */
+template <typename TImage>
+typename TImage::Pointer
+MakeImage(const typename TImage::SizeType & size, const typename TImage::IndexType & start, Content content,
+          std::uint32_t seed, double low = -50.0, double high = 150.0)
+{
+  auto image = TImage::New();
+  image->SetRegions(typename TImage::RegionType(start, size));
+  typename TImage::SpacingType spacing;
+  for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
+  {
+    spacing[d] = 0.5 + d * 0.25;
+  }
+  image->SetSpacing(spacing);
+  image->Allocate();
+  std::mt19937                           rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  double                                 frequency[4], phase[4];
+  for (int d = 0; d < 4; ++d)
+  {
+    frequency[d] = 0.05 + 0.2 * unit(rng);
+    phase[d] = 6.28 * unit(rng);
+  }
+  using PixelType = typename TImage::PixelType;
+  for (itk::ImageRegionIteratorWithIndex<TImage> it(image, image->GetBufferedRegion()); !it.IsAtEnd(); ++it)
+  {
+    double value;
+    if (content == Content::Random)
+    {
+      value = unit(rng);
+    }
+    else
+    {
+      value = 0.5;
+      for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
+      {
+        const double x = static_cast<double>(it.GetIndex()[d] - start[d]);
+        value += 0.2 * std::cos(frequency[d] * x + phase[d]) + 0.01 * x / (1.0 + size[d]);
+      }
+      value = std::clamp(value, 0.0, 1.0);
+    }
+    it.Set(static_cast<PixelType>(low + (high - low) * value));
+  }
+  return image;
+}
+
+struct ErrorStats
+{
+  double maxAbs = 0;  ///< largest |a - b|
+  double rms = 0;     ///< root mean square of a - b
+  double maxRef = 0;  ///< largest |b| (the reference's scale)
+  std::size_t count = 0;
+};
+
+/** Differences of two buffers of scalars (a tested, b reference). */
+template <typename TA, typename TB>
+ErrorStats
+Compare(const TA * a, const TB * b, std::size_t count)
+{
+  ErrorStats s;
+  double     sum = 0;
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
+    s.maxAbs = std::max(s.maxAbs, std::fabs(d));
+    s.maxRef = std::max(s.maxRef, std::fabs(static_cast<double>(b[i])));
+    sum += d * d;
+  }
+  s.count = count;
+  s.rms = count ? std::sqrt(sum / count) : 0;
+  return s;
+}
+
+inline std::ostream &
+operator<<(std::ostream & os, const ErrorStats & s)
+{
+  return os << "max |diff| " << s.maxAbs << ", rms " << s.rms << ", max |reference| " << s.maxRef << " over "
+            << s.count << " values";
+}
+} // namespace cif_test
+
+#endif

@@ -1,0 +1,136 @@
+// Bad input gets a clear error, or ITK's own behaviour where ITK defines one.
+#include "cifDeviceBuffer.h"
+#include "cifPrefilterTestSupport.h"
+
+#include <limits>
+
+namespace
+{
+using namespace cif_test;
+using Image3 = itk::Image<float, 3>;
+using Filter3 = itk::BSplinePrefilterGPUImageFilter<Image3, Image3>;
+
+void
+ExpectEmptyInputRefused(Path path)
+{
+  auto input = Image3::New();
+  input->SetRegions(itk::Size<3>{ { 0, 5, 5 } });
+  input->Allocate();
+  auto filter = Filter3::New();
+  filter->SetInput(input);
+  filter->SetUseGPU(path == Path::GPU);
+  try
+  {
+    filter->Update();
+    FAIL() << "an empty image was accepted";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("empty"), std::string::npos) << e.GetDescription();
+  }
+}
+TEST(BSplinePrefilterCPU, EmptyImageIsAnError) { ExpectEmptyInputRefused(Path::CPU); }
+TEST(BSplinePrefilterGPU, EmptyImageIsAnError)
+{
+  CIF_REQUIRE_GPU();
+  ExpectEmptyInputRefused(Path::GPU);
+}
+
+/** One voxel, and 1-voxel axes: left as they are along those axes, like ITK. */
+void
+ExpectSingleVoxelAxesLikeITK(Path path)
+{
+  for (const itk::Size<3> & size : { itk::Size<3>{ { 1, 1, 1 } }, itk::Size<3>{ { 1, 9, 1 } } })
+  {
+    auto input = MakeImage<Image3>(size, {}, Content::Random, FreshSeed());
+    auto output = RunPrefilter<Image3>(input.GetPointer(), path);
+    auto reference = RunITK(input.GetPointer());
+    const ErrorStats stats =
+      Compare(output->GetBufferPointer(), reference->GetBufferPointer(), input->GetBufferedRegion().GetNumberOfPixels());
+    EXPECT_LE(stats.maxAbs, kFloatToleranceOfRange * 200.0) << size << ": " << stats;
+  }
+  auto single = MakeImage<Image3>({ { 1, 1, 1 } }, {}, Content::Random, FreshSeed());
+  EXPECT_EQ(RunPrefilter<Image3>(single.GetPointer(), path)->GetBufferPointer()[0], single->GetBufferPointer()[0]);
+}
+TEST(BSplinePrefilterCPU, SingleVoxelAxesAreLeftAsITKLeavesThem) { ExpectSingleVoxelAxesLikeITK(Path::CPU); }
+TEST(BSplinePrefilterGPU, SingleVoxelAxesAreLeftAsITKLeavesThem)
+{
+  CIF_REQUIRE_GPU();
+  ExpectSingleVoxelAxesLikeITK(Path::GPU);
+}
+
+/** NaN spreads along the lines through it exactly as in ITK: same NaN pattern, and
+ * equal values elsewhere. */
+void
+ExpectNaNLikeITK(Path path)
+{
+  auto input = MakeImage<Image3>({ { 30, 25, 20 } }, {}, Content::Random, FreshSeed());
+  input->SetPixel({ { 7, 11, 3 } }, std::numeric_limits<float>::quiet_NaN());
+  auto output = RunPrefilter<Image3>(input.GetPointer(), path);
+  auto reference = RunITK(input.GetPointer());
+  std::size_t nanCount = 0, mismatches = 0;
+  for (std::size_t i = 0; i < input->GetBufferedRegion().GetNumberOfPixels(); ++i)
+  {
+    const bool gotNaN = std::isnan(output->GetBufferPointer()[i]);
+    const bool refNaN = std::isnan(reference->GetBufferPointer()[i]);
+    nanCount += refNaN;
+    mismatches += gotNaN != refNaN;
+  }
+  EXPECT_GT(nanCount, 0u);
+  EXPECT_EQ(mismatches, 0u) << "NaN pattern differs from ITK's in " << mismatches << " voxels";
+}
+TEST(BSplinePrefilterCPU, NaNSpreadsAsInITK) { ExpectNaNLikeITK(Path::CPU); }
+TEST(BSplinePrefilterGPU, NaNSpreadsAsInITK)
+{
+  CIF_REQUIRE_GPU();
+  ExpectNaNLikeITK(Path::GPU);
+}
+
+TEST(BSplinePrefilterCPU, UnsupportedOrderIsAnError)
+{
+  auto filter = Filter3::New();
+  EXPECT_THROW(filter->SetSplineOrder(6), itk::ExceptionObject);
+}
+
+TEST(BSplinePrefilterCPU, ConstantModeIsRefused)
+{
+  auto input = MakeImage<Image3>({ { 5, 5, 5 } }, {}, Content::Random, FreshSeed());
+  auto filter = Filter3::New();
+  filter->SetInput(input);
+  filter->SetUseGPU(false);
+  filter->SetBoundaryMode(cif::BoundaryMode::Constant);
+  EXPECT_THROW(filter->Update(), itk::ExceptionObject);
+}
+
+/** A volume larger than the free GPU memory: a clear error naming the sizes, and no
+ * output buffer left behind. The device is first filled so that only a little is
+ * free, so the test needs no host memory larger than the GPU's. */
+TEST(BSplinePrefilterGPU, VolumeLargerThanFreeMemoryIsAClearError)
+{
+  CIF_REQUIRE_GPU();
+  const std::size_t free = cif::GetDeviceInfo().freeMemoryBytes;
+  const std::size_t leave = 48u << 20; // 48 MiB left free
+  ASSERT_GT(free, leave + (256u << 20));
+  cif::DeviceBuffer ballast(free - leave);
+
+  auto input = MakeImage<Image3>({ { 256, 256, 256 } }, {}, Content::Random, FreshSeed()); // 64 MiB of floats
+  auto filter = Filter3::New();
+  filter->SetInput(input);
+  try
+  {
+    filter->Update();
+    FAIL() << "a 64 MiB job ran with 48 MiB free";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string text = e.GetDescription();
+    EXPECT_NE(text.find("MiB"), std::string::npos) << text;
+    EXPECT_NE(text.find("free"), std::string::npos) << text;
+  }
+  EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr) << "a half-computed output was left behind";
+
+  ballast.Release();
+  filter->Modified();
+  EXPECT_NO_THROW(filter->Update()); // and the filter works again once memory is free
+}
+} // namespace

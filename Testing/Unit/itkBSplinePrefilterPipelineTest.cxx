@@ -1,0 +1,131 @@
+// The prefilter inside ITK pipelines: data stays on the device between GPU filters
+// (counted transfers), the object factory substitutes the GPU filter for ITK's, and
+// repeated updates give the same result.
+#include "cifDeviceBuffer.h"
+#include "cifPrefilterTestSupport.h"
+#include "itkBSplinePrefilterGPUFactory.h"
+#include "itkCudaImage.h"
+
+namespace
+{
+using namespace cif_test;
+
+/** host image -> prefilter -> CudaImage -> second GPU prefilter -> CudaImage -> host:
+ * exactly one upload and one download, and the same numbers as the CPU chain. */
+TEST(BSplinePrefilterGPU, TwoFilterChainUploadsOnceAndDownloadsOnce)
+{
+  CIF_REQUIRE_GPU();
+  using HostImage = itk::Image<float, 3>;
+  using DeviceImage = itk::CudaImage<float, 3>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  auto input = MakeImage<HostImage>({ { 64, 48, 40 } }, { { 3, 0, -2 } }, Content::Random, seed);
+
+  auto first = itk::BSplinePrefilterGPUImageFilter<HostImage, DeviceImage>::New();
+  first->SetInput(input);
+  auto second = itk::BSplinePrefilterGPUImageFilter<DeviceImage, DeviceImage>::New();
+  second->SetInput(first->GetOutput());
+  second->SetBoundaryMode(cif::BoundaryMode::Periodic);
+
+  cif::TransferCounters::Reset();
+  second->Update();
+  const DeviceImage * result = second->GetOutput();
+  EXPECT_EQ(result->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
+  const float * host = result->GetBufferPointer(); // the one download
+  const auto    transfers = cif::TransferCounters::Get();
+  EXPECT_EQ(transfers.uploads, 1u);
+  EXPECT_EQ(transfers.downloads, 1u);
+  EXPECT_EQ(transfers.uploadedBytes, input->GetBufferedRegion().GetNumberOfPixels() * sizeof(float));
+
+  auto cpuFirst = RunPrefilter<HostImage>(input.GetPointer(), Path::CPU);
+  auto cpuSecond = RunPrefilter<HostImage>(cpuFirst.GetPointer(), Path::CPU, 3, cif::BoundaryMode::Periodic);
+  const ErrorStats stats =
+    Compare(host, cpuSecond->GetBufferPointer(), cpuSecond->GetBufferedRegion().GetNumberOfPixels());
+  EXPECT_LE(stats.maxAbs, 2e-6 * stats.maxRef) << stats;
+
+  // Reading again downloads nothing more.
+  result->GetBufferPointer();
+  EXPECT_EQ(cif::TransferCounters::Get().downloads, 1u);
+}
+
+/** A CudaImage fed from the host through a CPU-path filter still works (the host copy
+ * is current, the GPU filter uploads it once). */
+TEST(BSplinePrefilterGPU, CudaImageWithHostDataIsUploadedOnce)
+{
+  CIF_REQUIRE_GPU();
+  using DeviceImage = itk::CudaImage<double, 2>;
+  auto input = MakeImage<DeviceImage>({ { 77, 31 } }, { { 0, 0 } }, Content::Smooth, FreshSeed());
+  cif::TransferCounters::Reset();
+  auto gpu = RunPrefilter<itk::Image<double, 2>>(input.GetPointer(), Path::GPU);
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 1u);
+  EXPECT_EQ(cif::TransferCounters::Get().downloads, 1u);
+  auto reference = RunITK(input.GetPointer());
+  const ErrorStats stats = Compare(gpu->GetBufferPointer(), reference->GetBufferPointer(), 77 * 31);
+  EXPECT_LE(stats.maxAbs, 1e-12 * stats.maxRef) << stats;
+}
+
+/** After registering the factory, ITK's New() hands out the GPU filter for the
+ * supported types and ITK's own filter for the rest; results match ITK's. */
+TEST(BSplinePrefilterFactory, SubstitutesTheModuleFilter)
+{
+  itk::BSplinePrefilterGPUFactory::RegisterOneFactory();
+  using Image = itk::Image<float, 3>;
+  auto filter = itk::BSplineDecompositionImageFilter<Image, Image>::New();
+  auto * substituted = dynamic_cast<itk::BSplinePrefilterGPUImageFilter<Image, Image> *>(filter.GetPointer());
+  ASSERT_NE(substituted, nullptr) << "factory did not substitute " << filter->GetNameOfClass();
+
+  auto input = MakeImage<Image>({ { 21, 22, 23 } }, { { 0, 0, 0 } }, Content::Random, FreshSeed());
+  filter->SetInput(input);
+  filter->Update();
+  using Substituted = itk::BSplinePrefilterGPUImageFilter<Image, Image>;
+  EXPECT_NE(substituted->GetLastExecutionPath(), Substituted::ExecutionPath::ITK);
+  auto             reference = RunITK(input.GetPointer());
+  const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(), reference->GetBufferPointer(),
+                                   input->GetBufferedRegion().GetNumberOfPixels());
+  EXPECT_LE(stats.maxAbs, kFloatToleranceOfRange * 200.0) << stats;
+
+  // 5-D is not in the factory: ITK's own class.
+  using Image5 = itk::Image<float, 5>;
+  auto plain = itk::BSplineDecompositionImageFilter<Image5, Image5>::New();
+  EXPECT_STREQ(plain->GetNameOfClass(), "BSplineDecompositionImageFilter");
+}
+
+/** Types the module does not handle go to the superclass, never to a wrong answer. */
+TEST(BSplinePrefilterCPU, UnhandledTypesFallBackToITK)
+{
+  using Image5 = itk::Image<float, 5>;
+  using Filter = itk::BSplinePrefilterGPUImageFilter<Image5, Image5>;
+  static_assert(!Filter::TypesSupported, "5-D is outside the module's kernels");
+  auto input = MakeImage<Image5>({ { 4, 3, 5, 2, 3 } }, {}, Content::Random, FreshSeed());
+  auto filter = Filter::New();
+  filter->SetInput(input);
+  filter->Update();
+  EXPECT_EQ(filter->GetLastExecutionPath(), Filter::ExecutionPath::ITK);
+  auto reference = itk::BSplineDecompositionImageFilter<Image5, Image5>::New();
+  reference->SetInput(input);
+  reference->Update();
+  const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(), reference->GetOutput()->GetBufferPointer(),
+                                   input->GetBufferedRegion().GetNumberOfPixels());
+  EXPECT_EQ(stats.maxAbs, 0.0);
+
+  // ...and a mode ITK lacks is refused there rather than silently mirrored.
+  auto clamped = Filter::New();
+  clamped->SetInput(input);
+  clamped->SetBoundaryMode(cif::BoundaryMode::ClampToEdge);
+  EXPECT_THROW(clamped->Update(), itk::ExceptionObject);
+}
+
+TEST(BSplinePrefilterCPU, RepeatedUpdatesAreStable)
+{
+  using Image = itk::Image<float, 2>;
+  auto input = MakeImage<Image>({ { 40, 30 } }, {}, Content::Random, FreshSeed());
+  auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+  filter->SetInput(input);
+  filter->SetUseGPU(false);
+  filter->Update();
+  std::vector<float> first(filter->GetOutput()->GetBufferPointer(), filter->GetOutput()->GetBufferPointer() + 1200);
+  input->Modified();
+  filter->Update();
+  EXPECT_TRUE(std::equal(first.begin(), first.end(), filter->GetOutput()->GetBufferPointer()));
+}
+} // namespace

@@ -1,0 +1,57 @@
+// CudaImage: an itk::Image on the host, with a device copy synchronised lazily.
+#include "cifDeviceBuffer.h"
+#include "cifTestHelpers.h"
+#include "itkCudaImage.h"
+
+namespace
+{
+using Image = itk::CudaImage<float, 3>;
+using Residency = itk::CudaImageDataManager::Residency;
+
+TEST(CudaImage, BehavesAsAnImageOnTheHost)
+{
+  auto image = cif_test::MakeImage<Image>({ { 5, 6, 7 } }, { { 1, 2, 3 } }, cif_test::Content::Random,
+                                          cif_test::FreshSeed());
+  EXPECT_EQ(image->GetDataManager()->GetResidency(), Residency::HostOnly);
+  image->SetPixel({ { 2, 3, 4 } }, 42.5f);
+  EXPECT_EQ(image->GetPixel({ { 2, 3, 4 } }), 42.5f);
+  EXPECT_EQ(image->GetBufferBytes(), 5u * 6u * 7u * sizeof(float));
+
+  auto grafted = Image::New();
+  grafted->Graft(image);
+  EXPECT_EQ(grafted->GetDataManager(), image->GetDataManager());
+  EXPECT_EQ(grafted->GetPixel({ { 2, 3, 4 } }), 42.5f);
+}
+
+TEST(CudaImage, SynchronisesLazily)
+{
+  CIF_REQUIRE_GPU();
+  auto image = cif_test::MakeImage<Image>({ { 32, 16, 8 } }, {}, cif_test::Content::Random, cif_test::FreshSeed());
+  const std::vector<float> original(image->GetBufferPointer(), image->GetBufferPointer() + 32 * 16 * 8);
+  cif::TransferCounters::Reset();
+
+  image->GetDeviceBufferForReading();
+  image->GetDeviceBufferForReading();
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 1u) << "a current device copy was uploaded again";
+  EXPECT_EQ(image->GetDataManager()->GetResidency(), Residency::Both);
+
+  // "Device work": the host copy becomes stale and is downloaded on first host access.
+  image->GetDeviceBufferForWriting(true);
+  EXPECT_EQ(image->GetDataManager()->GetResidency(), Residency::DeviceOnly);
+  const Image * constImage = image.GetPointer();
+  EXPECT_EQ(std::vector<float>(constImage->GetBufferPointer(), constImage->GetBufferPointer() + original.size()),
+            original);
+  EXPECT_EQ(cif::TransferCounters::Get().downloads, 1u);
+  EXPECT_EQ(image->GetDataManager()->GetResidency(), Residency::Both);
+
+  // A host write makes the device copy stale: the next device read uploads again.
+  image->GetBufferPointer()[0] = -1.0f;
+  EXPECT_EQ(image->GetDataManager()->GetResidency(), Residency::HostOnly);
+  image->GetDeviceBufferForReading();
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 2u);
+
+  // Initialize() drops the device copy and the image starts over on the host.
+  image->Initialize();
+  EXPECT_EQ(image->GetDataManager()->GetDeviceBufferBytes(), 0u);
+}
+} // namespace
