@@ -1,0 +1,275 @@
+// Prefilter benchmark: prints a markdown table of the cubic B-spline prefilter of
+// N^3 float volumes on the GPU (CUDA events, median of --repeat runs after a
+// warm-up, random data), the memory floor it is measured against, and in the same
+// run the peers: ITK's BSplineDecompositionImageFilter, this module's CPU path, and
+// CuPy's spline_filter (through cupy_peer.py, when given and importable).
+//
+//   PrefilterBenchmark [--sizes 256 512] [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 512]
+//
+// Floor: a separable 3-axis pass reads and writes every voxel once per axis, so
+// >= 3 x 8 bytes per float voxel, at the device-to-device copy bandwidth measured
+// here (bytes read + written per second).
+#include "cifBSplinePrefilterDevice.h"
+#include "cifDeviceBuffer.h"
+#include "itkBSplineDecompositionImageFilter.h"
+#include "itkBSplinePrefilterGPUImageFilter.h"
+#include "itkMultiThreaderBase.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace
+{
+using Clock = std::chrono::steady_clock;
+using Image = itk::Image<float, 3>;
+
+double
+Median(std::vector<double> v)
+{
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+template <typename F>
+double
+WallMilliseconds(F && f)
+{
+  const auto start = Clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+Image::Pointer
+RandomVolume(long n)
+{
+  auto image = Image::New();
+  image->SetRegions(itk::Size<3>{ { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n),
+                                    static_cast<itk::SizeValueType>(n) } });
+  image->Allocate();
+  std::mt19937                          rng(12345u + static_cast<unsigned>(n));
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  float *                               p = image->GetBufferPointer();
+  for (std::size_t i = 0, count = image->GetBufferedRegion().GetNumberOfPixels(); i < count; ++i)
+  {
+    p[i] = unit(rng);
+  }
+  return image;
+}
+
+/** Runs cupy_peer.py and returns its "key: value" lines. */
+std::map<std::string, std::string>
+RunCuPy(const std::string & script, const std::vector<long> & sizes, int repeat)
+{
+  std::map<std::string, std::string> rows;
+  if (script.empty())
+  {
+    return rows;
+  }
+  std::string command = "python3 " + script + " --repeat " + std::to_string(repeat) + " --sizes";
+  for (long n : sizes)
+  {
+    command += " " + std::to_string(n);
+  }
+  command += " 2>&1";
+  FILE * pipe = popen(command.c_str(), "r");
+  if (!pipe)
+  {
+    return rows;
+  }
+  char line[512];
+  while (fgets(line, sizeof(line), pipe))
+  {
+    std::string s(line);
+    const auto  colon = s.find(": ");
+    if (colon != std::string::npos)
+    {
+      rows[s.substr(0, colon)] = s.substr(colon + 2, s.find_last_not_of("\r\n") - colon - 1);
+    }
+    else
+    {
+      std::cerr << "cupy_peer: " << s;
+    }
+  }
+  pclose(pipe);
+  return rows;
+}
+} // namespace
+
+int
+main(int argc, char * argv[])
+{
+  std::vector<long> sizes;
+  int               repeat = 10;
+  long              itkMax = 512;
+  std::string       cupyScript;
+  for (int i = 1; i < argc; ++i)
+  {
+    const std::string a = argv[i];
+    if (a == "--repeat" && i + 1 < argc)
+    {
+      repeat = std::max(1, std::atoi(argv[++i]));
+    }
+    else if (a == "--cupy" && i + 1 < argc)
+    {
+      cupyScript = argv[++i];
+    }
+    else if (a == "--itk-max" && i + 1 < argc)
+    {
+      itkMax = std::atol(argv[++i]);
+    }
+    else if (a == "--sizes")
+    {
+      while (i + 1 < argc && argv[i + 1][0] != '-')
+      {
+        sizes.push_back(std::atol(argv[++i]));
+      }
+    }
+    else
+    {
+      std::cerr << "usage: PrefilterBenchmark [--sizes N...] [--repeat R] [--cupy cupy_peer.py] [--itk-max N]\n";
+      return 2;
+    }
+  }
+  if (sizes.empty())
+  {
+    sizes = { 256, 512 };
+  }
+  if (!cif::IsGPUAvailable())
+  {
+    std::cerr << "PrefilterBenchmark needs a CUDA device: " << cif::GetNoDeviceReason() << "\n";
+    return 1;
+  }
+  const cif::DeviceInfo info = cif::GetDeviceInfo();
+  const unsigned        cores = itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads();
+
+  // Copy bandwidth: 1 GiB device-to-device, read + written bytes per second.
+  double copyGBps = 0;
+  {
+    const std::size_t bytes = std::size_t(1) << 30;
+    cif::DeviceBuffer a(bytes), b(bytes);
+    cif::DeviceTimer  timer;
+    std::vector<double> t;
+    cif::CopyDeviceToDevice(b.Data(), a.Data(), bytes);
+    for (int r = 0; r < repeat; ++r)
+    {
+      timer.Start();
+      cif::CopyDeviceToDevice(b.Data(), a.Data(), bytes);
+      t.push_back(timer.StopMilliseconds());
+    }
+    copyGBps = 2.0 * bytes / (Median(t) * 1e-3) / 1e9;
+  }
+
+  const auto cupy = RunCuPy(cupyScript, sizes, repeat);
+
+  std::printf("Device: %s, %d SMs; copy bandwidth %.0f GB/s (read+write); host threads for ITK/CPU path: %u\n",
+              info.name.c_str(), info.multiprocessorCount, copyGBps, cores);
+  if (!cupy.empty() && cupy.count("copy_GBps"))
+  {
+    std::printf("CuPy's own copy bandwidth measurement: %s GB/s\n", cupy.at("copy_GBps").c_str());
+  }
+  std::printf("\n| volume | GPU kernels (ms) | floor (ms) | of floor | GPU incl. transfers (ms) | CuPy spline_filter (ms) "
+              "| vs CuPy | ITK CPU (ms) | vs ITK | module CPU path (ms) | max rel. error vs ITK |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+
+  cif::SplinePoles poles;
+  cif::MakeSplinePoles(3, poles);
+  for (long n : sizes)
+  {
+    auto              input = RandomVolume(n);
+    const std::size_t count = input->GetBufferedRegion().GetNumberOfPixels();
+    const std::size_t bytes = count * sizeof(float);
+    cif::BufferShape  shape;
+    shape.dimension = 3;
+    shape.size[0] = shape.size[1] = shape.size[2] = n;
+
+    // Kernels alone, on data already on the device (restored before each run).
+    cif::DeviceBuffer source(bytes), work(bytes);
+    source.Upload(input->GetBufferPointer(), bytes);
+    cif::DeviceTimer    timer;
+    std::vector<double> kernelMs;
+    for (int r = -1; r < repeat; ++r)
+    {
+      cif::CopyDeviceToDevice(work.Data(), source.Data(), bytes);
+      timer.Start();
+      cif::PrefilterOnDevice<float>(work.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
+      const double ms = timer.StopMilliseconds();
+      if (r >= 0)
+      {
+        kernelMs.push_back(ms);
+      }
+    }
+    const double gpuMs = Median(kernelMs);
+    const double floorMs = 3.0 * 8.0 * count / (copyGBps * 1e9) * 1e3;
+
+    // Through the ITK filter: host image in, host image out.
+    auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+    filter->SetInput(input);
+    std::vector<double> endToEnd;
+    for (int r = -1; r < repeat; ++r)
+    {
+      filter->Modified();
+      const double ms = WallMilliseconds([&] { filter->Update(); });
+      if (r >= 0)
+      {
+        endToEnd.push_back(ms);
+      }
+    }
+
+    // Peers. ITK's filter is single-threaded whatever the core count.
+    double itkMs = -1, cpuMs = -1, maxRel = -1;
+    if (n <= itkMax)
+    {
+      auto reference = itk::BSplineDecompositionImageFilter<Image, itk::Image<double, 3>>::New();
+      reference->SetInput(input);
+      itkMs = WallMilliseconds([&] { reference->Update(); });
+      const float *  got = filter->GetOutput()->GetBufferPointer();
+      const double * want = reference->GetOutput()->GetBufferPointer();
+      double         maxAbs = 0, scale = 0;
+      for (std::size_t i = 0; i < count; ++i)
+      {
+        maxAbs = std::max(maxAbs, std::fabs(got[i] - want[i]));
+        scale = std::max(scale, std::fabs(want[i]));
+      }
+      maxRel = maxAbs / scale;
+
+      auto cpu = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+      cpu->SetInput(input);
+      cpu->SetUseGPU(false);
+      cpuMs = WallMilliseconds([&] { cpu->Update(); });
+    }
+    const std::string key = "spline_filter_" + std::to_string(n) + "^3_ms";
+    const double      cupyMs = cupy.count(key) ? std::atof(cupy.at(key).c_str()) : -1;
+
+    auto cell = [](double v, const char * fmt) {
+      static char buffer[64];
+      if (v < 0)
+      {
+        return std::string("n/a");
+      }
+      std::snprintf(buffer, sizeof(buffer), fmt, v);
+      return std::string(buffer);
+    };
+    std::printf("| %ld^3 float | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                n,
+                cell(gpuMs, "%.3f").c_str(),
+                cell(floorMs, "%.3f").c_str(),
+                cell(floorMs / gpuMs * 100.0, "%.0f%%").c_str(),
+                cell(Median(endToEnd), "%.1f").c_str(),
+                cell(cupyMs, "%.3f").c_str(),
+                cell(cupyMs > 0 ? cupyMs / gpuMs : -1, "%.1fx").c_str(),
+                cell(itkMs, "%.0f").c_str(),
+                cell(itkMs > 0 ? itkMs / gpuMs : -1, "%.0fx").c_str(),
+                cell(cpuMs, "%.0f").c_str(),
+                cell(maxRel, "%.1e").c_str());
+  }
+  std::printf("\n'of floor' = floor / GPU time (100%% = at the copy bandwidth). 'vs' columns: peer time / GPU "
+              "kernel time. ITK's filter runs on one thread.\n");
+  return 0;
+}
