@@ -13,13 +13,18 @@
 #include "cifCudaCheck.cuh"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 
 namespace cif
 {
 namespace
 {
-constexpr int kThreadsPerBlock = 256;
+constexpr int kThreadsPerBlock = 512;
+/** Blocks per SM the register budget must allow: a float 512-sample tile takes
+ * ~68 KB of shared memory, so three fit on an H100/H200 SM (228 KB). */
+template <typename T>
+constexpr int kMinBlocksPerSM = sizeof(T) == 4 ? 3 : 2;
 constexpr int kMaxTileBytes = 100 * 1024; // three blocks of float 512-lines per SM
 
 /** One line of a tile in shared memory (samples pitch apart). */
@@ -28,20 +33,20 @@ struct TileColumn
 {
   T * base;
   int pitch;
-  __device__ T & operator[](std::int64_t k) const { return base[k * pitch]; }
+  // 32-bit index math: a tile holds at most a few thousand samples per line
+  __device__ T & operator[](int k) const { return base[k * pitch]; }
 };
 
 template <typename T, int LANES>
-__global__ void __launch_bounds__(kThreadsPerBlock)
+__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSM<T>)
   PrefilterAxisTiled(T * data, AxisLines axis, SplinePoles poles, BoundaryMode mode, int chunkLength)
 {
-  constexpr int CHUNKS = kThreadsPerBlock / LANES;
-  constexpr int pitch = LANES + 1; // odd pitch: no bank conflicts loading along either direction
+  constexpr int WARPS = kThreadsPerBlock / 32;
+  constexpr int pitch = LANES + 1; // odd pitch: no bank conflicts along either direction
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   const int n = static_cast<int>(axis.length);
   T *       tile = reinterpret_cast<T *>(sharedBytes);
-  T *       carry = tile + n * pitch;        // [CHUNKS][LANES]
-  T *       zPower = carry + CHUNKS * LANES; // z^0 .. z^chunkLength of the current pole
+  T *       carry = tile + n * pitch; // [chunks][LANES], chunks = kThreadsPerBlock / LANES
   __shared__ std::int64_t laneStart[LANES];
 
   const int          lane = threadIdx.x % LANES;
@@ -54,118 +59,156 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
   __syncthreads();
 
-  // Coalesced load: along the line when samples are contiguous, across lines otherwise.
-  const bool alongLine = axis.stride == 1;
-  const int  elements = n * LANES;
+  // Coalesced load with the gain folded in. Contiguous samples (the first axis): a
+  // warp reads along one line. Otherwise neighbouring lines are neighbouring
+  // addresses and a warp reads across lines. No division per element, and the
+  // unrolled loops keep many loads in flight.
   const T    gain = static_cast<T>(poles.gain);
-  for (int e = threadIdx.x; e < elements; e += kThreadsPerBlock)
+  const bool alongLine = axis.stride == 1;
+  const int  warp = threadIdx.x / 32, laneOfWarp = threadIdx.x % 32;
+  if (alongLine)
   {
-    const int l = alongLine ? e / n : e % LANES;
-    const int k = alongLine ? e % n : e / LANES;
-    tile[k * pitch + l] = l < lanesHere ? gain * data[laneStart[l] + k * axis.stride] : T(0);
+    for (int l = warp; l < LANES; l += WARPS)
+    {
+      const T * line = data + laneStart[l];
+      const bool present = l < lanesHere;
+#pragma unroll 8
+      for (int k = laneOfWarp; k < n; k += 32)
+      {
+        tile[k * pitch + l] = present ? gain * line[k] : T(0);
+      }
+    }
+  }
+  else
+  {
+    constexpr int ROWS = kThreadsPerBlock / LANES; // sample rows loaded per step
+    const bool    present = lane < lanesHere;
+    const T *     line = data + laneStart[lane];
+#pragma unroll 8
+    for (int k = chunk; k < n; k += ROWS)
+    {
+      tile[k * pitch + lane] = present ? gain * line[k * axis.stride] : T(0);
+    }
   }
 
+  // Each pole: a causal and an anticausal sweep. Each sweep runs in two rounds over
+  // the chunks of a line: a read-only round from a zero state gives the chunk's
+  // outgoing state, one thread per line chains those into the true state entering
+  // each chunk (a state decays as z^length across a chunk), and a second round
+  // sweeps every chunk again from its true entering state, writing the result.
   const int           begin = chunk * chunkLength;
   const int           end = min(begin + chunkLength, n);
   const int           lastChunk = (n - 1) / chunkLength;
+  const int           lastLength = n - lastChunk * chunkLength;
   const TileColumn<T> column{ tile + lane, pitch };
   for (int p = 0; p < poles.count; ++p)
   {
     const double z = poles.pole[p];
     const T      zt = static_cast<T>(z);
-    for (int j = threadIdx.x; j <= chunkLength; j += kThreadsPerBlock)
-    {
-      zPower[j] = static_cast<T>(pow(z, static_cast<double>(j)));
-    }
-    __syncthreads(); // tile loaded (or previous pole finished), powers ready
+    const T      zFull = static_cast<T>(pow(z, static_cast<double>(chunkLength)));
+    const T      zLast = static_cast<T>(pow(z, static_cast<double>(lastLength)));
+    __syncthreads(); // tile loaded, or the previous pole finished
 
-    // Causal sweep. The starting value reads samples of later chunks: take it first.
-    T y = 0;
+    // --- causal: c+[k] = x[k] + z c+[k-1]
+    T start = 0;
     if (chunk == 0)
     {
-      y = static_cast<T>(CausalInitialValue(column, n, z, poles.horizon[p], mode));
+      start = static_cast<T>(CausalInitialValue(column, n, z, poles.horizon[p], mode));
+    }
+    if (begin < end)
+    {
+      T y = chunk == 0 ? start : column[begin];
+#pragma unroll 4
+      for (int k = begin + 1; k < end; ++k)
+      {
+        y = column[k] + zt * y;
+      }
+      carry[chunk * LANES + lane] = y; // outgoing state from a zero (chunk 0: true) start
+    }
+    __syncthreads();
+    if (chunk == 0)
+    {
+      T state = carry[lane];
+      for (int c = 1; c <= lastChunk; ++c)
+      {
+        state = carry[c * LANES + lane] + (c == lastChunk ? zLast : zFull) * state;
+        carry[c * LANES + lane] = state;
+      }
     }
     __syncthreads();
     if (begin < end)
     {
-      y = chunk == 0 ? y : column[begin];
+      T y = chunk == 0 ? start : column[begin] + zt * carry[(chunk - 1) * LANES + lane];
       column[begin] = y;
+#pragma unroll 4
       for (int k = begin + 1; k < end; ++k)
       {
         y = column[k] + zt * y;
         column[k] = y;
       }
     }
-    carry[chunk * LANES + lane] = y;
     __syncthreads();
-    if (chunk == 0) // true causal state at the end of every chunk
+
+    // --- anticausal: c[k] = z (c[k+1] - c+[k])
+    if (chunk == lastChunk)
     {
-      T state = carry[lane];
-      for (int c = 1; c <= lastChunk; ++c)
+      start = static_cast<T>(AnticausalInitialValue(column, n, z, poles.horizon[p], mode));
+    }
+    if (begin < end)
+    {
+      T y = chunk == lastChunk ? start : -zt * column[end - 1];
+#pragma unroll 4
+      for (int k = end - 2; k >= begin; --k)
       {
-        const int length = min(chunkLength, n - c * chunkLength);
-        state = carry[c * LANES + lane] + zPower[length] * state;
+        y = zt * (y - column[k]);
+      }
+      carry[chunk * LANES + lane] = y; // outgoing (leftward) state from a zero start
+    }
+    __syncthreads();
+    if (chunk == 0)
+    {
+      T state = carry[lastChunk * LANES + lane];
+      for (int c = lastChunk - 1; c >= 0; --c)
+      {
+        state = carry[c * LANES + lane] + zFull * state;
         carry[c * LANES + lane] = state;
       }
     }
     __syncthreads();
-    if (chunk > 0 && begin < end)
-    {
-      const T entering = carry[(chunk - 1) * LANES + lane];
-      for (int k = begin; k < end; ++k)
-      {
-        column[k] += zPower[k - begin + 1] * entering;
-      }
-    }
-    __syncthreads();
-
-    // Anticausal sweep, mirrored: local sweeps from each chunk's end, then carry back.
-    y = 0;
-    if (chunk == lastChunk)
-    {
-      y = static_cast<T>(AnticausalInitialValue(column, n, z, poles.horizon[p], mode));
-    }
-    __syncthreads();
     if (begin < end)
     {
-      y = chunk == lastChunk ? y : -zt * column[end - 1];
+      T y = chunk == lastChunk ? start : zt * (carry[(chunk + 1) * LANES + lane] - column[end - 1]);
       column[end - 1] = y;
+#pragma unroll 4
       for (int k = end - 2; k >= begin; --k)
       {
         y = zt * (y - column[k]);
         column[k] = y;
       }
     }
-    carry[chunk * LANES + lane] = y;
-    __syncthreads();
-    if (chunk == 0) // true anticausal value at the start of every chunk
-    {
-      T state = carry[lastChunk * LANES + lane];
-      for (int c = lastChunk - 1; c >= 0; --c)
-      {
-        state = carry[c * LANES + lane] + zPower[chunkLength] * state;
-        carry[c * LANES + lane] = state;
-      }
-    }
-    __syncthreads();
-    if (chunk < lastChunk && begin < end)
-    {
-      const T entering = carry[(chunk + 1) * LANES + lane];
-      for (int k = begin; k < end; ++k)
-      {
-        column[k] += zPower[end - k] * entering;
-      }
-    }
-    __syncthreads();
   }
+  __syncthreads();
 
-  for (int e = threadIdx.x; e < elements; e += kThreadsPerBlock)
+  if (alongLine)
   {
-    const int l = alongLine ? e / n : e % LANES;
-    const int k = alongLine ? e % n : e / LANES;
-    if (l < lanesHere)
+    for (int l = warp; l < lanesHere; l += WARPS)
     {
-      data[laneStart[l] + k * axis.stride] = tile[k * pitch + l];
+      T * line = data + laneStart[l];
+#pragma unroll 8
+      for (int k = laneOfWarp; k < n; k += 32)
+      {
+        line[k] = tile[k * pitch + l];
+      }
+    }
+  }
+  else if (lane < lanesHere)
+  {
+    constexpr int ROWS = kThreadsPerBlock / LANES;
+    T *           line = data + laneStart[lane];
+#pragma unroll 8
+    for (int k = chunk; k < n; k += ROWS)
+    {
+      line[k * axis.stride] = tile[k * pitch + lane];
     }
   }
 }
@@ -188,8 +231,8 @@ template <typename T>
 std::size_t
 TileBytes(int lanes, std::int64_t n, int chunkLength)
 {
-  return sizeof(T) *
-         (static_cast<std::size_t>(n) * (lanes + 1) + kThreadsPerBlock + static_cast<std::size_t>(chunkLength) + 1);
+  (void)chunkLength;
+  return sizeof(T) * (static_cast<std::size_t>(n) * (lanes + 1) + kThreadsPerBlock);
 }
 
 template <typename T, int LANES>
@@ -214,6 +257,19 @@ TryTiled(T * data, const AxisLines & axis, const SplinePoles & poles, BoundaryMo
     <<<static_cast<unsigned int>(blocks), kThreadsPerBlock, bytes>>>(data, axis, poles, mode, chunkLength);
   CIF_CUDA_CHECK_LAUNCH();
   return true;
+}
+
+/** The widest tile (lines per block) to try: 32, or CIF_PREFILTER_MAX_LANES (16 or
+ * 8) from the environment, a tuning knob for benchmarks on other GPUs. */
+int
+WidestTile()
+{
+  static const int widest = [] {
+    const char * value = std::getenv("CIF_PREFILTER_MAX_LANES");
+    const int    lanes = value ? std::atoi(value) : 32;
+    return lanes >= 32 ? 32 : lanes >= 16 ? 16 : 8;
+  }();
+  return widest;
 }
 
 template <typename TIn, typename T>
@@ -243,7 +299,9 @@ PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles &
     {
       continue;
     }
-    if (TryTiled<T, 32>(deviceData, lines, poles, mode) || TryTiled<T, 16>(deviceData, lines, poles, mode) ||
+    const int widest = WidestTile();
+    if ((widest >= 32 && TryTiled<T, 32>(deviceData, lines, poles, mode)) ||
+        (widest >= 16 && TryTiled<T, 16>(deviceData, lines, poles, mode)) ||
         TryTiled<T, 8>(deviceData, lines, poles, mode))
     {
       continue;
