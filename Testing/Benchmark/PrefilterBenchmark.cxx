@@ -28,7 +28,6 @@
 namespace
 {
 using Clock = std::chrono::steady_clock;
-using Image = itk::Image<float, 3>;
 
 double
 Median(std::vector<double> v)
@@ -46,21 +45,121 @@ WallMilliseconds(F && f)
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-Image::Pointer
+template <typename T>
+typename itk::Image<T, 3>::Pointer
 RandomVolume(long n)
 {
+  using Image = itk::Image<T, 3>;
   auto image = Image::New();
   image->SetRegions(itk::Size<3>{ { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n),
                                     static_cast<itk::SizeValueType>(n) } });
   image->Allocate();
   std::mt19937                          rng(12345u + static_cast<unsigned>(n));
-  std::uniform_real_distribution<float> unit(0.f, 1.f);
-  float *                               p = image->GetBufferPointer();
+  std::uniform_real_distribution<T>     unit(0, 1);
+  T *                                   p = image->GetBufferPointer();
   for (std::size_t i = 0, count = image->GetBufferedRegion().GetNumberOfPixels(); i < count; ++i)
   {
     p[i] = unit(rng);
   }
   return image;
+}
+
+/** Times one N^3 volume of T and prints its table row. */
+template <typename T>
+void
+PrintRow(long n, int repeat, double copyGBps, bool runPeers, const std::map<std::string, std::string> & cupy)
+{
+  using Image = itk::Image<T, 3>;
+  cif::SplinePoles poles;
+  cif::MakeSplinePoles(3, poles);
+  auto              input = RandomVolume<T>(n);
+  const std::size_t count = input->GetBufferedRegion().GetNumberOfPixels();
+  const std::size_t bytes = count * sizeof(T);
+  cif::BufferShape  shape;
+  shape.dimension = 3;
+  shape.size[0] = shape.size[1] = shape.size[2] = n;
+
+  // Kernels alone, on data already on the device (restored before each run).
+  cif::DeviceBuffer source(bytes), work(bytes);
+  source.Upload(input->GetBufferPointer(), bytes);
+  cif::DeviceTimer    timer;
+  std::vector<double> kernelMs;
+  for (int r = -1; r < repeat; ++r)
+  {
+    cif::CopyDeviceToDevice(work.Data(), source.Data(), bytes);
+    timer.Start();
+    cif::PrefilterOnDevice<T>(work.template As<T>(), shape, poles, cif::BoundaryMode::Mirror);
+    const double ms = timer.StopMilliseconds();
+    if (r >= 0)
+    {
+      kernelMs.push_back(ms);
+    }
+  }
+  const double gpuMs = Median(kernelMs);
+  const double floorMs = 3.0 * 2.0 * sizeof(T) * count / (copyGBps * 1e9) * 1e3;
+
+  // Through the ITK filter: host image in, host image out.
+  auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+  filter->SetInput(input);
+  std::vector<double> endToEnd;
+  for (int r = -1; r < repeat; ++r)
+  {
+    filter->Modified();
+    const double ms = WallMilliseconds([&] { filter->Update(); });
+    if (r >= 0)
+    {
+      endToEnd.push_back(ms);
+    }
+  }
+
+  // Peers. ITK's filter is single-threaded whatever the core count.
+  double itkMs = -1, cpuMs = -1, maxRel = -1;
+  if (runPeers)
+  {
+    auto reference = itk::BSplineDecompositionImageFilter<Image, itk::Image<double, 3>>::New();
+    reference->SetInput(input);
+    itkMs = WallMilliseconds([&] { reference->Update(); });
+    const T *      got = filter->GetOutput()->GetBufferPointer();
+    const double * want = reference->GetOutput()->GetBufferPointer();
+    double         maxAbs = 0, scale = 0;
+    for (std::size_t i = 0; i < count; ++i)
+    {
+      maxAbs = std::max(maxAbs, std::fabs(got[i] - want[i]));
+      scale = std::max(scale, std::fabs(want[i]));
+    }
+    maxRel = maxAbs / scale;
+
+    auto cpu = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+    cpu->SetInput(input);
+    cpu->SetUseGPU(false);
+    cpuMs = WallMilliseconds([&] { cpu->Update(); });
+  }
+  const std::string key = "spline_filter_" + std::to_string(n) + "^3_ms";
+  const double      cupyMs = cupy.count(key) ? std::atof(cupy.at(key).c_str()) : -1;
+
+  auto cell = [](double v, const char * fmt) {
+    char buffer[64];
+    if (v < 0)
+    {
+      return std::string("n/a");
+    }
+    std::snprintf(buffer, sizeof(buffer), fmt, v);
+    return std::string(buffer);
+  };
+  std::printf("| %ld^3 %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+              n,
+              sizeof(T) == 4 ? "float" : "double",
+              cell(gpuMs, "%.3f").c_str(),
+              cell(floorMs, "%.3f").c_str(),
+              cell(floorMs / gpuMs * 100.0, "%.0f%%").c_str(),
+              cell(Median(endToEnd), "%.1f").c_str(),
+              cell(cupyMs, "%.3f").c_str(),
+              cell(cupyMs > 0 ? cupyMs / gpuMs : -1, "%.1fx").c_str(),
+              cell(itkMs, "%.0f").c_str(),
+              cell(itkMs > 0 ? itkMs / gpuMs : -1, "%.0fx").c_str(),
+              cell(cpuMs, "%.0f").c_str(),
+              cell(maxRel, "%.1e").c_str());
+  std::fflush(stdout);
 }
 
 /** Runs cupy_peer.py and returns its "key: value" lines. */
@@ -178,98 +277,16 @@ main(int argc, char * argv[])
               "| vs CuPy | ITK CPU (ms) | vs ITK | module CPU path (ms) | max rel. error vs ITK |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 
-  cif::SplinePoles poles;
-  cif::MakeSplinePoles(3, poles);
   for (long n : sizes)
   {
-    auto              input = RandomVolume(n);
-    const std::size_t count = input->GetBufferedRegion().GetNumberOfPixels();
-    const std::size_t bytes = count * sizeof(float);
-    cif::BufferShape  shape;
-    shape.dimension = 3;
-    shape.size[0] = shape.size[1] = shape.size[2] = n;
-
-    // Kernels alone, on data already on the device (restored before each run).
-    cif::DeviceBuffer source(bytes), work(bytes);
-    source.Upload(input->GetBufferPointer(), bytes);
-    cif::DeviceTimer    timer;
-    std::vector<double> kernelMs;
-    for (int r = -1; r < repeat; ++r)
-    {
-      cif::CopyDeviceToDevice(work.Data(), source.Data(), bytes);
-      timer.Start();
-      cif::PrefilterOnDevice<float>(work.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
-      const double ms = timer.StopMilliseconds();
-      if (r >= 0)
-      {
-        kernelMs.push_back(ms);
-      }
-    }
-    const double gpuMs = Median(kernelMs);
-    const double floorMs = 3.0 * 8.0 * count / (copyGBps * 1e9) * 1e3;
-
-    // Through the ITK filter: host image in, host image out.
-    auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
-    filter->SetInput(input);
-    std::vector<double> endToEnd;
-    for (int r = -1; r < repeat; ++r)
-    {
-      filter->Modified();
-      const double ms = WallMilliseconds([&] { filter->Update(); });
-      if (r >= 0)
-      {
-        endToEnd.push_back(ms);
-      }
-    }
-
-    // Peers. ITK's filter is single-threaded whatever the core count.
-    double itkMs = -1, cpuMs = -1, maxRel = -1;
-    if (n <= itkMax)
-    {
-      auto reference = itk::BSplineDecompositionImageFilter<Image, itk::Image<double, 3>>::New();
-      reference->SetInput(input);
-      itkMs = WallMilliseconds([&] { reference->Update(); });
-      const float *  got = filter->GetOutput()->GetBufferPointer();
-      const double * want = reference->GetOutput()->GetBufferPointer();
-      double         maxAbs = 0, scale = 0;
-      for (std::size_t i = 0; i < count; ++i)
-      {
-        maxAbs = std::max(maxAbs, std::fabs(got[i] - want[i]));
-        scale = std::max(scale, std::fabs(want[i]));
-      }
-      maxRel = maxAbs / scale;
-
-      auto cpu = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
-      cpu->SetInput(input);
-      cpu->SetUseGPU(false);
-      cpuMs = WallMilliseconds([&] { cpu->Update(); });
-    }
-    const std::string key = "spline_filter_" + std::to_string(n) + "^3_ms";
-    const double      cupyMs = cupy.count(key) ? std::atof(cupy.at(key).c_str()) : -1;
-
-    auto cell = [](double v, const char * fmt) {
-      static char buffer[64];
-      if (v < 0)
-      {
-        return std::string("n/a");
-      }
-      std::snprintf(buffer, sizeof(buffer), fmt, v);
-      return std::string(buffer);
-    };
-    std::printf("| %ld^3 float | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                n,
-                cell(gpuMs, "%.3f").c_str(),
-                cell(floorMs, "%.3f").c_str(),
-                cell(floorMs / gpuMs * 100.0, "%.0f%%").c_str(),
-                cell(Median(endToEnd), "%.1f").c_str(),
-                cell(cupyMs, "%.3f").c_str(),
-                cell(cupyMs > 0 ? cupyMs / gpuMs : -1, "%.1fx").c_str(),
-                cell(itkMs, "%.0f").c_str(),
-                cell(itkMs > 0 ? itkMs / gpuMs : -1, "%.0fx").c_str(),
-                cell(cpuMs, "%.0f").c_str(),
-                cell(maxRel, "%.1e").c_str());
+    PrintRow<float>(n, repeat, copyGBps, n <= itkMax, cupy);
   }
-  std::printf("\n'of floor' = floor / GPU time (100%% = at the copy bandwidth). 'vs' columns: peer time / GPU "
-              "kernel time. ITK's filter runs on one thread.\n");
+  for (long n : sizes)
+  {
+    PrintRow<double>(n, repeat, copyGBps, n <= std::min(itkMax, 256L), {}); // ITK at 512^3 once is enough
+  }
+  std::printf("\n'of floor' = floor / GPU time (100%% = at the copy bandwidth; floor = 3 axes x (read + write) "
+              "of every voxel). 'vs' columns: peer time / GPU kernel time. ITK's filter runs on one thread; its "
+              "output is double. CuPy runs float only.\n");
   return 0;
 }

@@ -65,8 +65,9 @@ MakeImage(const typename TImage::SizeType & size, const typename TImage::IndexTy
   image->Allocate();
   std::mt19937                           rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  double                                 frequency[4], phase[4];
-  for (int d = 0; d < 4; ++d)
+  constexpr unsigned int                 D = TImage::ImageDimension;
+  double                                 frequency[D], phase[D];
+  for (unsigned int d = 0; d < D; ++d)
   {
     frequency[d] = 0.05 + 0.2 * unit(rng);
     phase[d] = 6.28 * unit(rng);

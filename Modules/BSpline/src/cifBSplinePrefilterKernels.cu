@@ -20,11 +20,15 @@ namespace cif
 {
 namespace
 {
-constexpr int kThreadsPerBlock = 512;
-/** Blocks per SM the register budget must allow: a float 512-sample tile takes
- * ~68 KB of shared memory, so three fit on an H100/H200 SM (228 KB). */
-template <typename T>
-constexpr int kMinBlocksPerSM = sizeof(T) == 4 ? 3 : 2;
+/** Chunks per line: each line of a tile is swept by this many threads. */
+constexpr int kChunks = 16;
+/** Threads of a block of LANES lines. */
+template <int LANES>
+constexpr int kThreadsPerBlock = LANES * kChunks;
+/** Blocks per SM the register budget must allow (1536 float or 1024 double threads
+ * per SM), so that occupancy is set by the shared memory of the tiles. */
+template <typename T, int LANES>
+constexpr int kMinBlocksPerSM = (sizeof(T) == 4 ? 1536 : 1024) / kThreadsPerBlock<LANES>;
 constexpr int kMaxTileBytes = 100 * 1024; // three blocks of float 512-lines per SM
 
 /** One line of a tile in shared memory (samples pitch apart). */
@@ -38,15 +42,16 @@ struct TileColumn
 };
 
 template <typename T, int LANES>
-__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSM<T>)
+__global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, LANES>))
   PrefilterAxisTiled(T * data, AxisLines axis, SplinePoles poles, BoundaryMode mode, int chunkLength)
 {
-  constexpr int WARPS = kThreadsPerBlock / 32;
+  constexpr int THREADS = kThreadsPerBlock<LANES>;
+  constexpr int WARPS = THREADS / 32;
   constexpr int pitch = LANES + 1; // odd pitch: no bank conflicts along either direction
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   const int n = static_cast<int>(axis.length);
   T *       tile = reinterpret_cast<T *>(sharedBytes);
-  T *       carry = tile + n * pitch; // [chunks][LANES], chunks = kThreadsPerBlock / LANES
+  T *       carry = tile + n * pitch; // [kChunks][LANES]
   __shared__ std::int64_t laneStart[LANES];
 
   const int          lane = threadIdx.x % LANES;
@@ -81,7 +86,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSM<T>)
   }
   else
   {
-    constexpr int ROWS = kThreadsPerBlock / LANES; // sample rows loaded per step
+    constexpr int ROWS = kChunks; // sample rows loaded per step
     const bool    present = lane < lanesHere;
     const T *     line = data + laneStart[lane];
 #pragma unroll 8
@@ -203,7 +208,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSM<T>)
   }
   else if (lane < lanesHere)
   {
-    constexpr int ROWS = kThreadsPerBlock / LANES;
+    constexpr int ROWS = kChunks;
     T *           line = data + laneStart[lane];
 #pragma unroll 8
     for (int k = chunk; k < n; k += ROWS)
@@ -229,19 +234,17 @@ PrefilterAxisGlobal(T * data, AxisLines axis, SplinePoles poles, BoundaryMode mo
 
 template <typename T>
 std::size_t
-TileBytes(int lanes, std::int64_t n, int chunkLength)
+TileBytes(int lanes, std::int64_t n)
 {
-  (void)chunkLength;
-  return sizeof(T) * (static_cast<std::size_t>(n) * (lanes + 1) + kThreadsPerBlock);
+  return sizeof(T) * (static_cast<std::size_t>(n) * (lanes + 1) + static_cast<std::size_t>(lanes) * kChunks);
 }
 
 template <typename T, int LANES>
 bool
 TryTiled(T * data, const AxisLines & axis, const SplinePoles & poles, BoundaryMode mode)
 {
-  constexpr int chunks = kThreadsPerBlock / LANES;
-  const int     chunkLength = static_cast<int>((axis.length + chunks - 1) / chunks);
-  const auto    bytes = TileBytes<T>(LANES, axis.length, chunkLength);
+  const int  chunkLength = static_cast<int>((axis.length + kChunks - 1) / kChunks);
+  const auto bytes = TileBytes<T>(LANES, axis.length);
   if (bytes > static_cast<std::size_t>(kMaxTileBytes))
   {
     return false;
@@ -254,7 +257,7 @@ TryTiled(T * data, const AxisLines & axis, const SplinePoles & poles, BoundaryMo
   (void)configured;
   const std::int64_t blocks = (axis.count + LANES - 1) / LANES;
   PrefilterAxisTiled<T, LANES>
-    <<<static_cast<unsigned int>(blocks), kThreadsPerBlock, bytes>>>(data, axis, poles, mode, chunkLength);
+    <<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(data, axis, poles, mode, chunkLength);
   CIF_CUDA_CHECK_LAUNCH();
   return true;
 }
