@@ -97,21 +97,19 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
   }
 
   // Each pole: a causal and an anticausal sweep. Each sweep runs in two rounds over
-  // the chunks of a line: a read-only round from a zero state gives the chunk's
-  // outgoing state, one thread per line chains those into the true state entering
-  // each chunk (a state decays as z^length across a chunk), and a second round
-  // sweeps every chunk again from its true entering state, writing the result.
+  // the chunks of a line: a read-only round from a zero state gives each chunk's
+  // outgoing state; then every thread folds the outgoing states of the chunks before
+  // its own into its true entering state (a state decays as z^length across a
+  // chunk) and sweeps its chunk again from there, writing the result.
   const int           begin = chunk * chunkLength;
   const int           end = min(begin + chunkLength, n);
   const int           lastChunk = (n - 1) / chunkLength;
-  const int           lastLength = n - lastChunk * chunkLength;
   const TileColumn<T> column{ tile + lane, pitch };
   for (int p = 0; p < poles.count; ++p)
   {
     const double z = poles.pole[p];
     const T      zt = static_cast<T>(z);
     const T      zFull = static_cast<T>(pow(z, static_cast<double>(chunkLength)));
-    const T      zLast = static_cast<T>(pow(z, static_cast<double>(lastLength)));
     __syncthreads(); // tile loaded, or the previous pole finished
 
     // --- causal: c+[k] = x[k] + z c+[k-1]
@@ -131,19 +129,16 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
       carry[chunk * LANES + lane] = y; // outgoing state from a zero (chunk 0: true) start
     }
     __syncthreads();
-    if (chunk == 0)
-    {
-      T state = carry[lane];
-      for (int c = 1; c <= lastChunk; ++c)
-      {
-        state = carry[c * LANES + lane] + (c == lastChunk ? zLast : zFull) * state;
-        carry[c * LANES + lane] = state;
-      }
-    }
-    __syncthreads();
     if (begin < end)
     {
-      T y = chunk == 0 ? start : column[begin] + zt * carry[(chunk - 1) * LANES + lane];
+      // True state leaving chunk c-1: fold the outgoing states of chunks 0..c-1,
+      // each full chunk decaying the state before it by z^chunkLength.
+      T entering = 0;
+      for (int c = 0; c < chunk; ++c)
+      {
+        entering = carry[c * LANES + lane] + zFull * entering;
+      }
+      T y = chunk == 0 ? start : column[begin] + zt * entering;
       column[begin] = y;
 #pragma unroll 4
       for (int k = begin + 1; k < end; ++k)
@@ -170,19 +165,15 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
       carry[chunk * LANES + lane] = y; // outgoing (leftward) state from a zero start
     }
     __syncthreads();
-    if (chunk == 0)
-    {
-      T state = carry[lastChunk * LANES + lane];
-      for (int c = lastChunk - 1; c >= 0; --c)
-      {
-        state = carry[c * LANES + lane] + zFull * state;
-        carry[c * LANES + lane] = state;
-      }
-    }
-    __syncthreads();
     if (begin < end)
     {
-      T y = chunk == lastChunk ? start : zt * (carry[(chunk + 1) * LANES + lane] - column[end - 1]);
+      // True value at the start of chunk c+1, folded from the last chunk down.
+      T entering = 0;
+      for (int c = lastChunk; c > chunk; --c)
+      {
+        entering = carry[c * LANES + lane] + zFull * entering;
+      }
+      T y = chunk == lastChunk ? start : zt * (entering - column[end - 1]);
       column[end - 1] = y;
 #pragma unroll 4
       for (int k = end - 2; k >= begin; --k)
