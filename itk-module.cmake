@@ -10,6 +10,7 @@ itk_module(CudaImageFilters
     ITKImageFunction
     ITKImageGrid
     ITKTransform
+    ITKDisplacementField
   COMPILE_DEPENDS
     ITKIOImageBase
   TEST_DEPENDS

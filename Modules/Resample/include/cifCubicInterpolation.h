@@ -1,0 +1,168 @@
+#ifndef cifCubicInterpolation_h
+#define cifCubicInterpolation_h
+
+#include "cifHostDevice.h"
+
+#include <cmath>
+#include <cstdint>
+
+/** \file cifCubicInterpolation.h
+ * Cubic B-spline evaluation from coefficients, term for term as
+ * itk::BSplineInterpolateImageFunction (order 3) computes it, for the CPU path and
+ * the CUDA kernels alike. Indices are absolute image indices (a buffer that starts
+ * at \a start); sums are in double. */
+namespace cif
+{
+/** The buffered grid of the coefficients: up to 3 axes. */
+struct CoefficientGrid
+{
+  std::int64_t size[3] = { 1, 1, 1 };
+  std::int64_t start[3] = { 0, 0, 0 };
+};
+
+/** ITK's support start: floor((float) x) - 1 (ITK casts the continuous index to
+ * float first, which decides the support of points within float rounding of an
+ * integer). */
+CIF_HD std::int64_t
+CubicSupportStart(double x)
+{
+  return static_cast<std::int64_t>(floorf(static_cast<float>(x))) - 1;
+}
+
+/** Weights of the 4 coefficients from \a supportStart for position \a x. */
+CIF_HD void
+CubicWeights(double x, std::int64_t supportStart, double w[4])
+{
+  const double t = x - static_cast<double>(supportStart + 1);
+  w[3] = (1.0 / 6.0) * t * t * t;
+  w[0] = (1.0 / 6.0) + 0.5 * t * (t - 1.0) - w[3];
+  w[2] = t + w[0] - 2.0 * w[3];
+  w[1] = 1.0 - w[0] - w[2] - w[3];
+}
+
+/** Weights of the first derivative (ITK's SetDerivativeWeights for order 3: the
+ * differences of the quadratic B-spline). */
+CIF_HD void
+CubicDerivativeWeights(double x, std::int64_t supportStart, double d[4])
+{
+  const double t = x + 0.5 - static_cast<double>(supportStart + 2);
+  const double w2 = 0.75 - t * t;
+  const double w3 = 0.5 * (t - w2 + 1.0);
+  const double w1 = 1.0 - w2 - w3;
+  d[0] = -w1;
+  d[1] = w1 - w2;
+  d[2] = w2 - w3;
+  d[3] = w3;
+}
+
+/** ITK's mirror of an index into [start, start + size - 1], as buffer offset. A
+ * one-sample axis always reads its sample. The final clamp only matters for a
+ * two-sample axis, where a single reflection can still fall outside (ITK reads
+ * outside its buffer there). */
+CIF_HD std::int64_t
+MirroredOffset(std::int64_t index, std::int64_t start, std::int64_t size)
+{
+  if (size == 1)
+  {
+    return 0;
+  }
+  const std::int64_t end = start + size - 1;
+  if (index < start)
+  {
+    index = 2 * start - index;
+  }
+  if (index >= end)
+  {
+    index = 2 * end - index;
+  }
+  index -= start;
+  return index < 0 ? 0 : (index >= size ? size - 1 : index);
+}
+
+/** ITK's IsInsideBuffer for a continuous index: start - 1/2 <= x < start + size - 1/2. */
+template <int D>
+CIF_HD bool
+InsideBuffer(const double x[3], const CoefficientGrid & grid)
+{
+  for (int a = 0; a < D; ++a)
+  {
+    const double low = static_cast<double>(grid.start[a]) - 0.5;
+    const double high = static_cast<double>(grid.start[a] + grid.size[a]) - 0.5;
+    if (!(x[a] >= low && x[a] < high))
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The spline's value at continuous index \a x (D = 1..3), and with \a gradient its
+ * partial derivatives in index space (ITK divides them by the spacing and, for
+ * physical gradients, rotates them by the direction). */
+template <int D, typename TCoefficient>
+CIF_HD double
+EvaluateCubic(const TCoefficient * c, const CoefficientGrid & grid, const double x[3], double * gradient = nullptr)
+{
+  double       w[3][4], d[3][4];
+  std::int64_t offset[3][4];
+  for (int a = 0; a < 3; ++a)
+  {
+    if (a >= D)
+    {
+      for (int k = 0; k < 4; ++k)
+      {
+        w[a][k] = k == 0 ? 1.0 : 0.0;
+        d[a][k] = 0.0;
+        offset[a][k] = 0;
+      }
+      continue;
+    }
+    const std::int64_t s = CubicSupportStart(x[a]);
+    CubicWeights(x[a], s, w[a]);
+    if (gradient)
+    {
+      CubicDerivativeWeights(x[a], s, d[a]);
+    }
+    for (int k = 0; k < 4; ++k)
+    {
+      offset[a][k] = MirroredOffset(s + k, grid.start[a], grid.size[a]);
+    }
+  }
+  const std::int64_t strideY = grid.size[0];
+  const std::int64_t strideZ = grid.size[0] * (D > 1 ? grid.size[1] : 1);
+  constexpr int      KY = D > 1 ? 4 : 1;
+  constexpr int      KZ = D > 2 ? 4 : 1;
+  double             value = 0, g0 = 0, g1 = 0, g2 = 0;
+  for (int kz = 0; kz < KZ; ++kz)
+  {
+    const std::int64_t oz = offset[2][kz] * strideZ;
+    for (int ky = 0; ky < KY; ++ky)
+    {
+      const std::int64_t oy = oz + offset[1][ky] * strideY;
+      double             row = 0, rowD = 0;
+      for (int kx = 0; kx < 4; ++kx)
+      {
+        const double coefficient = static_cast<double>(c[oy + offset[0][kx]]);
+        row += w[0][kx] * coefficient;
+        rowD += d[0][kx] * coefficient;
+      }
+      value += w[1][ky] * w[2][kz] * row;
+      if (gradient)
+      {
+        g0 += w[1][ky] * w[2][kz] * rowD;
+        g1 += d[1][ky] * w[2][kz] * row;
+        g2 += w[1][ky] * d[2][kz] * row;
+      }
+    }
+  }
+  if (gradient)
+  {
+    gradient[0] = g0;
+    gradient[1] = g1;
+    gradient[2] = g2;
+  }
+  return value;
+}
+} // namespace cif
+
+#endif

@@ -1,0 +1,33 @@
+#ifndef cifResampleDevice_h
+#define cifResampleDevice_h
+
+#include "CudaImageFiltersExport.h"
+#include "cifResampleMath.h"
+
+namespace cif
+{
+/** Resamples cubic B-spline \a coefficients (device) into \a output (device), one
+ * thread per output voxel: exact mode, ITK's arithmetic in double. With
+ * \a mappedPoints (device, 3 doubles per output voxel) the transformed points come
+ * from there instead of \a chain. D = 2 or 3. */
+template <int D, typename TCoefficient, typename TOut>
+CudaImageFilters_EXPORT void
+ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geometry, const TransformChain & chain,
+                 const double * mappedPoints, TOut defaultValue, TOut * output);
+
+/** Dense displacement field T(p) - p over the output grid of \a geometry (D
+ * components per voxel, interleaved), as itk::TransformToDisplacementFieldFilter. */
+template <int D, typename TOut>
+CudaImageFilters_EXPORT void
+DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, TOut * field);
+
+/** Values (and, with \a indexGradients, index-space gradients: 3 per point) of the
+ * cubic spline of \a coefficients at \a count continuous indices (3 per point). */
+template <int D, typename TCoefficient>
+CudaImageFilters_EXPORT void
+EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid & grid,
+                       const double * continuousIndices, std::int64_t count, double * values,
+                       double * indexGradients);
+} // namespace cif
+
+#endif

@@ -1,0 +1,129 @@
+#ifndef cifResampleMath_h
+#define cifResampleMath_h
+
+#include "cifCubicInterpolation.h"
+#include "cifTransformChain.h"
+
+#include <limits>
+#include <type_traits>
+
+/** \file cifResampleMath.h
+ * One output voxel of itk::ResampleImageFilter with a cubic
+ * BSplineInterpolateImageFunction, as ITK computes it: output index -> physical
+ * point -> transform -> input continuous index -> inside test -> cubic spline ->
+ * cast with bounds checking. Shared by the CUDA kernels and the CPU path. */
+namespace cif
+{
+/** Output and input geometry of a resampling (up to 3-D), in double. */
+struct ResampleGeometry
+{
+  std::int64_t    outputSize[3] = { 1, 1, 1 };
+  std::int64_t    outputStart[3] = { 0, 0, 0 };
+  double          outputOrigin[3] = { 0, 0, 0 };
+  double          outputIndexToPoint[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  CoefficientGrid input;
+  double          inputOrigin[3] = { 0, 0, 0 };
+  double          inputPointToIndex[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+
+  CIF_HD std::int64_t
+         OutputCount() const
+  {
+    return outputSize[0] * outputSize[1] * outputSize[2];
+  }
+};
+
+/** ImageBase::TransformIndexToPhysicalPoint for output voxel number \a linear. */
+template <int D>
+CIF_HD void
+OutputPoint(const ResampleGeometry & g, std::int64_t linear, double p[3])
+{
+  std::int64_t index[3] = { 0, 0, 0 };
+  for (int a = 0; a < D; ++a)
+  {
+    index[a] = g.outputStart[a] + linear % g.outputSize[a];
+    linear /= g.outputSize[a];
+  }
+  for (int i = 0; i < 3; ++i)
+  {
+    p[i] = 0.0;
+  }
+  for (int i = 0; i < D; ++i) // ITK's order: the origin first, then each term
+  {
+    p[i] = g.outputOrigin[i];
+    for (int j = 0; j < D; ++j)
+    {
+      p[i] += g.outputIndexToPoint[i][j] * static_cast<double>(index[j]);
+    }
+  }
+}
+
+/** ImageBase::TransformPhysicalPointToContinuousIndex into the input. */
+template <int D>
+CIF_HD void
+InputContinuousIndex(const ResampleGeometry & g, const double q[3], double x[3])
+{
+  for (int i = 0; i < 3; ++i)
+  {
+    x[i] = 0.0;
+  }
+  for (int i = 0; i < D; ++i)
+  {
+    for (int j = 0; j < D; ++j)
+    {
+      x[i] += g.inputPointToIndex[i][j] * (q[j] - g.inputOrigin[j]);
+    }
+  }
+}
+
+/** ResampleImageFilter::CastPixelWithBoundsChecking: clamp to the type's range,
+ * then convert (integers truncate toward zero). */
+template <typename TOut>
+CIF_HD TOut
+CastWithBoundsChecking(double value)
+{
+  const double high = static_cast<double>(std::numeric_limits<TOut>::max());
+  const double low = std::is_integral_v<TOut> ? static_cast<double>(std::numeric_limits<TOut>::lowest())
+                                              : -static_cast<double>(std::numeric_limits<TOut>::max());
+  if (value >= high)
+  {
+    return std::numeric_limits<TOut>::max();
+  }
+  if (value <= low)
+  {
+    return static_cast<TOut>(low);
+  }
+  return static_cast<TOut>(value);
+}
+
+/** One output voxel. \a mappedPoint, when given, is the transformed physical point
+ * computed elsewhere (transforms the device does not evaluate); otherwise \a chain
+ * maps the output point. */
+template <int D, typename TCoefficient, typename TOut>
+CIF_HD TOut
+ResampleVoxel(const TCoefficient * coefficients, const ResampleGeometry & g, const TransformChain & chain,
+              const double * mappedPoint, std::int64_t linear, TOut defaultValue)
+{
+  double q[3];
+  if (mappedPoint)
+  {
+    q[0] = mappedPoint[0];
+    q[1] = D > 1 ? mappedPoint[1] : 0.0;
+    q[2] = D > 2 ? mappedPoint[2] : 0.0;
+  }
+  else
+  {
+    double p[3];
+    OutputPoint<D>(g, linear, p);
+    ApplyTransformChain<D>(chain, p, q);
+  }
+  double x[3];
+  InputContinuousIndex<D>(g, q, x);
+  if (!InsideBuffer<D>(x, g.input))
+  {
+    return defaultValue;
+  }
+  return CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, g.input, x));
+}
+} // namespace cif
+
+#endif

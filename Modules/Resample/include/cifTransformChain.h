@@ -1,0 +1,209 @@
+#ifndef cifTransformChain_h
+#define cifTransformChain_h
+
+#include "cifHostDevice.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+/** \file cifTransformChain.h
+ * ITK transforms as plain data that a kernel (or the CPU path) applies to points:
+ * every itk::MatrixOffsetTransformBase as a matrix and offset in double, and the
+ * cubic itk::BSplineTransform as its coefficient grid, with ITK's valid-region rule
+ * and closed-form kernel weights. A chain applies its stages in order (an
+ * itk::CompositeTransform flattened the way it applies its transforms). */
+namespace cif
+{
+enum class TransformKind : int
+{
+  Affine = 0,  ///< p' = M p + offset
+  BSpline = 1  ///< p' = p + sum of weights x coefficients (order 3)
+};
+
+struct TransformStage
+{
+  TransformKind kind = TransformKind::Affine;
+  // Affine
+  double matrix[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  double offset[3] = { 0, 0, 0 };
+  // BSpline: the coefficient images' grid (index 0 based) and one coefficient
+  // buffer per axis (device pointers for the GPU, host pointers for the CPU path)
+  std::int64_t   gridSize[3] = { 1, 1, 1 };
+  double         gridOrigin[3] = { 0, 0, 0 };
+  double         gridPointToIndex[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  const double * coefficients[3] = { nullptr, nullptr, nullptr };
+};
+
+constexpr int kMaxTransformStages = 4;
+
+struct TransformChain
+{
+  int            count = 0;
+  TransformStage stage[kMaxTransformStages];
+};
+
+/** itk::BSplineKernelFunction<3>::Evaluate. */
+CIF_HD double
+CubicBSplineKernel(double u)
+{
+  const double a = fabs(u);
+  if (a < 1.0)
+  {
+    const double s = a * a;
+    return (4.0 - 6.0 * s + 3.0 * s * a) / 6.0;
+  }
+  if (a < 2.0)
+  {
+    const double s = a * a;
+    return (8.0 - 12.0 * a + 6.0 * s - s * a) / 6.0;
+  }
+  return 0.0;
+}
+
+/** Math::FloatAlmostEqual(x, y, 4 ulps) and Math::FloatAddULP for doubles, as the
+ * valid-region test of itk::BSplineTransform uses them. */
+CIF_HD std::int64_t
+DoubleBits(double x)
+{
+  std::int64_t bits;
+  memcpy(&bits, &x, sizeof(bits));
+  return bits;
+}
+CIF_HD double
+BitsToDouble(std::int64_t bits)
+{
+  double x;
+  memcpy(&x, &bits, sizeof(x));
+  return x;
+}
+CIF_HD bool
+AlmostEqualWithin4Ulps(double x, double y)
+{
+  if (fabs(x - y) <= 0.1 * 2.220446049250313e-16)
+  {
+    return true;
+  }
+  if ((x < 0.0) != (y < 0.0))
+  {
+    return false;
+  }
+  std::int64_t ulps = DoubleBits(x) - DoubleBits(y);
+  if (ulps < 0)
+  {
+    ulps = -ulps;
+  }
+  return ulps <= 4;
+}
+
+/** itk::BSplineTransform<double, D, 3>::TransformPoint. */
+template <int D>
+CIF_HD void
+ApplyBSpline(const TransformStage & s, const double p[3], double out[3])
+{
+  double x[3] = { 0, 0, 0 };
+  for (int i = 0; i < D; ++i)
+  {
+    for (int j = 0; j < D; ++j)
+    {
+      x[i] += s.gridPointToIndex[i][j] * (p[j] - s.gridOrigin[j]);
+    }
+  }
+  // InsideValidRegion: [1, size - 2), a point within 4 ulps of the upper limit
+  // moved 6 ulps inside.
+  for (int a = 0; a < D; ++a)
+  {
+    const double maxLimit = static_cast<double>(s.gridSize[a]) - 1.0 - 1.0;
+    if (AlmostEqualWithin4Ulps(x[a], maxLimit))
+    {
+      x[a] = BitsToDouble(DoubleBits(maxLimit) - 6);
+    }
+    else if (x[a] >= maxLimit || x[a] < 1.0)
+    {
+      for (int i = 0; i < 3; ++i)
+      {
+        out[i] = p[i];
+      }
+      return;
+    }
+  }
+  std::int64_t start[3] = { 0, 0, 0 };
+  double       w[3][4];
+  for (int a = 0; a < 3; ++a)
+  {
+    if (a >= D)
+    {
+      w[a][0] = 1.0;
+      w[a][1] = w[a][2] = w[a][3] = 0.0;
+      continue;
+    }
+    start[a] = static_cast<std::int64_t>(floor(x[a] + 0.5 - 1.5));
+    double u = x[a] - static_cast<double>(start[a]);
+    for (int k = 0; k < 4; ++k)
+    {
+      w[a][k] = CubicBSplineKernel(u);
+      u -= 1.0;
+    }
+  }
+  constexpr int      KY = D > 1 ? 4 : 1;
+  constexpr int      KZ = D > 2 ? 4 : 1;
+  const std::int64_t strideY = s.gridSize[0];
+  const std::int64_t strideZ = s.gridSize[0] * s.gridSize[1];
+  double             sum[3] = { 0, 0, 0 };
+  for (int kz = 0; kz < KZ; ++kz)
+  {
+    for (int ky = 0; ky < KY; ++ky)
+    {
+      const std::int64_t row = (start[2] + kz) * strideZ + (start[1] + ky) * strideY + start[0];
+      for (int kx = 0; kx < 4; ++kx)
+      {
+        const double weight = w[0][kx] * w[1][ky] * w[2][kz];
+        for (int i = 0; i < D; ++i)
+        {
+          sum[i] += weight * s.coefficients[i][row + kx];
+        }
+      }
+    }
+  }
+  for (int i = 0; i < 3; ++i)
+  {
+    out[i] = p[i] + (i < D ? sum[i] : 0.0);
+  }
+}
+
+/** Applies every stage of \a chain to \a p. */
+template <int D>
+CIF_HD void
+ApplyTransformChain(const TransformChain & chain, const double p[3], double out[3])
+{
+  double q[3] = { p[0], p[1], p[2] };
+  for (int n = 0; n < chain.count; ++n)
+  {
+    const TransformStage & s = chain.stage[n];
+    double                 r[3] = { 0, 0, 0 };
+    if (s.kind == TransformKind::Affine)
+    {
+      for (int i = 0; i < D; ++i) // ITK: m_Matrix * point + m_Offset
+      {
+        for (int j = 0; j < D; ++j)
+        {
+          r[i] += s.matrix[i][j] * q[j];
+        }
+        r[i] += s.offset[i];
+      }
+    }
+    else
+    {
+      ApplyBSpline<D>(s, q, r);
+    }
+    q[0] = r[0];
+    q[1] = r[1];
+    q[2] = r[2];
+  }
+  out[0] = q[0];
+  out[1] = q[1];
+  out[2] = q[2];
+}
+} // namespace cif
+
+#endif

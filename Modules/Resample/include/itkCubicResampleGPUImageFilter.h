@@ -1,0 +1,109 @@
+#ifndef itkCubicResampleGPUImageFilter_h
+#define itkCubicResampleGPUImageFilter_h
+
+#include "itkBSplineInterpolateImageFunction.h"
+#include "itkCudaPixelTraits.h"
+#include "itkResampleImageFilter.h"
+
+namespace itk
+{
+/** \class CubicResampleGPUImageFilter
+ * \brief ResampleImageFilter with a cubic B-spline interpolator, on the GPU.
+ *
+ * A subclass of ResampleImageFilter with the same API (output geometry, reference
+ * image, default pixel value, transform, interpolator). When the interpolator is a
+ * BSplineInterpolateImageFunction of order 3, the filter computes the coefficients
+ * with its own prefilter (GPU, or the module's CPU path; never ITK's single-threaded
+ * prefilter that the interpolator would run) and evaluates the spline at every output
+ * voxel in exact mode: on-the-fly weights over all 4^D coefficients, ITK's mirror
+ * boundary, ITK's inside test and output cast, in double. Any other interpolator,
+ * an extrapolator, or a pixel type outside the module's (scalar 2-D and 3-D images)
+ * runs the superclass unchanged.
+ *
+ * Transforms evaluated on the device: MatrixOffsetTransformBase and its subclasses,
+ * TranslationTransform, IdentityTransform, cubic BSplineTransform, and
+ * CompositeTransform chains of these. Any other transform is applied on the host
+ * (multithreaded) and only the interpolation runs on the device: the answer is the
+ * same, only slower.
+ *
+ * With InputIsCoefficients on, the input already holds B-spline coefficients (the
+ * output of BSplinePrefilterGPUImageFilter, for instance a CudaImage left on the
+ * device): no prefilter runs and, for a CudaImage, nothing is uploaded.
+ *
+ * \ingroup CudaImageFilters
+ */
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType = double,
+          typename TTransformPrecisionType = TInterpolatorPrecisionType>
+class ITK_TEMPLATE_EXPORT CubicResampleGPUImageFilter
+  : public ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CubicResampleGPUImageFilter);
+  using Self = CubicResampleGPUImageFilter;
+  using Superclass = ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  itkNewMacro(Self);
+  itkTypeMacro(CubicResampleGPUImageFilter, ResampleImageFilter);
+
+  static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
+  using InputComponentType = CudaScalar<typename CudaImageTraits<TInputImage>::ComponentType>;
+  using OutputComponentType = CudaScalar<typename CudaImageTraits<TOutputImage>::ComponentType>;
+  /** Coefficients are computed in double for double output, else in float. */
+  using CoefficientType = std::conditional_t<std::is_same_v<OutputComponentType, double>, double, float>;
+
+  static constexpr bool TypesSupported =
+    (ImageDimension == 2 || ImageDimension == 3) && CudaImageTraits<TInputImage>::Components == 1 &&
+    CudaImageTraits<TOutputImage>::Components == 1 && IsCudaInputScalar<InputComponentType> &&
+    IsCudaInputScalar<OutputComponentType> && std::is_same_v<TTransformPrecisionType, double>;
+
+  enum class ExecutionPath
+  {
+    None,
+    GPU,
+    CPU,
+    ITK
+  };
+
+  itkSetMacro(UseGPU, bool);
+  itkGetConstMacro(UseGPU, bool);
+  itkBooleanMacro(UseGPU);
+
+  itkSetMacro(InputIsCoefficients, bool);
+  itkGetConstMacro(InputIsCoefficients, bool);
+  itkBooleanMacro(InputIsCoefficients);
+
+  ExecutionPath
+  GetLastExecutionPath() const
+  {
+    return m_LastExecutionPath;
+  }
+
+  /** True when the current interpolator, extrapolator and types take the module's path. */
+  bool
+  UsesModulePath() const;
+
+protected:
+  CubicResampleGPUImageFilter() = default;
+  ~CubicResampleGPUImageFilter() override = default;
+
+  void
+  GenerateData() override;
+
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
+private:
+  bool          m_UseGPU{ true };
+  bool          m_InputIsCoefficients{ false };
+  ExecutionPath m_LastExecutionPath{ ExecutionPath::None };
+};
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "itkCubicResampleGPUImageFilter.hxx"
+#endif
+
+#endif

@@ -1,0 +1,264 @@
+#ifndef itkCubicResampleGPUImageFilter_hxx
+#define itkCubicResampleGPUImageFilter_hxx
+
+#include "cifBSplinePrefilterDevice.h"
+#include "cifBSplinePrefilterHost.h"
+#include "cifDeviceBuffer.h"
+#include "cifResampleDevice.h"
+#include "itkCudaExceptionTranslation.h"
+#include "itkCudaTransformChain.h"
+#include "itkMultiThreaderBase.h"
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+namespace itk
+{
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+bool
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  UsesModulePath() const
+{
+  if constexpr (!TypesSupported)
+  {
+    return false;
+  }
+  else
+  {
+    const auto * interpolator = this->GetInterpolator();
+    unsigned int order = 0;
+    if (const auto * d = dynamic_cast<const BSplineInterpolateImageFunction<TInputImage, TInterpolatorPrecisionType, double> *>(interpolator))
+    {
+      order = d->GetSplineOrder();
+    }
+    else if (const auto * f = dynamic_cast<const BSplineInterpolateImageFunction<TInputImage, TInterpolatorPrecisionType, float> *>(interpolator))
+    {
+      order = f->GetSplineOrder();
+    }
+    return order == 3 && const_cast<Self *>(this)->GetExtrapolator() == nullptr;
+  }
+}
+
+namespace CubicResampleDetail
+{
+/** Geometry of the output's buffered region and the input's buffer. */
+template <unsigned int D, typename TInputImage, typename TOutputImage>
+cif::ResampleGeometry
+MakeGeometry(const TInputImage * input, const TOutputImage * output)
+{
+  cif::ResampleGeometry g;
+  const auto            outRegion = output->GetBufferedRegion();
+  const auto            inRegion = input->GetBufferedRegion();
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    g.outputSize[a] = static_cast<std::int64_t>(outRegion.GetSize()[a]);
+    g.outputStart[a] = outRegion.GetIndex()[a];
+    g.outputOrigin[a] = output->GetOrigin()[a];
+    g.input.size[a] = static_cast<std::int64_t>(inRegion.GetSize()[a]);
+    g.input.start[a] = inRegion.GetIndex()[a];
+    g.inputOrigin[a] = input->GetOrigin()[a];
+  }
+  IndexToPointMatrix<D>(output, g.outputIndexToPoint);
+  PointToIndexMatrix<D>(input, g.inputPointToIndex);
+  return g;
+}
+
+/** Runs body(row) for every row (line along the first axis) of the output grid. */
+template <typename TFilter, typename TBody>
+void
+ForEachOutputRow(TFilter * filter, const cif::ResampleGeometry & g, TBody && body)
+{
+  const SizeValueType rows = static_cast<SizeValueType>(g.outputSize[1] * g.outputSize[2]);
+  filter->GetMultiThreader()->ParallelizeArray(
+    0, rows, [&body](SizeValueType row) { body(static_cast<std::int64_t>(row)); }, nullptr);
+}
+} // namespace CubicResampleDetail
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  GenerateData()
+{
+  if (!this->UsesModulePath())
+  {
+    Superclass::GenerateData();
+    m_LastExecutionPath = ExecutionPath::ITK;
+    return;
+  }
+  if constexpr (TypesSupported)
+  {
+    constexpr unsigned int D = ImageDimension;
+    using TC = CoefficientType;
+    using TIn = InputComponentType;
+    using TOut = OutputComponentType;
+    const TInputImage * input = this->GetInput();
+    if (input == nullptr || input->GetBufferedRegion().GetNumberOfPixels() == 0)
+    {
+      itkExceptionMacro("the input image is empty");
+    }
+    const auto * transform = dynamic_cast<const Transform<double, D, D> *>(this->GetTransform());
+    if (transform == nullptr)
+    {
+      itkExceptionMacro("no transform set");
+    }
+
+    this->AllocateOutputs();
+    TOutputImage * output = this->GetOutput();
+    try
+    {
+      const cif::ResampleGeometry g = CubicResampleDetail::MakeGeometry<D>(input, output);
+      CudaTransformChain<D>       chain(transform);
+      const TOut                  defaultValue = static_cast<TOut>(this->GetDefaultPixelValue());
+      const std::int64_t          inputCount = static_cast<std::int64_t>(input->GetBufferedRegion().GetNumberOfPixels());
+      const std::int64_t          outputCount = g.OutputCount();
+      cif::BufferShape            shape;
+      shape.dimension = D;
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        shape.size[a] = g.input.size[a];
+      }
+      cif::SplinePoles poles;
+      cif::MakeSplinePoles(3, poles);
+
+      // Transforms the device cannot evaluate: ITK maps every output point here.
+      std::vector<double> mapped;
+      if (!chain.IsDeviceEvaluable())
+      {
+        mapped.assign(3 * static_cast<std::size_t>(outputCount), 0.0);
+        CubicResampleDetail::ForEachOutputRow(this, g, [&](std::int64_t row) {
+          typename TOutputImage::IndexType index = output->GetBufferedRegion().GetIndex();
+          index[1] += row % g.outputSize[1];
+          if (D > 2)
+          {
+            index[D - 1] += row / g.outputSize[1];
+          }
+          for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
+          {
+            index[0] = g.outputStart[0] + x;
+            typename TOutputImage::PointType p;
+            output->TransformIndexToPhysicalPoint(index, p);
+            const auto   q = transform->TransformPoint(p);
+            const auto   i = static_cast<std::size_t>(row * g.outputSize[0] + x);
+            for (unsigned int a = 0; a < D; ++a)
+            {
+              mapped[3 * i + a] = q[a];
+            }
+          }
+        });
+      }
+
+      if (m_UseGPU && cif::IsGPUAvailable())
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          constexpr bool    inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
+          constexpr bool    outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
+          const std::size_t needed = inputCount * (sizeof(TC) + (inputIsCuda ? 0 : sizeof(TIn))) +
+                                     mapped.size() * sizeof(double) + outputCount * sizeof(TOut);
+          std::ostringstream what;
+          what << "cubic resampling of a " << inputCount << "-voxel image into " << outputCount << " voxels";
+          cif::RequireDeviceMemory(needed, what.str());
+
+          cif::DeviceBuffer coefficients(inputCount * sizeof(TC));
+          {
+            cif::DeviceBuffer staging;
+            const TIn *       source = nullptr;
+            if constexpr (inputIsCuda)
+            {
+              source = static_cast<const TIn *>(input->GetDeviceBufferForReading());
+            }
+            else
+            {
+              staging.Allocate(inputCount * sizeof(TIn));
+              staging.Upload(input->GetBufferPointer(), inputCount * sizeof(TIn));
+              source = staging.As<TIn>();
+            }
+            cif::ConvertOnDevice<TIn, TC>(source, coefficients.As<TC>(), inputCount);
+            if (!m_InputIsCoefficients)
+            {
+              cif::PrefilterOnDevice<TC>(coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror);
+            }
+            cif::Synchronize();
+          }
+          cif::DeviceBuffer mappedOnDevice;
+          if (!mapped.empty())
+          {
+            mappedOnDevice.Allocate(mapped.size() * sizeof(double));
+            mappedOnDevice.Upload(mapped.data(), mapped.size() * sizeof(double));
+          }
+          cif::DeviceBuffer outputScratch;
+          TOut *            out = nullptr;
+          if constexpr (outputIsCuda)
+          {
+            out = static_cast<TOut *>(output->GetDeviceBufferForWriting(false));
+          }
+          else
+          {
+            outputScratch.Allocate(outputCount * sizeof(TOut));
+            out = outputScratch.As<TOut>();
+          }
+          cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), g,
+                                                               chain.IsDeviceEvaluable() ? chain.DeviceChain()
+                                                                                         : chain.HostChain(),
+                                                               mappedOnDevice.As<const double>(), defaultValue, out);
+          cif::Synchronize();
+          if constexpr (!outputIsCuda)
+          {
+            outputScratch.Download(output->GetBufferPointer(), outputCount * sizeof(TOut));
+          }
+        });
+        m_LastExecutionPath = ExecutionPath::GPU;
+      }
+      else
+      {
+        std::vector<TC> coefficients(static_cast<std::size_t>(inputCount));
+        const auto *    source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
+        std::transform(source, source + inputCount, coefficients.begin(), [](TIn v) { return static_cast<TC>(v); });
+        MultiThreaderBase * threader = this->GetMultiThreader();
+        if (!m_InputIsCoefficients)
+        {
+          cif::PrefilterOnHost(coefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
+                               [threader](std::int64_t lines, auto && body) {
+                                 threader->ParallelizeArray(
+                                   0, static_cast<SizeValueType>(lines),
+                                   [&body](SizeValueType line) { body(static_cast<std::int64_t>(line)); }, nullptr);
+                               });
+        }
+        auto *                      out = reinterpret_cast<TOut *>(output->GetBufferPointer());
+        const cif::TransformChain & hostChain = chain.HostChain();
+        CubicResampleDetail::ForEachOutputRow(this, g, [&](std::int64_t row) {
+          for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
+          {
+            const std::int64_t i = row * g.outputSize[0] + x;
+            out[i] = cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
+              coefficients.data(), g, hostChain, mapped.empty() ? nullptr : &mapped[3 * i], i, defaultValue);
+          }
+        });
+        m_LastExecutionPath = ExecutionPath::CPU;
+      }
+    }
+    catch (...)
+    {
+      output->Initialize(); // no half-resampled image is left behind
+      throw;
+    }
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::PrintSelf(
+  std::ostream & os,
+  Indent         indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  const char * paths[] = { "None", "GPU", "CPU", "ITK" };
+  os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
+  os << indent << "InputIsCoefficients: " << (m_InputIsCoefficients ? "On" : "Off") << std::endl;
+  os << indent << "LastExecutionPath: " << paths[static_cast<int>(m_LastExecutionPath)] << std::endl;
+}
+
+} // namespace itk
+
+#endif

@@ -1,0 +1,159 @@
+#ifndef itkCudaTransformChain_h
+#define itkCudaTransformChain_h
+
+#include "cifDeviceBuffer.h"
+#include "cifTransformChain.h"
+#include "itkBSplineTransform.h"
+#include "itkCompositeTransform.h"
+#include "itkCudaGeometry.h"
+#include "itkIdentityTransform.h"
+#include "itkMatrixOffsetTransformBase.h"
+#include "itkTranslationTransform.h"
+
+#include <vector>
+
+namespace itk
+{
+/** \class CudaTransformChain
+ * \brief An ITK transform as a cif::TransformChain the GPU (or the CPU path) applies.
+ *
+ * Handles every MatrixOffsetTransformBase (translation-free or not: Euler, rigid,
+ * similarity, scale, affine...), TranslationTransform, IdentityTransform, the cubic
+ * BSplineTransform, and CompositeTransform chains of these (applied in ITK's order,
+ * the last added first). For the GPU the B-spline coefficients are uploaded once
+ * and owned here. Anything else makes IsDeviceEvaluable() false: the caller then
+ * maps points on the host with ITK itself.
+ *
+ * \ingroup CudaImageFilters
+ */
+template <unsigned int D>
+class CudaTransformChain
+{
+public:
+  using TransformType = Transform<double, D, D>;
+
+  explicit CudaTransformChain(const TransformType * transform) { m_Evaluable = this->Append(transform); }
+
+  bool
+  IsDeviceEvaluable() const
+  {
+    return m_Evaluable;
+  }
+
+  /** The chain with host pointers to B-spline coefficients (CPU path). */
+  const cif::TransformChain &
+  HostChain() const
+  {
+    return m_Chain;
+  }
+
+  /** The chain with device pointers (uploads the coefficients on first use). */
+  const cif::TransformChain &
+  DeviceChain()
+  {
+    if (!m_Uploaded)
+    {
+      m_DeviceChain = m_Chain;
+      for (int s = 0; s < m_Chain.count; ++s)
+      {
+        if (m_Chain.stage[s].kind != cif::TransformKind::BSpline)
+        {
+          continue;
+        }
+        const std::size_t count = m_Chain.stage[s].gridSize[0] * m_Chain.stage[s].gridSize[1] *
+                                  m_Chain.stage[s].gridSize[2];
+        for (unsigned int a = 0; a < D; ++a)
+        {
+          m_DeviceCoefficients.emplace_back(count * sizeof(double));
+          m_DeviceCoefficients.back().Upload(m_Chain.stage[s].coefficients[a], count * sizeof(double));
+          m_DeviceChain.stage[s].coefficients[a] = m_DeviceCoefficients.back().template As<const double>();
+        }
+      }
+      m_Uploaded = true;
+    }
+    return m_DeviceChain;
+  }
+
+private:
+  bool
+  Append(const TransformType * transform)
+  {
+    if (transform == nullptr)
+    {
+      return false;
+    }
+    if (const auto * composite = dynamic_cast<const CompositeTransform<double, D> *>(transform))
+    {
+      // CompositeTransform::TransformPoint applies its queue back to front.
+      for (SizeValueType n = composite->GetNumberOfTransforms(); n > 0; --n)
+      {
+        if (!this->Append(composite->GetNthTransformConstPointer(n - 1)))
+        {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (m_Chain.count == cif::kMaxTransformStages)
+    {
+      return false;
+    }
+    cif::TransformStage & stage = m_Chain.stage[m_Chain.count];
+    if (const auto * affine = dynamic_cast<const MatrixOffsetTransformBase<double, D, D> *>(transform))
+    {
+      stage.kind = cif::TransformKind::Affine;
+      for (unsigned int i = 0; i < D; ++i)
+      {
+        for (unsigned int j = 0; j < D; ++j)
+        {
+          stage.matrix[i][j] = affine->GetMatrix()[i][j];
+        }
+        stage.offset[i] = affine->GetOffset()[i];
+      }
+    }
+    else if (const auto * translation = dynamic_cast<const TranslationTransform<double, D> *>(transform))
+    {
+      stage.kind = cif::TransformKind::Affine;
+      for (unsigned int i = 0; i < D; ++i)
+      {
+        stage.offset[i] = translation->GetOffset()[i];
+      }
+    }
+    else if (dynamic_cast<const IdentityTransform<double, D> *>(transform))
+    {
+      stage.kind = cif::TransformKind::Affine;
+    }
+    else if (const auto * bspline = dynamic_cast<const BSplineTransform<double, D, 3> *>(transform))
+    {
+      const auto & images = bspline->GetCoefficientImages();
+      if (images[0]->GetBufferPointer() == nullptr)
+      {
+        return false; // ITK warns and returns the point; let ITK do that
+      }
+      stage.kind = cif::TransformKind::BSpline;
+      const auto size = images[0]->GetLargestPossibleRegion().GetSize();
+      for (unsigned int i = 0; i < D; ++i)
+      {
+        stage.gridSize[i] = static_cast<std::int64_t>(size[i]);
+        stage.gridOrigin[i] = images[0]->GetOrigin()[i];
+        stage.coefficients[i] = images[i]->GetBufferPointer();
+      }
+      PointToIndexMatrix<D>(images[0].GetPointer(), stage.gridPointToIndex);
+    }
+    else
+    {
+      return false;
+    }
+    ++m_Chain.count;
+    return true;
+  }
+
+  cif::TransformChain            m_Chain;
+  cif::TransformChain            m_DeviceChain;
+  std::vector<cif::DeviceBuffer> m_DeviceCoefficients;
+  bool                           m_Evaluable = false;
+  bool                           m_Uploaded = false;
+};
+} // namespace itk
+
+#endif

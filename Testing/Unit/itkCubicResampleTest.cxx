@@ -1,0 +1,359 @@
+// CubicResampleGPUImageFilter and TransformToDisplacementFieldGPUFilter against ITK
+// (ResampleImageFilter + BSplineInterpolateImageFunction of order 3, and
+// TransformToDisplacementFieldFilter), through the CPU path always and the GPU path
+// where a device exists: affine, Euler, B-spline, composite and host-mapped
+// transforms, rotated and anisotropic grids, non-zero start indices, points outside.
+#include "cifTestHelpers.h"
+#include "itkAffineTransform.h"
+#include "itkBSplineTransform.h"
+#include "itkCompositeTransform.h"
+#include "itkCubicResampleGPUImageFilter.h"
+#include "itkDisplacementFieldTransform.h"
+#include "itkEuler3DTransform.h"
+#include "itkTransformToDisplacementFieldGPUFilter.h"
+
+#include <vector>
+
+namespace
+{
+using namespace cif_test;
+enum class Path
+{
+  CPU,
+  GPU
+};
+
+template <unsigned int D>
+itk::Matrix<double, D, D>
+RotationDirection(double angle)
+{
+  itk::Matrix<double, D, D> m;
+  m.SetIdentity();
+  m[0][0] = std::cos(angle);
+  m[0][1] = -std::sin(angle);
+  m[1][0] = std::sin(angle);
+  m[1][1] = std::cos(angle);
+  return m;
+}
+
+/** An input with anisotropic spacing, a rotated direction, a non-zero start index. */
+template <typename TImage>
+typename TImage::Pointer
+MakeInput(const typename TImage::SizeType & size, Content content, std::uint32_t seed)
+{
+  constexpr unsigned int      D = TImage::ImageDimension;
+  typename TImage::IndexType start;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    start[a] = static_cast<itk::IndexValueType>(a) * 3 - 2;
+  }
+  auto image = MakeImage<TImage>(size, start, content, seed, 0.0, 200.0);
+  typename TImage::PointType origin;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    origin[a] = 1.5 - 2.0 * a;
+  }
+  image->SetOrigin(origin);
+  image->SetDirection(RotationDirection<D>(0.2));
+  return image;
+}
+
+template <unsigned int D>
+typename itk::AffineTransform<double, D>::Pointer
+RandomAffine(std::mt19937 & rng, double scale = 1.0)
+{
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto                                   affine = itk::AffineTransform<double, D>::New();
+  typename itk::AffineTransform<double, D>::OutputVectorType translation;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    translation[a] = 2.0 * u(rng);
+  }
+  affine->Rotate(0, 1, 0.3 * u(rng));
+  affine->Scale(1.0 + 0.1 * scale * u(rng));
+  affine->Shear(0, 1, 0.05 * u(rng));
+  affine->Translate(translation);
+  return affine;
+}
+
+/** A cubic B-spline transform over the input's physical extent with random
+ * control-point displacements of up to \a amplitude. */
+template <unsigned int D>
+typename itk::BSplineTransform<double, D, 3>::Pointer
+RandomBSpline(const itk::ImageBase<D> * domain, unsigned int meshSize, double amplitude, std::mt19937 & rng)
+{
+  using BSpline = itk::BSplineTransform<double, D, 3>;
+  auto                                   bspline = BSpline::New();
+  typename BSpline::PhysicalDimensionsType extent;
+  typename BSpline::MeshSizeType           mesh;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    extent[a] = domain->GetSpacing()[a] * (domain->GetLargestPossibleRegion().GetSize()[a] - 1);
+    mesh[a] = meshSize;
+  }
+  // origin at the domain's first index, along the domain's direction
+  typename itk::ImageBase<D>::PointType origin;
+  domain->TransformIndexToPhysicalPoint(domain->GetLargestPossibleRegion().GetIndex(), origin);
+  bspline->SetTransformDomainOrigin(origin);
+  bspline->SetTransformDomainDirection(domain->GetDirection());
+  bspline->SetTransformDomainPhysicalDimensions(extent);
+  bspline->SetTransformDomainMeshSize(mesh);
+  typename BSpline::ParametersType parameters(bspline->GetNumberOfParameters());
+  std::uniform_real_distribution<double> u(-amplitude, amplitude);
+  for (auto & p : parameters)
+  {
+    p = u(rng);
+  }
+  bspline->SetParameters(parameters);
+  bspline->SetParametersByValue(parameters); // own the parameters
+  return bspline;
+}
+
+template <typename TIn, typename TOut>
+typename TOut::Pointer
+ResampleWithITK(const TIn * input, const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
+                const TOut * geometry, double defaultValue)
+{
+  auto resample = itk::ResampleImageFilter<TIn, TOut>::New();
+  auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
+  interpolator->SetSplineOrder(3);
+  resample->SetInput(input);
+  resample->SetInterpolator(interpolator);
+  resample->SetTransform(transform);
+  resample->SetOutputParametersFromImage(geometry);
+  resample->SetDefaultPixelValue(static_cast<typename TOut::PixelType>(defaultValue));
+  resample->Update();
+  typename TOut::Pointer out = resample->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
+template <typename TIn, typename TOut>
+typename TOut::Pointer
+ResampleWithModule(const TIn * input, const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
+                   const TOut * geometry, double defaultValue, Path path)
+{
+  using Filter = itk::CubicResampleGPUImageFilter<TIn, TOut>;
+  auto resample = Filter::New();
+  auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
+  interpolator->SetSplineOrder(3);
+  resample->SetInput(input);
+  resample->SetInterpolator(interpolator);
+  resample->SetTransform(transform);
+  resample->SetOutputParametersFromImage(geometry);
+  resample->SetDefaultPixelValue(static_cast<typename TOut::PixelType>(defaultValue));
+  resample->SetUseGPU(path == Path::GPU);
+  resample->Update();
+  EXPECT_EQ(resample->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
+  typename TOut::Pointer out = resample->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
+/** Output grid: other spacing, origin, size and start index than the input. */
+template <typename TOut>
+typename TOut::Pointer
+OutputGeometry(const typename TOut::SizeType & size)
+{
+  constexpr unsigned int D = TOut::ImageDimension;
+  auto                   out = TOut::New();
+  typename TOut::IndexType start;
+  typename TOut::SpacingType spacing;
+  typename TOut::PointType origin;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    start[a] = 1 + static_cast<itk::IndexValueType>(a);
+    spacing[a] = 0.6 + 0.15 * a;
+    origin[a] = -3.0 + a;
+  }
+  out->SetRegions(typename TOut::RegionType(start, size));
+  out->SetSpacing(spacing);
+  out->SetOrigin(origin);
+  return out;
+}
+
+/** Compares with ITK: the same voxels take the default value (ITK's inside test),
+ * and the others agree within \a tolerance. */
+template <typename TOut, typename TRef>
+void
+ExpectSameResample(const TOut * got, const TRef * want, double defaultValue, double tolerance)
+{
+  const std::size_t count = want->GetBufferedRegion().GetNumberOfPixels();
+  ASSERT_EQ(got->GetBufferedRegion(), want->GetBufferedRegion());
+  std::size_t insideMismatch = 0, inside = 0;
+  double      maxAbs = 0;
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    const double a = got->GetBufferPointer()[i], b = want->GetBufferPointer()[i];
+    const bool   aOut = a == defaultValue, bOut = b == defaultValue;
+    if (aOut != bOut)
+    {
+      ++insideMismatch;
+      continue;
+    }
+    inside += !bOut;
+    maxAbs = std::max(maxAbs, std::fabs(a - b));
+  }
+  EXPECT_EQ(insideMismatch, 0u) << "voxels where only one side gave the default value";
+  EXPECT_GT(inside, count / 4) << "too few output voxels inside the input to test anything";
+  EXPECT_LE(maxAbs, tolerance) << "over " << inside << " voxels inside";
+}
+
+template <unsigned int D, typename TPixel>
+void
+CheckTransforms(Path path)
+{
+  using Image = itk::Image<TPixel, D>;
+  using Transform = itk::Transform<double, D, D>;
+  const std::uint32_t seed = FreshSeed();
+  std::mt19937        rng(seed);
+  itk::Size<D>        inSize, outSize;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    inSize[a] = D == 2 ? 61 + 7 * a : 23 + 4 * a;
+    outSize[a] = D == 2 ? 70 - 5 * a : 26 - 3 * a;
+  }
+  for (Content content : { Content::Random, Content::Smooth })
+  {
+    auto input = MakeInput<Image>(inSize, content, seed);
+    auto geometry = OutputGeometry<Image>(outSize);
+
+    std::vector<std::pair<std::string, typename Transform::ConstPointer>> transforms;
+    transforms.emplace_back("affine", RandomAffine<D>(rng).GetPointer());
+    auto bspline = RandomBSpline<D>(input.GetPointer(), 5, 2.0, rng);
+    transforms.emplace_back("bspline", bspline.GetPointer());
+    auto composite = itk::CompositeTransform<double, D>::New();
+    composite->AddTransform(RandomAffine<D>(rng, 0.5));
+    composite->AddTransform(bspline);
+    transforms.emplace_back("composite affine+bspline", composite.GetPointer());
+    if constexpr (D == 3)
+    {
+      auto euler = itk::Euler3DTransform<double>::New();
+      euler->SetRotation(0.1, -0.2, 0.3);
+      euler->SetCenter(input->GetOrigin());
+      transforms.emplace_back("euler", euler.GetPointer());
+    }
+    // A transform the device does not evaluate: mapped on the host by ITK.
+    using FieldTransform = itk::DisplacementFieldTransform<double, D>;
+    auto field = FieldTransform::DisplacementFieldType::New();
+    field->CopyInformation(input);
+    field->SetRegions(input->GetLargestPossibleRegion());
+    field->Allocate();
+    std::uniform_real_distribution<double> u(-1.5, 1.5);
+    for (itk::ImageRegionIterator<typename FieldTransform::DisplacementFieldType> it(field, field->GetBufferedRegion());
+         !it.IsAtEnd(); ++it)
+    {
+      typename FieldTransform::OutputVectorType v;
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        v[a] = u(rng);
+      }
+      it.Set(v);
+    }
+    auto displacement = FieldTransform::New();
+    displacement->SetDisplacementField(field);
+    transforms.emplace_back("displacement field (host-mapped)", displacement.GetPointer());
+
+    const double defaultValue = -7.0;
+    for (const auto & [name, transform] : transforms)
+    {
+      SCOPED_TRACE(testing::Message() << D << "-D " << typeid(TPixel).name() << ", " << name << ", "
+                                      << ToString(content) << ", " << (path == Path::GPU ? "GPU" : "CPU")
+                                      << ", seed " << seed);
+      auto want = ResampleWithITK<Image, Image>(input, transform, geometry, defaultValue);
+      auto got = ResampleWithModule<Image, Image>(input, transform, geometry, defaultValue, path);
+      const double tolerance = std::is_same_v<TPixel, double> ? 1e-10 : (std::is_integral_v<TPixel> ? 1.0 : 4e-6 * 200.0);
+      ExpectSameResample(got.GetPointer(), want.GetPointer(), defaultValue, tolerance);
+    }
+  }
+}
+
+TEST(CubicResampleCPU, MatchesITK2D) { CheckTransforms<2, float>(Path::CPU); }
+TEST(CubicResampleCPU, MatchesITK3D) { CheckTransforms<3, float>(Path::CPU); }
+TEST(CubicResampleCPU, MatchesITKDouble) { CheckTransforms<3, double>(Path::CPU); }
+TEST(CubicResampleCPU, MatchesITKShortWithTruncation) { CheckTransforms<2, short>(Path::CPU); }
+TEST(CubicResampleGPU, MatchesITK2D)
+{
+  CIF_REQUIRE_GPU();
+  CheckTransforms<2, float>(Path::GPU);
+}
+TEST(CubicResampleGPU, MatchesITK3D)
+{
+  CIF_REQUIRE_GPU();
+  CheckTransforms<3, float>(Path::GPU);
+}
+TEST(CubicResampleGPU, MatchesITKDouble)
+{
+  CIF_REQUIRE_GPU();
+  CheckTransforms<3, double>(Path::GPU);
+}
+TEST(CubicResampleGPU, MatchesITKShortWithTruncation)
+{
+  CIF_REQUIRE_GPU();
+  CheckTransforms<2, short>(Path::GPU);
+}
+
+/** Another interpolator: the filter is plain ResampleImageFilter. */
+TEST(CubicResampleCPU, OtherInterpolatorsRunITK)
+{
+  using Image = itk::Image<float, 2>;
+  auto input = MakeInput<Image>({ { 20, 21 } }, Content::Random, FreshSeed());
+  auto filter = itk::CubicResampleGPUImageFilter<Image, Image>::New();
+  filter->SetInput(input);
+  filter->SetOutputParametersFromImage(input);
+  filter->Update(); // default: linear interpolator
+  using Filter = itk::CubicResampleGPUImageFilter<Image, Image>;
+  EXPECT_EQ(filter->GetLastExecutionPath(), Filter::ExecutionPath::ITK);
+}
+
+template <unsigned int D, typename TComponent>
+void
+CheckDisplacementField(Path path)
+{
+  using Field = itk::Image<itk::Vector<TComponent, D>, D>;
+  const std::uint32_t seed = FreshSeed();
+  std::mt19937        rng(seed);
+  SCOPED_TRACE(testing::Message() << D << "-D field, " << (path == Path::GPU ? "GPU" : "CPU") << ", seed " << seed);
+  using Image = itk::Image<float, D>;
+  itk::Size<D> size;
+  size.Fill(D == 2 ? 90 : 30);
+  auto domain = MakeInput<Image>(size, Content::Smooth, seed);
+  auto bspline = RandomBSpline<D>(domain.GetPointer(), D == 2 ? 7 : 4, 3.0, rng);
+
+  auto reference = itk::TransformToDisplacementFieldFilter<Field, double>::New();
+  reference->SetTransform(bspline);
+  reference->SetReferenceImage(domain);
+  reference->SetUseReferenceImage(true);
+  reference->Update();
+
+  using Filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>;
+  auto filter = Filter::New();
+  filter->SetTransform(bspline);
+  filter->SetReferenceImage(domain);
+  filter->SetUseReferenceImage(true);
+  filter->SetUseGPU(path == Path::GPU);
+  filter->Update();
+  EXPECT_EQ(filter->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
+
+  const std::size_t count = domain->GetBufferedRegion().GetNumberOfPixels() * D;
+  const auto *      got = reinterpret_cast<const TComponent *>(filter->GetOutput()->GetBufferPointer());
+  const auto *      want = reinterpret_cast<const TComponent *>(reference->GetOutput()->GetBufferPointer());
+  const ErrorStats  stats = Compare(got, want, count);
+  EXPECT_GT(stats.maxRef, 0.1) << "the field is too small to test anything";
+  const double tolerance = std::is_same_v<TComponent, double> ? 1e-12 : 2e-6 * stats.maxRef;
+  EXPECT_LE(stats.maxAbs, tolerance) << stats;
+}
+
+TEST(DisplacementFieldCPU, BSplineMatchesITK2D) { CheckDisplacementField<2, float>(Path::CPU); }
+TEST(DisplacementFieldCPU, BSplineMatchesITK3D) { CheckDisplacementField<3, double>(Path::CPU); }
+TEST(DisplacementFieldGPU, BSplineMatchesITK2D)
+{
+  CIF_REQUIRE_GPU();
+  CheckDisplacementField<2, float>(Path::GPU);
+}
+TEST(DisplacementFieldGPU, BSplineMatchesITK3D)
+{
+  CIF_REQUIRE_GPU();
+  CheckDisplacementField<3, double>(Path::GPU);
+}
+} // namespace
