@@ -12,3 +12,23 @@
 #endif
 
 #endif
+
+#ifndef cifHostDeviceRounding_h
+#define cifHostDeviceRounding_h
+namespace cif
+{
+/** a * b + c rounded twice, as ITK's host code computes it. nvcc would otherwise
+ * fuse it into one FMA (rounded once) and coordinates that sit exactly on a boundary
+ * of ITK's inside tests (a B-spline grid's valid region, the input buffer) could
+ * land on the other side. */
+CIF_HD double
+MulAddUnfused(double a, double b, double c)
+{
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(__dmul_rn(a, b), c);
+#else
+  return a * b + c;
+#endif
+}
+} // namespace cif
+#endif

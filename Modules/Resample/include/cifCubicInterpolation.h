@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 /** \file cifCubicInterpolation.h
  * Cubic B-spline evaluation from coefficients, term for term as
@@ -98,12 +99,17 @@ InsideBuffer(const double x[3], const CoefficientGrid & grid)
 
 /** The spline's value at continuous index \a x (D = 1..3), and with \a gradient its
  * partial derivatives in index space (ITK divides them by the spacing and, for
- * physical gradients, rotates them by the direction). */
+ * physical gradients, rotates them by the direction). Support, weights and indices
+ * come from x in double exactly as ITK computes them; the weighted sum runs in the
+ * coefficients' precision (float coefficients: float sums, within float rounding of
+ * ITK's double sum; double coefficients: double, as ITK). */
 template <int D, typename TCoefficient>
 CIF_HD double
-EvaluateCubic(const TCoefficient * c, const CoefficientGrid & grid, const double x[3], double * gradient = nullptr)
+EvaluateCubic(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[3],
+              double * gradient = nullptr)
 {
-  double       w[3][4], d[3][4];
+  using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
+  Acc          w[3][4], d[3][4];
   std::int64_t offset[3][4];
   for (int a = 0; a < 3; ++a)
   {
@@ -111,20 +117,23 @@ EvaluateCubic(const TCoefficient * c, const CoefficientGrid & grid, const double
     {
       for (int k = 0; k < 4; ++k)
       {
-        w[a][k] = k == 0 ? 1.0 : 0.0;
-        d[a][k] = 0.0;
+        w[a][k] = k == 0 ? Acc(1) : Acc(0);
+        d[a][k] = Acc(0);
         offset[a][k] = 0;
       }
       continue;
     }
     const std::int64_t s = CubicSupportStart(x[a]);
-    CubicWeights(x[a], s, w[a]);
+    double             wd[4], dd[4];
+    CubicWeights(x[a], s, wd);
     if (gradient)
     {
-      CubicDerivativeWeights(x[a], s, d[a]);
+      CubicDerivativeWeights(x[a], s, dd);
     }
     for (int k = 0; k < 4; ++k)
     {
+      w[a][k] = static_cast<Acc>(wd[k]);
+      d[a][k] = gradient ? static_cast<Acc>(dd[k]) : Acc(0);
       offset[a][k] = MirroredOffset(s + k, grid.start[a], grid.size[a]);
     }
   }
@@ -132,26 +141,27 @@ EvaluateCubic(const TCoefficient * c, const CoefficientGrid & grid, const double
   const std::int64_t strideZ = grid.size[0] * (D > 1 ? grid.size[1] : 1);
   constexpr int      KY = D > 1 ? 4 : 1;
   constexpr int      KZ = D > 2 ? 4 : 1;
-  double             value = 0, g0 = 0, g1 = 0, g2 = 0;
+  Acc                value = 0, g0 = 0, g1 = 0, g2 = 0;
   for (int kz = 0; kz < KZ; ++kz)
   {
     const std::int64_t oz = offset[2][kz] * strideZ;
     for (int ky = 0; ky < KY; ++ky)
     {
-      const std::int64_t oy = oz + offset[1][ky] * strideY;
-      double             row = 0, rowD = 0;
+      const TCoefficient * row = c + oz + offset[1][ky] * strideY;
+      Acc                  sum = 0, sumD = 0;
       for (int kx = 0; kx < 4; ++kx)
       {
-        const double coefficient = static_cast<double>(c[oy + offset[0][kx]]);
-        row += w[0][kx] * coefficient;
-        rowD += d[0][kx] * coefficient;
+        const Acc coefficient = static_cast<Acc>(row[offset[0][kx]]);
+        sum += w[0][kx] * coefficient;
+        sumD += d[0][kx] * coefficient;
       }
-      value += w[1][ky] * w[2][kz] * row;
+      const Acc wyz = w[1][ky] * w[2][kz];
+      value += wyz * sum;
       if (gradient)
       {
-        g0 += w[1][ky] * w[2][kz] * rowD;
-        g1 += d[1][ky] * w[2][kz] * row;
-        g2 += w[1][ky] * d[2][kz] * row;
+        g0 += wyz * sumD;
+        g1 += d[1][ky] * w[2][kz] * sum;
+        g2 += w[1][ky] * d[2][kz] * sum;
       }
     }
   }

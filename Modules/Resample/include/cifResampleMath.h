@@ -38,10 +38,25 @@ CIF_HD void
 OutputPoint(const ResampleGeometry & g, std::int64_t linear, double p[3])
 {
   std::int64_t index[3] = { 0, 0, 0 };
-  for (int a = 0; a < D; ++a)
+  if (g.OutputCount() < 0xFFFFFFFFll)
   {
-    index[a] = g.outputStart[a] + linear % g.outputSize[a];
-    linear /= g.outputSize[a];
+    // 32-bit division where it suffices: 64-bit division is a long instruction
+    // sequence on the GPU, and every voxel does two.
+    auto rest = static_cast<std::uint32_t>(linear);
+    for (int a = 0; a < D; ++a)
+    {
+      const auto size = static_cast<std::uint32_t>(g.outputSize[a]);
+      index[a] = g.outputStart[a] + rest % size;
+      rest /= size;
+    }
+  }
+  else
+  {
+    for (int a = 0; a < D; ++a)
+    {
+      index[a] = g.outputStart[a] + linear % g.outputSize[a];
+      linear /= g.outputSize[a];
+    }
   }
   for (int i = 0; i < 3; ++i)
   {
@@ -52,7 +67,7 @@ OutputPoint(const ResampleGeometry & g, std::int64_t linear, double p[3])
     p[i] = g.outputOrigin[i];
     for (int j = 0; j < D; ++j)
     {
-      p[i] += g.outputIndexToPoint[i][j] * static_cast<double>(index[j]);
+      p[i] = MulAddUnfused(g.outputIndexToPoint[i][j], static_cast<double>(index[j]), p[i]);
     }
   }
 }
@@ -70,7 +85,7 @@ InputContinuousIndex(const ResampleGeometry & g, const double q[3], double x[3])
   {
     for (int j = 0; j < D; ++j)
     {
-      x[i] += g.inputPointToIndex[i][j] * (q[j] - g.inputOrigin[j]);
+      x[i] = MulAddUnfused(g.inputPointToIndex[i][j], q[j] - g.inputOrigin[j], x[i]);
     }
   }
 }

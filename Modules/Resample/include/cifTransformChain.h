@@ -106,7 +106,7 @@ ApplyBSpline(const TransformStage & s, const double p[3], double out[3])
   {
     for (int j = 0; j < D; ++j)
     {
-      x[i] += s.gridPointToIndex[i][j] * (p[j] - s.gridOrigin[j]);
+      x[i] = MulAddUnfused(s.gridPointToIndex[i][j], p[j] - s.gridOrigin[j], x[i]);
     }
   }
   // InsideValidRegion: [1, size - 2), a point within 4 ulps of the upper limit
@@ -160,7 +160,7 @@ ApplyBSpline(const TransformStage & s, const double p[3], double out[3])
         const double weight = w[0][kx] * w[1][ky] * w[2][kz];
         for (int i = 0; i < D; ++i)
         {
-          sum[i] += weight * s.coefficients[i][row + kx];
+          sum[i] = MulAddUnfused(weight, s.coefficients[i][row + kx], sum[i]);
         }
       }
     }
@@ -187,7 +187,7 @@ ApplyTransformChain(const TransformChain & chain, const double p[3], double out[
       {
         for (int j = 0; j < D; ++j)
         {
-          r[i] += s.matrix[i][j] * q[j];
+          r[i] = MulAddUnfused(s.matrix[i][j], q[j], r[i]);
         }
         r[i] += s.offset[i];
       }

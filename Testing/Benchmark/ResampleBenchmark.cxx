@@ -1,0 +1,335 @@
+// Resampling benchmark: prints a markdown table of exact cubic resampling of N^3
+// float volumes through an affine transform with rotation (from coefficients on the
+// device, and prefilter + resample end to end on the device), the dense B-spline
+// deformation field of a 256^3 grid from a 10^3 mesh, and 10^7 random point
+// evaluations with gradients. Each is timed with CUDA events (median of --repeat
+// after a warm-up) against the floor (8 bytes per output voxel, or per point 8 in +
+// 8 out, at the measured copy bandwidth), ITK on all cores, and CuPy
+// (affine_transform order 3, from coefficients and with its prefilter).
+//
+//   ResampleBenchmark [--sizes 256 512] [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 256]
+#include "cifBSplinePrefilterDevice.h"
+#include "cifDeviceBuffer.h"
+#include "cifResampleDevice.h"
+#include "itkAffineTransform.h"
+#include "itkBSplineInterpolateImageFunction.h"
+#include "itkBSplineTransform.h"
+#include "itkCudaTransformChain.h"
+#include "itkMultiThreaderBase.h"
+#include "itkResampleImageFilter.h"
+#include "itkTransformToDisplacementFieldFilter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace
+{
+using Image = itk::Image<float, 3>;
+
+double
+Median(std::vector<double> v)
+{
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+template <typename F>
+double
+DeviceMilliseconds(int repeat, F && f)
+{
+  cif::DeviceTimer    timer;
+  std::vector<double> t;
+  f();
+  cif::Synchronize();
+  for (int r = 0; r < repeat; ++r)
+  {
+    timer.Start();
+    f();
+    t.push_back(timer.StopMilliseconds());
+  }
+  return Median(t);
+}
+
+template <typename F>
+double
+WallMilliseconds(F && f)
+{
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::map<std::string, std::string>
+RunCuPy(const std::string & script, const std::vector<long> & sizes, int repeat)
+{
+  std::map<std::string, std::string> rows;
+  if (script.empty())
+  {
+    return rows;
+  }
+  std::string command = "python3 " + script + " --repeat " + std::to_string(repeat) + " --sizes";
+  for (long n : sizes)
+  {
+    command += " " + std::to_string(n);
+  }
+  FILE * pipe = popen((command + " 2>&1").c_str(), "r");
+  char   line[512];
+  while (pipe && fgets(line, sizeof(line), pipe))
+  {
+    std::string s(line);
+    const auto  colon = s.find(": ");
+    if (colon != std::string::npos)
+    {
+      rows[s.substr(0, colon)] = s.substr(colon + 2, s.find_last_not_of("\r\n") - colon - 1);
+    }
+  }
+  if (pipe)
+  {
+    pclose(pipe);
+  }
+  return rows;
+}
+
+std::string
+Cell(double v, const char * format)
+{
+  if (v < 0)
+  {
+    return "n/a";
+  }
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, v);
+  return buffer;
+}
+
+Image::Pointer
+RandomVolume(long n)
+{
+  auto image = Image::New();
+  image->SetRegions(itk::Size<3>{ { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n),
+                                    static_cast<itk::SizeValueType>(n) } });
+  image->Allocate();
+  std::mt19937                          rng(777u + static_cast<unsigned>(n));
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  for (std::size_t i = 0, c = image->GetBufferedRegion().GetNumberOfPixels(); i < c; ++i)
+  {
+    image->GetBufferPointer()[i] = unit(rng);
+  }
+  return image;
+}
+
+/** A rotation of about 6 degrees around the volume's centre, a slight scale and a shift. */
+itk::AffineTransform<double, 3>::Pointer
+RotationAffine(long n)
+{
+  auto                                    affine = itk::AffineTransform<double, 3>::New();
+  itk::AffineTransform<double, 3>::InputPointType centre;
+  centre.Fill(0.5 * (n - 1));
+  affine->SetCenter(centre);
+  affine->Rotate(0, 1, 0.1);
+  affine->Rotate(1, 2, 0.02);
+  affine->Scale(1.01);
+  itk::AffineTransform<double, 3>::OutputVectorType shift;
+  shift[0] = 1.3;
+  shift[1] = -2.1;
+  shift[2] = 0.7;
+  affine->Translate(shift);
+  return affine;
+}
+} // namespace
+
+int
+main(int argc, char * argv[])
+{
+  std::vector<long> sizes;
+  int               repeat = 10;
+  long              itkMax = 256;
+  std::string       cupyScript;
+  for (int i = 1; i < argc; ++i)
+  {
+    const std::string a = argv[i];
+    if (a == "--repeat" && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--cupy" && i + 1 < argc)
+      cupyScript = argv[++i];
+    else if (a == "--itk-max" && i + 1 < argc)
+      itkMax = std::atol(argv[++i]);
+    else if (a == "--sizes")
+      while (i + 1 < argc && argv[i + 1][0] != '-')
+        sizes.push_back(std::atol(argv[++i]));
+    else
+    {
+      std::cerr << "usage: ResampleBenchmark [--sizes N...] [--repeat R] [--cupy cupy_peer.py] [--itk-max N]\n";
+      return 2;
+    }
+  }
+  if (sizes.empty())
+  {
+    sizes = { 256, 512 };
+  }
+  if (!cif::IsGPUAvailable())
+  {
+    std::cerr << "ResampleBenchmark needs a CUDA device: " << cif::GetNoDeviceReason() << "\n";
+    return 1;
+  }
+  const cif::DeviceInfo info = cif::GetDeviceInfo();
+  double                copyGBps = 0;
+  {
+    const std::size_t bytes = std::size_t(1) << 30;
+    cif::DeviceBuffer a(bytes), b(bytes);
+    copyGBps = 2.0 * bytes / (DeviceMilliseconds(repeat, [&] { cif::CopyDeviceToDevice(b.Data(), a.Data(), bytes); }) * 1e-3) / 1e9;
+  }
+  const auto cupy = RunCuPy(cupyScript, sizes, repeat);
+  std::printf("Device: %s; copy bandwidth %.0f GB/s; host threads %u\n\n", info.name.c_str(), copyGBps,
+              itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads());
+  std::printf("| case | GPU (ms) | floor (ms) | of floor | CuPy (ms) | vs CuPy | ITK CPU (ms) | vs ITK |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+
+  cif::SplinePoles poles;
+  cif::MakeSplinePoles(3, poles);
+  for (long n : sizes)
+  {
+    auto              input = RandomVolume(n);
+    const std::int64_t count = n * n * n;
+    auto              affine = RotationAffine(n);
+    itk::CudaTransformChain<3> chain(affine.GetPointer());
+    cif::ResampleGeometry g;
+    for (int a = 0; a < 3; ++a)
+    {
+      g.outputSize[a] = g.input.size[a] = n;
+    }
+    cif::DeviceBuffer samples(count * 4), coefficients(count * 4), output(count * 4);
+    samples.Upload(input->GetBufferPointer(), count * 4);
+    cif::CopyDeviceToDevice(coefficients.Data(), samples.Data(), count * 4);
+    cif::BufferShape shape;
+    shape.dimension = 3;
+    shape.size[0] = shape.size[1] = shape.size[2] = n;
+    cif::PrefilterOnDevice<float>(coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
+
+    const double exactMs = DeviceMilliseconds(repeat, [&] {
+      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, 0.f,
+                                             output.As<float>());
+    });
+    const double endToEndMs = DeviceMilliseconds(repeat, [&] {
+      cif::CopyDeviceToDevice(coefficients.Data(), samples.Data(), count * 4);
+      cif::PrefilterOnDevice<float>(coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
+      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, 0.f,
+                                             output.As<float>());
+    });
+    const double floorMs = 8.0 * count / (copyGBps * 1e9) * 1e3;
+
+    double itkMs = -1;
+    if (n <= itkMax)
+    {
+      auto resample = itk::ResampleImageFilter<Image, Image>::New();
+      auto interpolator = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
+      resample->SetInput(input);
+      resample->SetInterpolator(interpolator);
+      resample->SetTransform(affine);
+      resample->SetOutputParametersFromImage(input);
+      itkMs = WallMilliseconds([&] { resample->Update(); });
+    }
+    const std::string suffix = std::to_string(n) + "^3_ms";
+    const double fromCoefficients =
+      cupy.count("affine_order3_from_coeffs_" + suffix) ? std::atof(cupy.at("affine_order3_from_coeffs_" + suffix).c_str()) : -1;
+    const double withPrefilter = cupy.count("affine_order3_with_prefilter_" + suffix)
+                                   ? std::atof(cupy.at("affine_order3_with_prefilter_" + suffix).c_str())
+                                   : -1;
+    std::printf("| %ld^3 affine, exact, from coefficients | %.3f | %.3f | %.0f%% | %s | %s | %s | %s |\n", n, exactMs,
+                floorMs, floorMs / exactMs * 100, Cell(fromCoefficients, "%.3f").c_str(),
+                Cell(fromCoefficients > 0 ? fromCoefficients / exactMs : -1, "%.1fx").c_str(),
+                Cell(itkMs, "%.0f").c_str(), "");
+    std::printf("| %ld^3 prefilter + affine, on device | %.3f | %.3f | %.0f%% | %s | %s | %s | %s |\n", n, endToEndMs,
+                floorMs * 4, floorMs * 4 / endToEndMs * 100, Cell(withPrefilter, "%.3f").c_str(),
+                Cell(withPrefilter > 0 ? withPrefilter / endToEndMs : -1, "%.1fx").c_str(),
+                Cell(itkMs, "%.0f").c_str(), Cell(itkMs > 0 ? itkMs / endToEndMs : -1, "%.0fx").c_str());
+    std::fflush(stdout);
+  }
+
+  // B-spline deformation field: 256^3 output grid, 10^3 mesh.
+  {
+    const long n = 256;
+    using BSpline = itk::BSplineTransform<double, 3, 3>;
+    auto                             bspline = BSpline::New();
+    BSpline::PhysicalDimensionsType  extent;
+    BSpline::MeshSizeType            mesh;
+    extent.Fill(n - 1.0);
+    mesh.Fill(10);
+    bspline->SetTransformDomainPhysicalDimensions(extent);
+    bspline->SetTransformDomainMeshSize(mesh);
+    BSpline::ParametersType          parameters(bspline->GetNumberOfParameters());
+    std::mt19937                     rng(5);
+    std::uniform_real_distribution<double> u(-3, 3);
+    for (auto & p : parameters)
+      p = u(rng);
+    bspline->SetParametersByValue(parameters);
+    itk::CudaTransformChain<3> chain(bspline.GetPointer());
+    cif::ResampleGeometry g;
+    for (int a = 0; a < 3; ++a)
+      g.outputSize[a] = n;
+    const std::int64_t count = n * n * n;
+    cif::DeviceBuffer  field(count * 3 * sizeof(float));
+    const double       gpuMs =
+      DeviceMilliseconds(repeat, [&] { cif::DisplacementFieldOnDevice<3, float>(g, chain.DeviceChain(), field.As<float>()); });
+    const double floorMs = 12.0 * count / (copyGBps * 1e9) * 1e3;
+    using Field = itk::Image<itk::Vector<float, 3>, 3>;
+    auto itkField = itk::TransformToDisplacementFieldFilter<Field, double>::New();
+    itkField->SetTransform(bspline);
+    Field::SizeType size;
+    size.Fill(n);
+    itkField->SetSize(size);
+    const double itkMs = WallMilliseconds([&] { itkField->Update(); });
+    std::printf("| 256^3 B-spline field (10^3 mesh), float vectors | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f | %.0fx |\n",
+                gpuMs, floorMs, floorMs / gpuMs * 100, itkMs, itkMs / gpuMs);
+  }
+
+  // 10^7 random points with gradients from a 256^3 float coefficient volume.
+  {
+    const long         n = 256;
+    const std::int64_t points = 10000000;
+    auto               input = RandomVolume(n);
+    cif::DeviceBuffer  coefficients(n * n * n * 4), x(points * 24), values(points * 8), gradients(points * 24);
+    coefficients.Upload(input->GetBufferPointer(), n * n * n * 4);
+    std::vector<double>                    hostX(points * 3);
+    std::mt19937                           rng(9);
+    std::uniform_real_distribution<double> u(0, n - 1);
+    for (auto & v : hostX)
+      v = u(rng);
+    x.Upload(hostX.data(), hostX.size() * 8);
+    cif::CoefficientGrid grid;
+    grid.size[0] = grid.size[1] = grid.size[2] = n;
+    const double gpuMs = DeviceMilliseconds(repeat, [&] {
+      cif::EvaluatePointsOnDevice<3, float>(coefficients.As<const float>(), grid, x.As<const double>(), points,
+                                            values.As<double>(), gradients.As<double>());
+    });
+    const double floorMs = (24.0 + 8.0 + 24.0) * points / (copyGBps * 1e9) * 1e3;
+    auto         interpolator = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
+    interpolator->SetInputImage(input);
+    const std::int64_t sample = 200000; // ITK on a sample of the points, scaled
+    const double       itkMs = WallMilliseconds([&] {
+      itk::MultiThreaderBase::New()->ParallelizeArray(
+        0, sample,
+        [&](itk::SizeValueType i) {
+          itk::ContinuousIndex<double, 3> c;
+          for (int a = 0; a < 3; ++a)
+            c[a] = hostX[3 * i + a];
+          double value;
+          itk::BSplineInterpolateImageFunction<Image, double, double>::CovariantVectorType d;
+          interpolator->EvaluateValueAndDerivativeAtContinuousIndex(c, value, d);
+        },
+        nullptr);
+    }) * (double(points) / sample);
+    std::printf("| 10^7 points, value + gradient (from float coefficients) | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f (scaled from 2*10^5) | %.0fx |\n",
+                gpuMs, floorMs, floorMs / gpuMs * 100, itkMs, itkMs / gpuMs);
+  }
+  std::printf("\nfloor: resample 8 B per output voxel (end to end: x4 with the prefilter's 3 passes); field 12 B per "
+              "voxel; points 56 B each. ITK's ResampleImageFilter and TransformToDisplacementFieldFilter use all "
+              "host threads; the ITK resample includes its own (single-threaded) prefilter.\n");
+  return 0;
+}
