@@ -204,6 +204,7 @@ main(int argc, char * argv[])
     {
       g.outputSize[a] = g.input.size[a] = n;
     }
+    g.lineLength = n;
     cif::DeviceBuffer samples(count * 4), coefficients(count * 4), output(count * 4);
     samples.Upload(input->GetBufferPointer(), count * 4);
     cif::CopyDeviceToDevice(coefficients.Data(), samples.Data(), count * 4);
@@ -213,13 +214,13 @@ main(int argc, char * argv[])
     cif::PrefilterOnDevice<float>(coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
 
     const double exactMs = DeviceMilliseconds(repeat, [&] {
-      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, 0.f,
+      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f,
                                              output.As<float>());
     });
     const double endToEndMs = DeviceMilliseconds(repeat, [&] {
       cif::CopyDeviceToDevice(coefficients.Data(), samples.Data(), count * 4);
       cif::PrefilterOnDevice<float>(coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
-      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, 0.f,
+      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f,
                                              output.As<float>());
     });
     const double floorMs = 8.0 * count / (copyGBps * 1e9) * 1e3;

@@ -7,8 +7,10 @@
  * arithmetic that the GPU runs. */
 #if defined(__CUDACC__)
 #  define CIF_HD __host__ __device__ __forceinline__
+#  define CIF_UNROLL _Pragma("unroll")
 #else
 #  define CIF_HD inline
+#  define CIF_UNROLL
 #endif
 
 #endif

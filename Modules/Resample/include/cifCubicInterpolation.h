@@ -30,15 +30,17 @@ CubicSupportStart(double x)
   return static_cast<std::int64_t>(floorf(static_cast<float>(x))) - 1;
 }
 
-/** Weights of the 4 coefficients from \a supportStart for position \a x. */
+/** Weights of the 4 coefficients from \a supportStart for position \a x (the
+ * fraction t taken in double, the polynomial in T). */
+template <typename T = double>
 CIF_HD void
-CubicWeights(double x, std::int64_t supportStart, double w[4])
+CubicWeights(double x, std::int64_t supportStart, T w[4])
 {
-  const double t = x - static_cast<double>(supportStart + 1);
-  w[3] = (1.0 / 6.0) * t * t * t;
-  w[0] = (1.0 / 6.0) + 0.5 * t * (t - 1.0) - w[3];
-  w[2] = t + w[0] - 2.0 * w[3];
-  w[1] = 1.0 - w[0] - w[2] - w[3];
+  const T t = static_cast<T>(x - static_cast<double>(supportStart + 1));
+  w[3] = (T(1) / T(6)) * t * t * t;
+  w[0] = (T(1) / T(6)) + T(0.5) * t * (t - T(1)) - w[3];
+  w[2] = t + w[0] - T(2) * w[3];
+  w[1] = T(1) - w[0] - w[2] - w[3];
 }
 
 /** Weights of the first derivative (ITK's SetDerivativeWeights for order 3: the
@@ -99,9 +101,9 @@ InsideBuffer(const double x[3], const CoefficientGrid & grid)
 
 /** The spline's value at continuous index \a x (D = 1..3), and with \a gradient its
  * partial derivatives in index space (ITK divides them by the spacing and, for
- * physical gradients, rotates them by the direction). Support, weights and indices
- * come from x in double exactly as ITK computes them; the weighted sum runs in the
- * coefficients' precision (float coefficients: float sums, within float rounding of
+ * physical gradients, rotates them by the direction). Support and indices come from
+ * x exactly as ITK computes them; weights and the weighted sum run in the
+ * coefficients' precision (float coefficients: float, within float rounding of
  * ITK's double sum; double coefficients: double, as ITK). */
 template <int D, typename TCoefficient>
 CIF_HD double
@@ -110,11 +112,14 @@ EvaluateCubic(const TCoefficient * __restrict__ c, const CoefficientGrid & grid,
 {
   using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
   Acc          w[3][4], d[3][4];
-  std::int64_t offset[3][4];
+  std::int64_t offset[3][4]; // buffer offsets of the support, strides applied
+  const std::int64_t stride[3] = { 1, grid.size[0], grid.size[0] * grid.size[1] };
+CIF_UNROLL
   for (int a = 0; a < 3; ++a)
   {
     if (a >= D)
     {
+CIF_UNROLL
       for (int k = 0; k < 4; ++k)
       {
         w[a][k] = k == 0 ? Acc(1) : Acc(0);
@@ -124,36 +129,52 @@ EvaluateCubic(const TCoefficient * __restrict__ c, const CoefficientGrid & grid,
       continue;
     }
     const std::int64_t s = CubicSupportStart(x[a]);
-    double             wd[4], dd[4];
-    CubicWeights(x[a], s, wd);
+    CubicWeights<Acc>(x[a], s, w[a]);
+    double dd[4] = { 0, 0, 0, 0 };
     if (gradient)
     {
       CubicDerivativeWeights(x[a], s, dd);
     }
-    for (int k = 0; k < 4; ++k)
+    const std::int64_t first = s - grid.start[a];
+    if (first >= 0 && first + 3 < grid.size[a])
     {
-      w[a][k] = static_cast<Acc>(wd[k]);
-      d[a][k] = gradient ? static_cast<Acc>(dd[k]) : Acc(0);
-      offset[a][k] = MirroredOffset(s + k, grid.start[a], grid.size[a]);
+CIF_UNROLL
+      for (int k = 0; k < 4; ++k) // the common case: the support lies inside, no mirroring
+      {
+        d[a][k] = static_cast<Acc>(dd[k]);
+        offset[a][k] = (first + k) * stride[a];
+      }
+    }
+    else
+    {
+CIF_UNROLL
+      for (int k = 0; k < 4; ++k)
+      {
+        d[a][k] = static_cast<Acc>(dd[k]);
+        offset[a][k] = MirroredOffset(s + k, grid.start[a], grid.size[a]) * stride[a];
+      }
     }
   }
-  const std::int64_t strideY = grid.size[0];
-  const std::int64_t strideZ = grid.size[0] * (D > 1 ? grid.size[1] : 1);
-  constexpr int      KY = D > 1 ? 4 : 1;
-  constexpr int      KZ = D > 2 ? 4 : 1;
-  Acc                value = 0, g0 = 0, g1 = 0, g2 = 0;
+  constexpr int KY = D > 1 ? 4 : 1;
+  constexpr int KZ = D > 2 ? 4 : 1;
+  Acc           value = 0, g0 = 0, g1 = 0, g2 = 0;
+CIF_UNROLL
   for (int kz = 0; kz < KZ; ++kz)
   {
-    const std::int64_t oz = offset[2][kz] * strideZ;
+CIF_UNROLL
     for (int ky = 0; ky < KY; ++ky)
     {
-      const TCoefficient * row = c + oz + offset[1][ky] * strideY;
+      const TCoefficient * row = c + (offset[2][kz] + offset[1][ky]);
       Acc                  sum = 0, sumD = 0;
+CIF_UNROLL
       for (int kx = 0; kx < 4; ++kx)
       {
         const Acc coefficient = static_cast<Acc>(row[offset[0][kx]]);
         sum += w[0][kx] * coefficient;
-        sumD += d[0][kx] * coefficient;
+        if (gradient)
+        {
+          sumD += d[0][kx] * coefficient;
+        }
       }
       const Acc wyz = w[1][ky] * w[2][kz];
       value += wyz * sum;

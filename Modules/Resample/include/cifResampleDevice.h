@@ -9,11 +9,13 @@ namespace cif
 /** Resamples cubic B-spline \a coefficients (device) into \a output (device), one
  * thread per output voxel: exact mode, ITK's arithmetic in double. With
  * \a mappedPoints (device, 3 doubles per output voxel) the transformed points come
- * from there instead of \a chain. D = 2 or 3. */
+ * from there instead of \a chain. With \a linearRows (a chain that is linear, as
+ * ResampleImageFilter decides it) the continuous index of a voxel is interpolated
+ * between its row's endpoints, as ITK's linear path does. D = 2 or 3. */
 template <int D, typename TCoefficient, typename TOut>
 CudaImageFilters_EXPORT void
 ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geometry, const TransformChain & chain,
-                 const double * mappedPoints, TOut defaultValue, TOut * output);
+                 const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output);
 
 /** Dense displacement field T(p) - p over the output grid of \a geometry (D
  * components per voxel, interleaved), as itk::TransformToDisplacementFieldFilter. */

@@ -23,6 +23,10 @@ struct ResampleGeometry
   double          outputIndexToPoint[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
   CoefficientGrid input;
   double          inputOrigin[3] = { 0, 0, 0 };
+  /** First index and length along axis 0 of the output's largest possible region:
+   * ITK's scanline interpolation for linear transforms is defined over it. */
+  std::int64_t lineStart = 0;
+  std::int64_t lineLength = 1;
   double          inputPointToIndex[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 
   CIF_HD std::int64_t
@@ -31,6 +35,25 @@ struct ResampleGeometry
     return outputSize[0] * outputSize[1] * outputSize[2];
   }
 };
+
+/** Physical point of an output index (ImageBase::TransformIndexToPhysicalPoint). */
+template <int D>
+CIF_HD void
+IndexToOutputPoint(const ResampleGeometry & g, const std::int64_t index[3], double p[3])
+{
+  for (int i = 0; i < 3; ++i)
+  {
+    p[i] = 0.0;
+  }
+  for (int i = 0; i < D; ++i)
+  {
+    p[i] = g.outputOrigin[i];
+    for (int j = 0; j < D; ++j)
+    {
+      p[i] = MulAddUnfused(g.outputIndexToPoint[i][j], static_cast<double>(index[j]), p[i]);
+    }
+  }
+}
 
 /** ImageBase::TransformIndexToPhysicalPoint for output voxel number \a linear. */
 template <int D>
@@ -58,18 +81,7 @@ OutputPoint(const ResampleGeometry & g, std::int64_t linear, double p[3])
       linear /= g.outputSize[a];
     }
   }
-  for (int i = 0; i < 3; ++i)
-  {
-    p[i] = 0.0;
-  }
-  for (int i = 0; i < D; ++i) // ITK's order: the origin first, then each term
-  {
-    p[i] = g.outputOrigin[i];
-    for (int j = 0; j < D; ++j)
-    {
-      p[i] = MulAddUnfused(g.outputIndexToPoint[i][j], static_cast<double>(index[j]), p[i]);
-    }
-  }
+  IndexToOutputPoint<D>(g, index, p);
 }
 
 /** ImageBase::TransformPhysicalPointToContinuousIndex into the input. */
@@ -108,6 +120,55 @@ CastWithBoundsChecking(double value)
     return static_cast<TOut>(low);
   }
   return static_cast<TOut>(value);
+}
+
+/** Input continuous indices at the two ends of output row \a row (rows numbered
+ * over axes 1.. of the output region), as ResampleImageFilter's linear path takes
+ * them: at the largest region's first index along axis 0 and one past its last. */
+template <int D>
+CIF_HD void
+RowEndpoints(const ResampleGeometry & g, const TransformChain & chain, std::int64_t row, double start[3],
+             double end[3])
+{
+  std::int64_t index[3] = { g.lineStart, 0, 0 };
+  if (D > 1)
+  {
+    index[1] = g.outputStart[1] + row % g.outputSize[1];
+  }
+  if (D > 2)
+  {
+    index[2] = g.outputStart[2] + row / g.outputSize[1];
+  }
+  double p[3], q[3];
+  IndexToOutputPoint<D>(g, index, p);
+  ApplyTransformChain<D>(chain, p, q);
+  InputContinuousIndex<D>(g, q, start);
+  index[0] += g.lineLength;
+  IndexToOutputPoint<D>(g, index, p);
+  ApplyTransformChain<D>(chain, p, q);
+  InputContinuousIndex<D>(g, q, end);
+}
+
+/** One output voxel of ResampleImageFilter's linear path: the continuous index
+ * interpolated between its row's endpoints, then as ResampleVoxel. \a x is the
+ * offset within the output region along axis 0. */
+template <int D, typename TCoefficient, typename TOut>
+CIF_HD TOut
+ResampleVoxelOnRow(const TCoefficient * coefficients, const ResampleGeometry & g, const double start[3],
+                   const double end[3], std::int64_t x, TOut defaultValue)
+{
+  const double alpha =
+    static_cast<double>(g.outputStart[0] + x - g.lineStart) / static_cast<double>(g.lineLength);
+  double index[3] = { 0, 0, 0 };
+  for (int a = 0; a < D; ++a)
+  {
+    index[a] = MulAddUnfused(alpha, end[a] - start[a], start[a]);
+  }
+  if (!InsideBuffer<D>(index, g.input))
+  {
+    return defaultValue;
+  }
+  return CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, g.input, index));
 }
 
 /** One output voxel. \a mappedPoint, when given, is the transformed physical point

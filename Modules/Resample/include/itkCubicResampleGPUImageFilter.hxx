@@ -62,6 +62,8 @@ MakeGeometry(const TInputImage * input, const TOutputImage * output)
   }
   IndexToPointMatrix<D>(output, g.outputIndexToPoint);
   PointToIndexMatrix<D>(input, g.inputPointToIndex);
+  g.lineStart = output->GetLargestPossibleRegion().GetIndex()[0];
+  g.lineLength = static_cast<std::int64_t>(output->GetLargestPossibleRegion().GetSize()[0]);
   return g;
 }
 
@@ -111,6 +113,9 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       const cif::ResampleGeometry g = CubicResampleDetail::MakeGeometry<D>(input, output);
       CudaTransformChain<D>       chain(transform);
       const TOut                  defaultValue = static_cast<TOut>(this->GetDefaultPixelValue());
+      // ResampleImageFilter's own test for its scanline-interpolating linear path.
+      const bool linearRows = chain.IsDeviceEvaluable() &&
+                              transform->GetTransformCategory() == Transform<double, D, D>::TransformCategoryEnum::Linear;
       const std::int64_t          inputCount = static_cast<std::int64_t>(input->GetBufferedRegion().GetNumberOfPixels());
       const std::int64_t          outputCount = g.OutputCount();
       cif::BufferShape            shape;
@@ -201,7 +206,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), g,
                                                                chain.IsDeviceEvaluable() ? chain.DeviceChain()
                                                                                          : chain.HostChain(),
-                                                               mappedOnDevice.As<const double>(), defaultValue, out);
+                                                               mappedOnDevice.As<const double>(), linearRows,
+                                                               defaultValue, out);
           cif::Synchronize();
           if constexpr (!outputIsCuda)
           {
@@ -228,11 +234,19 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         auto *                      out = reinterpret_cast<TOut *>(output->GetBufferPointer());
         const cif::TransformChain & hostChain = chain.HostChain();
         CubicResampleDetail::ForEachOutputRow(this, g, [&](std::int64_t row) {
+          double start[3], end[3];
+          if (linearRows)
+          {
+            cif::RowEndpoints<static_cast<int>(D)>(g, hostChain, row, start, end);
+          }
           for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
           {
             const std::int64_t i = row * g.outputSize[0] + x;
-            out[i] = cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
-              coefficients.data(), g, hostChain, mapped.empty() ? nullptr : &mapped[3 * i], i, defaultValue);
+            out[i] = linearRows ? cif::ResampleVoxelOnRow<static_cast<int>(D), TC, TOut>(
+                                    coefficients.data(), g, start, end, x, defaultValue)
+                                : cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
+                                    coefficients.data(), g, hostChain, mapped.empty() ? nullptr : &mapped[3 * i], i,
+                                    defaultValue);
           }
         });
         m_LastExecutionPath = ExecutionPath::CPU;

@@ -2,6 +2,7 @@
 // evaluation: one thread per output voxel or point, grid-stride loops, the per-voxel
 // arithmetic of cifResampleMath.h (shared with the CPU path).
 #include "cifCudaCheck.cuh"
+#include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
 
 #include <algorithm>
@@ -19,7 +20,7 @@ BlocksFor(std::int64_t count)
 }
 
 template <int D, typename TCoefficient, typename TOut>
-__global__ void
+__global__ void __launch_bounds__(kThreads, 4)
 ResampleKernel(const TCoefficient * coefficients, ResampleGeometry geometry, TransformChain chain,
                const double * mappedPoints, TOut defaultValue, TOut * output)
 {
@@ -29,6 +30,36 @@ ResampleKernel(const TCoefficient * coefficients, ResampleGeometry geometry, Tra
   {
     output[i] = ResampleVoxel<D, TCoefficient, TOut>(
       coefficients, geometry, chain, mappedPoints ? mappedPoints + 3 * i : nullptr, i, defaultValue);
+  }
+}
+
+template <int D>
+__global__ void
+RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * endpoints)
+{
+  const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
+  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows;
+       row += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+  {
+    RowEndpoints<D>(geometry, chain, row, endpoints + 6 * row, endpoints + 6 * row + 3);
+  }
+}
+
+template <int D, typename TCoefficient, typename TOut>
+__global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
+ResampleRowsKernel(const TCoefficient * coefficients, ResampleGeometry geometry, const double * endpoints,
+                   TOut defaultValue, TOut * output)
+{
+  const std::int64_t count = geometry.OutputCount();
+  const std::int64_t width = geometry.outputSize[0];
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+  {
+    const std::int64_t row = count < 0xFFFFFFFFll ? static_cast<std::uint32_t>(i) / static_cast<std::uint32_t>(width)
+                                                   : i / width;
+    const double * e = endpoints + 6 * row;
+    output[i] = ResampleVoxelOnRow<D, TCoefficient, TOut>(coefficients, geometry, e, e + 3, i - row * width,
+                                                         defaultValue);
   }
 }
 
@@ -73,11 +104,23 @@ EvaluatePointsKernel(const TCoefficient * coefficients, CoefficientGrid grid, co
 template <int D, typename TCoefficient, typename TOut>
 void
 ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geometry, const TransformChain & chain,
-                 const double * mappedPoints, TOut defaultValue, TOut * output)
+                 const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output)
 {
   const std::int64_t count = geometry.OutputCount();
   if (count == 0)
   {
+    return;
+  }
+  if (linearRows && mappedPoints == nullptr)
+  {
+    const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
+    DeviceBuffer       endpoints(static_cast<std::size_t>(rows) * 6 * sizeof(double));
+    RowEndpointsKernel<D><<<BlocksFor(rows), kThreads>>>(geometry, chain, endpoints.As<double>());
+    CIF_CUDA_CHECK_LAUNCH();
+    ResampleRowsKernel<D, TCoefficient, TOut>
+      <<<BlocksFor(count), kThreads>>>(coefficients, geometry, endpoints.As<const double>(), defaultValue, output);
+    CIF_CUDA_CHECK_LAUNCH();
+    CIF_CUDA_CHECK(cudaStreamSynchronize(0)); // the endpoints are freed on return
     return;
   }
   ResampleKernel<D, TCoefficient, TOut>
@@ -114,7 +157,7 @@ EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid 
 
 #define CIF_INSTANTIATE_RESAMPLE(D, TC, TO)                                                                          \
   template void ResampleOnDevice<D, TC, TO>(                                                                         \
-    const TC *, const ResampleGeometry &, const TransformChain &, const double *, TO, TO *)
+    const TC *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *)
 #define CIF_INSTANTIATE_RESAMPLE_OUTPUTS(D, TC)                                                                      \
   CIF_INSTANTIATE_RESAMPLE(D, TC, std::uint8_t);                                                                     \
   CIF_INSTANTIATE_RESAMPLE(D, TC, std::int8_t);                                                                      \

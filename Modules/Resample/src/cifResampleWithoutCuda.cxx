@@ -16,7 +16,8 @@ ThrowNoCuda(const char * what)
 
 template <int D, typename TCoefficient, typename TOut>
 void
-ResampleOnDevice(const TCoefficient *, const ResampleGeometry &, const TransformChain &, const double *, TOut, TOut *)
+ResampleOnDevice(const TCoefficient *, const ResampleGeometry &, const TransformChain &, const double *, bool, TOut,
+                 TOut *)
 {
   ThrowNoCuda("ResampleOnDevice");
 }
@@ -35,7 +36,7 @@ EvaluatePointsOnDevice(const TCoefficient *, const CoefficientGrid &, const doub
 
 #define CIF_INSTANTIATE_RESAMPLE(D, TC, TO)                                                                          \
   template void ResampleOnDevice<D, TC, TO>(                                                                         \
-    const TC *, const ResampleGeometry &, const TransformChain &, const double *, TO, TO *)
+    const TC *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *)
 #define CIF_INSTANTIATE_RESAMPLE_OUTPUTS(D, TC)                                                                      \
   CIF_INSTANTIATE_RESAMPLE(D, TC, std::uint8_t);                                                                     \
   CIF_INSTANTIATE_RESAMPLE(D, TC, std::int8_t);                                                                      \
