@@ -1,0 +1,159 @@
+// Batched point evaluation against BSplineInterpolateImageFunction::Evaluate and
+// EvaluateDerivative, and seed 002's discontinuity check on a B-spline deformation.
+#include "cifTestHelpers.h"
+#include "itkBSplineInterpolateImageFunction.h"
+#include "itkBSplineTransform.h"
+#include "itkCubicBSplinePointEvaluatorGPU.h"
+#include "itkTransformToDisplacementFieldGPUFilter.h"
+
+namespace
+{
+using namespace cif_test;
+
+template <unsigned int D, typename TCoefficient>
+void
+CheckPoints(bool useGPU)
+{
+  using Image = itk::Image<float, D>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << D << "-D, " << (useGPU ? "GPU" : "CPU") << ", " << typeid(TCoefficient).name()
+                                  << ", seed " << seed);
+  itk::Size<D>  size;
+  itk::Index<D> start;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    size[a] = 20 + 3 * a;
+    start[a] = static_cast<itk::IndexValueType>(a) - 1;
+  }
+  auto image = MakeImage<Image>(size, start, Content::Smooth, seed, 0.0, 100.0);
+  auto direction = image->GetDirection();
+  direction[0][0] = std::cos(0.3);
+  direction[0][1] = -std::sin(0.3);
+  direction[1][0] = std::sin(0.3);
+  direction[1][1] = std::cos(0.3);
+  image->SetDirection(direction);
+
+  auto reference = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
+  reference->SetSplineOrder(3);
+  reference->SetInputImage(image);
+
+  // Points over the image and a margin around it (mirrored, as ITK does).
+  std::mt19937                          rng(seed);
+  std::vector<typename Image::PointType> points(5000);
+  for (auto & p : points)
+  {
+    itk::ContinuousIndex<double, D> c;
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      std::uniform_real_distribution<double> u(start[a] - 1.4, start[a] + size[a] + 0.4);
+      c[a] = u(rng);
+    }
+    image->TransformContinuousIndexToPhysicalPoint(c, p);
+  }
+
+  auto evaluator = itk::CubicBSplinePointEvaluatorGPU<Image, TCoefficient>::New();
+  evaluator->SetUseGPU(useGPU);
+  evaluator->SetInputImage(image);
+  EXPECT_EQ(evaluator->GetCoefficientsOnDevice(), useGPU);
+  std::vector<double>                                                                        values;
+  std::vector<typename itk::CubicBSplinePointEvaluatorGPU<Image, TCoefficient>::GradientType> gradients;
+  evaluator->Evaluate(points, values, &gradients);
+
+  double maxValue = 0, maxGradient = 0, scaleGradient = 0;
+  for (std::size_t i = 0; i < points.size(); ++i)
+  {
+    maxValue = std::max(maxValue, std::fabs(values[i] - reference->Evaluate(points[i])));
+    const auto g = reference->EvaluateDerivative(points[i]);
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      maxGradient = std::max(maxGradient, std::fabs(gradients[i][a] - g[a]));
+      scaleGradient = std::max(scaleGradient, std::fabs(g[a]));
+    }
+  }
+  const bool single = std::is_same_v<TCoefficient, float>;
+  EXPECT_LE(maxValue, single ? 4e-6 * 100 : 1e-10) << "values";
+  EXPECT_GT(scaleGradient, 1.0);
+  EXPECT_LE(maxGradient, single ? 4e-6 * 100 : 1e-10) << "gradients (largest " << scaleGradient << ")";
+}
+
+TEST(PointEvaluatorCPU, MatchesITK2D) { CheckPoints<2, float>(false); }
+TEST(PointEvaluatorCPU, MatchesITK3DDouble) { CheckPoints<3, double>(false); }
+TEST(PointEvaluatorGPU, MatchesITK2D)
+{
+  CIF_REQUIRE_GPU();
+  CheckPoints<2, float>(true);
+}
+TEST(PointEvaluatorGPU, MatchesITK3D)
+{
+  CIF_REQUIRE_GPU();
+  CheckPoints<3, float>(true);
+  CheckPoints<3, double>(true);
+}
+
+/** Seed 002's check: along a line crossing control-grid cell borders, a cubic
+ * B-spline deformation and its first derivative are continuous. Sampled finely, the
+ * second differences at cell borders are no larger than inside cells (a jump in the
+ * field or its slope would make them orders of magnitude larger). */
+void
+CheckContinuity(bool useGPU)
+{
+  constexpr unsigned int D = 2;
+  using BSpline = itk::BSplineTransform<double, D, 3>;
+  auto                             bspline = BSpline::New();
+  BSpline::PhysicalDimensionsType  extent;
+  BSpline::MeshSizeType            mesh;
+  extent.Fill(100.0);
+  mesh.Fill(5); // cells of 20 mm
+  bspline->SetTransformDomainPhysicalDimensions(extent);
+  bspline->SetTransformDomainMeshSize(mesh);
+  BSpline::ParametersType                parameters(bspline->GetNumberOfParameters());
+  std::mt19937                           rng(FreshSeed());
+  std::uniform_real_distribution<double> u(-4, 4);
+  for (auto & p : parameters)
+  {
+    p = u(rng);
+  }
+  bspline->SetParametersByValue(parameters);
+
+  // One row of the field across the domain, 0.01 mm apart, through 4 cell borders.
+  using Field = itk::Image<itk::Vector<double, D>, D>;
+  auto filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
+  filter->SetTransform(bspline);
+  Field::SizeType size;
+  size[0] = 9001;
+  size[1] = 1;
+  Field::SpacingType spacing;
+  spacing.Fill(0.01);
+  Field::PointType origin;
+  origin[0] = 5.0;
+  origin[1] = 37.3;
+  filter->SetSize(size);
+  filter->SetOutputSpacing(spacing);
+  filter->SetOutputOrigin(origin);
+  filter->SetUseGPU(useGPU);
+  filter->Update();
+  const auto * field = filter->GetOutput()->GetBufferPointer();
+
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    double atBorders = 0, insideCells = 0;
+    for (std::size_t i = 1; i + 1 < size[0]; ++i)
+    {
+      const double second = std::fabs(field[i + 1][a] - 2 * field[i][a] + field[i - 1][a]);
+      const double x = origin[0] + i * spacing[0];
+      const double toBorder = std::fabs(x / 20.0 - std::round(x / 20.0)) * 20.0;
+      (toBorder < 0.02 ? atBorders : insideCells) = std::max(toBorder < 0.02 ? atBorders : insideCells, second);
+    }
+    EXPECT_GT(insideCells, 0.0);
+    EXPECT_LE(atBorders, 1.5 * insideCells + 1e-12)
+      << "component " << a << ": a jump at a cell border (max second difference there " << atBorders
+      << ", inside cells " << insideCells << ")";
+  }
+}
+TEST(DisplacementFieldCPU, ContinuousAcrossCellBorders) { CheckContinuity(false); }
+TEST(DisplacementFieldGPU, ContinuousAcrossCellBorders)
+{
+  CIF_REQUIRE_GPU();
+  CheckContinuity(true);
+}
+} // namespace
