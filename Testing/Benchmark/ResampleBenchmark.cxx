@@ -9,6 +9,7 @@
 //
 //   ResampleBenchmark [--sizes 256 512] [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 256]
 #include "cifBSplinePrefilterDevice.h"
+#include "cifBenchmarkSupport.h"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
 #include "itkAffineTransform.h"
@@ -31,39 +32,8 @@
 namespace
 {
 using Image = itk::Image<float, 3>;
-
-double
-Median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-template <typename F>
-double
-DeviceMilliseconds(int repeat, F && f)
-{
-  cif::DeviceTimer    timer;
-  std::vector<double> t;
-  f();
-  cif::Synchronize();
-  for (int r = 0; r < repeat; ++r)
-  {
-    timer.Start();
-    f();
-    t.push_back(timer.StopMilliseconds());
-  }
-  return Median(t);
-}
-
-template <typename F>
-double
-WallMilliseconds(F && f)
-{
-  const auto start = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
+using cif_bench::DeviceMilliseconds;
+using cif_bench::WallMilliseconds;
 
 std::map<std::string, std::string>
 RunCuPy(const std::string & script, const std::vector<long> & sizes, int repeat)

@@ -71,6 +71,15 @@ public:
   itkGetConstMacro(UseGPU, bool);
   itkBooleanMacro(UseGPU);
 
+  /** Opt-in texture-accelerated mode (seed 002): 2^D hardware linear fetches per
+   * voxel instead of 4^D exact terms. The texture unit's interpolation weights have
+   * about 8 fractional bits, so values differ from the exact mode (measured in the
+   * README). GPU path and float coefficients (output other than double) only;
+   * elsewhere the exact mode runs. Off by default. */
+  itkSetMacro(UseTextureInterpolation, bool);
+  itkGetConstMacro(UseTextureInterpolation, bool);
+  itkBooleanMacro(UseTextureInterpolation);
+
   itkSetMacro(InputIsCoefficients, bool);
   itkGetConstMacro(InputIsCoefficients, bool);
   itkBooleanMacro(InputIsCoefficients);
@@ -98,6 +107,7 @@ protected:
 private:
   bool          m_UseGPU{ true };
   bool          m_InputIsCoefficients{ false };
+  bool          m_UseTextureInterpolation{ false };
   ExecutionPath m_LastExecutionPath{ ExecutionPath::None };
 };
 } // namespace itk

@@ -5,6 +5,7 @@
 #include "cifBSplinePrefilterHost.h"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
+#include "cifTextureResampleDevice.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaTransformChain.h"
 #include "itkMultiThreaderBase.h"
@@ -203,11 +204,22 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             outputScratch.Allocate(outputCount * sizeof(TOut));
             out = outputScratch.As<TOut>();
           }
-          cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), g,
-                                                               chain.IsDeviceEvaluable() ? chain.DeviceChain()
-                                                                                         : chain.HostChain(),
-                                                               mappedOnDevice.As<const double>(), linearRows,
-                                                               defaultValue, out);
+          const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
+          if constexpr (std::is_same_v<TC, float>)
+          {
+            if (m_UseTextureInterpolation)
+            {
+              cif::ResampleWithTexturesOnDevice<static_cast<int>(D), TOut>(
+                coefficients.As<const float>(), g, deviceChain, mappedOnDevice.As<const double>(), linearRows,
+                defaultValue, out);
+            }
+          }
+          if (!m_UseTextureInterpolation || !std::is_same_v<TC, float>)
+          {
+            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), g, deviceChain,
+                                                                 mappedOnDevice.As<const double>(), linearRows,
+                                                                 defaultValue, out);
+          }
           cif::Synchronize();
           if constexpr (!outputIsCuda)
           {
@@ -270,6 +282,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   const char * paths[] = { "None", "GPU", "CPU", "ITK" };
   os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
   os << indent << "InputIsCoefficients: " << (m_InputIsCoefficients ? "On" : "Off") << std::endl;
+  os << indent << "UseTextureInterpolation: " << (m_UseTextureInterpolation ? "On" : "Off") << std::endl;
   os << indent << "LastExecutionPath: " << paths[static_cast<int>(m_LastExecutionPath)] << std::endl;
 }
 
