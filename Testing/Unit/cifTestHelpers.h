@@ -6,6 +6,7 @@
 #include "cifCudaRuntime.h"
 #include "itkImage.h"
 #include "itkImageRegionIteratorWithIndex.h"
+#include "itkObjectFactoryBase.h"
 
 #include <gtest/gtest.h>
 
@@ -121,6 +122,26 @@ Compare(const TA * a, const TB * b, std::size_t count)
   s.rms = count ? std::sqrt(sum / count) : 0;
   return s;
 }
+
+/** Registers a new instance of an object factory for the lifetime of this object,
+ * so that the ITK references of later tests in the same process stay ITK's own. */
+template <typename TFactory>
+class ScopedFactory
+{
+public:
+  ScopedFactory()
+    : m_Factory(TFactory::New())
+  {
+    itk::ObjectFactoryBase::RegisterFactory(m_Factory);
+  }
+  ~ScopedFactory() { itk::ObjectFactoryBase::UnRegisterFactory(m_Factory); }
+  ScopedFactory(const ScopedFactory &) = delete;
+  ScopedFactory &
+  operator=(const ScopedFactory &) = delete;
+
+private:
+  typename TFactory::Pointer m_Factory;
+};
 
 inline std::ostream &
 operator<<(std::ostream & os, const ErrorStats & s)

@@ -68,18 +68,18 @@ TEST(BSplinePrefilterGPU, CudaImageWithHostDataIsUploadedOnce)
  * supported types and ITK's own filter for the rest; results match ITK's. */
 TEST(BSplinePrefilterFactory, SubstitutesTheModuleFilter)
 {
-  itk::BSplinePrefilterGPUFactory::RegisterOneFactory();
   using Image = itk::Image<float, 3>;
+  auto input = MakeImage<Image>({ { 21, 22, 23 } }, { { 0, 0, 0 } }, Content::Random, FreshSeed());
+  auto reference = RunITK(input.GetPointer()); // before the factory: ITK's own filter
+
+  const ScopedFactory<itk::BSplinePrefilterGPUFactory> factory;
   auto filter = itk::BSplineDecompositionImageFilter<Image, Image>::New();
   auto * substituted = dynamic_cast<itk::BSplinePrefilterGPUImageFilter<Image, Image> *>(filter.GetPointer());
   ASSERT_NE(substituted, nullptr) << "factory did not substitute " << filter->GetNameOfClass();
-
-  auto input = MakeImage<Image>({ { 21, 22, 23 } }, { { 0, 0, 0 } }, Content::Random, FreshSeed());
   filter->SetInput(input);
   filter->Update();
   using Substituted = itk::BSplinePrefilterGPUImageFilter<Image, Image>;
   EXPECT_NE(substituted->GetLastExecutionPath(), Substituted::ExecutionPath::ITK);
-  auto             reference = RunITK(input.GetPointer());
   const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(), reference->GetBufferPointer(),
                                    input->GetBufferedRegion().GetNumberOfPixels());
   EXPECT_LE(stats.maxAbs, kFloatToleranceOfRange * 200.0) << stats;
@@ -88,6 +88,30 @@ TEST(BSplinePrefilterFactory, SubstitutesTheModuleFilter)
   using Image5 = itk::Image<float, 5>;
   auto plain = itk::BSplineDecompositionImageFilter<Image5, Image5>::New();
   EXPECT_STREQ(plain->GetNameOfClass(), "BSplineDecompositionImageFilter");
+}
+
+/** RegisterOneFactory registers once however often it is called. */
+TEST(BSplinePrefilterFactory, RegisterOneFactoryRegistersOnce)
+{
+  auto count = [] {
+    int n = 0;
+    for (auto * f : itk::ObjectFactoryBase::GetRegisteredFactories())
+    {
+      n += dynamic_cast<itk::BSplinePrefilterGPUFactory *>(f) != nullptr;
+    }
+    return n;
+  };
+  itk::BSplinePrefilterGPUFactory::RegisterOneFactory();
+  itk::BSplinePrefilterGPUFactory::RegisterOneFactory();
+  EXPECT_EQ(count(), 1);
+  for (auto * f : itk::ObjectFactoryBase::GetRegisteredFactories())
+  {
+    if (dynamic_cast<itk::BSplinePrefilterGPUFactory *>(f))
+    {
+      itk::ObjectFactoryBase::UnRegisterFactory(f); // leave ITK's filter to the tests after this one
+      break;
+    }
+  }
 }
 
 /** Types the module does not handle go to the superclass, never to a wrong answer. */

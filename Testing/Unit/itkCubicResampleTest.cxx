@@ -393,3 +393,32 @@ TEST(CubicResampleGPU, TextureModeIsCloseToExactMode)
   EXPECT_GT(stats.rms, 1e-7 * 200.0) << "texture mode gave exactly the exact mode's values";
 }
 } // namespace
+
+#include "itkCubicResampleGPUFactory.h"
+
+namespace
+{
+/** Once registered, ResampleImageFilter::New() hands out the GPU filter, which
+ * takes the module's path with a cubic interpolator and ITK's otherwise. */
+TEST(CubicResampleFactory, SubstitutesTheModuleFilter)
+{
+  using Image = itk::Image<float, 2>;
+  auto input = MakeInput<Image>({ { 30, 31 } }, Content::Smooth, FreshSeed());
+  auto rotation = itk::AffineTransform<double, 2>::New();
+  rotation->Rotate2D(0.2);
+  auto reference = ResampleWithITK<Image, Image>(input, rotation, input, 0.0); // before the factory
+
+  const ScopedFactory<itk::CubicResampleGPUFactory> factory;
+  auto resample = itk::ResampleImageFilter<Image, Image>::New();
+  using Module = itk::CubicResampleGPUImageFilter<Image, Image>;
+  auto * module = dynamic_cast<Module *>(resample.GetPointer());
+  ASSERT_NE(module, nullptr) << resample->GetNameOfClass();
+  resample->SetInput(input);
+  resample->SetTransform(rotation);
+  resample->SetOutputParametersFromImage(input);
+  resample->SetInterpolator(itk::BSplineInterpolateImageFunction<Image, double, double>::New());
+  resample->Update();
+  EXPECT_NE(module->GetLastExecutionPath(), Module::ExecutionPath::ITK);
+  ExpectSameResample(resample->GetOutput(), reference.GetPointer(), 0.0, 4e-6 * 200.0);
+}
+} // namespace

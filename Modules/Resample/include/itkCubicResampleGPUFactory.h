@@ -1,0 +1,53 @@
+#ifndef itkCubicResampleGPUFactory_h
+#define itkCubicResampleGPUFactory_h
+
+#include "CudaImageFiltersExport.h"
+#include "itkObjectFactoryBase.h"
+
+namespace itk
+{
+/** \class CubicResampleGPUFactory
+ * \brief Makes ResampleImageFilter<...>::New() return CubicResampleGPUImageFilter.
+ *
+ * After CubicResampleGPUFactory::RegisterOneFactory(), every
+ * itk::ResampleImageFilter<itk::Image<T, D>, itk::Image<T, D>> (double precision
+ * interpolator and transform) with T in {unsigned char, short, unsigned short, float,
+ * double} and D in {2, 3}, and float output from the integer inputs, returns the GPU
+ * filter. It takes the GPU path when the pipeline hands it a cubic
+ * BSplineInterpolateImageFunction and behaves exactly as ITK's filter otherwise, so
+ * existing pipelines need no change.
+ *
+ * \ingroup CudaImageFilters
+ */
+class CudaImageFilters_EXPORT CubicResampleGPUFactory : public ObjectFactoryBase
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CubicResampleGPUFactory);
+  using Self = CubicResampleGPUFactory;
+  using Superclass = ObjectFactoryBase;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  itkFactorylessNewMacro(Self);
+  itkTypeMacro(CubicResampleGPUFactory, ObjectFactoryBase);
+
+  const char *
+  GetITKSourceVersion() const override;
+  const char *
+  GetDescription() const override;
+
+  /** Registers one instance (further calls do nothing). */
+  static void
+  RegisterOneFactory();
+
+protected:
+  CubicResampleGPUFactory();
+  ~CubicResampleGPUFactory() override = default;
+
+private:
+  template <typename TIn, typename TOut, unsigned int VDimension>
+  void
+  OverrideFor();
+};
+} // namespace itk
+
+#endif

@@ -1,0 +1,60 @@
+#include "itkCubicResampleGPUFactory.h"
+#include "itkCubicResampleGPUImageFilter.h"
+#include "itkVersion.h"
+
+#include <mutex>
+
+namespace itk
+{
+template <typename TIn, typename TOut, unsigned int VDimension>
+void
+CubicResampleGPUFactory::OverrideFor()
+{
+  using InputImage = Image<TIn, VDimension>;
+  using OutputImage = Image<TOut, VDimension>;
+  using CPUFilter = ResampleImageFilter<InputImage, OutputImage, double, double>;
+  using GPUFilter = CubicResampleGPUImageFilter<InputImage, OutputImage, double, double>;
+  this->RegisterOverride(typeid(CPUFilter).name(),
+                         typeid(GPUFilter).name(),
+                         "Cubic B-spline resampling on the GPU",
+                         true,
+                         CreateObjectFunction<GPUFilter>::New());
+}
+
+CubicResampleGPUFactory::CubicResampleGPUFactory()
+{
+  auto bothDimensions = [this](auto inputTag, auto outputTag) {
+    using TIn = typename decltype(inputTag)::type;
+    using TOut = typename decltype(outputTag)::type;
+    this->OverrideFor<TIn, TOut, 2>();
+    this->OverrideFor<TIn, TOut, 3>();
+  };
+  bothDimensions(std::common_type<unsigned char>{}, std::common_type<unsigned char>{});
+  bothDimensions(std::common_type<short>{}, std::common_type<short>{});
+  bothDimensions(std::common_type<unsigned short>{}, std::common_type<unsigned short>{});
+  bothDimensions(std::common_type<float>{}, std::common_type<float>{});
+  bothDimensions(std::common_type<double>{}, std::common_type<double>{});
+  bothDimensions(std::common_type<unsigned char>{}, std::common_type<float>{});
+  bothDimensions(std::common_type<short>{}, std::common_type<float>{});
+  bothDimensions(std::common_type<unsigned short>{}, std::common_type<float>{});
+}
+
+const char *
+CubicResampleGPUFactory::GetITKSourceVersion() const
+{
+  return ITK_SOURCE_VERSION;
+}
+
+const char *
+CubicResampleGPUFactory::GetDescription() const
+{
+  return "CudaImageFilters: ResampleImageFilter with cubic B-spline interpolation on the GPU";
+}
+
+void
+CubicResampleGPUFactory::RegisterOneFactory()
+{
+  static std::once_flag once;
+  std::call_once(once, [] { ObjectFactoryBase::RegisterFactory(Self::New()); });
+}
+} // namespace itk
