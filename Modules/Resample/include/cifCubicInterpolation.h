@@ -99,6 +99,99 @@ InsideBuffer(const double x[3], const CoefficientGrid & grid)
   return true;
 }
 
+/** Support and weights of one evaluation: per axis the first support index and the
+ * 4 value (and derivative) weights, in the accumulation type Acc. */
+template <typename Acc>
+struct CubicSupport
+{
+  std::int64_t first[3] = { 0, 0, 0 };
+  Acc          w[3][4];
+  Acc          d[3][4];
+};
+
+/** The support of x (D axes used, the others a single unit weight), as ITK takes it. */
+template <int D, typename Acc>
+CIF_HD CubicSupport<Acc>
+MakeCubicSupport(const double x[3], bool withDerivative)
+{
+  CubicSupport<Acc> support;
+  CIF_UNROLL
+  for (int a = 0; a < 3; ++a)
+  {
+    if (a >= D)
+    {
+      CIF_UNROLL
+      for (int k = 0; k < 4; ++k)
+      {
+        support.w[a][k] = k == 0 ? Acc(1) : Acc(0);
+        support.d[a][k] = Acc(0);
+      }
+      continue;
+    }
+    support.first[a] = CubicSupportStart(x[a]);
+    CubicWeights<Acc>(x[a], support.first[a], support.w[a]);
+    double dd[4] = { 0, 0, 0, 0 };
+    if (withDerivative)
+    {
+      CubicDerivativeWeights(x[a], support.first[a], dd);
+    }
+    CIF_UNROLL
+    for (int k = 0; k < 4; ++k)
+    {
+      support.d[a][k] = static_cast<Acc>(dd[k]);
+    }
+  }
+  return support;
+}
+
+/** The weighted sum over the 4^D support, reading coefficient (kx, ky, kz) at
+ * c[offset[0][kx] + offset[1][ky] + offset[2][kz]] (offsets with strides applied).
+ * One order of summation for every caller, so every path gives the same numbers. */
+template <int D, typename Acc, typename TCoefficient>
+CIF_HD Acc
+CubicWeightedSum(const TCoefficient * __restrict__ c, const std::int64_t offset[3][4], const CubicSupport<Acc> & s,
+                 double * gradient)
+{
+  constexpr int KY = D > 1 ? 4 : 1;
+  constexpr int KZ = D > 2 ? 4 : 1;
+  Acc           value = 0, g0 = 0, g1 = 0, g2 = 0;
+  CIF_UNROLL
+  for (int kz = 0; kz < KZ; ++kz)
+  {
+    CIF_UNROLL
+    for (int ky = 0; ky < KY; ++ky)
+    {
+      const TCoefficient * row = c + (offset[2][kz] + offset[1][ky]);
+      Acc                  sum = 0, sumD = 0;
+      CIF_UNROLL
+      for (int kx = 0; kx < 4; ++kx)
+      {
+        const Acc coefficient = static_cast<Acc>(row[offset[0][kx]]);
+        sum += s.w[0][kx] * coefficient;
+        if (gradient)
+        {
+          sumD += s.d[0][kx] * coefficient;
+        }
+      }
+      const Acc wyz = s.w[1][ky] * s.w[2][kz];
+      value += wyz * sum;
+      if (gradient)
+      {
+        g0 += wyz * sumD;
+        g1 += s.d[1][ky] * s.w[2][kz] * sum;
+        g2 += s.w[1][ky] * s.d[2][kz] * sum;
+      }
+    }
+  }
+  if (gradient)
+  {
+    gradient[0] = g0;
+    gradient[1] = g1;
+    gradient[2] = g2;
+  }
+  return value;
+}
+
 /** The spline's value at continuous index \a x (D = 1..3), and with \a gradient its
  * partial derivatives in index space (ITK divides them by the spacing and, for
  * physical gradients, rotates them by the direction). Support and indices come from
@@ -111,88 +204,39 @@ EvaluateCubic(const TCoefficient * __restrict__ c, const CoefficientGrid & grid,
               double * gradient = nullptr)
 {
   using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
-  Acc          w[3][4], d[3][4];
-  std::int64_t offset[3][4]; // buffer offsets of the support, strides applied
-  const std::int64_t stride[3] = { 1, grid.size[0], grid.size[0] * grid.size[1] };
-CIF_UNROLL
+  const CubicSupport<Acc> support = MakeCubicSupport<D, Acc>(x, gradient != nullptr);
+  const std::int64_t      stride[3] = { 1, grid.size[0], grid.size[0] * grid.size[1] };
+  std::int64_t            offset[3][4];
+  CIF_UNROLL
   for (int a = 0; a < 3; ++a)
   {
+    const std::int64_t first = support.first[a] - grid.start[a];
     if (a >= D)
     {
-CIF_UNROLL
+      CIF_UNROLL
       for (int k = 0; k < 4; ++k)
       {
-        w[a][k] = k == 0 ? Acc(1) : Acc(0);
-        d[a][k] = Acc(0);
         offset[a][k] = 0;
       }
-      continue;
     }
-    const std::int64_t s = CubicSupportStart(x[a]);
-    CubicWeights<Acc>(x[a], s, w[a]);
-    double dd[4] = { 0, 0, 0, 0 };
-    if (gradient)
+    else if (first >= 0 && first + 3 < grid.size[a])
     {
-      CubicDerivativeWeights(x[a], s, dd);
-    }
-    const std::int64_t first = s - grid.start[a];
-    if (first >= 0 && first + 3 < grid.size[a])
-    {
-CIF_UNROLL
+      CIF_UNROLL
       for (int k = 0; k < 4; ++k) // the common case: the support lies inside, no mirroring
       {
-        d[a][k] = static_cast<Acc>(dd[k]);
         offset[a][k] = (first + k) * stride[a];
       }
     }
     else
     {
-CIF_UNROLL
+      CIF_UNROLL
       for (int k = 0; k < 4; ++k)
       {
-        d[a][k] = static_cast<Acc>(dd[k]);
-        offset[a][k] = MirroredOffset(s + k, grid.start[a], grid.size[a]) * stride[a];
+        offset[a][k] = MirroredOffset(support.first[a] + k, grid.start[a], grid.size[a]) * stride[a];
       }
     }
   }
-  constexpr int KY = D > 1 ? 4 : 1;
-  constexpr int KZ = D > 2 ? 4 : 1;
-  Acc           value = 0, g0 = 0, g1 = 0, g2 = 0;
-CIF_UNROLL
-  for (int kz = 0; kz < KZ; ++kz)
-  {
-CIF_UNROLL
-    for (int ky = 0; ky < KY; ++ky)
-    {
-      const TCoefficient * row = c + (offset[2][kz] + offset[1][ky]);
-      Acc                  sum = 0, sumD = 0;
-CIF_UNROLL
-      for (int kx = 0; kx < 4; ++kx)
-      {
-        const Acc coefficient = static_cast<Acc>(row[offset[0][kx]]);
-        sum += w[0][kx] * coefficient;
-        if (gradient)
-        {
-          sumD += d[0][kx] * coefficient;
-        }
-      }
-      const Acc wyz = w[1][ky] * w[2][kz];
-      value += wyz * sum;
-      if (gradient)
-      {
-        g0 += wyz * sumD;
-        g1 += d[1][ky] * w[2][kz] * sum;
-        g2 += w[1][ky] * d[2][kz] * sum;
-      }
-    }
-  }
-  if (gradient)
-  {
-    gradient[0] = g0;
-    gradient[1] = g1;
-    gradient[2] = g2;
-  }
-  return value;
+  return CubicWeightedSum<D, Acc>(c, offset, support, gradient);
 }
 } // namespace cif
 

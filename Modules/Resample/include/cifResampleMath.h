@@ -152,18 +152,27 @@ RowEndpoints(const ResampleGeometry & g, const TransformChain & chain, std::int6
 /** One output voxel of ResampleImageFilter's linear path: the continuous index
  * interpolated between its row's endpoints, then as ResampleVoxel. \a x is the
  * offset within the output region along axis 0. */
+template <int D>
+CIF_HD void
+ContinuousIndexOnRow(const ResampleGeometry & g, const double start[3], const double end[3], std::int64_t x,
+                     double index[3])
+{
+  const double alpha =
+    static_cast<double>(g.outputStart[0] + x - g.lineStart) / static_cast<double>(g.lineLength);
+  index[0] = index[1] = index[2] = 0.0;
+  for (int a = 0; a < D; ++a)
+  {
+    index[a] = MulAddUnfused(alpha, end[a] - start[a], start[a]);
+  }
+}
+
 template <int D, typename TCoefficient, typename TOut>
 CIF_HD TOut
 ResampleVoxelOnRow(const TCoefficient * coefficients, const ResampleGeometry & g, const double start[3],
                    const double end[3], std::int64_t x, TOut defaultValue)
 {
-  const double alpha =
-    static_cast<double>(g.outputStart[0] + x - g.lineStart) / static_cast<double>(g.lineLength);
-  double index[3] = { 0, 0, 0 };
-  for (int a = 0; a < D; ++a)
-  {
-    index[a] = MulAddUnfused(alpha, end[a] - start[a], start[a]);
-  }
+  double index[3];
+  ContinuousIndexOnRow<D>(g, start, end, x, index);
   if (!InsideBuffer<D>(index, g.input))
   {
     return defaultValue;

@@ -172,12 +172,7 @@ TexturedResampleKernel(cudaTextureObject_t texture, ResampleGeometry geometry, T
     {
       const std::int64_t row = i / width;
       const double *     e = rowEndpoints + 6 * row;
-      const double       alpha =
-        static_cast<double>(geometry.outputStart[0] + (i - row * width) - geometry.lineStart) / geometry.lineLength;
-      for (int a = 0; a < D; ++a)
-      {
-        x[a] = MulAddUnfused(alpha, e[3 + a] - e[a], e[a]);
-      }
+      ContinuousIndexOnRow<D>(geometry, e, e + 3, i - row * width, x);
     }
     else
     {
