@@ -2,6 +2,7 @@
 #define cifBSplinePrefilterDevice_h
 
 #include "CudaImageFiltersExport.h"
+#include "cifScalarTypes.h"
 #include "cifBSplinePrefilterMath.h"
 
 namespace cif
@@ -21,6 +22,12 @@ PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles &
 template <typename TIn, typename T>
 CudaImageFilters_EXPORT void
 ConvertOnDevice(const TIn * deviceIn, T * deviceOut, std::int64_t count);
+/** The explicit instantiations, for the CUDA source and its no-CUDA twin alike:
+ * CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_CONVERT). */
+#define CIF_INSTANTIATE_CONVERT(TIn)                                                                                 \
+  template void ConvertOnDevice<TIn, float>(const TIn *, float *, std::int64_t);                                     \
+  template void ConvertOnDevice<TIn, double>(const TIn *, double *, std::int64_t);
+
 } // namespace cif
 
 #endif

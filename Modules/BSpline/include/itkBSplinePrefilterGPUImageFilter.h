@@ -1,8 +1,10 @@
 #ifndef itkBSplinePrefilterGPUImageFilter_h
 #define itkBSplinePrefilterGPUImageFilter_h
 
+#include "cifBSplinePrefilterMath.h"
 #include "cifBoundaryMode.h"
 #include "itkBSplineDecompositionImageFilter.h"
+#include "itkCudaExecutionPath.h"
 #include "itkCudaPixelTraits.h"
 #include "itkRGBPixelScalarProduct.h"
 
@@ -54,13 +56,7 @@ public:
   static constexpr unsigned int Components = CudaImageTraits<TOutputImage>::Components;
 
   /** Which code produced the last output. */
-  enum class ExecutionPath
-  {
-    None, ///< not run yet
-    GPU,  ///< the CUDA kernels
-    CPU,  ///< this module's CPU path (same math, ITK's threader)
-    ITK   ///< the superclass, for what the module does not handle
-  };
+  using ExecutionPath = CudaExecutionPath;
 
   /** True for the type combinations the GPU and CPU paths of this module handle. */
   static constexpr bool TypesSupported =
@@ -94,9 +90,9 @@ protected:
 
 private:
   void
-  GenerateDataOnGPU();
+  GenerateDataOnGPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
   void
-  GenerateDataOnCPU();
+  GenerateDataOnCPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
 
   cif::BoundaryMode m_BoundaryMode{ cif::BoundaryMode::Mirror };
   bool              m_UseGPU{ true };

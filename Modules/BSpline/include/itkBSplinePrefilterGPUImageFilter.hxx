@@ -5,7 +5,7 @@
 #include "cifBSplinePrefilterHost.h"
 #include "cifDeviceBuffer.h"
 #include "itkCudaExceptionTranslation.h"
-#include "itkMultiThreaderBase.h"
+#include "itkCudaParallelFor.h"
 
 #include <algorithm>
 #include <cstring>
@@ -13,6 +13,24 @@
 
 namespace itk
 {
+
+namespace BSplinePrefilterDetail
+{
+template <typename TImage>
+cif::BufferShape
+ShapeOf(const TImage * image, unsigned int components)
+{
+  cif::BufferShape shape;
+  shape.dimension = static_cast<int>(TImage::ImageDimension);
+  shape.components = static_cast<int>(components);
+  const auto size = image->GetBufferedRegion().GetSize();
+  for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
+  {
+    shape.size[d] = static_cast<std::int64_t>(size[d]);
+  }
+  return shape;
+}
+} // namespace BSplinePrefilterDetail
 
 template <typename TInputImage, typename TOutputImage>
 void
@@ -56,16 +74,17 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
                                          << input->GetBufferedRegion());
     }
     output->Allocate();
+    const cif::BufferShape shape = BSplinePrefilterDetail::ShapeOf(input, Components);
     try
     {
       if (m_UseGPU && cif::IsGPUAvailable())
       {
-        this->GenerateDataOnGPU();
+        this->GenerateDataOnGPU(shape, poles);
         m_LastExecutionPath = ExecutionPath::GPU;
       }
       else
       {
-        this->GenerateDataOnCPU();
+        this->GenerateDataOnCPU(shape, poles);
         m_LastExecutionPath = ExecutionPath::CPU;
       }
     }
@@ -78,27 +97,11 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
   }
 }
 
-namespace BSplinePrefilterDetail
-{
-template <typename TImage>
-cif::BufferShape
-ShapeOf(const TImage * image, unsigned int components)
-{
-  cif::BufferShape shape;
-  shape.dimension = static_cast<int>(TImage::ImageDimension);
-  shape.components = static_cast<int>(components);
-  const auto size = image->GetBufferedRegion().GetSize();
-  for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
-  {
-    shape.size[d] = static_cast<std::int64_t>(size[d]);
-  }
-  return shape;
-}
-} // namespace BSplinePrefilterDetail
 
 template <typename TInputImage, typename TOutputImage>
 void
-BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU()
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(const cif::BufferShape & shape,
+                                                                             const cif::SplinePoles &  poles)
 {
   if constexpr (TypesSupported)
   {
@@ -110,10 +113,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU()
 
     const TInputImage * input = this->GetInput();
     TOutputImage *      output = this->GetOutput();
-    cif::SplinePoles    poles;
-    cif::MakeSplinePoles(static_cast<unsigned int>(this->GetSplineOrder()), poles);
-    const cif::BufferShape shape = BSplinePrefilterDetail::ShapeOf(input, Components);
-    const std::size_t      count = static_cast<std::size_t>(shape.ScalarCount());
+    const std::size_t   count = static_cast<std::size_t>(shape.ScalarCount());
     const std::size_t      bytes = count * sizeof(T);
     const std::size_t      inputBytes = count * sizeof(TIn);
 
@@ -193,27 +193,19 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU()
 
 template <typename TInputImage, typename TOutputImage>
 void
-BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU()
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(const cif::BufferShape & shape,
+                                                                             const cif::SplinePoles &  poles)
 {
   if constexpr (TypesSupported)
   {
     using T = OutputComponentType;
     using TIn = InputComponentType;
-    const TInputImage *    input = this->GetInput();
-    TOutputImage *         output = this->GetOutput();
-    const cif::BufferShape shape = BSplinePrefilterDetail::ShapeOf(input, Components);
-    const auto *           source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
+    const TInputImage * input = this->GetInput();
+    TOutputImage *      output = this->GetOutput();
+    const auto *        source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
     T *                    coefficients = reinterpret_cast<T *>(output->GetBufferPointer());
     std::transform(source, source + shape.ScalarCount(), coefficients, [](TIn v) { return static_cast<T>(v); });
-
-    cif::SplinePoles poles;
-    cif::MakeSplinePoles(static_cast<unsigned int>(this->GetSplineOrder()), poles);
-    MultiThreaderBase * threader = this->GetMultiThreader();
-    cif::PrefilterOnHost(coefficients, shape, poles, m_BoundaryMode, [threader](std::int64_t lines, auto && body) {
-      threader->ParallelizeArray(
-        0, static_cast<SizeValueType>(lines), [&body](SizeValueType line) { body(static_cast<std::int64_t>(line)); },
-        nullptr);
-    });
+    cif::PrefilterOnHost(coefficients, shape, poles, m_BoundaryMode, MakeParallelFor(this->GetMultiThreader()));
   }
 }
 
@@ -222,10 +214,9 @@ void
 BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  const char * paths[] = { "None", "GPU", "CPU", "ITK" };
   os << indent << "BoundaryMode: " << m_BoundaryMode << std::endl;
   os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
-  os << indent << "LastExecutionPath: " << paths[static_cast<int>(m_LastExecutionPath)] << std::endl;
+  os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
 }
 
 } // namespace itk

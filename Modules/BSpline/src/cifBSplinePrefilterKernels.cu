@@ -10,6 +10,7 @@
 // cifBSplinePrefilterMath.h, so the tile path, the global fallback and the CPU path
 // compute the same thing.
 #include "cifBSplinePrefilterDevice.h"
+#include "cifScalarTypes.h"
 #include "cifCudaCheck.cuh"
 
 #include <algorithm>
@@ -324,17 +325,6 @@ ConvertOnDevice(const TIn * deviceIn, T * deviceOut, std::int64_t count)
 template void PrefilterOnDevice<float>(float *, const BufferShape &, const SplinePoles &, BoundaryMode);
 template void PrefilterOnDevice<double>(double *, const BufferShape &, const SplinePoles &, BoundaryMode);
 
-#define CIF_INSTANTIATE_CONVERT(TIn)                                                                                 \
-  template void ConvertOnDevice<TIn, float>(const TIn *, float *, std::int64_t);                                     \
-  template void ConvertOnDevice<TIn, double>(const TIn *, double *, std::int64_t)
-CIF_INSTANTIATE_CONVERT(std::uint8_t);
-CIF_INSTANTIATE_CONVERT(std::int8_t);
-CIF_INSTANTIATE_CONVERT(std::uint16_t);
-CIF_INSTANTIATE_CONVERT(std::int16_t);
-CIF_INSTANTIATE_CONVERT(std::uint32_t);
-CIF_INSTANTIATE_CONVERT(std::int32_t);
-CIF_INSTANTIATE_CONVERT(float);
-CIF_INSTANTIATE_CONVERT(double);
-#undef CIF_INSTANTIATE_CONVERT
+CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_CONVERT)
 
 } // namespace cif

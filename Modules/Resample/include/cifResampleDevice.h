@@ -2,6 +2,7 @@
 #define cifResampleDevice_h
 
 #include "CudaImageFiltersExport.h"
+#include "cifScalarTypes.h"
 #include "cifResampleMath.h"
 
 namespace cif
@@ -30,6 +31,18 @@ CudaImageFilters_EXPORT void
 EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid & grid,
                        const double * continuousIndices, std::int64_t count, double * values,
                        double * indexGradients);
+/** The explicit instantiations, for the CUDA source and its no-CUDA twin alike:
+ * CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE). */
+#define CIF_INSTANTIATE_RESAMPLE(TO)                                                                                 \
+  template void ResampleOnDevice<2, float, TO>(                                                                      \
+    const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
+  template void ResampleOnDevice<2, double, TO>(                                                                     \
+    const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);               \
+  template void ResampleOnDevice<3, float, TO>(                                                                      \
+    const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
+  template void ResampleOnDevice<3, double, TO>(                                                                     \
+    const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);
+
 } // namespace cif
 
 #endif

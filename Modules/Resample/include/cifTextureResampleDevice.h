@@ -2,6 +2,7 @@
 #define cifTextureResampleDevice_h
 
 #include "CudaImageFiltersExport.h"
+#include "cifScalarTypes.h"
 #include "cifResampleMath.h"
 
 namespace cif
@@ -18,6 +19,14 @@ CudaImageFilters_EXPORT void
 ResampleWithTexturesOnDevice(const float * coefficients, const ResampleGeometry & geometry,
                              const TransformChain & chain, const double * mappedPoints, bool linearRows,
                              TOut defaultValue, TOut * output);
+/** The explicit instantiations, for the CUDA source and its no-CUDA twin alike:
+ * CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_TEXTURED). */
+#define CIF_INSTANTIATE_TEXTURED(TO)                                                                                 \
+  template void ResampleWithTexturesOnDevice<2, TO>(                                                                 \
+    const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
+  template void ResampleWithTexturesOnDevice<3, TO>(                                                                 \
+    const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);
+
 } // namespace cif
 
 #endif

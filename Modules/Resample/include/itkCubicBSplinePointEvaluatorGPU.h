@@ -9,7 +9,7 @@
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaPixelTraits.h"
 #include "itkImage.h"
-#include "itkMultiThreaderBase.h"
+#include "itkCudaParallelFor.h"
 #include "itkObject.h"
 #include "itkObjectFactory.h"
 
@@ -95,13 +95,9 @@ public:
     else
     {
       m_HostCoefficients.assign(samples, samples + count);
-      MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
+      const MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
       cif::PrefilterOnHost(m_HostCoefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
-                           [&threader](std::int64_t lines, auto && body) {
-                             threader->ParallelizeArray(
-                               0, static_cast<SizeValueType>(lines),
-                               [&body](SizeValueType line) { body(static_cast<std::int64_t>(line)); }, nullptr);
-                           });
+                           MakeParallelFor(threader.GetPointer()));
       m_DeviceCoefficients.Release();
     }
     this->Modified();
@@ -118,17 +114,14 @@ public:
     }
     const std::size_t   n = points.size();
     std::vector<double> indices(3 * n, 0.0);
-    MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
-    threader->ParallelizeArray(
-      0, n,
-      [&](SizeValueType i) {
-        const auto c = m_Image->template TransformPhysicalPointToContinuousIndex<double, double>(points[i]);
-        for (unsigned int a = 0; a < ImageDimension; ++a)
-        {
-          indices[3 * i + a] = c[a];
-        }
-      },
-      nullptr);
+    const MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
+    CudaParallelFor(threader.GetPointer(), static_cast<std::int64_t>(n), [&](std::int64_t i) {
+      const auto c = m_Image->template TransformPhysicalPointToContinuousIndex<double, double>(points[i]);
+      for (unsigned int a = 0; a < ImageDimension; ++a)
+      {
+        indices[3 * i + a] = c[a];
+      }
+    });
     values.assign(n, 0.0);
     std::vector<double> indexGradients(gradients ? 3 * n : 0);
     if (m_OnDevice)
@@ -149,13 +142,10 @@ public:
     }
     else
     {
-      threader->ParallelizeArray(
-        0, n,
-        [&](SizeValueType i) {
-          values[i] = cif::EvaluateCubic<ImageDimension>(m_HostCoefficients.data(), m_Grid, &indices[3 * i],
-                                                         gradients ? &indexGradients[3 * i] : nullptr);
-        },
-        nullptr);
+      CudaParallelFor(threader.GetPointer(), static_cast<std::int64_t>(n), [&](std::int64_t i) {
+        values[i] = cif::EvaluateCubic<ImageDimension>(m_HostCoefficients.data(), m_Grid, &indices[3 * i],
+                                                       gradients ? &indexGradients[3 * i] : nullptr);
+      });
     }
     if (gradients)
     {

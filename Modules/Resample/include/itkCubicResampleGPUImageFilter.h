@@ -2,6 +2,7 @@
 #define itkCubicResampleGPUImageFilter_h
 
 #include "itkBSplineInterpolateImageFunction.h"
+#include "itkCudaExecutionPath.h"
 #include "itkCudaPixelTraits.h"
 #include "itkResampleImageFilter.h"
 
@@ -59,13 +60,8 @@ public:
     CudaImageTraits<TOutputImage>::Components == 1 && IsCudaInputScalar<InputComponentType> &&
     IsCudaInputScalar<OutputComponentType> && std::is_same_v<TTransformPrecisionType, double>;
 
-  enum class ExecutionPath
-  {
-    None,
-    GPU,
-    CPU,
-    ITK
-  };
+  /** Which code produced the last output. */
+  using ExecutionPath = CudaExecutionPath;
 
   itkSetMacro(UseGPU, bool);
   itkGetConstMacro(UseGPU, bool);

@@ -8,7 +8,7 @@
 #include "cifTextureResampleDevice.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaTransformChain.h"
-#include "itkMultiThreaderBase.h"
+#include "itkCudaParallelFor.h"
 
 #include <algorithm>
 #include <sstream>
@@ -73,9 +73,7 @@ template <typename TFilter, typename TBody>
 void
 ForEachOutputRow(TFilter * filter, const cif::ResampleGeometry & g, TBody && body)
 {
-  const SizeValueType rows = static_cast<SizeValueType>(g.outputSize[1] * g.outputSize[2]);
-  filter->GetMultiThreader()->ParallelizeArray(
-    0, rows, [&body](SizeValueType row) { body(static_cast<std::int64_t>(row)); }, nullptr);
+  CudaParallelFor(filter->GetMultiThreader(), g.outputSize[1] * g.outputSize[2], body);
 }
 } // namespace CubicResampleDetail
 
@@ -233,15 +231,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         std::vector<TC> coefficients(static_cast<std::size_t>(inputCount));
         const auto *    source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
         std::transform(source, source + inputCount, coefficients.begin(), [](TIn v) { return static_cast<TC>(v); });
-        MultiThreaderBase * threader = this->GetMultiThreader();
         if (!m_InputIsCoefficients)
         {
           cif::PrefilterOnHost(coefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
-                               [threader](std::int64_t lines, auto && body) {
-                                 threader->ParallelizeArray(
-                                   0, static_cast<SizeValueType>(lines),
-                                   [&body](SizeValueType line) { body(static_cast<std::int64_t>(line)); }, nullptr);
-                               });
+                               MakeParallelFor(this->GetMultiThreader()));
         }
         auto *                      out = reinterpret_cast<TOut *>(output->GetBufferPointer());
         const cif::TransformChain & hostChain = chain.HostChain();
@@ -279,11 +272,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   Indent         indent) const
 {
   Superclass::PrintSelf(os, indent);
-  const char * paths[] = { "None", "GPU", "CPU", "ITK" };
   os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
   os << indent << "InputIsCoefficients: " << (m_InputIsCoefficients ? "On" : "Off") << std::endl;
   os << indent << "UseTextureInterpolation: " << (m_UseTextureInterpolation ? "On" : "Off") << std::endl;
-  os << indent << "LastExecutionPath: " << paths[static_cast<int>(m_LastExecutionPath)] << std::endl;
+  os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
 }
 
 } // namespace itk

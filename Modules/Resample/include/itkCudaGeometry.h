@@ -10,8 +10,8 @@ namespace itk
  * axes identity). The matrices are those ImageBase computes: index -> point is
  * Direction * diag(Spacing), point -> index its inverse. */
 template <unsigned int D>
-void
-IndexToPointMatrix(const ImageBase<D> * image, double m[3][3])
+Matrix<double, D, D>
+IndexToPointMatrixOf(const ImageBase<D> * image)
 {
   Matrix<double, D, D> scale;
   scale.Fill(0.0);
@@ -19,34 +19,35 @@ IndexToPointMatrix(const ImageBase<D> * image, double m[3][3])
   {
     scale[i][i] = image->GetSpacing()[i];
   }
-  const Matrix<double, D, D> indexToPoint = image->GetDirection() * scale;
+  return image->GetDirection() * scale;
+}
+
+/** Copies a D x D matrix into the top-left of a 3 x 3 identity. */
+template <unsigned int D>
+void
+ToMatrix3(const Matrix<double, D, D> & m, double out[3][3])
+{
   for (unsigned int i = 0; i < 3; ++i)
   {
     for (unsigned int j = 0; j < 3; ++j)
     {
-      m[i][j] = (i < D && j < D) ? indexToPoint[i][j] : (i == j ? 1.0 : 0.0);
+      out[i][j] = (i < D && j < D) ? m[i][j] : (i == j ? 1.0 : 0.0);
     }
   }
 }
 
 template <unsigned int D>
 void
+IndexToPointMatrix(const ImageBase<D> * image, double m[3][3])
+{
+  ToMatrix3<D>(IndexToPointMatrixOf<D>(image), m);
+}
+
+template <unsigned int D>
+void
 PointToIndexMatrix(const ImageBase<D> * image, double m[3][3])
 {
-  Matrix<double, D, D> scale;
-  scale.Fill(0.0);
-  for (unsigned int i = 0; i < D; ++i)
-  {
-    scale[i][i] = image->GetSpacing()[i];
-  }
-  const Matrix<double, D, D> pointToIndex = Matrix<double, D, D>((image->GetDirection() * scale).GetInverse());
-  for (unsigned int i = 0; i < 3; ++i)
-  {
-    for (unsigned int j = 0; j < 3; ++j)
-    {
-      m[i][j] = (i < D && j < D) ? pointToIndex[i][j] : (i == j ? 1.0 : 0.0);
-    }
-  }
+  ToMatrix3<D>(Matrix<double, D, D>(IndexToPointMatrixOf<D>(image).GetInverse()), m);
 }
 } // namespace itk
 

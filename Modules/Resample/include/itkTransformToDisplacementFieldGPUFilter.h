@@ -4,6 +4,8 @@
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
 #include "itkCudaExceptionTranslation.h"
+#include "itkCudaParallelFor.h"
+#include "itkCudaExecutionPath.h"
 #include "itkCudaPixelTraits.h"
 #include "itkCudaTransformChain.h"
 #include "itkTransformToDisplacementFieldFilter.h"
@@ -46,13 +48,8 @@ public:
                                          CudaImageTraits<TOutputImage>::Components == ImageDimension &&
                                          IsCudaRealScalar<ComponentType> &&
                                          std::is_same_v<TParametersValueType, double>;
-  enum class ExecutionPath
-  {
-    None,
-    GPU,
-    CPU,
-    ITK
-  };
+  /** Which code produced the last output. */
+  using ExecutionPath = CudaExecutionPath;
 
   itkSetMacro(UseGPU, bool);
   itkGetConstMacro(UseGPU, bool);
@@ -111,19 +108,15 @@ protected:
           else
           {
             const cif::TransformChain & host = chain.HostChain();
-            this->GetMultiThreader()->ParallelizeArray(
-              0,
-              static_cast<SizeValueType>(count),
-              [&](SizeValueType i) {
-                double p[3], q[3];
-                cif::OutputPoint<static_cast<int>(D)>(g, static_cast<std::int64_t>(i), p);
-                cif::ApplyTransformChain<static_cast<int>(D)>(host, p, q);
-                for (unsigned int a = 0; a < D; ++a)
-                {
-                  field[D * i + a] = static_cast<ComponentType>(q[a] - p[a]);
-                }
-              },
-              nullptr);
+            CudaParallelFor(this->GetMultiThreader(), count, [&](std::int64_t i) {
+              double p[3], q[3];
+              cif::OutputPoint<static_cast<int>(D)>(g, i, p);
+              cif::ApplyTransformChain<static_cast<int>(D)>(host, p, q);
+              for (unsigned int a = 0; a < D; ++a)
+              {
+                field[D * i + a] = static_cast<ComponentType>(q[a] - p[a]);
+              }
+            });
             m_LastExecutionPath = ExecutionPath::CPU;
           }
         }
@@ -144,6 +137,7 @@ protected:
   {
     Superclass::PrintSelf(os, indent);
     os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
+    os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
   }
 
 private:

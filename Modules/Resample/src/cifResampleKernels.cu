@@ -4,6 +4,7 @@
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
+#include "cifScalarTypes.h"
 
 #include <algorithm>
 
@@ -155,22 +156,7 @@ EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid 
   CIF_CUDA_CHECK_LAUNCH();
 }
 
-#define CIF_INSTANTIATE_RESAMPLE(D, TC, TO)                                                                          \
-  template void ResampleOnDevice<D, TC, TO>(                                                                         \
-    const TC *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *)
-#define CIF_INSTANTIATE_RESAMPLE_OUTPUTS(D, TC)                                                                      \
-  CIF_INSTANTIATE_RESAMPLE(D, TC, std::uint8_t);                                                                     \
-  CIF_INSTANTIATE_RESAMPLE(D, TC, std::int8_t);                                                                      \
-  CIF_INSTANTIATE_RESAMPLE(D, TC, std::uint16_t);                                                                    \
-  CIF_INSTANTIATE_RESAMPLE(D, TC, std::int16_t);                                                                     \
-  CIF_INSTANTIATE_RESAMPLE(D, TC, std::uint32_t);                                                                    \
-  CIF_INSTANTIATE_RESAMPLE(D, TC, std::int32_t);                                                                     \
-  CIF_INSTANTIATE_RESAMPLE(D, TC, float);                                                                            \
-  CIF_INSTANTIATE_RESAMPLE(D, TC, double)
-CIF_INSTANTIATE_RESAMPLE_OUTPUTS(2, float);
-CIF_INSTANTIATE_RESAMPLE_OUTPUTS(2, double);
-CIF_INSTANTIATE_RESAMPLE_OUTPUTS(3, float);
-CIF_INSTANTIATE_RESAMPLE_OUTPUTS(3, double);
+CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE)
 template void DisplacementFieldOnDevice<2, float>(const ResampleGeometry &, const TransformChain &, float *);
 template void DisplacementFieldOnDevice<2, double>(const ResampleGeometry &, const TransformChain &, double *);
 template void DisplacementFieldOnDevice<3, float>(const ResampleGeometry &, const TransformChain &, float *);

@@ -6,6 +6,7 @@
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifTextureResampleDevice.h"
+#include "cifScalarTypes.h"
 
 #include <algorithm>
 
@@ -237,18 +238,5 @@ ResampleWithTexturesOnDevice(const float * coefficients, const ResampleGeometry 
   CIF_CUDA_CHECK(cudaStreamSynchronize(0)); // texture and endpoints are released on return
 }
 
-#define CIF_INSTANTIATE_TEXTURED(D, TO)                                                                              \
-  template void ResampleWithTexturesOnDevice<D, TO>(                                                                 \
-    const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *)
-#define CIF_INSTANTIATE_TEXTURED_OUTPUTS(D)                                                                          \
-  CIF_INSTANTIATE_TEXTURED(D, std::uint8_t);                                                                         \
-  CIF_INSTANTIATE_TEXTURED(D, std::int8_t);                                                                          \
-  CIF_INSTANTIATE_TEXTURED(D, std::uint16_t);                                                                        \
-  CIF_INSTANTIATE_TEXTURED(D, std::int16_t);                                                                         \
-  CIF_INSTANTIATE_TEXTURED(D, std::uint32_t);                                                                        \
-  CIF_INSTANTIATE_TEXTURED(D, std::int32_t);                                                                         \
-  CIF_INSTANTIATE_TEXTURED(D, float);                                                                                \
-  CIF_INSTANTIATE_TEXTURED(D, double)
-CIF_INSTANTIATE_TEXTURED_OUTPUTS(2);
-CIF_INSTANTIATE_TEXTURED_OUTPUTS(3);
+CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_TEXTURED)
 } // namespace cif
