@@ -10,6 +10,7 @@
 // >= 3 x 8 bytes per float voxel, at the device-to-device copy bandwidth measured
 // here (bytes read + written per second).
 #include "cifBSplinePrefilterDevice.h"
+#include "cifBenchmarkSupport.h"
 #include "cifDeviceBuffer.h"
 #include "itkBSplineDecompositionImageFilter.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
@@ -29,21 +30,8 @@ namespace
 {
 using Clock = std::chrono::steady_clock;
 
-double
-Median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-template <typename F>
-double
-WallMilliseconds(F && f)
-{
-  const auto start = Clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
+using cif_bench::Median;
+using cif_bench::WallMilliseconds;
 
 template <typename T>
 typename itk::Image<T, 3>::Pointer
@@ -162,43 +150,6 @@ PrintRow(long n, int repeat, double copyGBps, bool runPeers, const std::map<std:
   std::fflush(stdout);
 }
 
-/** Runs cupy_peer.py and returns its "key: value" lines. */
-std::map<std::string, std::string>
-RunCuPy(const std::string & script, const std::vector<long> & sizes, int repeat)
-{
-  std::map<std::string, std::string> rows;
-  if (script.empty())
-  {
-    return rows;
-  }
-  std::string command = "python3 " + script + " --repeat " + std::to_string(repeat) + " --sizes";
-  for (long n : sizes)
-  {
-    command += " " + std::to_string(n);
-  }
-  command += " 2>&1";
-  FILE * pipe = popen(command.c_str(), "r");
-  if (!pipe)
-  {
-    return rows;
-  }
-  char line[512];
-  while (fgets(line, sizeof(line), pipe))
-  {
-    std::string s(line);
-    const auto  colon = s.find(": ");
-    if (colon != std::string::npos)
-    {
-      rows[s.substr(0, colon)] = s.substr(colon + 2, s.find_last_not_of("\r\n") - colon - 1);
-    }
-    else
-    {
-      std::cerr << "cupy_peer: " << s;
-    }
-  }
-  pclose(pipe);
-  return rows;
-}
 } // namespace
 
 int
@@ -265,7 +216,7 @@ main(int argc, char * argv[])
     copyGBps = 2.0 * bytes / (Median(t) * 1e-3) / 1e9;
   }
 
-  const auto cupy = RunCuPy(cupyScript, sizes, repeat);
+  const auto cupy = cif_bench::RunCuPy(cupyScript, sizes, repeat);
 
   std::printf("Device: %s, %d SMs; copy bandwidth %.0f GB/s (read+write); host threads for ITK/CPU path: %u\n",
               info.name.c_str(), info.multiprocessorCount, copyGBps, cores);

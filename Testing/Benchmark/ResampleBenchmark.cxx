@@ -35,37 +35,6 @@ using Image = itk::Image<float, 3>;
 using cif_bench::DeviceMilliseconds;
 using cif_bench::WallMilliseconds;
 
-std::map<std::string, std::string>
-RunCuPy(const std::string & script, const std::vector<long> & sizes, int repeat)
-{
-  std::map<std::string, std::string> rows;
-  if (script.empty())
-  {
-    return rows;
-  }
-  std::string command = "python3 " + script + " --repeat " + std::to_string(repeat) + " --sizes";
-  for (long n : sizes)
-  {
-    command += " " + std::to_string(n);
-  }
-  FILE * pipe = popen((command + " 2>&1").c_str(), "r");
-  char   line[512];
-  while (pipe && fgets(line, sizeof(line), pipe))
-  {
-    std::string s(line);
-    const auto  colon = s.find(": ");
-    if (colon != std::string::npos)
-    {
-      rows[s.substr(0, colon)] = s.substr(colon + 2, s.find_last_not_of("\r\n") - colon - 1);
-    }
-  }
-  if (pipe)
-  {
-    pclose(pipe);
-  }
-  return rows;
-}
-
 std::string
 Cell(double v, const char * format)
 {
@@ -155,7 +124,7 @@ main(int argc, char * argv[])
     cif::DeviceBuffer a(bytes), b(bytes);
     copyGBps = 2.0 * bytes / (DeviceMilliseconds(repeat, [&] { cif::CopyDeviceToDevice(b.Data(), a.Data(), bytes); }) * 1e-3) / 1e9;
   }
-  const auto cupy = RunCuPy(cupyScript, sizes, repeat);
+  const auto cupy = cif_bench::RunCuPy(cupyScript, sizes, repeat);
   std::printf("Device: %s; copy bandwidth %.0f GB/s; host threads %u\n\n", info.name.c_str(), copyGBps,
               itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads());
   std::printf("| case | GPU (ms) | floor (ms) | of floor | CuPy (ms) | vs CuPy | ITK CPU (ms) | vs ITK |\n");

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace cif_bench
@@ -43,6 +46,39 @@ WallMilliseconds(F && f)
   f();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
+/** Runs ../shared/gpu/cupy_peer.py (when \a script is given) for \a sizes and returns
+ * its "key: value" lines; empty when CuPy is missing or no script is given. */
+inline std::map<std::string, std::string>
+RunCuPy(const std::string & script, const std::vector<long> & sizes, int repeat)
+{
+  std::map<std::string, std::string> rows;
+  if (script.empty())
+  {
+    return rows;
+  }
+  std::string command = "python3 " + script + " --repeat " + std::to_string(repeat) + " --sizes";
+  for (long n : sizes)
+  {
+    command += " " + std::to_string(n);
+  }
+  FILE * pipe = popen((command + " 2>&1").c_str(), "r");
+  char   line[512];
+  while (pipe && fgets(line, sizeof(line), pipe))
+  {
+    std::string s(line);
+    const auto  colon = s.find(": ");
+    if (colon != std::string::npos)
+    {
+      rows[s.substr(0, colon)] = s.substr(colon + 2, s.find_last_not_of("\r\n") - colon - 1);
+    }
+  }
+  if (pipe)
+  {
+    pclose(pipe);
+  }
+  return rows;
+}
+
 } // namespace cif_bench
 
 #endif
