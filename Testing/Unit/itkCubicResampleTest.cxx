@@ -11,6 +11,7 @@
 #include "itkDisplacementFieldTransform.h"
 #include "itkEuler3DTransform.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
+#include "itkVectorNearestNeighborInterpolateImageFunction.h"
 
 #include <vector>
 
@@ -233,7 +234,6 @@ CheckTransforms(Path path)
       euler->SetCenter(input->GetOrigin());
       transforms.emplace_back("euler", euler.GetPointer());
     }
-    // A transform the device does not evaluate: mapped on the host by ITK.
     using FieldTransform = itk::DisplacementFieldTransform<double, D>;
     auto field = FieldTransform::DisplacementFieldType::New();
     field->CopyInformation(input);
@@ -252,7 +252,14 @@ CheckTransforms(Path path)
     }
     auto displacement = FieldTransform::New();
     displacement->SetDisplacementField(field);
-    transforms.emplace_back("displacement field (host-mapped)", displacement.GetPointer());
+    transforms.emplace_back("displacement field", displacement.GetPointer());
+    // A transform the device does not evaluate (another field interpolator): ITK
+    // maps the points on the host and only the interpolation runs on the device.
+    auto nearest = FieldTransform::New();
+    nearest->SetDisplacementField(field);
+    nearest->SetInterpolator(
+      itk::VectorNearestNeighborInterpolateImageFunction<typename FieldTransform::DisplacementFieldType, double>::New());
+    transforms.emplace_back("displacement field, nearest (host-mapped)", nearest.GetPointer());
 
     const double defaultValue = -7.0;
     for (const auto & [name, transform] : transforms)
@@ -260,6 +267,9 @@ CheckTransforms(Path path)
       SCOPED_TRACE(testing::Message() << D << "-D " << typeid(TPixel).name() << ", " << name << ", "
                                       << ToString(content) << ", " << (path == Path::GPU ? "GPU" : "CPU")
                                       << ", seed " << seed);
+      // every transform but the host-mapped one is evaluated by the module itself
+      EXPECT_EQ(itk::CudaTransformChain<D>(transform).IsDeviceEvaluable(),
+                name.find("host-mapped") == std::string::npos);
       auto want = ResampleWithITK<Image, Image>(input, transform, geometry, defaultValue);
       auto got = ResampleWithModule<Image, Image>(input, transform, geometry, defaultValue, path);
       const double tolerance = std::is_same_v<TPixel, double> ? 1e-10 : (std::is_integral_v<TPixel> ? 1.0 : 4e-6 * 200.0);

@@ -11,14 +11,16 @@
  * ITK transforms as plain data that a kernel (or the CPU path) applies to points:
  * every itk::MatrixOffsetTransformBase as a matrix and offset in double, and the
  * cubic itk::BSplineTransform as its coefficient grid, with ITK's valid-region rule
- * and closed-form kernel weights. A chain applies its stages in order (an
+ * and closed-form kernel weights, and itk::DisplacementFieldTransform with its linear
+ * interpolation. A chain applies its stages in order (an
  * itk::CompositeTransform flattened the way it applies its transforms). */
 namespace cif
 {
 enum class TransformKind : int
 {
-  Affine = 0,  ///< p' = M p + offset
-  BSpline = 1  ///< p' = p + sum of weights x coefficients (order 3)
+  Affine = 0,           ///< p' = M p + offset
+  BSpline = 1,          ///< p' = p + sum of weights x coefficients (order 3)
+  DisplacementField = 2 ///< p' = p + the field, linearly interpolated, where the point lies on it
 };
 
 struct TransformStage
@@ -27,12 +29,15 @@ struct TransformStage
   // Affine
   double matrix[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
   double offset[3] = { 0, 0, 0 };
-  // BSpline: the coefficient images' grid (index 0 based) and one coefficient
-  // buffer per axis (device pointers for the GPU, host pointers for the CPU path)
+  // BSpline and DisplacementField: the grid of the coefficient images (start 0) or
+  // of the field's buffer, and its data (device pointers for the GPU, host pointers
+  // for the CPU path): one coefficient buffer per axis, or one interleaved field.
   std::int64_t   gridSize[3] = { 1, 1, 1 };
+  std::int64_t   gridStart[3] = { 0, 0, 0 };
   double         gridOrigin[3] = { 0, 0, 0 };
   double         gridPointToIndex[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
   const double * coefficients[3] = { nullptr, nullptr, nullptr };
+  const double * field = nullptr;
 };
 
 constexpr int kMaxTransformStages = 4;
@@ -171,6 +176,83 @@ ApplyBSpline(const TransformStage & s, const double p[3], double out[3])
   }
 }
 
+/** itk::DisplacementFieldTransform<double, D>::TransformPoint with its default
+ * VectorLinearInterpolateImageFunction: outside the field's buffer the point is
+ * returned as is; inside, the 2^D neighbours (clamped to the buffer) are summed with
+ * their overlaps in ITK's order, stopping where the overlaps reach exactly 1. */
+template <int D>
+CIF_HD void
+ApplyDisplacementField(const TransformStage & s, const double p[3], double out[3])
+{
+  double x[3] = { 0, 0, 0 };
+  for (int i = 0; i < D; ++i)
+  {
+    for (int j = 0; j < D; ++j)
+    {
+      x[i] = MulAddUnfused(s.gridPointToIndex[i][j], p[j] - s.gridOrigin[j], x[i]);
+    }
+  }
+  for (int i = 0; i < 3; ++i)
+  {
+    out[i] = p[i];
+  }
+  for (int a = 0; a < D; ++a)
+  {
+    if (!(x[a] >= static_cast<double>(s.gridStart[a]) - 0.5 &&
+          x[a] < static_cast<double>(s.gridStart[a] + s.gridSize[a]) - 0.5))
+    {
+      return;
+    }
+  }
+  std::int64_t base[3];
+  double       distance[3];
+  for (int a = 0; a < D; ++a)
+  {
+    base[a] = static_cast<std::int64_t>(floor(x[a]));
+    distance[a] = x[a] - static_cast<double>(base[a]);
+  }
+  double displacement[3] = { 0, 0, 0 };
+  double total = 0.0;
+  for (int counter = 0; counter < (1 << D); ++counter)
+  {
+    double       overlap = 1.0;
+    std::int64_t offset = 0, stride = 1;
+    for (int a = 0; a < D; ++a)
+    {
+      std::int64_t n;
+      if ((counter >> a) & 1)
+      {
+        n = base[a] + 1;
+        n = n > s.gridStart[a] + s.gridSize[a] - 1 ? s.gridStart[a] + s.gridSize[a] - 1 : n;
+        overlap *= distance[a];
+      }
+      else
+      {
+        n = base[a] < s.gridStart[a] ? s.gridStart[a] : base[a];
+        overlap *= 1.0 - distance[a];
+      }
+      offset += (n - s.gridStart[a]) * stride;
+      stride *= s.gridSize[a];
+    }
+    if (overlap != 0.0)
+    {
+      for (int k = 0; k < D; ++k)
+      {
+        displacement[k] = MulAddUnfused(overlap, s.field[D * offset + k], displacement[k]);
+      }
+      total += overlap;
+    }
+    if (total == 1.0)
+    {
+      break;
+    }
+  }
+  for (int k = 0; k < D; ++k)
+  {
+    out[k] = p[k] + displacement[k];
+  }
+}
+
 /** Applies every stage of \a chain to \a p. */
 template <int D>
 CIF_HD void
@@ -192,9 +274,13 @@ ApplyTransformChain(const TransformChain & chain, const double p[3], double out[
         r[i] += s.offset[i];
       }
     }
-    else
+    else if (s.kind == TransformKind::BSpline)
     {
       ApplyBSpline<D>(s, q, r);
+    }
+    else
+    {
+      ApplyDisplacementField<D>(s, q, r);
     }
     q[0] = r[0];
     q[1] = r[1];

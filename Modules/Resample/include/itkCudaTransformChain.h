@@ -6,9 +6,11 @@
 #include "itkBSplineTransform.h"
 #include "itkCompositeTransform.h"
 #include "itkCudaGeometry.h"
+#include "itkDisplacementFieldTransform.h"
 #include "itkIdentityTransform.h"
 #include "itkMatrixOffsetTransformBase.h"
 #include "itkTranslationTransform.h"
+#include "itkVectorLinearInterpolateImageFunction.h"
 
 #include <vector>
 
@@ -19,9 +21,10 @@ namespace itk
  *
  * Handles every MatrixOffsetTransformBase (translation-free or not: Euler, rigid,
  * similarity, scale, affine...), TranslationTransform, IdentityTransform, the cubic
- * BSplineTransform, and CompositeTransform chains of these (applied in ITK's order,
+ * BSplineTransform, DisplacementFieldTransform (with its default linear
+ * interpolator), and CompositeTransform chains of these (applied in ITK's order,
  * the last added first). For the GPU the B-spline coefficients are uploaded once
- * and owned here. Anything else makes IsDeviceEvaluable() false: the caller then
+ * and fields are uploaded once and owned here. Anything else makes IsDeviceEvaluable() false: the caller then
  * maps points on the host with ITK itself.
  *
  * \ingroup CudaImageFilters
@@ -56,17 +59,18 @@ public:
       m_DeviceChain = m_Chain;
       for (int s = 0; s < m_Chain.count; ++s)
       {
-        if (m_Chain.stage[s].kind != cif::TransformKind::BSpline)
+        const cif::TransformStage & stage = m_Chain.stage[s];
+        const std::size_t count = stage.gridSize[0] * stage.gridSize[1] * stage.gridSize[2];
+        if (stage.kind == cif::TransformKind::BSpline)
         {
-          continue;
+          for (unsigned int a = 0; a < D; ++a)
+          {
+            m_DeviceChain.stage[s].coefficients[a] = this->Upload(stage.coefficients[a], count);
+          }
         }
-        const std::size_t count = m_Chain.stage[s].gridSize[0] * m_Chain.stage[s].gridSize[1] *
-                                  m_Chain.stage[s].gridSize[2];
-        for (unsigned int a = 0; a < D; ++a)
+        else if (stage.kind == cif::TransformKind::DisplacementField)
         {
-          m_DeviceCoefficients.emplace_back(count * sizeof(double));
-          m_DeviceCoefficients.back().Upload(m_Chain.stage[s].coefficients[a], count * sizeof(double));
-          m_DeviceChain.stage[s].coefficients[a] = m_DeviceCoefficients.back().template As<const double>();
+          m_DeviceChain.stage[s].field = this->Upload(stage.field, D * count);
         }
       }
       m_Uploaded = true;
@@ -75,6 +79,14 @@ public:
   }
 
 private:
+  const double *
+  Upload(const double * host, std::size_t count)
+  {
+    m_DeviceCoefficients.emplace_back(count * sizeof(double));
+    m_DeviceCoefficients.back().Upload(host, count * sizeof(double));
+    return m_DeviceCoefficients.back().template As<const double>();
+  }
+
   bool
   Append(const TransformType * transform)
   {
@@ -139,6 +151,27 @@ private:
         stage.coefficients[i] = images[i]->GetBufferPointer();
       }
       PointToIndexMatrix<D>(images[0].GetPointer(), stage.gridPointToIndex);
+    }
+    else if (const auto * displacement = dynamic_cast<const DisplacementFieldTransform<double, D> *>(transform))
+    {
+      using Field = typename DisplacementFieldTransform<double, D>::DisplacementFieldType;
+      const Field * field = displacement->GetDisplacementField();
+      if (field == nullptr ||
+          dynamic_cast<const VectorLinearInterpolateImageFunction<Field, double> *>(displacement->GetInterpolator()) ==
+            nullptr)
+      {
+        return false; // another interpolator: ITK maps the points
+      }
+      stage.kind = cif::TransformKind::DisplacementField;
+      const auto region = field->GetBufferedRegion();
+      for (unsigned int i = 0; i < D; ++i)
+      {
+        stage.gridSize[i] = static_cast<std::int64_t>(region.GetSize()[i]);
+        stage.gridStart[i] = region.GetIndex()[i];
+        stage.gridOrigin[i] = field->GetOrigin()[i];
+      }
+      stage.field = reinterpret_cast<const double *>(field->GetBufferPointer());
+      PointToIndexMatrix<D>(field, stage.gridPointToIndex);
     }
     else
     {
