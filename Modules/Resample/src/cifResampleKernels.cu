@@ -46,22 +46,22 @@ RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * end
   }
 }
 
+/** One block per (row, segment of kThreads voxels): the row comes from the grid, so
+ * no voxel divides its linear index, and the row's endpoints are one broadcast load. */
 template <int D, typename TCoefficient, typename TOut>
 __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
-ResampleRowsKernel(const TCoefficient * coefficients, ResampleGeometry geometry, const double * endpoints,
-                   TOut defaultValue, TOut * output)
+  ResampleRowsKernel(const TCoefficient * coefficients, ResampleGeometry geometry, const double * endpoints,
+                     TOut defaultValue, TOut * output)
 {
-  const std::int64_t count = geometry.OutputCount();
-  const std::int64_t width = geometry.outputSize[0];
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+  const std::int64_t row = blockIdx.x;
+  const std::int64_t x = static_cast<std::int64_t>(blockIdx.y) * kThreads + threadIdx.x;
+  if (x >= geometry.outputSize[0])
   {
-    const std::int64_t row = count < 0xFFFFFFFFll ? static_cast<std::uint32_t>(i) / static_cast<std::uint32_t>(width)
-                                                   : i / width;
-    const double * e = endpoints + 6 * row;
-    output[i] = ResampleVoxelOnRow<D, TCoefficient, TOut>(coefficients, geometry, e, e + 3, i - row * width,
-                                                         defaultValue);
+    return;
   }
+  const double * e = endpoints + 6 * row;
+  output[row * geometry.outputSize[0] + x] =
+    ResampleVoxelOnRow<D, TCoefficient, TOut>(coefficients, geometry, e, e + 3, x, defaultValue);
 }
 
 template <int D, typename TOut>
@@ -118,8 +118,10 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
     DeviceBuffer       endpoints(static_cast<std::size_t>(rows) * 6 * sizeof(double));
     RowEndpointsKernel<D><<<BlocksFor(rows), kThreads>>>(geometry, chain, endpoints.As<double>());
     CIF_CUDA_CHECK_LAUNCH();
+    const dim3 rowsBySegments(static_cast<unsigned int>(rows),
+                              static_cast<unsigned int>((geometry.outputSize[0] + kThreads - 1) / kThreads));
     ResampleRowsKernel<D, TCoefficient, TOut>
-      <<<BlocksFor(count), kThreads>>>(coefficients, geometry, endpoints.As<const double>(), defaultValue, output);
+      <<<rowsBySegments, kThreads>>>(coefficients, geometry, endpoints.As<const double>(), defaultValue, output);
     CIF_CUDA_CHECK_LAUNCH();
     CIF_CUDA_CHECK(cudaStreamSynchronize(0)); // the endpoints are freed on return
     return;
