@@ -155,42 +155,15 @@ PrintRow(long n, int repeat, double copyGBps, bool runPeers, const std::map<std:
 int
 main(int argc, char * argv[])
 {
-  std::vector<long> sizes;
-  int               repeat = 10;
-  long              itkMax = 512;
-  std::string       cupyScript;
-  for (int i = 1; i < argc; ++i)
+  const cif_bench::Options options = cif_bench::ParseOptions(argc, argv, "PrefilterBenchmark", 512L);
+  if (!options.ok)
   {
-    const std::string a = argv[i];
-    if (a == "--repeat" && i + 1 < argc)
-    {
-      repeat = std::max(1, std::atoi(argv[++i]));
-    }
-    else if (a == "--cupy" && i + 1 < argc)
-    {
-      cupyScript = argv[++i];
-    }
-    else if (a == "--itk-max" && i + 1 < argc)
-    {
-      itkMax = std::atol(argv[++i]);
-    }
-    else if (a == "--sizes")
-    {
-      while (i + 1 < argc && argv[i + 1][0] != '-')
-      {
-        sizes.push_back(std::atol(argv[++i]));
-      }
-    }
-    else
-    {
-      std::cerr << "usage: PrefilterBenchmark [--sizes N...] [--repeat R] [--cupy cupy_peer.py] [--itk-max N]\n";
-      return 2;
-    }
+    return 2;
   }
-  if (sizes.empty())
-  {
-    sizes = { 256, 512 };
-  }
+  const std::vector<long> & sizes = options.sizes;
+  const int                 repeat = options.repeat;
+  const long                itkMax = options.itkMax;
+  const std::string &       cupyScript = options.cupyScript;
   if (!cif::IsGPUAvailable())
   {
     std::cerr << "PrefilterBenchmark needs a CUDA device: " << cif::GetNoDeviceReason() << "\n";
@@ -199,22 +172,7 @@ main(int argc, char * argv[])
   const cif::DeviceInfo info = cif::GetDeviceInfo();
   const unsigned        cores = itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads();
 
-  // Copy bandwidth: 1 GiB device-to-device, read + written bytes per second.
-  double copyGBps = 0;
-  {
-    const std::size_t bytes = std::size_t(1) << 30;
-    cif::DeviceBuffer a(bytes), b(bytes);
-    cif::DeviceTimer  timer;
-    std::vector<double> t;
-    cif::CopyDeviceToDevice(b.Data(), a.Data(), bytes);
-    for (int r = 0; r < repeat; ++r)
-    {
-      timer.Start();
-      cif::CopyDeviceToDevice(b.Data(), a.Data(), bytes);
-      t.push_back(timer.StopMilliseconds());
-    }
-    copyGBps = 2.0 * bytes / (Median(t) * 1e-3) / 1e9;
-  }
+  const double copyGBps = cif_bench::MeasureCopyBandwidth(repeat);
 
   const auto cupy = cif_bench::RunCuPy(cupyScript, sizes, repeat);
 

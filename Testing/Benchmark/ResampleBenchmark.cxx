@@ -86,44 +86,22 @@ RotationAffine(long n)
 int
 main(int argc, char * argv[])
 {
-  std::vector<long> sizes;
-  int               repeat = 10;
-  long              itkMax = 256;
-  std::string       cupyScript;
-  for (int i = 1; i < argc; ++i)
+  const cif_bench::Options options = cif_bench::ParseOptions(argc, argv, "ResampleBenchmark", 256L);
+  if (!options.ok)
   {
-    const std::string a = argv[i];
-    if (a == "--repeat" && i + 1 < argc)
-      repeat = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--cupy" && i + 1 < argc)
-      cupyScript = argv[++i];
-    else if (a == "--itk-max" && i + 1 < argc)
-      itkMax = std::atol(argv[++i]);
-    else if (a == "--sizes")
-      while (i + 1 < argc && argv[i + 1][0] != '-')
-        sizes.push_back(std::atol(argv[++i]));
-    else
-    {
-      std::cerr << "usage: ResampleBenchmark [--sizes N...] [--repeat R] [--cupy cupy_peer.py] [--itk-max N]\n";
-      return 2;
-    }
+    return 2;
   }
-  if (sizes.empty())
-  {
-    sizes = { 256, 512 };
-  }
+  const std::vector<long> & sizes = options.sizes;
+  const int                 repeat = options.repeat;
+  const long                itkMax = options.itkMax;
+  const std::string &       cupyScript = options.cupyScript;
   if (!cif::IsGPUAvailable())
   {
     std::cerr << "ResampleBenchmark needs a CUDA device: " << cif::GetNoDeviceReason() << "\n";
     return 1;
   }
   const cif::DeviceInfo info = cif::GetDeviceInfo();
-  double                copyGBps = 0;
-  {
-    const std::size_t bytes = std::size_t(1) << 30;
-    cif::DeviceBuffer a(bytes), b(bytes);
-    copyGBps = 2.0 * bytes / (DeviceMilliseconds(repeat, [&] { cif::CopyDeviceToDevice(b.Data(), a.Data(), bytes); }) * 1e-3) / 1e9;
-  }
+  const double          copyGBps = cif_bench::MeasureCopyBandwidth(repeat);
   const auto cupy = cif_bench::RunCuPy(cupyScript, sizes, repeat);
   std::printf("Device: %s; copy bandwidth %.0f GB/s; host threads %u\n\n", info.name.c_str(), copyGBps,
               itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads());

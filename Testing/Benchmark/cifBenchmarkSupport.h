@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -79,6 +80,69 @@ RunCuPy(const std::string & script, const std::vector<long> & sizes, int repeat)
   return rows;
 }
 
+/** Command line shared by the benchmark programs. */
+struct Options
+{
+  std::vector<long> sizes{ 256, 512 };
+  int               repeat = 10;
+  long              itkMax = 256;
+  std::string       cupyScript;
+  bool              ok = true;
+};
+
+/** Parses [--sizes N...] [--repeat R] [--cupy script] [--itk-max N]; prints the usage
+ * and sets ok = false on anything else. */
+inline Options
+ParseOptions(int argc, char * argv[], const char * program, long defaultItkMax)
+{
+  Options           o;
+  std::vector<long> sizes;
+  o.itkMax = defaultItkMax;
+  for (int i = 1; i < argc; ++i)
+  {
+    const std::string a = argv[i];
+    if (a == "--repeat" && i + 1 < argc)
+    {
+      o.repeat = std::max(1, std::atoi(argv[++i]));
+    }
+    else if (a == "--cupy" && i + 1 < argc)
+    {
+      o.cupyScript = argv[++i];
+    }
+    else if (a == "--itk-max" && i + 1 < argc)
+    {
+      o.itkMax = std::atol(argv[++i]);
+    }
+    else if (a == "--sizes")
+    {
+      while (i + 1 < argc && argv[i + 1][0] != '-')
+      {
+        sizes.push_back(std::atol(argv[++i]));
+      }
+    }
+    else
+    {
+      std::fprintf(stderr, "usage: %s [--sizes N...] [--repeat R] [--cupy cupy_peer.py] [--itk-max N]\n", program);
+      o.ok = false;
+    }
+  }
+  if (!sizes.empty())
+  {
+    o.sizes = sizes;
+  }
+  return o;
+}
+
+/** The device's copy bandwidth: a 1 GiB device-to-device copy, read + written bytes
+ * per second (GB/s), median of \a repeat. */
+inline double
+MeasureCopyBandwidth(int repeat)
+{
+  const std::size_t bytes = std::size_t(1) << 30;
+  cif::DeviceBuffer a(bytes), b(bytes);
+  const double      ms = DeviceMilliseconds(repeat, [&] { cif::CopyDeviceToDevice(b.Data(), a.Data(), bytes); });
+  return 2.0 * bytes / (ms * 1e-3) / 1e9;
+}
 } // namespace cif_bench
 
 #endif

@@ -42,6 +42,14 @@ EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid 
     const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
   template void ResampleOnDevice<3, double, TO>(                                                                     \
     const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);
+/** The displacement-field and point-evaluation instantiations (2-D, 3-D; float and double). */
+#define CIF_INSTANTIATE_FIELD_AND_POINTS(D)                                                                          \
+  template void DisplacementFieldOnDevice<D, float>(const ResampleGeometry &, const TransformChain &, float *);      \
+  template void DisplacementFieldOnDevice<D, double>(const ResampleGeometry &, const TransformChain &, double *);    \
+  template void EvaluatePointsOnDevice<D, float>(                                                                    \
+    const float *, const CoefficientGrid &, const double *, std::int64_t, double *, double *);                      \
+  template void EvaluatePointsOnDevice<D, double>(                                                                   \
+    const double *, const CoefficientGrid &, const double *, std::int64_t, double *, double *);
 
 } // namespace cif
 

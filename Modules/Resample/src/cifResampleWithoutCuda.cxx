@@ -36,16 +36,6 @@ EvaluatePointsOnDevice(const TCoefficient *, const CoefficientGrid &, const doub
 }
 
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE)
-template void DisplacementFieldOnDevice<2, float>(const ResampleGeometry &, const TransformChain &, float *);
-template void DisplacementFieldOnDevice<2, double>(const ResampleGeometry &, const TransformChain &, double *);
-template void DisplacementFieldOnDevice<3, float>(const ResampleGeometry &, const TransformChain &, float *);
-template void DisplacementFieldOnDevice<3, double>(const ResampleGeometry &, const TransformChain &, double *);
-template void EvaluatePointsOnDevice<2, float>(const float *, const CoefficientGrid &, const double *, std::int64_t,
-                                               double *, double *);
-template void EvaluatePointsOnDevice<2, double>(const double *, const CoefficientGrid &, const double *,
-                                                std::int64_t, double *, double *);
-template void EvaluatePointsOnDevice<3, float>(const float *, const CoefficientGrid &, const double *, std::int64_t,
-                                               double *, double *);
-template void EvaluatePointsOnDevice<3, double>(const double *, const CoefficientGrid &, const double *,
-                                                std::int64_t, double *, double *);
+CIF_INSTANTIATE_FIELD_AND_POINTS(2)
+CIF_INSTANTIATE_FIELD_AND_POINTS(3)
 } // namespace cif
