@@ -7,6 +7,7 @@
 #include "itkCovariantVector.h"
 #include "itkRGBPixel.h"
 #include "itkVector.h"
+#include "itkVectorImage.h"
 
 #include <vector>
 
@@ -207,9 +208,52 @@ CheckMultiComponent(const itk::Size<D> & size, Path path)
   }
 }
 
+/** A VectorImage with a run-time number of components: each against ITK alone. */
+void
+CheckVectorImage(Path path)
+{
+  constexpr unsigned int C = 5;
+  using VectorImage = itk::VectorImage<float, 3>;
+  using Scalar = itk::Image<float, 3>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "VectorImage, " << C << " components, " << ToString(path) << ", seed " << seed);
+  const itk::Size<3>                  size{ { 19, 7, 22 } };
+  std::vector<Scalar::Pointer>        components;
+  for (unsigned int c = 0; c < C; ++c)
+  {
+    components.push_back(MakeImage<Scalar>(size, {}, c % 2 ? Content::Smooth : Content::Random, seed + c));
+  }
+  auto image = VectorImage::New();
+  image->SetRegions(size);
+  image->SetNumberOfComponentsPerPixel(C);
+  image->Allocate();
+  const std::size_t count = image->GetBufferedRegion().GetNumberOfPixels();
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    for (unsigned int c = 0; c < C; ++c)
+    {
+      image->GetBufferPointer()[C * i + c] = components[c]->GetBufferPointer()[i];
+    }
+  }
+  auto output = RunPrefilter<VectorImage>(image.GetPointer(), path);
+  ASSERT_EQ(output->GetNumberOfComponentsPerPixel(), C);
+  for (unsigned int c = 0; c < C; ++c)
+  {
+    auto                reference = RunITK(components[c].GetPointer());
+    std::vector<double> got(count);
+    for (std::size_t i = 0; i < count; ++i)
+    {
+      got[i] = output->GetBufferPointer()[C * i + c];
+    }
+    const ErrorStats stats = Compare(got.data(), reference->GetBufferPointer(), count);
+    EXPECT_LE(stats.maxAbs, Tolerance<float>(200.0, stats.maxRef)) << "component " << c << ": " << stats;
+  }
+}
+
 void
 CheckMultiComponents(Path path)
 {
+  CheckVectorImage(path);
   CheckMultiComponent<itk::RGBPixel<float>, 2>({ { 37, 19 } }, path);
   CheckMultiComponent<itk::RGBPixel<float>, 3>({ { 17, 20, 6 } }, path);
   CheckMultiComponent<itk::Vector<float, 3>, 3>({ { 18, 19, 20 } }, path);

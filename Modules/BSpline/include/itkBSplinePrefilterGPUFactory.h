@@ -12,8 +12,8 @@ namespace itk
  * After BSplinePrefilterGPUFactory::RegisterOneFactory(), every
  * itk::BSplineDecompositionImageFilter<itk::Image<TIn, D>, itk::Image<TOut, D>>::New()
  * with TIn in {unsigned char, short, unsigned short, int, float, double}, TOut in
- * {float, double} and D in 1..4, and with RGB/vector pixels of float and double
- * for D in 2..3, returns a BSplinePrefilterGPUImageFilter: existing pipelines run on
+ * {float, double} and D in 1..4, with RGB/vector pixels of float and double for D
+ * in 2..3, and VectorImage<float, 2|3> and VectorImage<double, 3>, returns a BSplinePrefilterGPUImageFilter: existing pipelines run on
  * the GPU unchanged. Other types keep ITK's filter.
  *
  * \ingroup CudaImageFilters

@@ -20,8 +20,8 @@ namespace itk
  *
  * - Images of 1 to 4 dimensions; input scalars uchar, char, short, ushort, int, uint,
  *   float, double; output float (computed in float) or double (computed in double).
- * - Multi-component pixels (RGBPixel, Vector, CovariantVector) are filtered per
- *   component in the same pass.
+ * - Multi-component pixels (RGBPixel, Vector, CovariantVector, and VectorImage with
+ *   any number of components) are filtered per component in the same pass.
  * - Boundary modes: Mirror (ITK's, the default), ClampToEdge, Periodic.
  * - With a CudaImage output the coefficients stay on the device for the next GPU
  *   filter; with a CudaImage input already on the device nothing is uploaded.
@@ -53,6 +53,7 @@ public:
   static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
   using InputComponentType = CudaScalar<typename CudaImageTraits<TInputImage>::ComponentType>;
   using OutputComponentType = CudaScalar<typename CudaImageTraits<TOutputImage>::ComponentType>;
+  /** Components per pixel, 0 for a VectorImage (its count is the image's). */
   static constexpr unsigned int Components = CudaImageTraits<TOutputImage>::Components;
 
   /** Which code produced the last output. */

@@ -74,7 +74,13 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
                                          << input->GetBufferedRegion());
     }
     output->Allocate();
-    const cif::BufferShape shape = BSplinePrefilterDetail::ShapeOf(input, Components);
+    const unsigned int components = CudaImageTraits<TInputImage>::ComponentsOf(input);
+    if (components != CudaImageTraits<TOutputImage>::ComponentsOf(output))
+    {
+      itkExceptionMacro("the output has " << CudaImageTraits<TOutputImage>::ComponentsOf(output)
+                                          << " components per pixel, the input " << components);
+    }
+    const cif::BufferShape shape = BSplinePrefilterDetail::ShapeOf(input, components);
     try
     {
       if (m_UseGPU && cif::IsGPUAvailable())
@@ -134,7 +140,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
         needed += inputBytes;
       }
       std::ostringstream what;
-      what << "the B-spline prefilter of a " << shape.ScalarCount() / Components << "-pixel image (" << Components
+      what << "the B-spline prefilter of a " << shape.ScalarCount() / shape.components << "-pixel image ("
+           << shape.components
            << " component(s) of " << sizeof(T) << " bytes)";
       cif::RequireDeviceMemory(needed, what.str());
 

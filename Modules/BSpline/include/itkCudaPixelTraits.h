@@ -3,6 +3,7 @@
 
 #include "itkCudaImage.h"
 #include "itkNumericTraits.h"
+#include "itkVectorImage.h"
 
 #include <cstdint>
 #include <type_traits>
@@ -11,8 +12,9 @@ namespace itk
 {
 /** What the GPU layer needs to know of an image type: the scalar of each pixel
  * component, how many components a pixel has (RGBPixel, Vector, CovariantVector
- * are interleaved arrays of components), and whether the image can hold a device
- * copy (CudaImage). */
+ * are interleaved arrays of components; for a VectorImage the count is known only
+ * at run time: Components is 0 and ComponentsOf() asks the image), and whether the
+ * image can hold a device copy (CudaImage). */
 template <typename TImage>
 struct CudaImageTraits
 {
@@ -20,6 +22,25 @@ struct CudaImageTraits
   using ComponentType = typename NumericTraits<PixelType>::ValueType;
   static constexpr unsigned int Components = sizeof(PixelType) / sizeof(ComponentType);
   static constexpr bool         IsCudaImage = false;
+  static unsigned int
+  ComponentsOf(const TImage *)
+  {
+    return Components;
+  }
+};
+
+template <typename TComponent, unsigned int VDimension>
+struct CudaImageTraits<VectorImage<TComponent, VDimension>>
+{
+  using PixelType = typename VectorImage<TComponent, VDimension>::PixelType;
+  using ComponentType = TComponent;
+  static constexpr unsigned int Components = 0; // per image
+  static constexpr bool         IsCudaImage = false;
+  static unsigned int
+  ComponentsOf(const VectorImage<TComponent, VDimension> * image)
+  {
+    return image->GetNumberOfComponentsPerPixel();
+  }
 };
 
 template <typename TPixel, unsigned int VDimension>
@@ -29,6 +50,11 @@ struct CudaImageTraits<CudaImage<TPixel, VDimension>>
   using ComponentType = typename NumericTraits<PixelType>::ValueType;
   static constexpr unsigned int Components = sizeof(PixelType) / sizeof(ComponentType);
   static constexpr bool         IsCudaImage = true;
+  static unsigned int
+  ComponentsOf(const CudaImage<TPixel, VDimension> *)
+  {
+    return Components;
+  }
 };
 
 /** Scalars the device kernels read: the integer and floating types of ITK images. */

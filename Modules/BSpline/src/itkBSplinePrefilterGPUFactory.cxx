@@ -3,6 +3,7 @@
 #include "itkCovariantVector.h"
 #include "itkRGBPixel.h"
 #include "itkVector.h"
+#include "itkVectorImage.h"
 #include "itkVersion.h"
 
 #include <mutex>
@@ -58,6 +59,9 @@ BSplinePrefilterGPUFactory::BSplinePrefilterGPUFactory()
   this->OverrideFor<Image<Vector<double, 2>, 2>, Image<Vector<double, 2>, 2>>();
   this->OverrideFor<Image<Vector<double, 3>, 3>, Image<Vector<double, 3>, 3>>();
   this->OverrideFor<Image<CovariantVector<float, 3>, 3>, Image<CovariantVector<float, 3>, 3>>();
+  this->OverrideFor<VectorImage<float, 2>, VectorImage<float, 2>>();
+  this->OverrideFor<VectorImage<float, 3>, VectorImage<float, 3>>();
+  this->OverrideFor<VectorImage<double, 3>, VectorImage<double, 3>>();
 }
 
 const char *
