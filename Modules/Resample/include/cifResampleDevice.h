@@ -18,6 +18,13 @@ CudaImageFilters_EXPORT void
 ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geometry, const TransformChain & chain,
                  const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output);
 
+/** The input continuous indices at both ends of every output row (6 doubles per row
+ * into \a endpoints, device) for a linear \a chain: what ResampleImageFilter's linear
+ * path interpolates between (see RowEndpoints). */
+template <int D>
+CudaImageFilters_EXPORT void
+RowEndpointsOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, double * endpoints);
+
 /** Dense displacement field T(p) - p over the output grid of \a geometry (D
  * components per voxel, interleaved), as itk::TransformToDisplacementFieldFilter. */
 template <int D, typename TOut>
@@ -42,8 +49,9 @@ EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid 
     const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
   template void ResampleOnDevice<3, double, TO>(                                                                     \
     const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);
-/** The displacement-field and point-evaluation instantiations (2-D, 3-D; float and double). */
+/** The row-endpoint, displacement-field and point-evaluation instantiations (2-D, 3-D; float and double). */
 #define CIF_INSTANTIATE_FIELD_AND_POINTS(D)                                                                          \
+  template void RowEndpointsOnDevice<D>(const ResampleGeometry &, const TransformChain &, double *);                \
   template void DisplacementFieldOnDevice<D, float>(const ResampleGeometry &, const TransformChain &, float *);      \
   template void DisplacementFieldOnDevice<D, double>(const ResampleGeometry &, const TransformChain &, double *);    \
   template void EvaluatePointsOnDevice<D, float>(                                                                    \

@@ -116,8 +116,7 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
   {
     const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
     DeviceBuffer       endpoints(static_cast<std::size_t>(rows) * 6 * sizeof(double));
-    RowEndpointsKernel<D><<<BlocksFor(rows), kThreads>>>(geometry, chain, endpoints.As<double>());
-    CIF_CUDA_CHECK_LAUNCH();
+    RowEndpointsOnDevice<D>(geometry, chain, endpoints.As<double>());
     const dim3 rowsBySegments(static_cast<unsigned int>(rows),
                               static_cast<unsigned int>((geometry.outputSize[0] + kThreads - 1) / kThreads));
     ResampleRowsKernel<D, TCoefficient, TOut>
@@ -128,6 +127,19 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
   }
   ResampleKernel<D, TCoefficient, TOut>
     <<<BlocksFor(count), kThreads>>>(coefficients, geometry, chain, mappedPoints, defaultValue, output);
+  CIF_CUDA_CHECK_LAUNCH();
+}
+
+template <int D>
+void
+RowEndpointsOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, double * endpoints)
+{
+  const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
+  if (rows == 0)
+  {
+    return;
+  }
+  RowEndpointsKernel<D><<<BlocksFor(rows), kThreads>>>(geometry, chain, endpoints);
   CIF_CUDA_CHECK_LAUNCH();
 }
 

@@ -22,6 +22,12 @@ ResampleOnDevice(const TCoefficient *, const ResampleGeometry &, const Transform
 {
   ThrowNoCuda("ResampleOnDevice");
 }
+template <int D>
+void
+RowEndpointsOnDevice(const ResampleGeometry &, const TransformChain &, double *)
+{
+  ThrowNoCuda("RowEndpointsOnDevice");
+}
 template <int D, typename TOut>
 void
 DisplacementFieldOnDevice(const ResampleGeometry &, const TransformChain &, TOut *)

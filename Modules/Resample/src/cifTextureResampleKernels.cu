@@ -5,6 +5,7 @@
 // test are those of the exact mode (cifResampleMath.h).
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
+#include "cifResampleDevice.h"
 #include "cifTextureResampleDevice.h"
 #include "cifScalarTypes.h"
 
@@ -199,17 +200,6 @@ TexturedResampleKernel(cudaTextureObject_t texture, ResampleGeometry geometry, T
   }
 }
 
-template <int D>
-__global__ void
-TexturedRowEndpoints(ResampleGeometry geometry, TransformChain chain, double * endpoints)
-{
-  const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
-  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows;
-       row += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-  {
-    RowEndpoints<D>(geometry, chain, row, endpoints + 6 * row, endpoints + 6 * row + 3);
-  }
-}
 } // namespace
 
 template <int D, typename TOut>
@@ -229,8 +219,7 @@ ResampleWithTexturesOnDevice(const float * coefficients, const ResampleGeometry 
   {
     const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
     endpoints.Allocate(static_cast<std::size_t>(rows) * 6 * sizeof(double));
-    TexturedRowEndpoints<D><<<BlocksFor(rows), kThreads>>>(geometry, chain, endpoints.As<double>());
-    CIF_CUDA_CHECK_LAUNCH();
+    RowEndpointsOnDevice<D>(geometry, chain, endpoints.As<double>());
   }
   TexturedResampleKernel<D, TOut><<<BlocksFor(count), kThreads>>>(
     texture.Object(), geometry, chain, mappedPoints, endpoints.As<const double>(), defaultValue, output);
