@@ -1,0 +1,3 @@
+set(cif_sources_cxx src/itkCubicResampleGPUFactory.cxx)
+set(cif_sources_cuda src/cifResampleKernels.cu src/cifTextureResampleKernels.cu)
+set(cif_sources_nocuda src/cifResampleWithoutCuda.cxx src/cifTextureResampleWithoutCuda.cxx)
