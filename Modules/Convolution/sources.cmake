@@ -1,4 +1,5 @@
-# Filled in as the sub-module grows.
-set(cif_sources_cxx "")
-set(cif_sources_cuda "")
-set(cif_sources_nocuda "")
+# Convolution (GPU twin of itk::ConvolutionImageFilter) and the zoom/cut-out/enhance
+# workflow of the upscaling seed.
+set(cif_sources_cxx src/cifKernelPresets.cxx src/cifKernelFile.cxx src/cifKernelSeparability.cxx)
+set(cif_sources_cuda src/cifConvolutionKernels.cu)
+set(cif_sources_nocuda src/cifConvolutionWithoutCuda.cxx)

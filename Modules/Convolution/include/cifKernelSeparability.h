@@ -1,0 +1,30 @@
+#ifndef cifKernelSeparability_h
+#define cifKernelSeparability_h
+
+#include "CudaImageFiltersExport.h"
+#include "cifConvolutionKernel.h"
+
+#include <vector>
+
+/** \file cifKernelSeparability.h
+ * Whether a kernel is an outer product of 1-D kernels (rank one), so that the
+ * filters take the separable path on their own for the Gaussian, the box and any
+ * other rank-one kernel, whoever built it. */
+namespace cif
+{
+/** The 1-D factors of a separable kernel: factor[a] along axis a, with
+ * K(x, y, z) = factor[0][x] * factor[1][y] * factor[2][z]. */
+struct SeparableFactors
+{
+  std::vector<double> factor[3];
+};
+
+/** True when every weight of \a kernel equals the product of its factors to within
+ * \a relativeTolerance of the largest |weight| (then \a factors holds them). The
+ * factors are read from the lines through the largest weight, so the test costs one
+ * pass over the kernel. An all-zero kernel is not separable (nothing to gain). */
+CudaImageFilters_EXPORT bool
+FactorSeparable(const ConvolutionKernel & kernel, SeparableFactors & factors, double relativeTolerance = 1e-7);
+} // namespace cif
+
+#endif

@@ -1,0 +1,367 @@
+// CUDA kernels of the convolution and the zoom. The arithmetic (index clamping, the
+// order of the sums, the zoom's sampling) comes from cifConvolutionMath.h and
+// cifZoomMath.h, which the CPU path runs as well.
+#include "cifConvolutionDevice.h"
+#include "cifCudaCheck.cuh"
+
+#include <string>
+
+namespace cif
+{
+namespace
+{
+constexpr int GeneralTileX = 32;  // threads along x: one output column each
+constexpr int GeneralThreadsY = 4;
+constexpr int GeneralOutputs = 16; // outputs per thread, down its column
+constexpr int GeneralTileY = GeneralThreadsY * GeneralOutputs;
+
+constexpr int SeparableTile = 32; // 32 x 32 outputs per block
+constexpr int SeparableThreadsY = 8;
+constexpr int SeparableOutputs = SeparableTile / SeparableThreadsY;
+
+void
+RequireGrid(std::int64_t y, std::int64_t z, const char * what)
+{
+  if (y > 65535 || z > 65535)
+  {
+    throw CudaError(std::string(what) + ": image too large for one launch (grid " + std::to_string(y) + " x " +
+                    std::to_string(z) + " blocks; the limit is 65535 on y and z)");
+  }
+}
+
+/** Dynamic shared memory above the 48 KiB default must be asked for per kernel. */
+template <typename TKernel>
+void
+AllowSharedMemory(TKernel kernel, std::size_t bytes, const char * what)
+{
+  int device = 0, limit = 0;
+  CIF_CUDA_CHECK(cudaGetDevice(&device));
+  CIF_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (bytes > static_cast<std::size_t>(limit))
+  {
+    throw CudaError(std::string(what) + ": the kernel needs " + std::to_string(bytes) +
+                    " bytes of shared memory per block; the device allows " + std::to_string(limit));
+  }
+  CIF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+__global__ void
+GeneralKernel(const float * __restrict__ in, ConvolutionGeometry g, const float * __restrict__ packed,
+              float * __restrict__ out)
+{
+  extern __shared__ float4 sharedRaw[];
+  const int   kx = g.kernelSize[0], column = PaddedColumn(g.kernelSize[1]);
+  float *     weights = reinterpret_cast<float *>(sharedRaw); // [kx][column] of the current kernel slice
+  float *     tile = weights + kx * column;
+  const int   width = GeneralTileX + kx - 1;
+  const int   rows = GeneralTileY + column - 1;
+  const int   tx = threadIdx.x, ty = threadIdx.y, tid = ty * GeneralTileX + tx;
+  const std::int64_t oz = blockIdx.z % g.outSize[2];
+  const std::int64_t plane = blockIdx.z / g.outSize[2];
+  const std::int64_t ox0 = std::int64_t(blockIdx.x) * GeneralTileX;
+  const std::int64_t oy0 = std::int64_t(blockIdx.y) * GeneralTileY;
+  const float *      source = in + plane * g.InVolume();
+
+  double sum[GeneralOutputs];
+  CIF_UNROLL
+  for (int p = 0; p < GeneralOutputs; ++p)
+  {
+    sum[p] = 0.0;
+  }
+  for (int kz = 0; kz < g.kernelSize[2]; ++kz)
+  {
+    const float * slice = source + g.InputIndex(2, oz, kz) * g.inSize[0] * g.inSize[1];
+    for (int i = tid; i < kx * column; i += GeneralTileX * GeneralThreadsY)
+    {
+      weights[i] = packed[std::int64_t(kz) * kx * column + i];
+    }
+    // Tile row r holds input row clamp(oy0 + r + offset - radius); rows past the
+    // kernel's own (the zero-weight padding) are loaded clamped as well.
+    for (int i = tid; i < rows * width; i += GeneralTileX * GeneralThreadsY)
+    {
+      const int r = i / width, c = i - r * width;
+      tile[i] = slice[g.InputIndex(1, oy0 + r, 0) * g.inSize[0] + g.InputIndex(0, ox0 + c, 0)];
+    }
+    __syncthreads();
+    for (int k = 0; k < kx; ++k)
+    {
+      float partial[GeneralOutputs];
+      CIF_UNROLL
+      for (int p = 0; p < GeneralOutputs; ++p)
+      {
+        partial[p] = 0.0f;
+      }
+      const float * w = weights + k * column;
+      for (int chunk = 0; chunk < column; chunk += GeneralKernelPad)
+      {
+        // A window of 23 rows serves 16 outputs x 8 kernel rows.
+        float v[GeneralOutputs + GeneralKernelPad - 1];
+        CIF_UNROLL
+        for (int i = 0; i < GeneralOutputs + GeneralKernelPad - 1; ++i)
+        {
+          v[i] = tile[(ty * GeneralOutputs + chunk + i) * width + tx + k];
+        }
+        const float4 w0 = *reinterpret_cast<const float4 *>(w + chunk);
+        const float4 w1 = *reinterpret_cast<const float4 *>(w + chunk + 4);
+        const float  wq[GeneralKernelPad] = { w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w };
+        CIF_UNROLL
+        for (int p = 0; p < GeneralOutputs; ++p)
+        {
+          CIF_UNROLL
+          for (int q = 0; q < GeneralKernelPad; ++q)
+          {
+            partial[p] += wq[q] * v[p + q];
+          }
+        }
+      }
+      CIF_UNROLL
+      for (int p = 0; p < GeneralOutputs; ++p)
+      {
+        sum[p] += static_cast<double>(partial[p]);
+      }
+    }
+    __syncthreads();
+  }
+  const std::int64_t ox = ox0 + tx;
+  if (ox >= g.outSize[0])
+  {
+    return;
+  }
+  float * target = out + plane * g.OutVolume() + oz * g.outSize[0] * g.outSize[1];
+  CIF_UNROLL
+  for (int p = 0; p < GeneralOutputs; ++p)
+  {
+    const std::int64_t oy = oy0 + ty * GeneralOutputs + p;
+    if (oy < g.outSize[1])
+    {
+      target[oy * g.outSize[0] + ox] = static_cast<float>(sum[p]);
+    }
+  }
+}
+
+/** Both in-plane passes of a separable kernel on a 32 x 32 output tile. \a slices
+ * output slices per plane; with \a throughScratch every input slice is filtered (the
+ * z pass follows), else output slice s reads input slice clamp(s + offset). */
+__global__ void
+SeparablePlaneKernel(const float * __restrict__ in, ConvolutionGeometry g, const float * __restrict__ factors,
+                     float * __restrict__ out, std::int64_t slices, bool throughScratch)
+{
+  extern __shared__ float4 sharedRaw[];
+  const int kx = g.kernelSize[0], ky = g.kernelSize[1];
+  const int width = SeparableTile + kx - 1, rows = SeparableTile + ky - 1;
+  float *   wx = reinterpret_cast<float *>(sharedRaw);
+  float *   wy = wx + kx;
+  float *   tile = wy + ky;                 // [rows][width] input
+  float *   rowPass = tile + rows * width;  // [rows][SeparableTile]
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * SeparableTile + tx;
+  const int threads = SeparableTile * SeparableThreadsY;
+  const std::int64_t s = blockIdx.z % slices;
+  const std::int64_t plane = blockIdx.z / slices;
+  const std::int64_t iz = throughScratch ? s : g.InputIndex(2, s, g.kernelSize[2] / 2);
+  const std::int64_t ox0 = std::int64_t(blockIdx.x) * SeparableTile;
+  const std::int64_t oy0 = std::int64_t(blockIdx.y) * SeparableTile;
+  const float *      slice = in + plane * g.InVolume() + iz * g.inSize[0] * g.inSize[1];
+
+  for (int i = tid; i < kx + ky; i += threads)
+  {
+    wx[i] = factors[i]; // wx and wy are contiguous in both places
+  }
+  for (int i = tid; i < rows * width; i += threads)
+  {
+    const int r = i / width, c = i - r * width;
+    tile[i] = slice[g.InputIndex(1, oy0 + r, 0) * g.inSize[0] + g.InputIndex(0, ox0 + c, 0)];
+  }
+  __syncthreads();
+  for (int r = ty; r < rows; r += SeparableThreadsY)
+  {
+    float sum = 0;
+    for (int k = 0; k < kx; ++k)
+    {
+      sum += wx[k] * tile[r * width + tx + k];
+    }
+    rowPass[r * SeparableTile + tx] = sum;
+  }
+  __syncthreads();
+  const std::int64_t ox = ox0 + tx;
+  if (ox >= g.outSize[0])
+  {
+    return;
+  }
+  float * target = out + (plane * slices + s) * g.outSize[0] * g.outSize[1];
+  CIF_UNROLL
+  for (int p = 0; p < SeparableOutputs; ++p)
+  {
+    const int          t = ty * SeparableOutputs + p;
+    const std::int64_t oy = oy0 + t;
+    float              sum = 0;
+    for (int k = 0; k < ky; ++k)
+    {
+      sum += wy[k] * rowPass[(t + k) * SeparableTile + tx];
+    }
+    if (oy < g.outSize[1])
+    {
+      target[oy * g.outSize[0] + ox] = sum;
+    }
+  }
+}
+
+__global__ void
+SeparableZKernel(const float * __restrict__ xy, ConvolutionGeometry g, const float * __restrict__ wz,
+                 float * __restrict__ out)
+{
+  const std::int64_t slab = g.outSize[0] * g.outSize[1];
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= slab * g.outSize[2] * g.planes)
+  {
+    return;
+  }
+  const std::int64_t inSlab = i % slab;
+  const std::int64_t oz = (i / slab) % g.outSize[2];
+  const std::int64_t plane = i / (slab * g.outSize[2]);
+  const float *      source = xy + plane * g.inSize[2] * slab + inSlab;
+  float              sum = 0;
+  for (int k = 0; k < g.kernelSize[2]; ++k)
+  {
+    sum += __ldg(wz + k) * source[g.InputIndex(2, oz, k) * slab];
+  }
+  out[i] = sum;
+}
+
+template <typename T>
+__global__ void
+ToPlanarKernel(const T * __restrict__ interleaved, std::int64_t pixels, int components, float * __restrict__ planar)
+{
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < pixels)
+  {
+    for (int c = 0; c < components; ++c)
+    {
+      planar[c * pixels + i] = static_cast<float>(interleaved[i * components + c]);
+    }
+  }
+}
+
+template <typename T>
+__global__ void
+FromPlanarKernel(const float * __restrict__ planar, std::int64_t pixels, int components, T * __restrict__ interleaved)
+{
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < pixels)
+  {
+    for (int c = 0; c < components; ++c)
+    {
+      interleaved[i * components + c] = CastComponent<T>(planar[c * pixels + i]);
+    }
+  }
+}
+
+__global__ void
+ZoomKernel(const float * __restrict__ region, ZoomGeometry g, float * __restrict__ canvas)
+{
+  const std::int64_t cx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t cy = std::int64_t(blockIdx.y) * blockDim.y + threadIdx.y;
+  if (cx >= g.canvasSize[0] || cy >= g.canvasSize[1])
+  {
+    return;
+  }
+  const std::int64_t plane = blockIdx.z;
+  canvas[plane * g.CanvasCount() + cy * g.canvasSize[0] + cx] =
+    ZoomSample(region + plane * g.regionSize[0] * g.regionSize[1], g, cx, cy);
+}
+
+unsigned int
+Blocks(std::int64_t count, int perBlock)
+{
+  return static_cast<unsigned int>((count + perBlock - 1) / perBlock);
+}
+} // namespace
+
+void
+ConvolveGeneralOnDevice(const float * in, const ConvolutionGeometry & g, const float * packedWeights, float * out)
+{
+  if (g.OutVolume() == 0 || g.planes == 0)
+  {
+    return;
+  }
+  const int         column = PaddedColumn(g.kernelSize[1]);
+  const std::size_t bytes =
+    sizeof(float) * (std::size_t(g.kernelSize[0]) * column +
+                     std::size_t(GeneralTileY + column - 1) * (GeneralTileX + g.kernelSize[0] - 1));
+  const dim3 grid(Blocks(g.outSize[0], GeneralTileX), Blocks(g.outSize[1], GeneralTileY),
+                  static_cast<unsigned int>(g.outSize[2] * g.planes));
+  RequireGrid(grid.y, g.outSize[2] * g.planes, "general convolution");
+  AllowSharedMemory(GeneralKernel, bytes, "general convolution");
+  GeneralKernel<<<grid, dim3(GeneralTileX, GeneralThreadsY), bytes>>>(in, g, packedWeights, out);
+  CIF_CUDA_CHECK_LAUNCH();
+}
+
+void
+ConvolveSeparableOnDevice(const float * in, const ConvolutionGeometry & g, const float * packedFactors, float * out,
+                          float * scratch)
+{
+  if (g.OutVolume() == 0 || g.planes == 0)
+  {
+    return;
+  }
+  const bool         threeD = g.kernelSize[2] > 1 || g.inSize[2] != g.outSize[2] || g.outOffset[2] != 0;
+  const std::int64_t slices = threeD ? g.inSize[2] : g.outSize[2];
+  if (threeD && scratch == nullptr)
+  {
+    throw CudaError("separable convolution along z needs a scratch buffer");
+  }
+  const int         kx = g.kernelSize[0], ky = g.kernelSize[1];
+  const std::size_t bytes = sizeof(float) * (std::size_t(kx + ky) + std::size_t(SeparableTile + ky - 1) *
+                                                                      (SeparableTile + kx - 1 + SeparableTile));
+  const dim3 grid(Blocks(g.outSize[0], SeparableTile), Blocks(g.outSize[1], SeparableTile),
+                  static_cast<unsigned int>(slices * g.planes));
+  RequireGrid(grid.y, slices * g.planes, "separable convolution");
+  AllowSharedMemory(SeparablePlaneKernel, bytes, "separable convolution");
+  SeparablePlaneKernel<<<grid, dim3(SeparableTile, SeparableThreadsY), bytes>>>(
+    in, g, packedFactors, threeD ? scratch : out, slices, threeD);
+  CIF_CUDA_CHECK_LAUNCH();
+  if (threeD)
+  {
+    const std::int64_t count = g.OutVolume() * g.planes;
+    SeparableZKernel<<<Blocks(count, 256), 256>>>(scratch, g, packedFactors + kx + ky, out);
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+}
+
+template <typename T>
+void
+ToPlanarOnDevice(const T * interleaved, std::int64_t pixels, int components, float * planar)
+{
+  if (pixels > 0)
+  {
+    ToPlanarKernel<T><<<Blocks(pixels, 256), 256>>>(interleaved, pixels, components, planar);
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+}
+
+template <typename T>
+void
+FromPlanarOnDevice(const float * planar, std::int64_t pixels, int components, T * interleaved)
+{
+  if (pixels > 0)
+  {
+    FromPlanarKernel<T><<<Blocks(pixels, 256), 256>>>(planar, pixels, components, interleaved);
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+}
+
+void
+ZoomOnDevice(const float * region, const ZoomGeometry & g, float * canvas)
+{
+  if (g.CanvasCount() == 0 || g.planes == 0)
+  {
+    return;
+  }
+  const dim3 block(32, 8);
+  const dim3 grid(Blocks(g.canvasSize[0], 32), Blocks(g.canvasSize[1], 8), static_cast<unsigned int>(g.planes));
+  RequireGrid(grid.y, g.planes, "zoom");
+  ZoomKernel<<<grid, block>>>(region, g, canvas);
+  CIF_CUDA_CHECK_LAUNCH();
+}
+
+CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_PLANAR)
+} // namespace cif
