@@ -5,6 +5,7 @@
 #include "cifHostDevice.h"
 
 #include <cstdint>
+#include <ostream>
 
 /** \file cifZoomMath.h
  * The zoom's sampling, shared by the CUDA kernel and the CPU path. A zoom by z maps
@@ -26,6 +27,12 @@ inline const char *
 ToString(ZoomInterpolation i)
 {
   return i == ZoomInterpolation::Nearest ? "nearest" : (i == ZoomInterpolation::Linear ? "linear" : "cubic");
+}
+
+inline std::ostream &
+operator<<(std::ostream & os, ZoomInterpolation i)
+{
+  return os << ToString(i);
 }
 
 /** Where the zoom canvas samples the interpolation region. The canvas is the
