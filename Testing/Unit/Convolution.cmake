@@ -1,3 +1,7 @@
-# Convolution sub-module: ConvolutionGPUImageFilter, the kernels, the zoom.
+# Convolution sub-module: ConvolutionGPUImageFilter, the kernel presets and files,
+# the zoom/cut-out/enhance filter.
 cif_add_test_binary(ConvolutionTests
-  itkConvolutionGPUImageFilterTest.cxx)
+  itkConvolutionGPUImageFilterTest.cxx
+  itkZoomGPUImageFilterTest.cxx
+  cifKernelPresetsTest.cxx
+  cifKernelFileTest.cxx)

@@ -16,7 +16,7 @@ namespace itk
  * The cut-out is the CutOutSize box centred on CutOutCenter (index space; for an
  * even side the centre is the first pixel of the box's upper half), and must lie in
  * the image. It is enlarged by ZoomFactor (>= 1, not necessarily an integer) into
- * round(size * zoom) pixels, sampling the input at cut + (i + 1/2) / zoom - 1/2:
+ * floor(size * zoom) pixels, sampling the input at cut + (i + 1/2) / zoom - 1/2:
  * by cubic B-spline interpolation (exact mode, as itk::BSplineInterpolateImageFunction
  * of order 3), nearest neighbour (the seed's pixel replication for integer zooms) or
  * linear. The spline is fitted on the cut-out plus a margin of real image pixels

@@ -93,7 +93,10 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateOutputInformation()
   SizeType     regionSize;
   for (unsigned int a = 0; a < 2; ++a)
   {
-    const double scaled = std::floor(static_cast<double>(m_CutOutSize[a]) * zoom + 0.5);
+    // floor, not round: every output sample then lies strictly inside the cut-out's
+    // pixels (round(19 * 1.5) = 29 samples would put the last one on the cut-out's
+    // outer edge, outside an image that ends there). The 1e-9 keeps 10 * 2.3 at 23.
+    const double scaled = std::floor(static_cast<double>(m_CutOutSize[a]) * zoom + 1e-9);
     if (scaled > 1e9)
     {
       itkExceptionMacro("a zoom of " << zoom << " makes the output " << scaled << " pixels wide; too large");

@@ -1,0 +1,363 @@
+// ZoomGPUImageFilter against ITK's CPU composition: extract the interpolation region,
+// resample it onto the zoom canvas (BSplineInterpolateImageFunction of order 3,
+// linear or nearest neighbour), convolve with ConvolutionImageFilter, crop to the
+// enlarged cut-out. Gray and RGB, cut-outs in the middle and at the image's edges,
+// integer and non-integer zooms; the seed's pixel replication; parameter validation;
+// the GPU against the CPU path.
+#include "cifConvolutionTestSupport.h"
+#include "cifKernelPresets.h"
+#include "itkBSplineInterpolateImageFunction.h"
+#include "itkConvolutionKernelImage.h"
+#include "itkExtractImageFilter.h"
+#include "itkLinearInterpolateImageFunction.h"
+#include "itkNearestNeighborInterpolateImageFunction.h"
+#include "itkRGBPixel.h"
+#include "itkResampleImageFilter.h"
+#include "itkZoomGPUImageFilter.h"
+
+#include <gtest/gtest.h>
+
+namespace
+{
+using namespace cif_test;
+using Gray = itk::Image<float, 2>;
+using Interpolation = cif::ZoomInterpolation;
+constexpr double Tolerance = 1e-5;
+
+struct ZoomCase
+{
+  itk::Index<2>           center;
+  itk::Size<2>            size;
+  double                  zoom;
+  Interpolation           interpolation;
+  const char *            kernel; // preset name or nullptr
+};
+
+std::string
+Describe(const ZoomCase & c)
+{
+  std::ostringstream s;
+  s << "centre " << c.center << ", size " << c.size << ", zoom " << c.zoom << ", " << cif::ToString(c.interpolation)
+    << ", kernel " << (c.kernel ? c.kernel : "none");
+  return s.str();
+}
+
+template <typename TImage>
+void
+Configure(itk::ZoomGPUImageFilter<TImage> * filter, const TImage * input, const ZoomCase & c, bool gpu)
+{
+  filter->SetInput(input);
+  filter->SetCutOutCenter(c.center);
+  filter->SetCutOutSize(c.size);
+  filter->SetZoomFactor(c.zoom);
+  filter->SetInterpolation(c.interpolation);
+  filter->SetUseGPU(gpu);
+  if (c.kernel)
+  {
+    filter->SetKernel(cif::MakePresetKernel(c.kernel, 15, 5.0));
+  }
+}
+
+/** ITK's composition for one gray channel, on the regions the filter reports. */
+Gray::Pointer
+ITKComposition(const Gray * input, const ZoomCase & c, const itk::ImageRegion<2> & cutOut,
+               const itk::ImageRegion<2> & interpolationRegion, const itk::ImageRegion<2> & canvas,
+               const itk::Size<2> & outSize)
+{
+  auto extract = itk::ExtractImageFilter<Gray, Gray>::New();
+  extract->SetInput(input);
+  extract->SetExtractionRegion(interpolationRegion);
+  extract->SetDirectionCollapseToSubmatrix();
+  extract->Update();
+
+  auto resample = itk::ResampleImageFilter<Gray, Gray>::New();
+  resample->SetInput(extract->GetOutput());
+  if (c.interpolation == Interpolation::Cubic)
+  {
+    resample->SetInterpolator(itk::BSplineInterpolateImageFunction<Gray, double, double>::New());
+  }
+  else if (c.interpolation == Interpolation::Linear)
+  {
+    resample->SetInterpolator(itk::LinearInterpolateImageFunction<Gray, double>::New());
+  }
+  else
+  {
+    resample->SetInterpolator(itk::NearestNeighborInterpolateImageFunction<Gray, double>::New());
+  }
+  // The canvas: output sample i at input index cut + (i + 1/2) / zoom - 1/2.
+  itk::ContinuousIndex<double, 2> first;
+  Gray::SpacingType               spacing;
+  for (unsigned a = 0; a < 2; ++a)
+  {
+    first[a] = cutOut.GetIndex()[a] + (canvas.GetIndex()[a] + 0.5) / c.zoom - 0.5;
+    spacing[a] = input->GetSpacing()[a] / c.zoom;
+  }
+  Gray::PointType origin;
+  input->TransformContinuousIndexToPhysicalPoint(first, origin);
+  resample->SetOutputOrigin(origin);
+  resample->SetOutputSpacing(spacing);
+  resample->SetOutputDirection(input->GetDirection());
+  resample->SetSize(canvas.GetSize());
+  resample->SetDefaultPixelValue(-12345); // must never show
+  resample->Update();
+  Gray::Pointer canvasImage = resample->GetOutput();
+  if (c.kernel)
+  {
+    auto convolve = itk::ConvolutionImageFilter<Gray, Gray, Gray>::New();
+    convolve->SetInput(canvasImage);
+    convolve->SetKernelImage(itk::MakeKernelImage<Gray>(cif::MakePresetKernel(c.kernel, 15, 5.0)));
+    convolve->Update();
+    canvasImage = convolve->GetOutput();
+  }
+  // Crop: output index o is canvas index o - canvasStart.
+  auto out = Gray::New();
+  out->SetRegions(outSize);
+  out->Allocate();
+  for (itk::ImageRegionIteratorWithIndex<Gray> it(out, out->GetBufferedRegion()); !it.IsAtEnd(); ++it)
+  {
+    itk::Index<2> i;
+    for (unsigned a = 0; a < 2; ++a)
+    {
+      i[a] = it.GetIndex()[a] - canvas.GetIndex()[a];
+    }
+    it.Set(canvasImage->GetPixel(i));
+  }
+  return out;
+}
+
+std::vector<bool>
+Paths()
+{
+  std::vector<bool> paths{ false };
+  if (cif::IsGPUAvailable())
+  {
+    paths.push_back(true);
+  }
+  return paths;
+}
+
+void
+ExpectGrayMatchesITK(const Gray * input, const ZoomCase & c)
+{
+  SCOPED_TRACE(Describe(c));
+  for (bool gpu : Paths())
+  {
+    SCOPED_TRACE(gpu ? "GPU" : "CPU");
+    auto filter = itk::ZoomGPUImageFilter<Gray>::New();
+    Configure(filter.GetPointer(), input, c, gpu);
+    filter->Update();
+    EXPECT_EQ(filter->GetLastExecutionPath(), gpu ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+    const auto outSize = filter->GetOutput()->GetLargestPossibleRegion().GetSize();
+    for (unsigned a = 0; a < 2; ++a)
+    {
+      EXPECT_EQ(outSize[a], static_cast<itk::SizeValueType>(std::floor(c.size[a] * c.zoom + 1e-9)));
+      EXPECT_DOUBLE_EQ(filter->GetOutput()->GetSpacing()[a], input->GetSpacing()[a] / c.zoom);
+    }
+    auto expected = ITKComposition(input, c, filter->GetCutOutRegion(), filter->GetInterpolationRegion(),
+                                   filter->GetCanvasRegion(), outSize);
+    double       range = 0;
+    const double error = RelativeError(filter->GetOutput()->GetBufferPointer(), expected->GetBufferPointer(),
+                                       expected->GetBufferedRegion().GetNumberOfPixels(), &range);
+    EXPECT_LE(error, Tolerance) << "range " << range;
+    if (c.interpolation == Interpolation::Cubic)
+    {
+      // The spline fitted on the interpolation region is the spline of the whole image.
+      auto whole = ITKComposition(input, c, filter->GetCutOutRegion(), input->GetLargestPossibleRegion(),
+                                  filter->GetCanvasRegion(), outSize);
+      EXPECT_LE(RelativeError(filter->GetOutput()->GetBufferPointer(), whole->GetBufferPointer(),
+                              whole->GetBufferedRegion().GetNumberOfPixels()),
+                Tolerance);
+    }
+    // The output's first pixel sits where ITK's does.
+    itk::Point<double, 2> p, q;
+    filter->GetOutput()->TransformIndexToPhysicalPoint({ { 0, 0 } }, p);
+    itk::ContinuousIndex<double, 2> first;
+    for (unsigned a = 0; a < 2; ++a)
+    {
+      first[a] = filter->GetCutOutRegion().GetIndex()[a] + 0.5 / c.zoom - 0.5;
+    }
+    input->TransformContinuousIndexToPhysicalPoint(first, q);
+    EXPECT_LT(p.EuclideanDistanceTo(q), 1e-9);
+  }
+}
+
+Gray::Pointer
+TestPicture(std::uint32_t seed, Content content = Content::Smooth)
+{
+  return MakeImage<Gray>({ { 120, 90 } }, { { 0, 0 } }, content, seed, 0.0, 255.0);
+}
+
+TEST(Zoom, CubicInTheMiddleMatchesITK)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  auto input = TestPicture(seed, Content::Random);
+  ExpectGrayMatchesITK(input, { { { 60, 45 } }, { { 30, 20 } }, 2.0, Interpolation::Cubic, nullptr });
+  ExpectGrayMatchesITK(input, { { { 61, 40 } }, { { 17, 24 } }, 3.0, Interpolation::Cubic, "gaussian" });
+  ExpectGrayMatchesITK(input, { { { 50, 50 } }, { { 21, 11 } }, 2.5, Interpolation::Cubic, "sharpen" });
+}
+
+TEST(Zoom, AtTheImageEdgesMatchesITK)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  auto input = TestPicture(seed);
+  // Cut-outs touching each corner: the canvas is clipped there and the convolution
+  // repeats the image's own edge; elsewhere it reads real neighbouring pixels.
+  ExpectGrayMatchesITK(input, { { { 5, 4 } }, { { 10, 8 } }, 2.0, Interpolation::Cubic, "gaussian" });
+  ExpectGrayMatchesITK(input, { { { 114, 85 } }, { { 12, 10 } }, 3.0, Interpolation::Cubic, "emboss" });
+  ExpectGrayMatchesITK(input, { { { 2, 80 } }, { { 5, 19 } }, 1.5, Interpolation::Linear, "unsharp" });
+  ExpectGrayMatchesITK(input, { { { 117, 3 } }, { { 6, 7 } }, 4.0, Interpolation::Nearest, "edge" });
+  ExpectGrayMatchesITK(input, { { { 60, 45 } }, { { 120, 90 } }, 1.0, Interpolation::Cubic, "box" });
+}
+
+TEST(Zoom, LinearAndNearestMatchITK)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  auto input = TestPicture(seed, Content::Random);
+  ExpectGrayMatchesITK(input, { { { 40, 30 } }, { { 25, 19 } }, 1.75, Interpolation::Linear, nullptr });
+  ExpectGrayMatchesITK(input, { { { 40, 30 } }, { { 25, 19 } }, 3.0, Interpolation::Nearest, "ridge" });
+}
+
+TEST(Zoom, NearestWithIntegerZoomIsPixelReplication)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  auto input = TestPicture(seed, Content::Random);
+  for (int zoom : { 1, 2, 3, 5 })
+  {
+    auto filter = itk::ZoomGPUImageFilter<Gray>::New();
+    Configure(filter.GetPointer(), input.GetPointer(), { { { 33, 71 } }, { { 9, 14 } }, double(zoom), Interpolation::Nearest, nullptr }, false);
+    filter->Update();
+    const auto cut = filter->GetCutOutRegion().GetIndex();
+    EXPECT_EQ(cut[0], 33 - 4);
+    EXPECT_EQ(cut[1], 71 - 7);
+    for (itk::ImageRegionConstIteratorWithIndex<Gray> it(filter->GetOutput(), filter->GetOutput()->GetBufferedRegion());
+         !it.IsAtEnd(); ++it)
+    {
+      const itk::Index<2> source{ { cut[0] + it.GetIndex()[0] / zoom, cut[1] + it.GetIndex()[1] / zoom } };
+      ASSERT_EQ(it.Get(), input->GetPixel(source)) << "zoom " << zoom << " at " << it.GetIndex();
+    }
+  }
+}
+
+TEST(Zoom, RGBMatchesITKPerChannel)
+{
+  using RGB = itk::Image<itk::RGBPixel<float>, 2>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  Gray::Pointer channels[3];
+  for (unsigned c = 0; c < 3; ++c)
+  {
+    channels[c] = MakeImage<Gray>({ { 64, 48 } }, { { 0, 0 } }, c == 1 ? Content::Random : Content::Smooth, seed + c, 0, 255);
+  }
+  auto input = RGB::New();
+  input->CopyInformation(channels[0]);
+  input->SetRegions(channels[0]->GetBufferedRegion());
+  input->Allocate();
+  for (std::size_t i = 0; i < 64 * 48; ++i)
+    for (unsigned c = 0; c < 3; ++c)
+      input->GetBufferPointer()[i][c] = channels[c]->GetBufferPointer()[i];
+  for (const ZoomCase & c : { ZoomCase{ { { 3, 3 } }, { { 7, 6 } }, 2.0, Interpolation::Cubic, "gaussian" },
+                              ZoomCase{ { { 32, 24 } }, { { 20, 16 } }, 2.0, Interpolation::Cubic, "emboss" } })
+  {
+    SCOPED_TRACE(Describe(c));
+    for (bool gpu : Paths())
+    {
+      auto filter = itk::ZoomGPUImageFilter<RGB>::New();
+      Configure(filter.GetPointer(), input.GetPointer(), c, gpu);
+      filter->Update();
+      const auto outSize = filter->GetOutput()->GetLargestPossibleRegion().GetSize();
+      for (unsigned ch = 0; ch < 3; ++ch)
+      {
+        auto expected = ITKComposition(channels[ch], c, filter->GetCutOutRegion(), filter->GetInterpolationRegion(),
+                                       filter->GetCanvasRegion(), outSize);
+        auto got = ComponentImage(filter->GetOutput(), ch, 3);
+        EXPECT_LE(RelativeError(got->GetBufferPointer(), expected->GetBufferPointer(),
+                                expected->GetBufferedRegion().GetNumberOfPixels()),
+                  Tolerance)
+          << "channel " << ch << (gpu ? " GPU" : " CPU");
+      }
+    }
+  }
+}
+
+/** Expects Update() to throw an itk::ExceptionObject whose text contains \a words. */
+template <typename TFilter>
+void
+ExpectRefused(TFilter * filter, const std::string & words)
+{
+  try
+  {
+    filter->Update();
+    ADD_FAILURE() << "accepted; expected an error about " << words;
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find(words), std::string::npos) << e.GetDescription();
+  }
+}
+
+TEST(Zoom, BadParametersGiveClearErrors)
+{
+  auto input = TestPicture(FreshSeed());
+  auto make = [&](itk::Index<2> center, itk::Size<2> size, double zoom) {
+    auto filter = itk::ZoomGPUImageFilter<Gray>::New();
+    Configure(filter.GetPointer(), input.GetPointer(), { center, size, zoom, Interpolation::Cubic, nullptr }, false);
+    return filter;
+  };
+  ExpectRefused(make({ { 60, 45 } }, { { 10, 10 } }, 0.0).GetPointer(), "zoom factor must be at least 1 (got 0)");
+  ExpectRefused(make({ { 60, 45 } }, { { 10, 10 } }, 0.5).GetPointer(), "zoom factor");
+  ExpectRefused(make({ { 60, 45 } }, { { 10, 10 } }, std::nan("")).GetPointer(), "zoom factor");
+  ExpectRefused(make({ { 60, 45 } }, { { 0, 10 } }, 2.0).GetPointer(), "width and a height of at least 1");
+  ExpectRefused(make({ { 60, 45 } }, { { 10, 0 } }, 2.0).GetPointer(), "width and a height of at least 1");
+  ExpectRefused(make({ { 200, 45 } }, { { 10, 10 } }, 2.0).GetPointer(), "not inside the image");
+  ExpectRefused(make({ { 2, 45 } }, { { 10, 10 } }, 2.0).GetPointer(), "not inside the image");
+  ExpectRefused(make({ { 60, 89 } }, { { 10, 10 } }, 2.0).GetPointer(), "not inside the image");
+  ExpectRefused(make({ { -5, -5 } }, { { 1, 1 } }, 2.0).GetPointer(), "not inside the image");
+  auto filter = make({ { 60, 45 } }, { { 10, 10 } }, 2.0);
+  cif::ConvolutionKernel even;
+  even.size[0] = even.size[1] = 4;
+  even.weights.assign(16, 1.0);
+  EXPECT_THROW(filter->SetKernel(even), itk::ExceptionObject);
+  EXPECT_FALSE(filter->HasKernel());
+}
+
+TEST(Zoom, GPUMatchesCPUOnTheSeedsCase)
+{
+  CIF_REQUIRE_GPU();
+  using RGB8 = itk::Image<itk::RGBPixel<unsigned char>, 2>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  auto input = RGB8::New();
+  input->SetRegions(itk::Size<2>{ { 640, 426 } });
+  input->Allocate();
+  std::mt19937 rng(seed);
+  for (std::size_t i = 0; i < 640 * 426 * 3; ++i)
+  {
+    reinterpret_cast<unsigned char *>(input->GetBufferPointer())[i] = static_cast<unsigned char>(rng());
+  }
+  for (bool forceGeneral : { false, true })
+  {
+    RGB8::Pointer out[2];
+    for (bool gpu : { false, true })
+    {
+      auto filter = itk::ZoomGPUImageFilter<RGB8>::New();
+      Configure(filter.GetPointer(), input.GetPointer(), { { { 320, 213 } }, { { 640, 426 } }, 2.0, Interpolation::Cubic, "gaussian" }, gpu);
+      filter->SetForceGeneralPath(forceGeneral);
+      filter->Update();
+      out[gpu] = filter->GetOutput();
+    }
+    const auto * a = reinterpret_cast<const unsigned char *>(out[0]->GetBufferPointer());
+    const auto * b = reinterpret_cast<const unsigned char *>(out[1]->GetBufferPointer());
+    std::size_t  differing = 0, n = out[0]->GetBufferedRegion().GetNumberOfPixels() * 3;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      ASSERT_LE(std::abs(int(a[i]) - int(b[i])), 1);
+      differing += a[i] != b[i];
+    }
+    EXPECT_LT(differing, n / 1000) << "values one apart (truncation at float rounding)";
+  }
+}
+} // namespace
