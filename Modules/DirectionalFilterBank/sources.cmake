@@ -1,4 +1,3 @@
-# Filled in as the sub-module grows.
 set(cif_sources_cxx "")
-set(cif_sources_cuda "")
-set(cif_sources_nocuda "")
+set(cif_sources_cuda src/cifDirectionalFilterBankKernels.cu)
+set(cif_sources_nocuda src/cifDirectionalFilterBankWithoutCuda.cxx)

@@ -7,6 +7,7 @@
 // Every 1-D filter is a correlation kernel: out[i] = Σ_d c[d] · x[i + d], for d in
 // [first, first + count). Keeping the offset explicit is what makes the half-sample
 // alignment of the two polyphase components visible in one number.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <stdexcept>

@@ -14,6 +14,7 @@
 #include "cifDirectionalFilterBankFilters.h"
 #include "cifDirectionalFilterBankOps.h"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <stdexcept>

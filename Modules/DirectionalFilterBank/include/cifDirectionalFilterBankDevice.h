@@ -1,0 +1,81 @@
+#ifndef cifDirectionalFilterBankDevice_h
+#define cifDirectionalFilterBankDevice_h
+
+#include "CudaImageFiltersExport.h"
+#include "cifDirectionalFilterBankPlan.h"
+#include "cifDeviceBuffer.h"
+
+#include <vector>
+
+namespace cif
+{
+/** Runs `count` plan operations on the device, one kernel each, in order on the
+ * default stream; `deviceBuffers` are the plan's work buffers (device pointers,
+ * passed by value), `deviceTaps` its tap table on the device. Asynchronous: the
+ * caller synchronizes (a download does). */
+template <typename T>
+CudaImageFilters_EXPORT void
+RunDFBOpsOnDevice(const DFBOp * ops, std::size_t count, T * const * deviceBuffers, const T * deviceTaps);
+
+#define CIF_INSTANTIATE_DFB(T)                                                                                       \
+  template void RunDFBOpsOnDevice<T>(const DFBOp *, std::size_t, T * const *, const T *);
+
+/** \class DFBDeviceWorkspace
+ * A plan's work buffers and taps on the device (RAII): one upload (the image into
+ * buffer 0, or all subbands into their buffer: they lie there one after another),
+ * Run(), one download. */
+template <typename T>
+class DFBDeviceWorkspace
+{
+public:
+  explicit DFBDeviceWorkspace(const DFBPlan & plan)
+    : m_Plan(plan)
+  {
+    for (std::int64_t size : plan.bufferSizes)
+    {
+      m_Buffers.emplace_back(static_cast<std::size_t>(size) * sizeof(T));
+    }
+    const std::vector<T> taps(plan.taps.begin(), plan.taps.end());
+    m_Taps.Allocate(std::max<std::size_t>(1, taps.size()) * sizeof(T));
+    if (!taps.empty())
+    {
+      m_Taps.Upload(taps.data(), taps.size() * sizeof(T));
+    }
+    for (auto & b : m_Buffers)
+    {
+      m_Pointers.push_back(b.template As<T>());
+    }
+  }
+
+  /** Host → work buffer `buffer`, its first `count` elements (one copy). */
+  void
+  Upload(int buffer, const T * host, std::int64_t count)
+  {
+    m_Buffers[buffer].Upload(host, static_cast<std::size_t>(count) * sizeof(T));
+  }
+  /** Work buffer `buffer` → host, its first `count` elements (one copy). */
+  void
+  Download(int buffer, T * host, std::int64_t count) const
+  {
+    m_Buffers[buffer].Download(host, static_cast<std::size_t>(count) * sizeof(T));
+  }
+  void
+  Run()
+  {
+    RunDFBOpsOnDevice<T>(m_Plan.ops.data(), m_Plan.ops.size(), m_Pointers.data(), m_Taps.template As<T>());
+  }
+  T *
+  DevicePointer(const DFBArray & array) const
+  {
+    return m_Pointers[array.buffer] + array.offset;
+  }
+
+private:
+  const DFBPlan &           m_Plan;
+  std::vector<DeviceBuffer> m_Buffers;
+  DeviceBuffer              m_Taps;
+  std::vector<T *>          m_Pointers;
+};
+} // namespace cif
+
+#endif

@@ -1,0 +1,4 @@
+cif_add_test_binary(DirectionalFilterBankTests
+  itkDirectionalFilterBankReconstructionTest.cxx
+  itkDirectionalFilterBankDirectionalityTest.cxx
+  itkDirectionalFilterBankBadInputTest.cxx)
