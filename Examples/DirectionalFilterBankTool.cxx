@@ -1,0 +1,437 @@
+// DirectionalFilterBankTool: the directional filter bank from the command line.
+//
+//   DirectionalFilterBankTool decompose   input.png  out/subband.nrrd [--levels 3] [--filters qmf16]
+//       writes out/subband_00.nrrd … one image per subband (any ITK format, by extension)
+//   DirectionalFilterBankTool reconstruct out/subband.nrrd rebuilt.png  [--levels 3] [--filters qmf16]
+//   DirectionalFilterBankTool denoise     noisy.png  clean.png [--levels 3] [--threshold 3]
+//   DirectionalFilterBankTool seismic     outdir                          (the denoising example)
+//
+// Denoising: hard thresholding of the directional subbands at threshold × σ × g_b,
+// σ the noise level estimated from the data (median absolute value of the finest
+// diagonal Haar detail / 0.6745) and g_b the bank's noise gain into subband b
+// (measured by decomposing unit white noise). Every output is written to a temporary
+// name and renamed, so a failure never leaves a half-written file. --cpu forces the
+// CPU path.
+#include "itkDirectionalFilterBankGPUImageFilter.h"
+#include "itkDirectionalFilterBankSynthesisGPUImageFilter.h"
+#include "itkDiscreteGaussianImageFilter.h"
+#include "itkImageFileReader.h"
+#include "itkImageFileWriter.h"
+
+#include <tclap/CmdLine.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace
+{
+using Image = itk::Image<float, 2>;
+using Analysis = itk::DirectionalFilterBankGPUImageFilter<Image, Image>;
+using Synthesis = itk::DirectionalFilterBankSynthesisGPUImageFilter<Image, Image>;
+
+struct Settings
+{
+  unsigned int              levels = 3;
+  cif::DirectionalFilterSet filters = cif::DirectionalFilterSet::QMF16;
+  bool                      useGPU = true;
+};
+
+cif::DirectionalFilterSet
+ParseFilterSet(const std::string & name)
+{
+  for (auto set : { cif::DirectionalFilterSet::LadderPKVA12, cif::DirectionalFilterSet::LadderPKVA8,
+                    cif::DirectionalFilterSet::LadderPKVA6, cif::DirectionalFilterSet::QMF8,
+                    cif::DirectionalFilterSet::QMF16 })
+  {
+    if (name == cif::ToString(set))
+    {
+      return set;
+    }
+  }
+  throw std::invalid_argument("unknown filter set '" + name +
+                              "' (ladder-pkva12, ladder-pkva8, ladder-pkva6, qmf8, qmf16)");
+}
+
+Image::Pointer
+Read(const std::string & path)
+{
+  auto reader = itk::ImageFileReader<Image>::New();
+  reader->SetFileName(path);
+  try
+  {
+    reader->Update();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    throw std::runtime_error("cannot read " + path + ": " + e.GetDescription());
+  }
+  return reader->GetOutput();
+}
+
+/** Writes through a temporary file in the same folder, then renames. PNG/JPEG/BMP
+ * outputs are clamped to [0, 255] bytes; other formats keep floats. */
+void
+Write(const Image * image, const std::string & path)
+{
+  const auto        dot = path.find_last_of('.');
+  const std::string extension = dot == std::string::npos ? "" : path.substr(dot);
+  const std::string partial = path.substr(0, dot) + ".partial" + extension;
+  const bool        bytes = extension == ".png" || extension == ".jpg" || extension == ".jpeg" || extension == ".bmp";
+  try
+  {
+    if (bytes)
+    {
+      using Byte = itk::Image<unsigned char, 2>;
+      auto b = Byte::New();
+      b->CopyInformation(image);
+      b->SetRegions(image->GetBufferedRegion());
+      b->Allocate();
+      for (std::size_t k = 0; k < image->GetBufferedRegion().GetNumberOfPixels(); ++k)
+      {
+        b->GetBufferPointer()[k] =
+          static_cast<unsigned char>(std::clamp(std::lround(image->GetBufferPointer()[k]), 0L, 255L));
+      }
+      auto writer = itk::ImageFileWriter<Byte>::New();
+      writer->SetFileName(partial);
+      writer->SetInput(b);
+      writer->Update();
+    }
+    else
+    {
+      auto writer = itk::ImageFileWriter<Image>::New();
+      writer->SetFileName(partial);
+      writer->SetInput(image);
+      writer->Update();
+    }
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    std::remove(partial.c_str());
+    throw std::runtime_error("cannot write " + path + ": " + e.GetDescription());
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0)
+  {
+    std::remove(partial.c_str());
+    throw std::runtime_error("cannot rename " + partial + " to " + path);
+  }
+}
+
+std::string
+SubbandPath(const std::string & prefix, unsigned int b)
+{
+  const auto dot = prefix.find_last_of('.');
+  char       number[16];
+  std::snprintf(number, sizeof number, "_%02u", b);
+  return dot == std::string::npos ? prefix + number : prefix.substr(0, dot) + number + prefix.substr(dot);
+}
+
+Analysis::Pointer
+Decompose(const Image * image, const Settings & s)
+{
+  auto analysis = Analysis::New();
+  analysis->SetInput(image);
+  analysis->SetNumberOfLevels(s.levels);
+  analysis->SetFilterSet(s.filters);
+  analysis->SetUseGPU(s.useGPU);
+  analysis->Update();
+  return analysis;
+}
+
+Image::Pointer
+Reconstruct(const std::vector<Image::Pointer> & subbands, const Settings & s)
+{
+  auto synthesis = Synthesis::New();
+  synthesis->SetNumberOfLevels(s.levels);
+  synthesis->SetFilterSet(s.filters);
+  synthesis->SetUseGPU(s.useGPU);
+  for (unsigned int b = 0; b < subbands.size(); ++b)
+  {
+    synthesis->SetSubband(b, subbands[b]);
+  }
+  synthesis->Update();
+  return synthesis->GetOutput();
+}
+
+std::vector<Image::Pointer>
+Detach(Analysis * analysis)
+{
+  std::vector<Image::Pointer> subbands;
+  for (unsigned int b = 0; b < analysis->GetNumberOfSubbands(); ++b)
+  {
+    Image::Pointer s = analysis->GetSubband(b);
+    s->DisconnectPipeline();
+    subbands.push_back(s);
+  }
+  return subbands;
+}
+
+/** Noise σ from the data: the finest diagonal Haar detail of white noise of σ has
+ * standard deviation σ; its median absolute value / 0.6745 ignores most of the signal. */
+double
+EstimateNoise(const Image * image)
+{
+  const auto          size = image->GetBufferedRegion().GetSize();
+  const float *       p = image->GetBufferPointer();
+  std::vector<double> detail;
+  for (std::size_t y = 0; y + 1 < size[1]; y += 2)
+  {
+    for (std::size_t x = 0; x + 1 < size[0]; x += 2)
+    {
+      const double d = 0.5 * (p[y * size[0] + x] - p[y * size[0] + x + 1] - p[(y + 1) * size[0] + x] +
+                              p[(y + 1) * size[0] + x + 1]);
+      detail.push_back(std::fabs(d));
+    }
+  }
+  std::nth_element(detail.begin(), detail.begin() + detail.size() / 2, detail.end());
+  return detail[detail.size() / 2] / 0.6745;
+}
+
+/** Standard deviation of unit white noise in each subband (the bank's noise gains). */
+std::vector<double>
+NoiseGains(const Image * like, const Settings & s)
+{
+  auto noise = Image::New();
+  noise->CopyInformation(like);
+  noise->SetRegions(like->GetLargestPossibleRegion());
+  noise->Allocate();
+  std::mt19937                    rng(2026u);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  for (std::size_t k = 0; k < noise->GetBufferedRegion().GetNumberOfPixels(); ++k)
+  {
+    noise->GetBufferPointer()[k] = normal(rng);
+  }
+  auto                analysis = Decompose(noise, s);
+  std::vector<double> gains;
+  for (unsigned int b = 0; b < analysis->GetNumberOfSubbands(); ++b)
+  {
+    const Image * sb = analysis->GetSubband(b);
+    double        sum = 0;
+    const auto    count = sb->GetBufferedRegion().GetNumberOfPixels();
+    for (std::size_t k = 0; k < count; ++k)
+    {
+      sum += static_cast<double>(sb->GetBufferPointer()[k]) * sb->GetBufferPointer()[k];
+    }
+    gains.push_back(std::sqrt(sum / count));
+  }
+  return gains;
+}
+
+Image::Pointer
+Denoise(const Image * noisy, const Settings & s, double threshold, double * sigmaOut = nullptr)
+{
+  const double              sigma = EstimateNoise(noisy);
+  const std::vector<double> gains = NoiseGains(noisy, s);
+  auto                      analysis = Decompose(noisy, s);
+  std::vector<Image::Pointer> subbands = Detach(analysis);
+  for (unsigned int b = 0; b < subbands.size(); ++b)
+  {
+    const double limit = threshold * sigma * gains[b];
+    float *      p = subbands[b]->GetBufferPointer();
+    for (std::size_t k = 0; k < subbands[b]->GetBufferedRegion().GetNumberOfPixels(); ++k)
+    {
+      if (std::fabs(p[k]) < limit)
+      {
+        p[k] = 0.f;
+      }
+    }
+  }
+  if (sigmaOut)
+  {
+    *sigmaOut = sigma;
+  }
+  return Reconstruct(subbands, s);
+}
+
+double
+PSNR(const Image * test, const Image * reference, double peak)
+{
+  double      sum = 0;
+  const auto  count = reference->GetBufferedRegion().GetNumberOfPixels();
+  for (std::size_t k = 0; k < count; ++k)
+  {
+    const double d = test->GetBufferPointer()[k] - reference->GetBufferPointer()[k];
+    sum += d * d;
+  }
+  return 10.0 * std::log10(peak * peak / (sum / count));
+}
+
+/** A synthetic seismic section: dipping, gently curved reflectors (Ricker wavelets
+ * of varying amplitude and polarity along depth) cut by a normal fault, values in
+ * [0, 255] around 128. */
+Image::Pointer
+MakeSeismicSection(unsigned int width, unsigned int height)
+{
+  auto image = Image::New();
+  image->SetRegions(itk::Size<2>{ { width, height } });
+  image->Allocate();
+  std::mt19937                           rng(1907u);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  struct Reflector
+  {
+    double depth, dip, curvature, amplitude;
+  };
+  std::vector<Reflector> reflectors;
+  for (double depth = -60; depth < height + 60; depth += 9 + 10 * unit(rng))
+  {
+    reflectors.push_back({ depth, 0.25 + 0.1 * unit(rng), 40.0 * (unit(rng) - 0.5), (unit(rng) < 0.5 ? -1 : 1) * (0.3 + 0.7 * unit(rng)) });
+  }
+  const double pi = 3.14159265358979323846;
+  const double peakFrequency = 1.0 / 9.0; // cycles per sample
+  auto ricker = [&](double t) {
+    const double a = pi * peakFrequency * t;
+    return (1 - 2 * a * a) * std::exp(-a * a);
+  };
+  const double faultX = 0.55 * width, faultThrow = 14.0;
+  for (unsigned int y = 0; y < height; ++y)
+  {
+    for (unsigned int x = 0; x < width; ++x)
+    {
+      // the fault: a plane dipping at 70°; past it the layers are dropped by faultThrow
+      const double faultAt = faultX + (y - 0.5 * height) / std::tan(70.0 * pi / 180.0);
+      const double shift = x > faultAt ? faultThrow : 0.0;
+      const double u = (x - 0.5 * width) / width;
+      double       trace = 0;
+      for (const auto & r : reflectors)
+      {
+        const double depth = r.depth + r.dip * x + r.curvature * u * u + shift;
+        trace += r.amplitude * ricker(y - depth);
+      }
+      image->SetPixel({ { static_cast<long>(x), static_cast<long>(y) } }, static_cast<float>(128.0 + 70.0 * trace));
+    }
+  }
+  return image;
+}
+
+int
+SeismicExample(const std::string & folder, const Settings & s)
+{
+  auto clean = MakeSeismicSection(512, 256);
+  Write(clean, folder + "/seismic_clean.png");
+  std::printf("Seismic denoising (512 x 256 synthetic section, %u levels = %u directions, %s, hard threshold 3σ)\n\n",
+              s.levels, 1u << s.levels, cif::ToString(s.filters));
+  std::printf("| noise σ | σ estimated | noisy PSNR dB | DFB-denoised PSNR dB | best Gaussian PSNR dB (σ px) |\n");
+  std::printf("|---|---|---|---|---|\n");
+  int    failures = 0;
+  std::mt19937 rng(42u);
+  for (double noiseSigma : { 10.0, 20.0, 40.0 })
+  {
+    auto noisy = Image::New();
+    noisy->CopyInformation(clean);
+    noisy->SetRegions(clean->GetLargestPossibleRegion());
+    noisy->Allocate();
+    std::normal_distribution<double> normal(0.0, noiseSigma);
+    for (std::size_t k = 0; k < clean->GetBufferedRegion().GetNumberOfPixels(); ++k)
+    {
+      noisy->GetBufferPointer()[k] = static_cast<float>(clean->GetBufferPointer()[k] + normal(rng));
+    }
+    double estimated = 0;
+    auto   denoised = Denoise(noisy, s, 3.0, &estimated);
+    double bestGaussian = -1e9, bestWidth = 0;
+    Image::Pointer bestSmoothed;
+    for (double width : { 0.5, 0.75, 1.0, 1.5, 2.0, 3.0 })
+    {
+      auto gaussian = itk::DiscreteGaussianImageFilter<Image, Image>::New();
+      gaussian->SetInput(noisy);
+      gaussian->SetVariance(width * width);
+      gaussian->SetUseImageSpacing(false);
+      gaussian->Update();
+      const double p = PSNR(gaussian->GetOutput(), clean, 255.0);
+      if (p > bestGaussian)
+      {
+        bestGaussian = p;
+        bestWidth = width;
+        bestSmoothed = gaussian->GetOutput();
+      }
+    }
+    const double noisyPSNR = PSNR(noisy, clean, 255.0), dfbPSNR = PSNR(denoised, clean, 255.0);
+    std::printf("| %.0f | %.1f | %.2f | %.2f | %.2f (%.2g) |\n", noiseSigma, estimated, noisyPSNR, dfbPSNR,
+                bestGaussian, bestWidth);
+    const std::string tag = std::to_string(static_cast<int>(noiseSigma));
+    Write(noisy, folder + "/seismic_noisy_" + tag + ".png");
+    Write(denoised, folder + "/seismic_dfb_" + tag + ".png");
+    Write(bestSmoothed, folder + "/seismic_gaussian_" + tag + ".png");
+    if (!(dfbPSNR > noisyPSNR))
+    {
+      ++failures; // denoising must at least improve on the noisy image
+    }
+  }
+  return failures == 0 ? 0 : 2;
+}
+} // namespace
+
+int
+main(int argc, char * argv[])
+{
+  try
+  {
+    TCLAP::CmdLine cmd("Directional filter bank (Bamberger–Smith): decompose, reconstruct, denoise", ' ', "0.1");
+    std::vector<std::string>           modes{ "decompose", "reconstruct", "denoise", "seismic" };
+    TCLAP::ValuesConstraint<std::string> modeConstraint(modes);
+    TCLAP::UnlabeledValueArg<std::string> mode("mode", "what to do", true, "", &modeConstraint, cmd);
+    TCLAP::UnlabeledValueArg<std::string> first("first", "input image (seismic: output folder)", true, "", "path", cmd);
+    TCLAP::UnlabeledValueArg<std::string> second("second", "output image or subband prefix", false, "", "path", cmd);
+    TCLAP::ValueArg<unsigned int> levels("l", "levels", "tree levels n (1-5): 2^n directions", false, 3, "n", cmd);
+    TCLAP::ValueArg<std::string>  filters("f", "filters", "ladder-pkva12|ladder-pkva8|ladder-pkva6|qmf8|qmf16", false,
+                                         "qmf16", "name", cmd);
+    TCLAP::ValueArg<double>       threshold("t", "threshold", "denoise: threshold in noise σ", false, 3.0, "k", cmd);
+    TCLAP::SwitchArg              cpu("", "cpu", "force the CPU path", cmd);
+    cmd.parse(argc, argv);
+
+    Settings s;
+    s.levels = levels.getValue();
+    s.filters = ParseFilterSet(filters.getValue());
+    s.useGPU = !cpu.getValue();
+    if (mode.getValue() == "seismic")
+    {
+      return SeismicExample(first.getValue(), s);
+    }
+    if (second.getValue().empty())
+    {
+      throw std::invalid_argument(mode.getValue() + " needs an output path");
+    }
+    if (mode.getValue() == "decompose")
+    {
+      auto analysis = Decompose(Read(first.getValue()), s);
+      for (unsigned int b = 0; b < analysis->GetNumberOfSubbands(); ++b)
+      {
+        Write(analysis->GetSubband(b), SubbandPath(second.getValue(), b));
+      }
+      std::printf("wrote %u subbands %s … (%s path)\n", analysis->GetNumberOfSubbands(),
+                  SubbandPath(second.getValue(), 0).c_str(), itk::ToString(analysis->GetLastExecutionPath()));
+    }
+    else if (mode.getValue() == "reconstruct")
+    {
+      std::vector<Image::Pointer> subbands;
+      for (unsigned int b = 0; b < (1u << s.levels); ++b)
+      {
+        subbands.push_back(Read(SubbandPath(first.getValue(), b)));
+      }
+      Write(Reconstruct(subbands, s), second.getValue());
+      std::printf("wrote %s\n", second.getValue().c_str());
+    }
+    else
+    {
+      double sigma = 0;
+      Write(Denoise(Read(first.getValue()), s, threshold.getValue(), &sigma), second.getValue());
+      std::printf("estimated noise σ = %.2f; wrote %s\n", sigma, second.getValue().c_str());
+    }
+    return 0;
+  }
+  catch (const TCLAP::ArgException & e)
+  {
+    std::fprintf(stderr, "error: %s (%s)\n", e.error().c_str(), e.argId().c_str());
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    std::fprintf(stderr, "error: %s\n", e.GetDescription());
+  }
+  catch (const std::exception & e)
+  {
+    std::fprintf(stderr, "error: %s\n", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,2 @@
+add_executable(DirectionalFilterBankBenchmark DirectionalFilterBankBenchmark.cxx)
+target_link_libraries(DirectionalFilterBankBenchmark PRIVATE CudaImageFilters)
