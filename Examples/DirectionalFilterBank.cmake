@@ -1,11 +1,9 @@
 # The directional filter bank's command-line tool and its seismic denoising example.
 find_path(CIF_TCLAP_INCLUDE_DIR tclap/CmdLine.h)
 if(CIF_TCLAP_INCLUDE_DIR)
-  find_package(ITK REQUIRED COMPONENTS ITKIOImageBase ITKIOPNG ITKIONRRD ITKIOMeta ITKIOJPEG ITKIOTIFF ITKSmoothing)
-  include(${ITK_USE_FILE})
   add_executable(DirectionalFilterBankTool DirectionalFilterBankTool.cxx)
   target_include_directories(DirectionalFilterBankTool PRIVATE ${CIF_TCLAP_INCLUDE_DIR})
-  target_link_libraries(DirectionalFilterBankTool PRIVATE CudaImageFilters ${ITK_LIBRARIES})
+  target_link_libraries(DirectionalFilterBankTool PRIVATE CudaImageFilters ${CIF_EXAMPLE_ITK_LIBRARIES})
   if(CudaImageFilters_BUILD_TESTING)
     set(dfb_out ${CMAKE_CURRENT_BINARY_DIR}/dfb)
     file(MAKE_DIRECTORY ${dfb_out})
