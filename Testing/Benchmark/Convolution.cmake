@@ -1,0 +1,2 @@
+add_executable(ConvolutionBenchmark ConvolutionBenchmark.cxx)
+target_link_libraries(ConvolutionBenchmark PRIVATE CudaImageFilters)
