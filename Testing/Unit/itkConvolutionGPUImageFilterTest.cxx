@@ -3,6 +3,7 @@
 // VectorImage pixels, the separable and the general path, requested sub-regions, the
 // fallbacks to ITK, and the GPU against the CPU path.
 #include "cifConvolutionTestSupport.h"
+#include "cifDeviceBuffer.h"
 #include "cifKernelPresets.h"
 #include "itkConstantBoundaryCondition.h"
 #include "itkConvolutionGPUImageFilter.h"
@@ -418,5 +419,18 @@ TEST(ConvolutionGPU, GPUMatchesCPU)
     EXPECT_LE(RelativeError(gpu->GetOutput()->GetBufferPointer(), cpu->GetOutput()->GetBufferPointer(), 517 * 301), 1e-6)
       << kernel.name;
   }
+}
+TEST(ConvolutionGPU, GPUPathCrossesTheBusOnceEachWay)
+{
+  CIF_REQUIRE_GPU();
+  auto input = MakeImage<Image2>({ { 300, 200 } }, { { 0, 0 } }, Content::Random, FreshSeed());
+  auto kernel = itk::MakeKernelImage<Kernel2>(cif::MakePresetKernel("emboss"));
+  auto filter = MakeFilter(input.GetPointer(), kernel.GetPointer(), Mode::Same, false, true);
+  cif::TransferCounters::Reset();
+  filter->Update();
+  const auto counters = cif::TransferCounters::Get();
+  EXPECT_EQ(counters.uploads, 2u); // the image and the packed weights
+  EXPECT_EQ(counters.downloads, 1u);
+  EXPECT_EQ(counters.downloadedBytes, 300u * 200u * sizeof(float));
 }
 } // namespace

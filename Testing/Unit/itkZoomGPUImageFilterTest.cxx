@@ -5,6 +5,7 @@
 // integer and non-integer zooms; the seed's pixel replication; parameter validation;
 // the GPU against the CPU path.
 #include "cifConvolutionTestSupport.h"
+#include "cifDeviceBuffer.h"
 #include "cifKernelPresets.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkConvolutionKernelImage.h"
@@ -359,5 +360,19 @@ TEST(Zoom, GPUMatchesCPUOnTheSeedsCase)
     }
     EXPECT_LT(differing, n / 1000) << "values one apart (truncation at float rounding)";
   }
+}
+TEST(Zoom, GPUPathCrossesTheBusOnceEachWay)
+{
+  CIF_REQUIRE_GPU();
+  auto input = TestPicture(FreshSeed());
+  auto filter = itk::ZoomGPUImageFilter<Gray>::New();
+  Configure(filter.GetPointer(), input.GetPointer(), { { { 60, 45 } }, { { 40, 30 } }, 2.0, Interpolation::Cubic, "gaussian" }, true);
+  cif::TransferCounters::Reset();
+  filter->Update();
+  const auto counters = cif::TransferCounters::Get();
+  // The region and the kernel's weights go up; only the result comes back.
+  EXPECT_EQ(counters.uploads, 2u);
+  EXPECT_EQ(counters.downloads, 1u);
+  EXPECT_EQ(counters.downloadedBytes, filter->GetOutput()->GetBufferedRegion().GetNumberOfPixels() * sizeof(float));
 }
 } // namespace
