@@ -18,6 +18,7 @@
 #include "itkMultiThreaderBase.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
 namespace
@@ -87,6 +88,36 @@ PrintRow(int n, int levels, cif::DirectionalFilterSet set, int repeat, double co
               1 << levels, cif::ToString(set), analysisMs, synthesisMs, totalMs, floorMs, 100.0 * floorMs / totalMs,
               cpu.c_str(), maxError);
 }
+/** Device time per operation kind of one analysis + synthesis (where the time goes). */
+void
+PrintProfile(int n, int levels, cif::DirectionalFilterSet set)
+{
+  const char * names[] = { "Split", "Merge", "FilterRows", "FilterColumns", "Butterfly", "InverseButterfly",
+                           "Resample", "BacksampleOneLevel", "UndoBacksampleOneLevel" };
+  for (int direction = 0; direction < 2; ++direction)
+  {
+    const cif::DFBPlan plan = direction == 0 ? cif::MakeDirectionalAnalysisPlan(n, n, levels, set)
+                                             : cif::MakeDirectionalSynthesisPlan(n, n, levels, set);
+    cif::DFBDeviceWorkspace<float> workspace(plan);
+    std::vector<double>            ms(9, 0.0), count(9, 0.0);
+    workspace.Run(); // warm-up
+    for (const cif::DFBOp & op : plan.ops)
+    {
+      const double t = DeviceMilliseconds(5, [&] { workspace.RunOps(&op, 1); });
+      ms[static_cast<int>(op.kind)] += t;
+      count[static_cast<int>(op.kind)] += 1;
+    }
+    std::printf("profile %d² n=%d %s %s:", n, levels, cif::ToString(set), direction == 0 ? "analysis" : "synthesis");
+    for (int k = 0; k < 9; ++k)
+    {
+      if (count[k] > 0)
+      {
+        std::printf(" %s %.3f ms (%g ops)", names[k], ms[k], count[k]);
+      }
+    }
+    std::printf("\n");
+  }
+}
 } // namespace
 
 int
@@ -112,6 +143,11 @@ main(int argc, char * argv[])
               info.name.c_str(), copyGBps, o.repeat);
   std::printf("| image | levels | filters | analysis ms | synthesis ms | total ms | floor ms (%% of it) | CPU path "
               "(ratio) | max PR error |\n|---|---|---|---|---|---|---|---|---|\n");
+  if (std::getenv("CIF_DFB_PROFILE") != nullptr)
+  {
+    PrintProfile(4096, 3, cif::DirectionalFilterSet::LadderPKVA12);
+    PrintProfile(4096, 3, cif::DirectionalFilterSet::QMF16);
+  }
   for (long n : o.sizes)
   {
     for (int levels : { 3, 5 })

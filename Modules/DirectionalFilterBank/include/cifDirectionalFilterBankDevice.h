@@ -59,6 +59,12 @@ public:
   {
     m_Buffers[buffer].Download(host, static_cast<std::size_t>(count) * sizeof(T));
   }
+  /** Runs `count` operations of the plan (for profiling one at a time). */
+  void
+  RunOps(const DFBOp * ops, std::size_t count)
+  {
+    RunDFBOpsOnDevice<T>(ops, count, m_Pointers.data(), m_Taps.template As<T>());
+  }
   void
   Run()
   {

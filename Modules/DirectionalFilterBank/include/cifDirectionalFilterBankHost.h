@@ -40,15 +40,17 @@ void
 RunDFBPlanOnHost(const DFBPlan & plan, DFBHostBuffers<T> & buffers, TParallelFor && parallelFor)
 {
   const std::vector<T> taps(plan.taps.begin(), plan.taps.end());
-  T * const *          pointers = buffers.pointers.data();
   for (const DFBOp & op : plan.ops)
   {
-    const int cols = op.out0.cols;
-    parallelFor(op.out0.rows, [&](std::int64_t row) {
-      for (int j = 0; j < cols; ++j)
-      {
-        RunDFBOpAt<T>(op, pointers, taps.data(), row * cols + j);
-      }
+    const DFBOpPointers<T> pointers = ResolveDFBOp(op, buffers.pointers.data());
+    DispatchDFBOpKind(op.kind, [&](auto kind) {
+      constexpr int K = decltype(kind)::value;
+      parallelFor(op.out0.rows, [&](std::int64_t row) {
+        for (int j = 0; j < op.out0.cols; ++j)
+        {
+          RunDFBOpKindAt<K, T>(op, pointers, taps.data(), static_cast<int>(row), j);
+        }
+      });
     });
   }
 }

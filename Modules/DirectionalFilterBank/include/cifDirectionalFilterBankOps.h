@@ -9,6 +9,7 @@
 #include "cifDirectionalFilterBankSampling.h"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace cif
 {
@@ -65,113 +66,167 @@ DFBOpOutputCount(const DFBOp & op)
   return op.out0.Size(); // Split: one element of each component per output element
 }
 
-/** Computes element `e` (row-major in the operation's output array) of `op`.
- * `buffers` are the work buffers, `taps` the plan's tap table converted to T. */
+/** The arrays of one operation, resolved to pointers (on the device: kernel
+ * arguments in registers, not an array indexed at run time). */
 template <typename T>
-CIF_HD void
-RunDFBOpAt(const DFBOp & op, T * const * buffers, const T * taps, std::int64_t e)
+struct DFBOpPointers
 {
-  const int i = static_cast<int>(e / op.out0.cols);
-  const int j = static_cast<int>(e - static_cast<std::int64_t>(i) * op.out0.cols);
-  auto      at = [buffers](const DFBArray & a, int r, int c) -> T & {
-    return buffers[a.buffer][a.offset + static_cast<std::int64_t>(r) * a.cols + c];
+  T * in0 = nullptr;
+  T * in1 = nullptr;
+  T * aux = nullptr;
+  T * out0 = nullptr;
+  T * out1 = nullptr;
+};
+
+template <typename T>
+inline DFBOpPointers<T>
+ResolveDFBOp(const DFBOp & op, T * const * buffers)
+{
+  auto at = [buffers](const DFBArray & a) -> T * {
+    return a.Size() > 0 ? buffers[a.buffer] + a.offset : nullptr;
   };
-  switch (op.kind)
+  return { at(op.in0), at(op.in1), at(op.aux), at(op.out0), at(op.out1) };
+}
+
+/** Element (i, j) of the output of an operation of kind K (a compile-time constant,
+ * so each GPU kernel carries only its own kind's code). `taps` is the plan's tap
+ * table converted to T. */
+template <int K, typename T>
+CIF_HD void
+RunDFBOpKindAt(const DFBOp & op, const DFBOpPointers<T> & p, const T * taps, int i, int j)
+{
+  const std::int64_t outIndex = static_cast<std::int64_t>(i) * op.out0.cols + j;
+  if (K == static_cast<int>(DFBOpKind::Split))
   {
-    case DFBOpKind::Split:
+    // one element of each component: the launch covers one component's size
+    const GridIndex s0 = PolyphaseSource(op.split, 0, { i, j }, op.in0.rows, op.in0.cols);
+    const GridIndex s1 = PolyphaseSource(op.split, 1, { i, j }, op.in0.rows, op.in0.cols);
+    p.out0[outIndex] = p.in0[static_cast<std::int64_t>(s0.i) * op.in0.cols + s0.j];
+    p.out1[outIndex] = p.in0[static_cast<std::int64_t>(s1.i) * op.in0.cols + s1.j];
+  }
+  else if (K == static_cast<int>(DFBOpKind::Merge))
+  {
+    GridIndex c;
+    const int coset = PolyphaseDestination(op.split, { i, j }, op.out0.rows, op.out0.cols, c);
+    p.out0[outIndex] = (coset == 0 ? p.in0 : p.in1)[static_cast<std::int64_t>(c.i) * op.in0.cols + c.j];
+  }
+  else if (K == static_cast<int>(DFBOpKind::FilterRows))
+  {
+    const int cols = op.in0.cols;
+    const T * row = p.in0 + static_cast<std::int64_t>(i) * cols;
+    const T * w = taps + op.kernelOffset;
+    T         sum = 0;
+    const int first = j + op.kernelFirst;
+    if (first >= 0 && first + op.kernelCount <= cols)
     {
-      // one element of each component: the launch covers one component's size
-      const GridIndex s0 = PolyphaseSource(op.split, 0, { i, j }, op.in0.rows, op.in0.cols);
-      const GridIndex s1 = PolyphaseSource(op.split, 1, { i, j }, op.in0.rows, op.in0.cols);
-      at(op.out0, i, j) = at(op.in0, s0.i, s0.j);
-      at(op.out1, i, j) = at(op.in0, s1.i, s1.j);
-      break;
+      for (int k = 0; k < op.kernelCount; ++k) // the window is inside the row: no wrap
+      {
+        sum += w[k] * row[first + k];
+      }
     }
-    case DFBOpKind::Merge:
+    else
     {
-      GridIndex c;
-      const int coset = PolyphaseDestination(op.split, { i, j }, op.out0.rows, op.out0.cols, c);
-      at(op.out0, i, j) = coset == 0 ? at(op.in0, c.i, c.j) : at(op.in1, c.i, c.j);
-      break;
-    }
-    case DFBOpKind::FilterRows:
-    {
-      const int cols = op.in0.cols;
-      const T * row = &at(op.in0, i, 0);
-      T         sum = 0;
-      int       c = WrapIndex(static_cast<std::int64_t>(j) + op.kernelFirst, cols);
+      int c = WrapIndex(first, cols);
       for (int k = 0; k < op.kernelCount; ++k)
       {
-        sum += taps[op.kernelOffset + k] * row[c];
+        sum += w[k] * row[c];
         c = (c + 1 == cols) ? 0 : c + 1;
       }
-      at(op.out0, i, j) = sum;
-      break;
     }
-    case DFBOpKind::FilterColumns:
+    p.out0[outIndex] = sum;
+  }
+  else if (K == static_cast<int>(DFBOpKind::FilterColumns))
+  {
+    const int rows = op.in0.rows;
+    const int cols = op.in0.cols;
+    const T * w = taps + op.kernelOffset;
+    T         sum = 0;
+    int       r = i + op.kernelFirst;
+    if (r >= 0 && r + op.kernelCount <= rows)
     {
-      const int    rows = op.in0.rows;
-      const int    cols = op.in0.cols;
-      std::int64_t r = static_cast<std::int64_t>(i) + op.kernelFirst;
+      const T * x = p.in0 + static_cast<std::int64_t>(r) * cols + j; // inside the column: no wrap
+      for (int k = 0; k < op.kernelCount; ++k, x += cols)
+      {
+        sum += w[k] * *x;
+      }
+    }
+    else
+    {
       // Periodic along the column, a wrap moving `wrapShift` columns (the lattice of
       // the first quincunx level); floor division counts the wraps.
-      std::int64_t wraps = (r >= 0) ? r / rows : -((-r + rows - 1) / rows);
+      const int wraps = (r >= 0) ? r / rows : -((-r + rows - 1) / rows);
       r -= wraps * rows;
-      int c = WrapIndex(static_cast<std::int64_t>(j) + wraps * op.wrapShift, cols);
-      T   sum = 0;
+      int c = WrapIndex(static_cast<std::int64_t>(j) + static_cast<std::int64_t>(wraps) * op.wrapShift, cols);
       for (int k = 0; k < op.kernelCount; ++k)
       {
-        sum += taps[op.kernelOffset + k] * at(op.in0, static_cast<int>(r), c);
+        sum += w[k] * p.in0[static_cast<std::int64_t>(r) * cols + c];
         if (++r == rows)
         {
           r = 0;
-          c = WrapIndex(static_cast<std::int64_t>(c) + op.wrapShift, cols);
+          c = WrapIndex(c + op.wrapShift, cols);
         }
       }
-      T value = static_cast<T>(op.beta) * sum;
-      if (op.alpha != 0.0)
-      {
-        value += static_cast<T>(op.alpha) * at(op.aux, i, j);
-      }
-      at(op.out0, i, j) = value;
-      break;
     }
+    T value = static_cast<T>(op.beta) * sum;
+    if (op.alpha != 0.0)
+    {
+      value += static_cast<T>(op.alpha) * p.aux[outIndex];
+    }
+    p.out0[outIndex] = value;
+  }
+  else if (K == static_cast<int>(DFBOpKind::Butterfly) || K == static_cast<int>(DFBOpKind::InverseButterfly))
+  {
+    const T a = p.out0[outIndex];
+    const T b = p.out1[outIndex];
+    const T s = static_cast<T>(0.70710678118654752440);
+    const bool inverse = K == static_cast<int>(DFBOpKind::InverseButterfly);
+    p.out0[outIndex] = (inverse ? a + b : a - b) * s;
+    p.out1[outIndex] = (inverse ? b - a : a + b) * s;
+  }
+  else
+  {
+    GridIndex s;
+    if (K == static_cast<int>(DFBOpKind::Resample))
+    {
+      s = ShearSource({ i, j }, op.shearType, op.shearShift, op.in0.rows, op.in0.cols);
+    }
+    else if (K == static_cast<int>(DFBOpKind::BacksampleOneLevel))
+    {
+      s = BacksampleOneLevelSource({ i, j }, op.in0.rows, op.in0.cols);
+    }
+    else
+    {
+      s = BacksampleOneLevelDestination({ i, j }, op.in0.rows, op.in0.cols);
+    }
+    p.out0[outIndex] = p.in0[static_cast<std::int64_t>(s.i) * op.in0.cols + s.j];
+  }
+}
+
+/** Calls `body.template operator()<K>()` with the operation's kind as a constant. */
+template <typename TBody>
+void
+DispatchDFBOpKind(DFBOpKind kind, TBody && body)
+{
+  switch (kind)
+  {
+    case DFBOpKind::Split:
+      return body(std::integral_constant<int, static_cast<int>(DFBOpKind::Split)>{});
+    case DFBOpKind::Merge:
+      return body(std::integral_constant<int, static_cast<int>(DFBOpKind::Merge)>{});
+    case DFBOpKind::FilterRows:
+      return body(std::integral_constant<int, static_cast<int>(DFBOpKind::FilterRows)>{});
+    case DFBOpKind::FilterColumns:
+      return body(std::integral_constant<int, static_cast<int>(DFBOpKind::FilterColumns)>{});
     case DFBOpKind::Butterfly:
-    {
-      const T a = at(op.out0, i, j);
-      const T b = at(op.out1, i, j);
-      const T s = static_cast<T>(0.70710678118654752440);
-      at(op.out0, i, j) = (a - b) * s;
-      at(op.out1, i, j) = (a + b) * s;
-      break;
-    }
+      return body(std::integral_constant<int, static_cast<int>(DFBOpKind::Butterfly)>{});
     case DFBOpKind::InverseButterfly:
-    {
-      const T a = at(op.out0, i, j);
-      const T b = at(op.out1, i, j);
-      const T s = static_cast<T>(0.70710678118654752440);
-      at(op.out0, i, j) = (a + b) * s;
-      at(op.out1, i, j) = (b - a) * s;
-      break;
-    }
+      return body(std::integral_constant<int, static_cast<int>(DFBOpKind::InverseButterfly)>{});
     case DFBOpKind::Resample:
-    {
-      const GridIndex s = ShearSource({ i, j }, op.shearType, op.shearShift, op.in0.rows, op.in0.cols);
-      at(op.out0, i, j) = at(op.in0, s.i, s.j);
-      break;
-    }
+      return body(std::integral_constant<int, static_cast<int>(DFBOpKind::Resample)>{});
     case DFBOpKind::BacksampleOneLevel:
-    {
-      const GridIndex s = BacksampleOneLevelSource({ i, j }, op.in0.rows, op.in0.cols);
-      at(op.out0, i, j) = at(op.in0, s.i, s.j);
-      break;
-    }
+      return body(std::integral_constant<int, static_cast<int>(DFBOpKind::BacksampleOneLevel)>{});
     case DFBOpKind::UndoBacksampleOneLevel:
-    {
-      const GridIndex s = BacksampleOneLevelDestination({ i, j }, op.in0.rows, op.in0.cols);
-      at(op.out0, i, j) = at(op.in0, s.i, s.j);
-      break;
-    }
+      return body(std::integral_constant<int, static_cast<int>(DFBOpKind::UndoBacksampleOneLevel)>{});
   }
 }
 } // namespace cif

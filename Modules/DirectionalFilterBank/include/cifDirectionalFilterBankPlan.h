@@ -52,6 +52,10 @@ DirectionalFilterBankSizeProblem(int rows, int cols, int levels)
   {
     return "the number of levels must be 1 to 5 (2 to 32 directions), not " + std::to_string(levels);
   }
+  if (rows >= (1 << 24) || cols >= (1 << 24))
+  {
+    return "image sides must be below 2^24 samples";
+  }
   // Level 1 halves the rows; from level 2 on every channel is halved along rows
   // (first half) or columns (second half) once per level after the first.
   const int rowFactor = levels == 1 ? 2 : (1 << (levels - 1));

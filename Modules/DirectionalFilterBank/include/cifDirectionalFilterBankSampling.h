@@ -32,6 +32,15 @@ WrapIndex(std::int64_t value, int period)
   return static_cast<int>(r < 0 ? r + period : r);
 }
 
+/** The same in 32-bit arithmetic (the common case: index sums of one image; sides
+ * are limited to 2^24 so that shear products stay in range). */
+CIF_HD int
+WrapIndex(int value, int period)
+{
+  const int r = value % period;
+  return r < 0 ? r + period : r;
+}
+
 /** A row/column position in a periodic array. */
 struct GridIndex
 {
@@ -49,13 +58,13 @@ ShearSource(GridIndex out, int type, int shift, int rows, int cols)
   switch (type)
   {
     case 1:
-      return { WrapIndex(out.i + static_cast<std::int64_t>(shift) * out.j, rows), out.j };
+      return { WrapIndex(out.i + shift * out.j, rows), out.j };
     case 2:
-      return { WrapIndex(out.i - static_cast<std::int64_t>(shift) * out.j, rows), out.j };
+      return { WrapIndex(out.i - shift * out.j, rows), out.j };
     case 3:
-      return { out.i, WrapIndex(out.j + static_cast<std::int64_t>(shift) * out.i, cols) };
+      return { out.i, WrapIndex(out.j + shift * out.i, cols) };
     case 4:
-      return { out.i, WrapIndex(out.j - static_cast<std::int64_t>(shift) * out.i, cols) };
+      return { out.i, WrapIndex(out.j - shift * out.i, cols) };
     default:
       return out;
   }
