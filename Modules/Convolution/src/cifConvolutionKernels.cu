@@ -2,9 +2,18 @@
 // order of the sums, the zoom's sampling) comes from cifConvolutionMath.h and
 // cifZoomMath.h, which the CPU path runs as well.
 #include "cifConvolutionDevice.h"
-#include "cifCudaCheck.cuh"
 
 #include <string>
+
+// CIF_KERNEL_EMULATION: the unit tests compile this file on the host with their own
+// CUDA stand-ins (one host thread per CUDA thread, a barrier per __syncthreads), so
+// that CI, which has no GPU, runs these kernels' indexing and sums against the CPU
+// path (Testing/Unit/cifKernelEmulationTest.cxx).
+#ifndef CIF_KERNEL_EMULATION
+#  include "cifCudaCheck.cuh"
+#  define CIF_LAUNCH(kernel, ...) kernel<<<__VA_ARGS__>>>
+#  define CIF_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#endif
 
 namespace cif
 {
@@ -58,7 +67,7 @@ __global__ void
 GeneralKernel(const float * __restrict__ in, ConvolutionGeometry g, const float * __restrict__ packed,
               float * __restrict__ out)
 {
-  extern __shared__ float4 sharedRaw[];
+  CIF_DYNAMIC_SHARED(float4, sharedRaw);
   const int   kx = g.kernelSize[0], column = PaddedColumn(g.kernelSize[1]);
   float *     weights = reinterpret_cast<float *>(sharedRaw); // [kx][column] of the current kernel slice
   float *     tile = weights + kx * column;
@@ -162,7 +171,7 @@ __global__ void
 SeparablePlaneKernel(const float * __restrict__ in, ConvolutionGeometry g, const float * __restrict__ factors,
                      float * __restrict__ out, std::int64_t slices, bool throughScratch)
 {
-  extern __shared__ float4 sharedRaw[];
+  CIF_DYNAMIC_SHARED(float4, sharedRaw);
   const int kx = g.kernelSize[0], ky = g.kernelSize[1];
   const int kxp = SeparablePadded(kx), kyp = SeparablePadded(ky);
   const int width = SeparableTileX + kxp - 1; // odd
@@ -366,7 +375,7 @@ ConvolveGeneralOnDevice(const float * in, const ConvolutionGeometry & g, const f
                   static_cast<unsigned int>(g.outSize[2] * g.planes));
   RequireGrid(grid.y, g.outSize[2] * g.planes, "general convolution");
   AllowSharedMemory(GeneralKernel, bytes, "general convolution");
-  GeneralKernel<<<grid, dim3(GeneralTileX, GeneralThreadsY), bytes>>>(in, g, packedWeights, out);
+  CIF_LAUNCH(GeneralKernel, grid, dim3(GeneralTileX, GeneralThreadsY), bytes)(in, g, packedWeights, out);
   CIF_CUDA_CHECK_LAUNCH();
 }
 
@@ -393,13 +402,13 @@ ConvolveSeparableOnDevice(const float * in, const ConvolutionGeometry & g, const
                   static_cast<unsigned int>(slices * g.planes));
   RequireGrid(grid.y, slices * g.planes, "separable convolution");
   AllowSharedMemory(SeparablePlaneKernel, bytes, "separable convolution");
-  SeparablePlaneKernel<<<grid, dim3(SeparableTileX, SeparableThreadsY), bytes>>>(
+  CIF_LAUNCH(SeparablePlaneKernel, grid, dim3(SeparableTileX, SeparableThreadsY), bytes)(
     in, g, packedFactors, threeD ? scratch : out, slices, threeD);
   CIF_CUDA_CHECK_LAUNCH();
   if (threeD)
   {
     const std::int64_t count = g.OutVolume() * g.planes;
-    SeparableZKernel<<<Blocks(count, 256), 256>>>(scratch, g, packedFactors + kx + ky, out);
+    CIF_LAUNCH(SeparableZKernel, Blocks(count, 256), 256)(scratch, g, packedFactors + kx + ky, out);
     CIF_CUDA_CHECK_LAUNCH();
   }
 }
@@ -410,7 +419,7 @@ ToPlanarOnDevice(const T * interleaved, std::int64_t pixels, int components, flo
 {
   if (pixels > 0)
   {
-    ToPlanarKernel<T><<<Blocks(pixels, 256), 256>>>(interleaved, pixels, components, planar);
+    CIF_LAUNCH(ToPlanarKernel<T>, Blocks(pixels, 256), 256)(interleaved, pixels, components, planar);
     CIF_CUDA_CHECK_LAUNCH();
   }
 }
@@ -421,7 +430,7 @@ FromPlanarOnDevice(const float * planar, std::int64_t pixels, int components, T 
 {
   if (pixels > 0)
   {
-    FromPlanarKernel<T><<<Blocks(pixels, 256), 256>>>(planar, pixels, components, interleaved);
+    CIF_LAUNCH(FromPlanarKernel<T>, Blocks(pixels, 256), 256)(planar, pixels, components, interleaved);
     CIF_CUDA_CHECK_LAUNCH();
   }
 }
@@ -436,7 +445,7 @@ ZoomOnDevice(const float * region, const ZoomGeometry & g, float * canvas)
   const dim3 block(32, 8);
   const dim3 grid(Blocks(g.canvasSize[0], 32), Blocks(g.canvasSize[1], 8), static_cast<unsigned int>(g.planes));
   RequireGrid(grid.y, g.planes, "zoom");
-  ZoomKernel<<<grid, block>>>(region, g, canvas);
+  CIF_LAUNCH(ZoomKernel, grid, block)(region, g, canvas);
   CIF_CUDA_CHECK_LAUNCH();
 }
 
