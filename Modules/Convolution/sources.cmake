@@ -1,5 +1,6 @@
 # Convolution (GPU twin of itk::ConvolutionImageFilter) and the zoom/cut-out/enhance
 # workflow of the upscaling seed.
-set(cif_sources_cxx src/cifKernelPresets.cxx src/cifKernelFile.cxx src/cifKernelSeparability.cxx)
+set(cif_sources_cxx src/cifKernelPresets.cxx src/cifKernelFile.cxx src/cifKernelSeparability.cxx
+                    src/itkConvolutionGPUFactory.cxx)
 set(cif_sources_cuda src/cifConvolutionKernels.cu)
 set(cif_sources_nocuda src/cifConvolutionWithoutCuda.cxx)

@@ -6,6 +6,7 @@
 #include "cifDeviceBuffer.h"
 #include "cifKernelPresets.h"
 #include "itkConstantBoundaryCondition.h"
+#include "itkConvolutionGPUFactory.h"
 #include "itkConvolutionGPUImageFilter.h"
 #include "itkConvolutionKernelImage.h"
 #include "itkRGBPixel.h"
@@ -433,4 +434,25 @@ TEST(ConvolutionGPU, GPUPathCrossesTheBusOnceEachWay)
   EXPECT_EQ(counters.downloads, 1u);
   EXPECT_EQ(counters.downloadedBytes, 300u * 200u * sizeof(float));
 }
+TEST(ConvolutionGPU, FactoryMakesITKsFilterTheGPUOne)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  auto input = MakeImage<Image3>({ { 20, 17, 9 } }, { { 0, 0, 0 } }, Content::Random, seed);
+  auto kernel = itk::MakeKernelImage<Kernel3>(RandomKernel(3, 5, 3, seed));
+  auto expected = RunITK(input.GetPointer(), kernel.GetPointer(), Mode::Same, false); // before registering
+  cif_test::ScopedFactory<itk::ConvolutionGPUFactory> factory;
+  auto filter = itk::ConvolutionImageFilter<Image3, Kernel3, Image3>::New();
+  auto * gpu = dynamic_cast<itk::ConvolutionGPUImageFilter<Image3, Kernel3, Image3> *>(filter.GetPointer());
+  ASSERT_NE(gpu, nullptr);
+  filter->SetInput(input);
+  filter->SetKernelImage(kernel);
+  filter->Update();
+  EXPECT_NE(gpu->GetLastExecutionPath(), itk::CudaExecutionPath::ITK);
+  EXPECT_LE(RelativeError(filter->GetOutput()->GetBufferPointer(), expected->GetBufferPointer(), 20 * 17 * 9), Tolerance);
+  using U8 = itk::Image<unsigned char, 2>;
+  EXPECT_NE((dynamic_cast<itk::ConvolutionGPUImageFilter<U8> *>(itk::ConvolutionImageFilter<U8>::New().GetPointer())),
+            nullptr);
+}
 } // namespace
+
