@@ -37,6 +37,23 @@ WrapIndex(std::int64_t value, int period)
 CIF_HD int
 WrapIndex(int value, int period)
 {
+  // Most values are within one period of the range: no division for them (integer
+  // division is the costliest instruction of the gather kernels).
+  if (value >= 0)
+  {
+    if (value < period)
+    {
+      return value;
+    }
+    if (value < 2 * period)
+    {
+      return value - period;
+    }
+  }
+  else if (value >= -period)
+  {
+    return value + period;
+  }
   const int r = value % period;
   return r < 0 ? r + period : r;
 }
