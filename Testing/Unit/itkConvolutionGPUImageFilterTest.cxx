@@ -9,6 +9,7 @@
 #include "itkConvolutionGPUFactory.h"
 #include "itkConvolutionGPUImageFilter.h"
 #include "itkConvolutionKernelImage.h"
+#include "itkCudaImage.h"
 #include "itkRGBPixel.h"
 #include "itkVectorImage.h"
 
@@ -453,6 +454,35 @@ TEST(ConvolutionGPU, FactoryMakesITKsFilterTheGPUOne)
   using U8 = itk::Image<unsigned char, 2>;
   EXPECT_NE((dynamic_cast<itk::ConvolutionGPUImageFilter<U8> *>(itk::ConvolutionImageFilter<U8>::New().GetPointer())),
             nullptr);
+}
+/** host image -> convolution -> CudaImage -> second convolution -> CudaImage -> host:
+ * the image goes up once and comes back once, and the numbers are the CPU chain's. */
+TEST(ConvolutionGPU, TwoFilterChainStaysOnTheDevice)
+{
+  CIF_REQUIRE_GPU();
+  using DeviceImage = itk::CudaImage<float, 2>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  auto input = MakeImage<Image2>({ { 200, 150 } }, { { 0, 0 } }, Content::Random, seed);
+  auto blur = itk::MakeKernelImage<Kernel2>(cif::MakeGaussianKernel(9, 2.0));
+  auto emboss = itk::MakeKernelImage<Kernel2>(cif::MakePresetKernel("emboss"));
+  auto first = itk::ConvolutionGPUImageFilter<Image2, Kernel2, DeviceImage>::New();
+  first->SetInput(input);
+  first->SetKernelImage(blur);
+  auto second = itk::ConvolutionGPUImageFilter<DeviceImage, Kernel2, DeviceImage>::New();
+  second->SetInput(first->GetOutput());
+  second->SetKernelImage(emboss);
+  cif::TransferCounters::Reset();
+  second->Update();
+  EXPECT_EQ(second->GetOutput()->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
+  const float * host = second->GetOutput()->GetBufferPointer();
+  const auto    transfers = cif::TransferCounters::Get();
+  EXPECT_EQ(transfers.uploads, 3u); // the image, and each filter's weights
+  EXPECT_EQ(transfers.downloads, 1u);
+  auto cpuFirst = MakeFilter(input.GetPointer(), blur.GetPointer(), Mode::Same, false, false);
+  auto cpuSecond = MakeFilter(cpuFirst->GetOutput(), emboss.GetPointer(), Mode::Same, false, false);
+  cpuSecond->Update();
+  EXPECT_LE(RelativeError(host, cpuSecond->GetOutput()->GetBufferPointer(), 200 * 150), 1e-6);
 }
 } // namespace
 
