@@ -311,6 +311,7 @@ TEST(Zoom, BadParametersGiveClearErrors)
   ExpectRefused(make({ { 60, 45 } }, { { 10, 10 } }, 0.0).GetPointer(), "zoom factor must be at least 1 (got 0)");
   ExpectRefused(make({ { 60, 45 } }, { { 10, 10 } }, 0.5).GetPointer(), "zoom factor");
   ExpectRefused(make({ { 60, 45 } }, { { 10, 10 } }, std::nan("")).GetPointer(), "zoom factor");
+  ExpectRefused(make({ { 60, 45 } }, { { 10, 10 } }, 1e5).GetPointer(), "more than 2^31 pixels");
   ExpectRefused(make({ { 60, 45 } }, { { 0, 10 } }, 2.0).GetPointer(), "width and a height of at least 1");
   ExpectRefused(make({ { 60, 45 } }, { { 10, 0 } }, 2.0).GetPointer(), "width and a height of at least 1");
   ExpectRefused(make({ { 200, 45 } }, { { 10, 10 } }, 2.0).GetPointer(), "not inside the image");

@@ -131,6 +131,11 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateOutputInformation()
     regionStart[a] = from;
     regionSize[a] = static_cast<SizeValueType>(to - from + 1);
   }
+  if (static_cast<double>(outSize[0]) * static_cast<double>(outSize[1]) > 2147483647.0)
+  {
+    itkExceptionMacro("a zoom of " << zoom << " makes the output " << outSize[0] << " x " << outSize[1]
+                                   << " pixels; more than 2^31 pixels is refused");
+  }
   m_CanvasRegion = RegionType(canvasStart, canvasSize);
   m_InterpolationRegion = RegionType(regionStart, regionSize);
 
