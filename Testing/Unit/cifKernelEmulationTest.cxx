@@ -16,7 +16,9 @@
 
 #include <condition_variable>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <utility>
 #include <random>
 #include <string>
 #include <thread>
