@@ -221,6 +221,19 @@ TEST(Zoom, LinearAndNearestMatchITK)
   ExpectGrayMatchesITK(input, { { { 40, 30 } }, { { 25, 19 } }, 3.0, Interpolation::Nearest, "ridge" });
 }
 
+TEST(Zoom, ImageWithShiftedIndexAndOriginMatchesITK)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  auto input = MakeImage<Gray>({ { 70, 50 } }, { { 7, -4 } }, Content::Random, seed, 0.0, 255.0);
+  Gray::PointType origin;
+  origin[0] = -12.5;
+  origin[1] = 3.25;
+  input->SetOrigin(origin);
+  ExpectGrayMatchesITK(input, { { { 10, -1 } }, { { 6, 5 } }, 2.0, Interpolation::Cubic, "gaussian" });
+  ExpectGrayMatchesITK(input, { { { 50, 30 } }, { { 15, 12 } }, 1.5, Interpolation::Linear, "sharpen" });
+}
+
 TEST(Zoom, NearestWithIntegerZoomIsPixelReplication)
 {
   const std::uint32_t seed = FreshSeed();
