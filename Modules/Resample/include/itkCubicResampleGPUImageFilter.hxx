@@ -22,7 +22,11 @@ bool
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   UsesModulePath() const
 {
-  if constexpr (!TypesSupported)
+  if constexpr (ComponentsSupported)
+  {
+    return m_CubicBSplinePerComponent && const_cast<Self *>(this)->GetExtrapolator() == nullptr;
+  }
+  else if constexpr (!TypesSupported)
   {
     return false;
   }
@@ -75,6 +79,60 @@ ForEachOutputRow(TFilter * filter, const cif::ResampleGeometry & g, TBody && bod
 {
   CudaParallelFor(filter->GetMultiThreader(), g.outputSize[1] * g.outputSize[2], body);
 }
+/** Points of the transforms the device cannot evaluate: ITK maps every output point
+ * (3 doubles per output voxel), in parallel. */
+template <unsigned int D, typename TFilter, typename TOutputImage, typename TTransform>
+std::vector<double>
+MapPointsOnHost(TFilter * filter, const cif::ResampleGeometry & g, const TOutputImage * output,
+                const TTransform * transform)
+{
+  std::vector<double> mapped(3 * static_cast<std::size_t>(g.OutputCount()), 0.0);
+  ForEachOutputRow(filter, g, [&](std::int64_t row) {
+    typename TOutputImage::IndexType index = output->GetBufferedRegion().GetIndex();
+    index[1] += row % g.outputSize[1];
+    if (D > 2)
+    {
+      index[D - 1] += row / g.outputSize[1];
+    }
+    for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
+    {
+      index[0] = g.outputStart[0] + x;
+      typename TOutputImage::PointType p;
+      output->TransformIndexToPhysicalPoint(index, p);
+      const auto   q = transform->TransformPoint(p);
+      const auto   i = static_cast<std::size_t>(row * g.outputSize[0] + x);
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        mapped[3 * i + a] = q[a];
+      }
+    }
+  });
+  return mapped;
+}
+
+/** The CPU path's evaluation of every output voxel from host coefficients. */
+template <unsigned int D, typename TC, typename TOut, typename TFilter>
+void
+ResampleOnHost(TFilter * filter, const TC * coefficients, const cif::ResampleGeometry & g,
+               const cif::TransformChain & hostChain, const std::vector<double> & mapped, bool linearRows,
+               TOut defaultValue, TOut * out)
+{
+  ForEachOutputRow(filter, g, [&](std::int64_t row) {
+    double start[3], end[3];
+    if (linearRows)
+    {
+      cif::RowEndpoints<static_cast<int>(D)>(g, hostChain, row, start, end);
+    }
+    for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
+    {
+      const std::int64_t i = row * g.outputSize[0] + x;
+      out[i] = linearRows ? cif::ResampleVoxelOnRow<static_cast<int>(D), TC, TOut>(coefficients, g, start, end, x,
+                                                                                   defaultValue)
+                          : cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
+                              coefficients, g, hostChain, mapped.empty() ? nullptr : &mapped[3 * i], i, defaultValue);
+    }
+  });
+}
 } // namespace CubicResampleDetail
 
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
@@ -88,7 +146,11 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     m_LastExecutionPath = ExecutionPath::ITK;
     return;
   }
-  if constexpr (TypesSupported)
+  if constexpr (ComponentsSupported)
+  {
+    this->ResampleEachComponent();
+  }
+  else if constexpr (TypesSupported)
   {
     constexpr unsigned int D = ImageDimension;
     using TC = CoefficientType;
@@ -127,31 +189,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       cif::MakeSplinePoles(3, poles);
 
       // Transforms the device cannot evaluate: ITK maps every output point here.
-      std::vector<double> mapped;
-      if (!chain.IsDeviceEvaluable())
-      {
-        mapped.assign(3 * static_cast<std::size_t>(outputCount), 0.0);
-        CubicResampleDetail::ForEachOutputRow(this, g, [&](std::int64_t row) {
-          typename TOutputImage::IndexType index = output->GetBufferedRegion().GetIndex();
-          index[1] += row % g.outputSize[1];
-          if (D > 2)
-          {
-            index[D - 1] += row / g.outputSize[1];
-          }
-          for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
-          {
-            index[0] = g.outputStart[0] + x;
-            typename TOutputImage::PointType p;
-            output->TransformIndexToPhysicalPoint(index, p);
-            const auto   q = transform->TransformPoint(p);
-            const auto   i = static_cast<std::size_t>(row * g.outputSize[0] + x);
-            for (unsigned int a = 0; a < D; ++a)
-            {
-              mapped[3 * i + a] = q[a];
-            }
-          }
-        });
-      }
+      const std::vector<double> mapped =
+        chain.IsDeviceEvaluable() ? std::vector<double>{} : CubicResampleDetail::MapPointsOnHost<D>(this, g, output, transform);
 
       if (m_UseGPU && cif::IsGPUAvailable())
       {
@@ -236,24 +275,146 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           cif::PrefilterOnHost(coefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
                                MakeParallelFor(this->GetMultiThreader()));
         }
-        auto *                      out = reinterpret_cast<TOut *>(output->GetBufferPointer());
-        const cif::TransformChain & hostChain = chain.HostChain();
-        CubicResampleDetail::ForEachOutputRow(this, g, [&](std::int64_t row) {
-          double start[3], end[3];
-          if (linearRows)
+        CubicResampleDetail::ResampleOnHost<D>(this, coefficients.data(), g, chain.HostChain(), mapped, linearRows,
+                                               defaultValue, reinterpret_cast<TOut *>(output->GetBufferPointer()));
+        m_LastExecutionPath = ExecutionPath::CPU;
+      }
+    }
+    catch (...)
+    {
+      output->Initialize(); // no half-resampled image is left behind
+      throw;
+    }
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  ResampleEachComponent()
+{
+  if constexpr (ComponentsSupported)
+  {
+    constexpr unsigned int D = ImageDimension;
+    using TC = CoefficientType;
+    using TIn = InputComponentType;
+    using TOut = OutputComponentType;
+    const TInputImage * input = this->GetInput();
+    if (input == nullptr || input->GetBufferedRegion().GetNumberOfPixels() == 0)
+    {
+      itkExceptionMacro("the input image is empty");
+    }
+    const auto * transform = dynamic_cast<const Transform<double, D, D> *>(this->GetTransform());
+    if (transform == nullptr)
+    {
+      itkExceptionMacro("no transform set");
+    }
+    this->AllocateOutputs();
+    TOutputImage *     output = this->GetOutput();
+    const unsigned int components = CudaImageTraits<TInputImage>::ComponentsOf(input);
+    if (CudaImageTraits<TOutputImage>::ComponentsOf(output) != components)
+    {
+      itkExceptionMacro("the output has " << CudaImageTraits<TOutputImage>::ComponentsOf(output)
+                                          << " components per pixel, the input " << components);
+    }
+    try
+    {
+      const cif::ResampleGeometry g = CubicResampleDetail::MakeGeometry<D>(input, output);
+      CudaTransformChain<D>       chain(transform);
+      const bool                  linearRows = chain.IsDeviceEvaluable() && transform->GetTransformCategory() ==
+                                                                  Transform<double, D, D>::TransformCategoryEnum::Linear;
+      const std::int64_t inputCount = static_cast<std::int64_t>(input->GetBufferedRegion().GetNumberOfPixels());
+      const std::int64_t outputCount = g.OutputCount();
+      cif::BufferShape   shape;
+      shape.dimension = D;
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        shape.size[a] = g.input.size[a];
+      }
+      cif::SplinePoles poles;
+      cif::MakeSplinePoles(3, poles);
+      const std::vector<double> mapped =
+        chain.IsDeviceEvaluable() ? std::vector<double>{} : CubicResampleDetail::MapPointsOnHost<D>(this, g, output, transform);
+      const auto defaultPixel = this->GetDefaultPixelValue();
+      auto       defaultOf = [&](unsigned int c) -> TOut {
+        // a VectorImage's default may be empty: zero then, as ITK fills it
+        if constexpr (CudaImageTraits<TOutputImage>::Components == 0)
+        {
+          return c < defaultPixel.GetSize() ? static_cast<TOut>(defaultPixel[c]) : TOut{};
+        }
+        else
+        {
+          return static_cast<TOut>(defaultPixel[c]);
+        }
+      };
+      const auto * interleavedIn = reinterpret_cast<const TIn *>(input->GetBufferPointer());
+      auto *       interleavedOut = reinterpret_cast<TOut *>(output->GetBufferPointer());
+      std::vector<TIn>  plane(static_cast<std::size_t>(inputCount));
+      std::vector<TOut> outPlane(static_cast<std::size_t>(outputCount));
+      auto              takeComponent = [&](unsigned int c) {
+        for (std::int64_t i = 0; i < inputCount; ++i)
+        {
+          plane[i] = interleavedIn[i * components + c];
+        }
+      };
+      auto putComponent = [&](unsigned int c) {
+        for (std::int64_t i = 0; i < outputCount; ++i)
+        {
+          interleavedOut[i * components + c] = outPlane[i];
+        }
+      };
+
+      if (m_UseGPU && cif::IsGPUAvailable())
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          std::ostringstream what;
+          what << "cubic resampling of a " << inputCount << "-voxel, " << components << "-component image into "
+               << outputCount << " voxels";
+          cif::RequireDeviceMemory(inputCount * (sizeof(TC) + sizeof(TIn)) + mapped.size() * sizeof(double) +
+                                     outputCount * sizeof(TOut),
+                                   what.str());
+          cif::DeviceBuffer staging(inputCount * sizeof(TIn)), coefficients(inputCount * sizeof(TC));
+          cif::DeviceBuffer outputPlane(outputCount * sizeof(TOut)), mappedOnDevice;
+          if (!mapped.empty())
           {
-            cif::RowEndpoints<static_cast<int>(D)>(g, hostChain, row, start, end);
+            mappedOnDevice.Allocate(mapped.size() * sizeof(double));
+            mappedOnDevice.Upload(mapped.data(), mapped.size() * sizeof(double));
           }
-          for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
+          const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
+          for (unsigned int c = 0; c < components; ++c)
           {
-            const std::int64_t i = row * g.outputSize[0] + x;
-            out[i] = linearRows ? cif::ResampleVoxelOnRow<static_cast<int>(D), TC, TOut>(
-                                    coefficients.data(), g, start, end, x, defaultValue)
-                                : cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
-                                    coefficients.data(), g, hostChain, mapped.empty() ? nullptr : &mapped[3 * i], i,
-                                    defaultValue);
+            takeComponent(c);
+            staging.Upload(plane.data(), inputCount * sizeof(TIn));
+            cif::ConvertOnDevice<TIn, TC>(staging.As<TIn>(), coefficients.As<TC>(), inputCount);
+            if (!m_InputIsCoefficients)
+            {
+              cif::PrefilterOnDevice<TC>(coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror);
+            }
+            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), g, deviceChain,
+                                                                 mappedOnDevice.As<const double>(), linearRows,
+                                                                 defaultOf(c), outputPlane.As<TOut>());
+            outputPlane.Download(outPlane.data(), outputCount * sizeof(TOut));
+            putComponent(c);
           }
         });
+        m_LastExecutionPath = ExecutionPath::GPU;
+      }
+      else
+      {
+        std::vector<TC> coefficients(static_cast<std::size_t>(inputCount));
+        for (unsigned int c = 0; c < components; ++c)
+        {
+          takeComponent(c);
+          std::transform(plane.begin(), plane.end(), coefficients.begin(), [](TIn v) { return static_cast<TC>(v); });
+          if (!m_InputIsCoefficients)
+          {
+            cif::PrefilterOnHost(coefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
+                                 MakeParallelFor(this->GetMultiThreader()));
+          }
+          CubicResampleDetail::ResampleOnHost<D>(this, coefficients.data(), g, chain.HostChain(), mapped, linearRows,
+                                                 defaultOf(c), outPlane.data());
+          putComponent(c);
+        }
         m_LastExecutionPath = ExecutionPath::CPU;
       }
     }
@@ -275,6 +436,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
   os << indent << "InputIsCoefficients: " << (m_InputIsCoefficients ? "On" : "Off") << std::endl;
   os << indent << "UseTextureInterpolation: " << (m_UseTextureInterpolation ? "On" : "Off") << std::endl;
+  os << indent << "CubicBSplinePerComponent: " << (m_CubicBSplinePerComponent ? "On" : "Off") << std::endl;
   os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
 }
 
