@@ -43,6 +43,18 @@ if(CudaImageFilters_BUILD_TESTING)
   set_tests_properties(ZoomToolReplicatesPixels PROPERTIES FIXTURES_REQUIRED ZoomToolPicture
                        PASS_REGULAR_EXPRESSION "wrote .*nearest.nrrd \\(192 x 144, (GPU|CPU), nearest, no kernel\\)")
 
+  # Formats: PNG -> JPEG -> TIFF -> MetaImage -> PPM, each read back by the next run.
+  set(previous ${zoom_dir}/picture.png)
+  set(fixture ZoomToolPicture)
+  foreach(ext jpg tif mha ppm)
+    add_test(NAME ZoomToolWrites_${ext}
+             COMMAND ZoomTool --zoom 1.5 --size 100,80 --kernel sharpen ${previous} ${zoom_dir}/chain.${ext})
+    set_tests_properties(ZoomToolWrites_${ext} PROPERTIES FIXTURES_REQUIRED ${fixture} FIXTURES_SETUP ZoomTool_${ext}
+                         PASS_REGULAR_EXPRESSION "wrote .*chain.${ext} \\(150 x 120, ")
+    set(previous ${zoom_dir}/chain.${ext})
+    set(fixture ZoomTool_${ext})
+  endforeach()
+
   # Clear errors, not crashes (a crash is a non-zero status too: the messages are checked).
   add_test(NAME ZoomToolRefusesMissingFile COMMAND ZoomTool ${zoom_dir}/no-such-file.png ${zoom_dir}/x.png)
   set_tests_properties(ZoomToolRefusesMissingFile PROPERTIES PASS_REGULAR_EXPRESSION "error: cannot read .*no-such-file.png")
