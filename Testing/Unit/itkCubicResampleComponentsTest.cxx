@@ -53,7 +53,7 @@ typename itk::AffineTransform<double, D>::Pointer
 RotationAndScale(std::mt19937 & rng)
 {
   auto                                   affine = itk::AffineTransform<double, D>::New();
-  std::uniform_real_distribution<double> u(-0.15, 0.15);
+  std::uniform_real_distribution<double> u(-0.06, 0.06);
   typename itk::AffineTransform<double, D>::MatrixType m;
   m.SetIdentity();
   for (unsigned int r = 0; r < D; ++r)
@@ -86,10 +86,15 @@ CheckComponents(unsigned int components, const typename TImage::PixelType & defa
   for (unsigned int a = 0; a < D; ++a)
   {
     inSize[a] = D == 2 ? 47 + 5 * a : 19 + 3 * a;
-    outSize[a] = D == 2 ? 52 - 3 * a : 21 - 2 * a;
+    outSize[a] = inSize[a] + 4; // the output grid overhangs the input by 2 voxels on every side
   }
   auto input = MakeComponentImage<TImage>(inSize, components, seed);
   auto transform = RotationAndScale<D>(rng);
+  auto overhangOrigin = input->GetOrigin();
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    overhangOrigin[a] -= 2.0 * input->GetSpacing()[a];
+  }
 
   using Filter = itk::CubicResampleGPUImageFilter<TImage, TImage>;
   auto resample = Filter::New();
@@ -97,7 +102,7 @@ CheckComponents(unsigned int components, const typename TImage::PixelType & defa
   resample->SetTransform(transform);
   resample->SetSize(outSize);
   resample->SetOutputSpacing(input->GetSpacing());
-  resample->SetOutputOrigin(input->GetOrigin());
+  resample->SetOutputOrigin(overhangOrigin);
   resample->SetOutputStartIndex(input->GetLargestPossibleRegion().GetIndex());
   resample->SetDefaultPixelValue(defaultPixel);
   resample->SetCubicBSplinePerComponent(true);
@@ -128,7 +133,7 @@ CheckComponents(unsigned int components, const typename TImage::PixelType & defa
     itkResample->SetTransform(transform);
     itkResample->SetSize(outSize);
     itkResample->SetOutputSpacing(input->GetSpacing());
-    itkResample->SetOutputOrigin(input->GetOrigin());
+    itkResample->SetOutputOrigin(overhangOrigin);
     itkResample->SetOutputStartIndex(input->GetLargestPossibleRegion().GetIndex());
     itkResample->SetDefaultPixelValue(static_cast<Component>(defaultPixel[c]));
     itkResample->Update();

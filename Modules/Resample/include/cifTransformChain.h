@@ -101,10 +101,12 @@ AlmostEqualWithin4Ulps(double x, double y)
   return ulps <= 4;
 }
 
-/** itk::BSplineTransform<double, D, 3>::TransformPoint. */
+/** The support of itk::BSplineTransform<double, D, 3> at point p: false where ITK
+ * returns the point unchanged (outside the valid region); else the first control
+ * point of the 4^D support and the kernel weights along each axis. */
 template <int D>
-CIF_HD void
-ApplyBSpline(const TransformStage & s, const double p[3], double out[3])
+CIF_HD bool
+BSplineSupport(const TransformStage & s, const double p[3], std::int64_t start[3], double w[3][4])
 {
   double x[3] = { 0, 0, 0 };
   for (int i = 0; i < D; ++i)
@@ -125,17 +127,12 @@ ApplyBSpline(const TransformStage & s, const double p[3], double out[3])
     }
     else if (x[a] >= maxLimit || x[a] < 1.0)
     {
-      for (int i = 0; i < 3; ++i)
-      {
-        out[i] = p[i];
-      }
-      return;
+      return false;
     }
   }
-  std::int64_t start[3] = { 0, 0, 0 };
-  double       w[3][4];
   for (int a = 0; a < 3; ++a)
   {
+    start[a] = 0;
     if (a >= D)
     {
       w[a][0] = 1.0;
@@ -150,18 +147,42 @@ ApplyBSpline(const TransformStage & s, const double p[3], double out[3])
       u -= 1.0;
     }
   }
-  constexpr int      KY = D > 1 ? 4 : 1;
-  constexpr int      KZ = D > 2 ? 4 : 1;
-  const std::int64_t strideY = s.gridSize[0];
-  const std::int64_t strideZ = s.gridSize[0] * s.gridSize[1];
-  double             sum[3] = { 0, 0, 0 };
+  return true;
+}
+
+/** Where the support's first control point of each (y, z) row lies in the grid. */
+template <int D>
+CIF_HD std::int64_t
+BSplineSupportRow(const TransformStage & s, const std::int64_t start[3], int ky, int kz)
+{
+  return (start[2] + kz) * (s.gridSize[0] * s.gridSize[1]) + (start[1] + ky) * s.gridSize[0] + start[0];
+}
+
+/** itk::BSplineTransform<double, D, 3>::TransformPoint. */
+template <int D>
+CIF_HD void
+ApplyBSpline(const TransformStage & s, const double p[3], double out[3])
+{
+  std::int64_t start[3];
+  double       w[3][4];
+  if (!BSplineSupport<D>(s, p, start, w))
+  {
+    for (int i = 0; i < 3; ++i)
+    {
+      out[i] = p[i];
+    }
+    return;
+  }
+  constexpr int KY = D > 1 ? 4 : 1;
+  constexpr int KZ = D > 2 ? 4 : 1;
+  double        sum[3] = { 0, 0, 0 };
   // The sum's rounding does not decide anything (unlike the index above), so it may
   // fuse; weights as products w0 * (w1 * w2), within 1e-16 of ITK's (w0 * w1) * w2.
   for (int kz = 0; kz < KZ; ++kz)
   {
     for (int ky = 0; ky < KY; ++ky)
     {
-      const std::int64_t row = (start[2] + kz) * strideZ + (start[1] + ky) * strideY + start[0];
+      const std::int64_t row = BSplineSupportRow<D>(s, start, ky, kz);
       const double       wyz = w[1][ky] * w[2][kz];
       for (int kx = 0; kx < 4; ++kx)
       {
