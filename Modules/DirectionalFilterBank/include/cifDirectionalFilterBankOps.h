@@ -59,13 +59,6 @@ struct DFBOp
   int            shearShift = 0;
 };
 
-/** The number of output elements an operation computes (its launch size). */
-CIF_HD std::int64_t
-DFBOpOutputCount(const DFBOp & op)
-{
-  return op.out0.Size(); // Split: one element of each component per output element
-}
-
 /** The arrays of one operation, resolved to pointers (on the device: kernel
  * arguments in registers, not an array indexed at run time). */
 template <typename T>

@@ -118,6 +118,11 @@ protected:
   void
   GenerateData() override;
 
+  using TransformForModule = Transform<double, ImageDimension, ImageDimension>;
+  /** The input (not empty) and transform (set) of a run of the module's path. */
+  const TransformForModule *
+  CheckInputAndTransform() const;
+
   /** The multi-component path: each component through the scalar machinery. */
   void
   ResampleEachComponent();

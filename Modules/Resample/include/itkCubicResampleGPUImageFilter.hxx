@@ -72,6 +72,20 @@ MakeGeometry(const TInputImage * input, const TOutputImage * output)
   return g;
 }
 
+/** The input buffer's shape, for the prefilter. */
+template <unsigned int D>
+cif::BufferShape
+InputShape(const cif::ResampleGeometry & g)
+{
+  cif::BufferShape shape;
+  shape.dimension = D;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    shape.size[a] = g.input.size[a];
+  }
+  return shape;
+}
+
 /** Runs body(row) for every row (line along the first axis) of the output grid. */
 template <typename TFilter, typename TBody>
 void
@@ -136,6 +150,24 @@ ResampleOnHost(TFilter * filter, const TC * coefficients, const cif::ResampleGeo
 } // namespace CubicResampleDetail
 
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+auto
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  CheckInputAndTransform() const -> const TransformForModule *
+{
+  const TInputImage * input = this->GetInput();
+  if (input == nullptr || input->GetBufferedRegion().GetNumberOfPixels() == 0)
+  {
+    itkExceptionMacro("the input image is empty");
+  }
+  const auto * transform = dynamic_cast<const TransformForModule *>(this->GetTransform());
+  if (transform == nullptr)
+  {
+    itkExceptionMacro("no transform set");
+  }
+  return transform;
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   GenerateData()
@@ -157,15 +189,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     using TIn = InputComponentType;
     using TOut = OutputComponentType;
     const TInputImage * input = this->GetInput();
-    if (input == nullptr || input->GetBufferedRegion().GetNumberOfPixels() == 0)
-    {
-      itkExceptionMacro("the input image is empty");
-    }
-    const auto * transform = dynamic_cast<const Transform<double, D, D> *>(this->GetTransform());
-    if (transform == nullptr)
-    {
-      itkExceptionMacro("no transform set");
-    }
+    const auto *        transform = this->CheckInputAndTransform();
 
     this->AllocateOutputs();
     TOutputImage * output = this->GetOutput();
@@ -179,13 +203,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                               transform->GetTransformCategory() == Transform<double, D, D>::TransformCategoryEnum::Linear;
       const std::int64_t          inputCount = static_cast<std::int64_t>(input->GetBufferedRegion().GetNumberOfPixels());
       const std::int64_t          outputCount = g.OutputCount();
-      cif::BufferShape            shape;
-      shape.dimension = D;
-      for (unsigned int a = 0; a < D; ++a)
-      {
-        shape.size[a] = g.input.size[a];
-      }
-      cif::SplinePoles poles;
+      const cif::BufferShape shape = CubicResampleDetail::InputShape<D>(g);
+      cif::SplinePoles       poles;
       cif::MakeSplinePoles(3, poles);
 
       // Transforms the device cannot evaluate: ITK maps every output point here.
@@ -300,15 +319,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     using TIn = InputComponentType;
     using TOut = OutputComponentType;
     const TInputImage * input = this->GetInput();
-    if (input == nullptr || input->GetBufferedRegion().GetNumberOfPixels() == 0)
-    {
-      itkExceptionMacro("the input image is empty");
-    }
-    const auto * transform = dynamic_cast<const Transform<double, D, D> *>(this->GetTransform());
-    if (transform == nullptr)
-    {
-      itkExceptionMacro("no transform set");
-    }
+    const auto *        transform = this->CheckInputAndTransform();
     this->AllocateOutputs();
     TOutputImage *     output = this->GetOutput();
     const unsigned int components = CudaImageTraits<TInputImage>::ComponentsOf(input);
@@ -325,13 +336,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                                                   Transform<double, D, D>::TransformCategoryEnum::Linear;
       const std::int64_t inputCount = static_cast<std::int64_t>(input->GetBufferedRegion().GetNumberOfPixels());
       const std::int64_t outputCount = g.OutputCount();
-      cif::BufferShape   shape;
-      shape.dimension = D;
-      for (unsigned int a = 0; a < D; ++a)
-      {
-        shape.size[a] = g.input.size[a];
-      }
-      cif::SplinePoles poles;
+      const cif::BufferShape shape = CubicResampleDetail::InputShape<D>(g);
+      cif::SplinePoles       poles;
       cif::MakeSplinePoles(3, poles);
       const std::vector<double> mapped =
         chain.IsDeviceEvaluable() ? std::vector<double>{} : CubicResampleDetail::MapPointsOnHost<D>(this, g, output, transform);
