@@ -135,8 +135,8 @@ main(int argc, char * argv[])
                                              output.As<float>());
     });
     const double endToEndMs = DeviceMilliseconds(repeat, [&] {
-      cif::CopyDeviceToDevice(coefficients.Data(), samples.Data(), count * 4);
-      cif::PrefilterOnDevice<float>(coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
+      cif::PrefilterOnDevice<float>(samples.As<const float>(), coefficients.As<float>(), shape, poles,
+                                    cif::BoundaryMode::Mirror);
       cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f,
                                              output.As<float>());
     });

@@ -17,6 +17,14 @@ template <typename T>
 CudaImageFilters_EXPORT void
 PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode);
 
+/** The prefilter out of place: the coefficients of the samples in \a source (device,
+ * left untouched) into \a deviceData. The first axis reads from \a source, so this
+ * costs no more than filtering in place (no copy of the samples first). */
+template <typename T>
+CudaImageFilters_EXPORT void
+PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
+                  BoundaryMode mode);
+
 /** out[i] = (T) in[i] on the device, for \a count scalars (input pixel types that
  * are not the coefficient type). */
 template <typename TIn, typename T>

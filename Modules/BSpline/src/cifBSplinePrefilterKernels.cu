@@ -44,7 +44,7 @@ struct TileColumn
 
 template <typename T, int LANES>
 __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, LANES>))
-  PrefilterAxisTiled(T * data, AxisLines axis, SplinePoles poles, BoundaryMode mode, int chunkLength)
+  PrefilterAxisTiled(const T * source, T * data, AxisLines axis, SplinePoles poles, BoundaryMode mode, int chunkLength)
 {
   constexpr int THREADS = kThreadsPerBlock<LANES>;
   constexpr int WARPS = THREADS / 32;
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
   {
     for (int l = warp; l < LANES; l += WARPS)
     {
-      const T * line = data + laneStart[l];
+      const T * line = source + laneStart[l];
       const bool present = l < lanesHere;
 #pragma unroll 8
       for (int k = laneOfWarp; k < n; k += 32)
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
   {
     constexpr int ROWS = kChunks; // sample rows loaded per step
     const bool    present = lane < lanesHere;
-    const T *     line = data + laneStart[lane];
+    const T *     line = source + laneStart[lane];
 #pragma unroll 8
     for (int k = chunk; k < n; k += ROWS)
     {
@@ -233,7 +233,7 @@ TileBytes(int lanes, std::int64_t n)
 
 template <typename T, int LANES>
 bool
-TryTiled(T * data, const AxisLines & axis, const SplinePoles & poles, BoundaryMode mode)
+TryTiled(const T * source, T * data, const AxisLines & axis, const SplinePoles & poles, BoundaryMode mode)
 {
   const int  chunkLength = static_cast<int>((axis.length + kChunks - 1) / kChunks);
   const auto bytes = TileBytes<T>(LANES, axis.length);
@@ -249,7 +249,8 @@ TryTiled(T * data, const AxisLines & axis, const SplinePoles & poles, BoundaryMo
   (void)configured;
   const std::int64_t blocks = (axis.count + LANES - 1) / LANES;
   PrefilterAxisTiled<T, LANES>
-    <<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(data, axis, poles, mode, chunkLength);
+    <<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(source, data, axis, poles, mode,
+                                                                                chunkLength);
   CIF_CUDA_CHECK_LAUNCH();
   return true;
 }
@@ -281,13 +282,21 @@ ConvertKernel(const TIn * in, T * out, std::int64_t count)
 
 template <typename T>
 void
-PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode)
+PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
+                  BoundaryMode mode)
 {
-  if (poles.count == 0)
-  {
-    return;
-  }
-  for (int axis = 0; axis < shape.dimension; ++axis)
+  // The first axis filtered reads from source, the others in place. A tile reads its
+  // whole tile before it writes, so source == deviceData is the in-place filter.
+  const T * from = source;
+  const auto copyFromSource = [&] {
+    if (from != deviceData)
+    {
+      CIF_CUDA_CHECK(cudaMemcpyAsync(deviceData, from, static_cast<std::size_t>(shape.ScalarCount()) * sizeof(T),
+                                     cudaMemcpyDeviceToDevice, 0));
+      from = deviceData;
+    }
+  };
+  for (int axis = 0; axis < shape.dimension && poles.count > 0; ++axis)
   {
     const AxisLines lines = MakeAxisLines(shape, axis);
     if (lines.length < 2 || lines.count == 0)
@@ -295,17 +304,27 @@ PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles &
       continue;
     }
     const int widest = WidestTile();
-    if ((widest >= 32 && TryTiled<T, 32>(deviceData, lines, poles, mode)) ||
-        (widest >= 16 && TryTiled<T, 16>(deviceData, lines, poles, mode)) ||
-        TryTiled<T, 8>(deviceData, lines, poles, mode))
+    if ((widest >= 32 && TryTiled<T, 32>(from, deviceData, lines, poles, mode)) ||
+        (widest >= 16 && TryTiled<T, 16>(from, deviceData, lines, poles, mode)) ||
+        TryTiled<T, 8>(from, deviceData, lines, poles, mode))
     {
+      from = deviceData;
       continue;
     }
+    copyFromSource();
     const int          threads = 128;
     const std::int64_t blocks = (lines.count + threads - 1) / threads;
     PrefilterAxisGlobal<T><<<static_cast<unsigned int>(blocks), threads>>>(deviceData, lines, poles, mode);
     CIF_CUDA_CHECK_LAUNCH();
   }
+  copyFromSource(); // nothing was filtered: the coefficients are the samples
+}
+
+template <typename T>
+void
+PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode)
+{
+  PrefilterOnDevice<T>(deviceData, deviceData, shape, poles, mode);
 }
 
 template <typename TIn, typename T>
@@ -324,6 +343,9 @@ ConvertOnDevice(const TIn * deviceIn, T * deviceOut, std::int64_t count)
 
 template void PrefilterOnDevice<float>(float *, const BufferShape &, const SplinePoles &, BoundaryMode);
 template void PrefilterOnDevice<double>(double *, const BufferShape &, const SplinePoles &, BoundaryMode);
+template void PrefilterOnDevice<float>(const float *, float *, const BufferShape &, const SplinePoles &, BoundaryMode);
+template void PrefilterOnDevice<double>(const double *, double *, const BufferShape &, const SplinePoles &,
+                                        BoundaryMode);
 
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_CONVERT)
 

@@ -14,6 +14,12 @@ PrefilterOnDevice(T *, const BufferShape &, const SplinePoles &, BoundaryMode)
 {
   throw CudaError("PrefilterOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
+template <typename T>
+void
+PrefilterOnDevice(const T *, T *, const BufferShape &, const SplinePoles &, BoundaryMode)
+{
+  throw CudaError("PrefilterOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
 template <typename TIn, typename T>
 void
 ConvertOnDevice(const TIn *, T *, std::int64_t)
@@ -23,5 +29,8 @@ ConvertOnDevice(const TIn *, T *, std::int64_t)
 
 template void PrefilterOnDevice<float>(float *, const BufferShape &, const SplinePoles &, BoundaryMode);
 template void PrefilterOnDevice<double>(double *, const BufferShape &, const SplinePoles &, BoundaryMode);
+template void PrefilterOnDevice<float>(const float *, float *, const BufferShape &, const SplinePoles &, BoundaryMode);
+template void PrefilterOnDevice<double>(const double *, double *, const BufferShape &, const SplinePoles &,
+                                        BoundaryMode);
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_CONVERT)
 } // namespace cif

@@ -149,16 +149,20 @@ RowEndpoints(const ResampleGeometry & g, const TransformChain & chain, std::int6
   InputContinuousIndex<D>(g, q, end);
 }
 
-/** One output voxel of ResampleImageFilter's linear path: the continuous index
- * interpolated between its row's endpoints, then as ResampleVoxel. \a x is the
- * offset within the output region along axis 0. */
+/** ResampleImageFilter's linear path places output voxel \a x of a row (the offset
+ * within the output region along axis 0) at this fraction of the way between the
+ * row's endpoints. The same for every row: the kernels divide once per column. */
+CIF_HD double
+RowFraction(const ResampleGeometry & g, std::int64_t x)
+{
+  return static_cast<double>(g.outputStart[0] + x - g.lineStart) / static_cast<double>(g.lineLength);
+}
+
+/** The continuous index at fraction \a alpha (RowFraction) of a row from \a start to \a end. */
 template <int D>
 CIF_HD void
-ContinuousIndexOnRow(const ResampleGeometry & g, const double start[3], const double end[3], std::int64_t x,
-                     double index[3])
+ContinuousIndexOnRow(const double start[3], const double end[3], double alpha, double index[3])
 {
-  const double alpha =
-    static_cast<double>(g.outputStart[0] + x - g.lineStart) / static_cast<double>(g.lineLength);
   index[0] = index[1] = index[2] = 0.0;
   for (int a = 0; a < D; ++a)
   {
@@ -166,18 +170,42 @@ ContinuousIndexOnRow(const ResampleGeometry & g, const double start[3], const do
   }
 }
 
+template <int D>
+CIF_HD void
+ContinuousIndexOnRow(const ResampleGeometry & g, const double start[3], const double end[3], std::int64_t x,
+                     double index[3])
+{
+  ContinuousIndexOnRow<D>(start, end, RowFraction(g, x), index);
+}
+
+/** One output voxel of ResampleImageFilter's linear path: the continuous index at
+ * fraction \a alpha (RowFraction) of its row, the inside test against \a bounds
+ * (MakeInsideBounds of the input), then as ResampleVoxel. With \a Indexable32 (the
+ * input has fewer than 2^31 coefficients) the value comes from EvaluateCubicValue32. */
+template <int D, typename TCoefficient, typename TOut, bool Indexable32 = false>
+CIF_HD TOut
+ResampleVoxelOnRowAt(const TCoefficient * coefficients, const ResampleGeometry & g, const InsideBounds & bounds,
+                     const double start[3], const double end[3], double alpha, TOut defaultValue)
+{
+  double index[3];
+  ContinuousIndexOnRow<D>(start, end, alpha, index);
+  if (!InsideBounded<D>(index, bounds))
+  {
+    return defaultValue;
+  }
+  const double value =
+    Indexable32 ? EvaluateCubicValue32<D>(coefficients, g.input, index) : EvaluateCubic<D>(coefficients, g.input, index);
+  return CastWithBoundsChecking<TOut>(value);
+}
+
+/** As ResampleVoxelOnRowAt for voxel \a x of the row. */
 template <int D, typename TCoefficient, typename TOut>
 CIF_HD TOut
 ResampleVoxelOnRow(const TCoefficient * coefficients, const ResampleGeometry & g, const double start[3],
                    const double end[3], std::int64_t x, TOut defaultValue)
 {
-  double index[3];
-  ContinuousIndexOnRow<D>(g, start, end, x, index);
-  if (!InsideBuffer<D>(index, g.input))
-  {
-    return defaultValue;
-  }
-  return CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, g.input, index));
+  return ResampleVoxelOnRowAt<D, TCoefficient, TOut>(coefficients, g, MakeInsideBounds(g.input), start, end,
+                                                     RowFraction(g, x), defaultValue);
 }
 
 /** One output voxel. \a mappedPoint, when given, is the transformed physical point

@@ -46,22 +46,39 @@ RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * end
   }
 }
 
-/** One block per (row, segment of kThreads voxels): the row comes from the grid, so
- * no voxel divides its linear index, and the row's endpoints are one broadcast load. */
-template <int D, typename TCoefficient, typename TOut>
+/** ResampleImageFilter's linear path. A block takes kThreads consecutive voxels of
+ * kRowsPerBlock consecutive output rows: its first kRowsPerBlock threads map the
+ * rows' endpoints (two transforms each) into shared memory, and each thread divides
+ * its row fraction once for all its rows. No buffer of endpoints, no division per
+ * voxel: what is left per voxel is the interpolation itself. */
+constexpr int kRowsPerBlock = 8;
+
+template <int D, typename TCoefficient, typename TOut, bool Indexable32>
 __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
-  ResampleRowsKernel(const TCoefficient * coefficients, ResampleGeometry geometry, const double * endpoints,
-                     TOut defaultValue, TOut * output)
+  ResampleRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry, TransformChain chain,
+                     InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
 {
-  const std::int64_t row = blockIdx.x;
+  __shared__ double  ends[kRowsPerBlock][6];
+  const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
+  const std::int64_t firstRow = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock;
+  if (threadIdx.x < kRowsPerBlock && firstRow + threadIdx.x < rows)
+  {
+    RowEndpoints<D>(geometry, chain, firstRow + threadIdx.x, ends[threadIdx.x], ends[threadIdx.x] + 3);
+  }
+  __syncthreads();
   const std::int64_t x = static_cast<std::int64_t>(blockIdx.y) * kThreads + threadIdx.x;
   if (x >= geometry.outputSize[0])
   {
     return;
   }
-  const double * e = endpoints + 6 * row;
-  output[row * geometry.outputSize[0] + x] =
-    ResampleVoxelOnRow<D, TCoefficient, TOut>(coefficients, geometry, e, e + 3, x, defaultValue);
+  const double alpha = RowFraction(geometry, x);
+  const int    rowsHere = rows - firstRow < kRowsPerBlock ? static_cast<int>(rows - firstRow) : kRowsPerBlock;
+  TOut *       out = output + firstRow * geometry.outputSize[0] + x;
+  for (int r = 0; r < rowsHere; ++r, out += geometry.outputSize[0])
+  {
+    *out = ResampleVoxelOnRowAt<D, TCoefficient, TOut, Indexable32>(coefficients, geometry, bounds, ends[r],
+                                                                    ends[r] + 3, alpha, defaultValue);
+  }
 }
 
 template <int D, typename TOut>
@@ -115,14 +132,20 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
   if (linearRows && mappedPoints == nullptr)
   {
     const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
-    DeviceBuffer       endpoints(static_cast<std::size_t>(rows) * 6 * sizeof(double));
-    RowEndpointsOnDevice<D>(geometry, chain, endpoints.As<double>());
-    const dim3 rowsBySegments(static_cast<unsigned int>(rows),
-                              static_cast<unsigned int>((geometry.outputSize[0] + kThreads - 1) / kThreads));
-    ResampleRowsKernel<D, TCoefficient, TOut>
-      <<<rowsBySegments, kThreads>>>(coefficients, geometry, endpoints.As<const double>(), defaultValue, output);
+    const dim3         blocks(static_cast<unsigned int>((rows + kRowsPerBlock - 1) / kRowsPerBlock),
+                      static_cast<unsigned int>((geometry.outputSize[0] + kThreads - 1) / kThreads));
+    const InsideBounds bounds = MakeInsideBounds(geometry.input);
+    if (Indexable32(geometry.input))
+    {
+      ResampleRowsKernel<D, TCoefficient, TOut, true>
+        <<<blocks, kThreads>>>(coefficients, geometry, chain, bounds, defaultValue, output);
+    }
+    else
+    {
+      ResampleRowsKernel<D, TCoefficient, TOut, false>
+        <<<blocks, kThreads>>>(coefficients, geometry, chain, bounds, defaultValue, output);
+    }
     CIF_CUDA_CHECK_LAUNCH();
-    CIF_CUDA_CHECK(cudaStreamSynchronize(0)); // the endpoints are freed on return
     return;
   }
   ResampleKernel<D, TCoefficient, TOut>
