@@ -2,7 +2,8 @@
 // (ResampleImageFilter + BSplineInterpolateImageFunction of order 3, and
 // TransformToDisplacementFieldFilter), through the CPU path always and the GPU path
 // where a device exists: affine, Euler, B-spline, composite and host-mapped
-// transforms, rotated and anisotropic grids, non-zero start indices, points outside.
+// transforms, rotated and anisotropic grids, non-zero start indices, points outside;
+// 2-D to 4-D (in 4-D the grid transforms are mapped on the host).
 #include "cifTestHelpers.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
@@ -211,9 +212,11 @@ CheckTransforms(Path path)
   itk::Size<D>        inSize, outSize;
   for (unsigned int a = 0; a < D; ++a)
   {
-    inSize[a] = D == 2 ? 61 + 7 * a : 23 + 4 * a;
-    outSize[a] = D == 2 ? 70 - 5 * a : 26 - 3 * a;
+    inSize[a] = D == 2 ? 61 + 7 * a : D == 3 ? 23 + 4 * a : 13 + 2 * a;
+    outSize[a] = D == 2 ? 70 - 5 * a : D == 3 ? 26 - 3 * a : 14 - 2 * a;
   }
+  // the device evaluates B-spline transforms and displacement fields up to 3-D
+  const std::string gridTransform = D <= 3 ? "" : " (host-mapped in 4-D)";
   for (Content content : { Content::Random, Content::Smooth })
   {
     auto input = MakeInput<Image>(inSize, content, seed);
@@ -221,12 +224,16 @@ CheckTransforms(Path path)
 
     std::vector<std::pair<std::string, typename Transform::ConstPointer>> transforms;
     transforms.emplace_back("affine", RandomAffine<D>(rng).GetPointer());
-    auto bspline = RandomBSpline<D>(input.GetPointer(), 5, 2.0, rng);
-    transforms.emplace_back("bspline", bspline.GetPointer());
+    auto bspline = RandomBSpline<D>(input.GetPointer(), D <= 3 ? 5 : 3, 2.0, rng);
+    transforms.emplace_back("bspline" + gridTransform, bspline.GetPointer());
     auto composite = itk::CompositeTransform<double, D>::New();
     composite->AddTransform(RandomAffine<D>(rng, 0.5));
     composite->AddTransform(bspline);
-    transforms.emplace_back("composite affine+bspline", composite.GetPointer());
+    transforms.emplace_back("composite affine+bspline" + gridTransform, composite.GetPointer());
+    auto twoAffines = itk::CompositeTransform<double, D>::New();
+    twoAffines->AddTransform(RandomAffine<D>(rng, 0.5));
+    twoAffines->AddTransform(RandomAffine<D>(rng, 0.5));
+    transforms.emplace_back("composite affine+affine", twoAffines.GetPointer());
     if constexpr (D == 3)
     {
       auto euler = itk::Euler3DTransform<double>::New();
@@ -252,7 +259,7 @@ CheckTransforms(Path path)
     }
     auto displacement = FieldTransform::New();
     displacement->SetDisplacementField(field);
-    transforms.emplace_back("displacement field", displacement.GetPointer());
+    transforms.emplace_back("displacement field" + gridTransform, displacement.GetPointer());
     // A transform the device does not evaluate (another field interpolator): ITK
     // maps the points on the host and only the interpolation runs on the device.
     auto nearest = FieldTransform::New();
@@ -282,6 +289,7 @@ TEST(CubicResampleCPU, MatchesITK2D) { CheckTransforms<2, float>(Path::CPU); }
 TEST(CubicResampleCPU, MatchesITK3D) { CheckTransforms<3, float>(Path::CPU); }
 TEST(CubicResampleCPU, MatchesITKDouble) { CheckTransforms<3, double>(Path::CPU); }
 TEST(CubicResampleCPU, MatchesITKShortWithTruncation) { CheckTransforms<2, short>(Path::CPU); }
+TEST(CubicResampleCPU, MatchesITK4D) { CheckTransforms<4, float>(Path::CPU); }
 TEST(CubicResampleGPU, MatchesITK2D)
 {
   CIF_REQUIRE_GPU();
@@ -302,6 +310,11 @@ TEST(CubicResampleGPU, MatchesITKShortWithTruncation)
   CIF_REQUIRE_GPU();
   CheckTransforms<2, short>(Path::GPU);
 }
+TEST(CubicResampleGPU, MatchesITK4D)
+{
+  CIF_REQUIRE_GPU();
+  CheckTransforms<4, float>(Path::GPU);
+}
 
 /** Another interpolator: the filter is plain ResampleImageFilter. */
 TEST(CubicResampleCPU, OtherInterpolatorsRunITK)
@@ -316,36 +329,56 @@ TEST(CubicResampleCPU, OtherInterpolatorsRunITK)
   EXPECT_EQ(filter->GetLastExecutionPath(), Filter::ExecutionPath::ITK);
 }
 
+/** The field over the B-spline's domain (rotated direction: every voxel's support
+ * computed on its own), or with \a axisAligned over a grid of the control grid's
+ * direction grown by 3 voxels on every side: the GPU then shares each output row's
+ * support across the row, and rows and voxels outside the valid region are in. */
 template <unsigned int D, typename TComponent>
 void
-CheckDisplacementField(Path path)
+CheckDisplacementField(Path path, bool axisAligned = false)
 {
   using Field = itk::Image<itk::Vector<TComponent, D>, D>;
   const std::uint32_t seed = FreshSeed();
   std::mt19937        rng(seed);
-  SCOPED_TRACE(testing::Message() << D << "-D field, " << (path == Path::GPU ? "GPU" : "CPU") << ", seed " << seed);
+  SCOPED_TRACE(testing::Message() << D << "-D field, " << (path == Path::GPU ? "GPU" : "CPU")
+                                  << (axisAligned ? ", axis-aligned" : "") << ", seed " << seed);
   using Image = itk::Image<float, D>;
   itk::Size<D> size;
   size.Fill(D == 2 ? 90 : 30);
   auto domain = MakeInput<Image>(size, Content::Smooth, seed);
+  if (axisAligned)
+  {
+    typename Image::DirectionType identity;
+    identity.SetIdentity();
+    domain->SetDirection(identity);
+  }
   auto bspline = RandomBSpline<D>(domain.GetPointer(), D == 2 ? 7 : 4, 3.0, rng);
+  typename Image::Pointer grid = domain;
+  if (axisAligned)
+  {
+    auto grown = domain->GetLargestPossibleRegion();
+    grown.PadByRadius(3);
+    grid = Image::New();
+    grid->CopyInformation(domain);
+    grid->SetRegions(grown);
+  }
 
   auto reference = itk::TransformToDisplacementFieldFilter<Field, double>::New();
   reference->SetTransform(bspline);
-  reference->SetReferenceImage(domain);
+  reference->SetReferenceImage(grid);
   reference->SetUseReferenceImage(true);
   reference->Update();
 
   using Filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>;
   auto filter = Filter::New();
   filter->SetTransform(bspline);
-  filter->SetReferenceImage(domain);
+  filter->SetReferenceImage(grid);
   filter->SetUseReferenceImage(true);
   filter->SetUseGPU(path == Path::GPU);
   filter->Update();
   EXPECT_EQ(filter->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
 
-  const std::size_t count = domain->GetBufferedRegion().GetNumberOfPixels() * D;
+  const std::size_t count = grid->GetLargestPossibleRegion().GetNumberOfPixels() * D;
   const auto *      got = reinterpret_cast<const TComponent *>(filter->GetOutput()->GetBufferPointer());
   const auto *      want = reinterpret_cast<const TComponent *>(reference->GetOutput()->GetBufferPointer());
   const ErrorStats  stats = Compare(got, want, count);
@@ -356,6 +389,14 @@ CheckDisplacementField(Path path)
 
 TEST(DisplacementFieldCPU, BSplineMatchesITK2D) { CheckDisplacementField<2, float>(Path::CPU); }
 TEST(DisplacementFieldCPU, BSplineMatchesITK3D) { CheckDisplacementField<3, double>(Path::CPU); }
+TEST(DisplacementFieldCPU, BSplineAxisAlignedMatchesITK3D) { CheckDisplacementField<3, double>(Path::CPU, true); }
+TEST(DisplacementFieldGPU, BSplineAxisAlignedMatchesITK)
+{
+  CIF_REQUIRE_GPU();
+  CheckDisplacementField<2, float>(Path::GPU, true);
+  CheckDisplacementField<3, float>(Path::GPU, true);
+  CheckDisplacementField<3, double>(Path::GPU, true);
+}
 TEST(DisplacementFieldGPU, BSplineMatchesITK2D)
 {
   CIF_REQUIRE_GPU();

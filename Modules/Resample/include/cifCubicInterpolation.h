@@ -2,6 +2,7 @@
 #define cifCubicInterpolation_h
 
 #include "cifHostDevice.h"
+#include "cifMaxDimension.h"
 
 #include <cmath>
 #include <cstdint>
@@ -14,11 +15,11 @@
  * at \a start); sums are in double. */
 namespace cif
 {
-/** The buffered grid of the coefficients: up to 3 axes. */
+/** The buffered grid of the coefficients: up to kMaxDimension axes. */
 struct CoefficientGrid
 {
-  std::int64_t size[3] = { 1, 1, 1 };
-  std::int64_t start[3] = { 0, 0, 0 };
+  std::int64_t size[kMaxDimension] = { 1, 1, 1, 1 };
+  std::int64_t start[kMaxDimension] = { 0, 0, 0, 0 };
 };
 
 /** ITK's support start: floor((float) x) - 1 (ITK casts the continuous index to
@@ -87,15 +88,15 @@ MirroredOffset(std::int64_t index, std::int64_t start, std::int64_t size)
  * parameters rather than recomputing them from the grid at every voxel. */
 struct InsideBounds
 {
-  double low[3] = { 0, 0, 0 };
-  double high[3] = { 0, 0, 0 };
+  double low[kMaxDimension] = { 0, 0, 0, 0 };
+  double high[kMaxDimension] = { 0, 0, 0, 0 };
 };
 
 CIF_HD InsideBounds
 MakeInsideBounds(const CoefficientGrid & grid)
 {
   InsideBounds b;
-  for (int a = 0; a < 3; ++a)
+  for (int a = 0; a < kMaxDimension; ++a)
   {
     b.low[a] = static_cast<double>(grid.start[a]) - 0.5;
     b.high[a] = static_cast<double>(grid.start[a] + grid.size[a]) - 0.5;
@@ -105,7 +106,7 @@ MakeInsideBounds(const CoefficientGrid & grid)
 
 template <int D>
 CIF_HD bool
-InsideBounded(const double x[3], const InsideBounds & b)
+InsideBounded(const double x[], const InsideBounds & b)
 {
   for (int a = 0; a < D; ++a)
   {
@@ -120,7 +121,7 @@ InsideBounded(const double x[3], const InsideBounds & b)
 /** ITK's IsInsideBuffer for a continuous index: start - 1/2 <= x < start + size - 1/2. */
 template <int D>
 CIF_HD bool
-InsideBuffer(const double x[3], const CoefficientGrid & grid)
+InsideBuffer(const double x[], const CoefficientGrid & grid)
 {
   return InsideBounded<D>(x, MakeInsideBounds(grid));
 }
@@ -129,7 +130,7 @@ InsideBuffer(const double x[3], const CoefficientGrid & grid)
 CIF_HD bool
 Indexable32(const CoefficientGrid & grid)
 {
-  return grid.size[0] * grid.size[1] * grid.size[2] < 0x7FFFFFFFll;
+  return grid.size[0] * grid.size[1] * grid.size[2] * grid.size[3] < 0x7FFFFFFFll;
 }
 
 /** Support and weights of one evaluation: per axis the first support index and the
@@ -137,19 +138,19 @@ Indexable32(const CoefficientGrid & grid)
 template <typename Acc>
 struct CubicSupport
 {
-  std::int64_t first[3] = { 0, 0, 0 };
-  Acc          w[3][4];
-  Acc          d[3][4];
+  std::int64_t first[kMaxDimension] = { 0, 0, 0, 0 };
+  Acc          w[kMaxDimension][4];
+  Acc          d[kMaxDimension][4];
 };
 
 /** The support of x (D axes used, the others a single unit weight), as ITK takes it. */
 template <int D, typename Acc>
 CIF_HD CubicSupport<Acc>
-MakeCubicSupport(const double x[3], bool withDerivative)
+MakeCubicSupport(const double x[], bool withDerivative)
 {
   CubicSupport<Acc> support;
   CIF_UNROLL
-  for (int a = 0; a < 3; ++a)
+  for (int a = 0; a < kMaxDimension; ++a)
   {
     if (a >= D)
     {
@@ -177,50 +178,64 @@ MakeCubicSupport(const double x[3], bool withDerivative)
   return support;
 }
 
-/** The weighted sum over the 4^D support, reading coefficient (kx, ky, kz) at
- * c[offset[0][kx] + offset[1][ky] + offset[2][kz]] (offsets with strides applied).
- * One order of summation for every caller, so every path gives the same numbers. */
+/** The weighted sum over the 4^D support, reading coefficient (kx, ky, kz, kw) at
+ * c[offset[0][kx] + offset[1][ky] + offset[2][kz] + offset[3][kw]] (offsets with
+ * strides applied). One order of summation for every caller, so every path gives
+ * the same numbers. With \a gradient, the D partial derivatives in index space. */
 template <int D, typename Acc, typename TCoefficient, typename TIndex>
 CIF_HD Acc
-CubicWeightedSum(const TCoefficient * __restrict__ c, const TIndex offset[3][4], const CubicSupport<Acc> & s,
-                 double * gradient)
+CubicWeightedSum(const TCoefficient * __restrict__ c, const TIndex offset[kMaxDimension][4],
+                 const CubicSupport<Acc> & s, double * gradient)
 {
   constexpr int KY = D > 1 ? 4 : 1;
   constexpr int KZ = D > 2 ? 4 : 1;
-  Acc           value = 0, g0 = 0, g1 = 0, g2 = 0;
+  constexpr int KW = D > 3 ? 4 : 1;
+  Acc           value = 0, g0 = 0, g1 = 0, g2 = 0, g3 = 0;
   CIF_UNROLL
-  for (int kz = 0; kz < KZ; ++kz)
+  for (int kw = 0; kw < KW; ++kw)
   {
     CIF_UNROLL
-    for (int ky = 0; ky < KY; ++ky)
+    for (int kz = 0; kz < KZ; ++kz)
     {
-      const TCoefficient * row = c + (offset[2][kz] + offset[1][ky]);
-      Acc                  sum = 0, sumD = 0;
       CIF_UNROLL
-      for (int kx = 0; kx < 4; ++kx)
+      for (int ky = 0; ky < KY; ++ky)
       {
-        const Acc coefficient = static_cast<Acc>(row[offset[0][kx]]);
-        sum += s.w[0][kx] * coefficient;
+        const TCoefficient * row = c + (offset[3][kw] + offset[2][kz] + offset[1][ky]);
+        Acc                  sum = 0, sumD = 0;
+        CIF_UNROLL
+        for (int kx = 0; kx < 4; ++kx)
+        {
+          const Acc coefficient = static_cast<Acc>(row[offset[0][kx]]);
+          sum += s.w[0][kx] * coefficient;
+          if (gradient)
+          {
+            sumD += s.d[0][kx] * coefficient;
+          }
+        }
+        // The 4th axis multiplies in last, so 1-D to 3-D sums keep their order.
+        const Acc w3 = D > 3 ? s.w[3][kw] : Acc(1);
+        const Acc wyz = D > 3 ? s.w[1][ky] * s.w[2][kz] * w3 : s.w[1][ky] * s.w[2][kz];
+        value += wyz * sum;
         if (gradient)
         {
-          sumD += s.d[0][kx] * coefficient;
+          g0 += wyz * sumD;
+          g1 += (D > 3 ? s.d[1][ky] * s.w[2][kz] * w3 : s.d[1][ky] * s.w[2][kz]) * sum;
+          g2 += (D > 3 ? s.w[1][ky] * s.d[2][kz] * w3 : s.w[1][ky] * s.d[2][kz]) * sum;
+          if (D > 3)
+          {
+            g3 += s.w[1][ky] * s.w[2][kz] * s.d[3][kw] * sum;
+          }
         }
-      }
-      const Acc wyz = s.w[1][ky] * s.w[2][kz];
-      value += wyz * sum;
-      if (gradient)
-      {
-        g0 += wyz * sumD;
-        g1 += s.d[1][ky] * s.w[2][kz] * sum;
-        g2 += s.w[1][ky] * s.d[2][kz] * sum;
       }
     }
   }
   if (gradient)
   {
-    gradient[0] = g0;
-    gradient[1] = g1;
-    gradient[2] = g2;
+    const Acc g[kMaxDimension] = { g0, g1, g2, g3 };
+    for (int a = 0; a < (D > 3 ? 4 : 3); ++a) // callers of 1-D to 3-D give 3 entries
+    {
+      gradient[a] = g[a];
+    }
   }
   return value;
 }
@@ -228,16 +243,17 @@ CubicWeightedSum(const TCoefficient * __restrict__ c, const TIndex offset[3][4],
 /** EvaluateCubic with buffer offsets of type TIndex. */
 template <int D, typename TIndex, typename TCoefficient>
 CIF_HD double
-EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[3],
+EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[],
                      double * gradient)
 {
   using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
   const CubicSupport<Acc> support = MakeCubicSupport<D, Acc>(x, gradient != nullptr);
-  const TIndex            stride[3] = { 1, static_cast<TIndex>(grid.size[0]),
-                                        static_cast<TIndex>(grid.size[0] * grid.size[1]) };
-  TIndex                  offset[3][4];
+  const TIndex            stride[kMaxDimension] = { 1, static_cast<TIndex>(grid.size[0]),
+                                                    static_cast<TIndex>(grid.size[0] * grid.size[1]),
+                                                    static_cast<TIndex>(grid.size[0] * grid.size[1] * grid.size[2]) };
+  TIndex                  offset[kMaxDimension][4];
   CIF_UNROLL
-  for (int a = 0; a < 3; ++a)
+  for (int a = 0; a < kMaxDimension; ++a)
   {
     const std::int64_t first = support.first[a] - grid.start[a];
     if (a >= D)
@@ -276,11 +292,11 @@ EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid 
  * what the resampling kernels spend their instructions on (64 reads per 3-D voxel). */
 template <int D, typename TCoefficient>
 CIF_HD double
-EvaluateCubicValue32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[3])
+EvaluateCubicValue32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[])
 {
   using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
   const CubicSupport<Acc> s = MakeCubicSupport<D, Acc>(x, false);
-  std::int32_t            first[3] = { 0, 0, 0 };
+  std::int32_t            first[kMaxDimension] = { 0, 0, 0, 0 };
   bool                    inside = true;
   CIF_UNROLL
   for (int a = 0; a < D; ++a)
@@ -294,31 +310,37 @@ EvaluateCubicValue32(const TCoefficient * __restrict__ c, const CoefficientGrid 
   }
   const auto                 strideY = static_cast<std::int32_t>(grid.size[0]);
   const auto                 strideZ = static_cast<std::int32_t>(grid.size[0] * grid.size[1]);
-  const TCoefficient * const corner = c + (first[2] * strideZ + first[1] * strideY + first[0]);
+  const auto                 strideW = static_cast<std::int32_t>(grid.size[0] * grid.size[1] * grid.size[2]);
+  const TCoefficient * const corner = c + (first[3] * strideW + first[2] * strideZ + first[1] * strideY + first[0]);
   constexpr int              KY = D > 1 ? 4 : 1;
   constexpr int              KZ = D > 2 ? 4 : 1;
+  constexpr int              KW = D > 3 ? 4 : 1;
   Acc                        value = 0;
   CIF_UNROLL
-  for (int kz = 0; kz < KZ; ++kz)
+  for (int kw = 0; kw < KW; ++kw)
   {
     CIF_UNROLL
-    for (int ky = 0; ky < KY; ++ky)
+    for (int kz = 0; kz < KZ; ++kz)
     {
-      const TCoefficient * row = corner + (kz * strideZ + ky * strideY);
-      Acc                  sum = 0;
       CIF_UNROLL
-      for (int kx = 0; kx < 4; ++kx)
+      for (int ky = 0; ky < KY; ++ky)
       {
-        sum += s.w[0][kx] * static_cast<Acc>(row[kx]);
+        const TCoefficient * row = corner + (kw * strideW + kz * strideZ + ky * strideY);
+        Acc                  sum = 0;
+        CIF_UNROLL
+        for (int kx = 0; kx < 4; ++kx)
+        {
+          sum += s.w[0][kx] * static_cast<Acc>(row[kx]);
+        }
+        const Acc wyz = D > 3 ? s.w[1][ky] * s.w[2][kz] * s.w[3][kw] : s.w[1][ky] * s.w[2][kz];
+        value += wyz * sum;
       }
-      const Acc wyz = s.w[1][ky] * s.w[2][kz];
-      value += wyz * sum;
     }
   }
   return value;
 }
 
-/** The spline's value at continuous index \a x (D = 1..3), and with \a gradient its
+/** The spline's value at continuous index \a x (D = 1..4), and with \a gradient its
  * partial derivatives in index space (ITK divides them by the spacing and, for
  * physical gradients, rotates them by the direction). Support and indices come from
  * x exactly as ITK computes them; weights and the weighted sum run in the
@@ -327,7 +349,7 @@ EvaluateCubicValue32(const TCoefficient * __restrict__ c, const CoefficientGrid 
  * samples use 32-bit offsets (fewer instructions per gather on the GPU). */
 template <int D, typename TCoefficient>
 CIF_HD double
-EvaluateCubic(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[3],
+EvaluateCubic(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[],
               double * gradient = nullptr)
 {
   if (Indexable32(grid))

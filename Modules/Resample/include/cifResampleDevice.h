@@ -9,18 +9,19 @@ namespace cif
 {
 /** Resamples cubic B-spline \a coefficients (device) into \a output (device), one
  * thread per output voxel: exact mode, ITK's arithmetic in double. With
- * \a mappedPoints (device, 3 doubles per output voxel) the transformed points come
+ * \a mappedPoints (device, D doubles per output voxel) the transformed points come
  * from there instead of \a chain. With \a linearRows (a chain that is linear, as
  * ResampleImageFilter decides it) the continuous index of a voxel is interpolated
- * between its row's endpoints, as ITK's linear path does. D = 2 or 3. */
+ * between its row's endpoints, as ITK's linear path does. D = 2, 3 or 4. */
 template <int D, typename TCoefficient, typename TOut>
 CudaImageFilters_EXPORT void
 ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geometry, const TransformChain & chain,
                  const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output);
 
-/** The input continuous indices at both ends of every output row (6 doubles per row
- * into \a endpoints, device) for a linear \a chain: what ResampleImageFilter's linear
- * path interpolates between (see RowEndpoints). */
+/** The input continuous indices at both ends of every output row (2 kMaxDimension
+ * doubles per row into \a endpoints, device: start, then end) for a linear
+ * \a chain: what ResampleImageFilter's linear path interpolates between (see
+ * RowEndpoints). */
 template <int D>
 CudaImageFilters_EXPORT void
 RowEndpointsOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, double * endpoints);
@@ -48,6 +49,10 @@ EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid 
   template void ResampleOnDevice<3, float, TO>(                                                                      \
     const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
   template void ResampleOnDevice<3, double, TO>(                                                                     \
+    const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);               \
+  template void ResampleOnDevice<4, float, TO>(                                                                      \
+    const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
+  template void ResampleOnDevice<4, double, TO>(                                                                     \
     const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);
 /** The row-endpoint, displacement-field and point-evaluation instantiations (2-D, 3-D; float and double). */
 #define CIF_INSTANTIATE_FIELD_AND_POINTS(D)                                                                          \

@@ -14,34 +14,47 @@
  * cast with bounds checking. Shared by the CUDA kernels and the CPU path. */
 namespace cif
 {
-/** Output and input geometry of a resampling (up to 3-D), in double. */
+/** Output and input geometry of a resampling (1-D to 4-D), in double. */
 struct ResampleGeometry
 {
-  std::int64_t    outputSize[3] = { 1, 1, 1 };
-  std::int64_t    outputStart[3] = { 0, 0, 0 };
-  double          outputOrigin[3] = { 0, 0, 0 };
-  double          outputIndexToPoint[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  std::int64_t    outputSize[kMaxDimension] = { 1, 1, 1, 1 };
+  std::int64_t    outputStart[kMaxDimension] = { 0, 0, 0, 0 };
+  double          outputOrigin[kMaxDimension] = { 0, 0, 0, 0 };
+  double          outputIndexToPoint[kMaxDimension][kMaxDimension] = { { 1, 0, 0, 0 },
+                                                                       { 0, 1, 0, 0 },
+                                                                       { 0, 0, 1, 0 },
+                                                                       { 0, 0, 0, 1 } };
   CoefficientGrid input;
-  double          inputOrigin[3] = { 0, 0, 0 };
+  double          inputOrigin[kMaxDimension] = { 0, 0, 0, 0 };
   /** First index and length along axis 0 of the output's largest possible region:
    * ITK's scanline interpolation for linear transforms is defined over it. */
   std::int64_t lineStart = 0;
   std::int64_t lineLength = 1;
-  double          inputPointToIndex[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  double          inputPointToIndex[kMaxDimension][kMaxDimension] = { { 1, 0, 0, 0 },
+                                                                      { 0, 1, 0, 0 },
+                                                                      { 0, 0, 1, 0 },
+                                                                      { 0, 0, 0, 1 } };
 
   CIF_HD std::int64_t
          OutputCount() const
   {
-    return outputSize[0] * outputSize[1] * outputSize[2];
+    return outputSize[0] * outputSize[1] * outputSize[2] * outputSize[3];
+  }
+
+  /** Output rows (lines along axis 0): the product of the other axes' sizes. */
+  CIF_HD std::int64_t
+         OutputRows() const
+  {
+    return outputSize[1] * outputSize[2] * outputSize[3];
   }
 };
 
 /** Physical point of an output index (ImageBase::TransformIndexToPhysicalPoint). */
 template <int D>
 CIF_HD void
-IndexToOutputPoint(const ResampleGeometry & g, const std::int64_t index[3], double p[3])
+IndexToOutputPoint(const ResampleGeometry & g, const std::int64_t index[kMaxDimension], double p[kMaxDimension])
 {
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < kMaxDimension; ++i)
   {
     p[i] = 0.0;
   }
@@ -58,9 +71,9 @@ IndexToOutputPoint(const ResampleGeometry & g, const std::int64_t index[3], doub
 /** ImageBase::TransformIndexToPhysicalPoint for output voxel number \a linear. */
 template <int D>
 CIF_HD void
-OutputPoint(const ResampleGeometry & g, std::int64_t linear, double p[3])
+OutputPoint(const ResampleGeometry & g, std::int64_t linear, double p[kMaxDimension])
 {
-  std::int64_t index[3] = { 0, 0, 0 };
+  std::int64_t index[kMaxDimension] = { 0, 0, 0, 0 };
   if (g.OutputCount() < 0xFFFFFFFFll)
   {
     // 32-bit division where it suffices: 64-bit division is a long instruction
@@ -87,9 +100,9 @@ OutputPoint(const ResampleGeometry & g, std::int64_t linear, double p[3])
 /** ImageBase::TransformPhysicalPointToContinuousIndex into the input. */
 template <int D>
 CIF_HD void
-InputContinuousIndex(const ResampleGeometry & g, const double q[3], double x[3])
+InputContinuousIndex(const ResampleGeometry & g, const double q[kMaxDimension], double x[kMaxDimension])
 {
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < kMaxDimension; ++i)
   {
     x[i] = 0.0;
   }
@@ -123,23 +136,21 @@ CastWithBoundsChecking(double value)
 }
 
 /** Input continuous indices at the two ends of output row \a row (rows numbered
- * over axes 1.. of the output region), as ResampleImageFilter's linear path takes
- * them: at the largest region's first index along axis 0 and one past its last. */
+ * over axes 1.. of the output region, axis 1 fastest), as ResampleImageFilter's
+ * linear path takes them: at the largest region's first index along axis 0 and one
+ * past its last. \a start and \a end have kMaxDimension entries. */
 template <int D>
 CIF_HD void
-RowEndpoints(const ResampleGeometry & g, const TransformChain & chain, std::int64_t row, double start[3],
-             double end[3])
+RowEndpoints(const ResampleGeometry & g, const TransformChain & chain, std::int64_t row,
+             double start[kMaxDimension], double end[kMaxDimension])
 {
-  std::int64_t index[3] = { g.lineStart, 0, 0 };
-  if (D > 1)
+  std::int64_t index[kMaxDimension] = { g.lineStart, 0, 0, 0 };
+  for (int a = 1; a < D; ++a)
   {
-    index[1] = g.outputStart[1] + row % g.outputSize[1];
+    index[a] = g.outputStart[a] + row % g.outputSize[a];
+    row /= g.outputSize[a];
   }
-  if (D > 2)
-  {
-    index[2] = g.outputStart[2] + row / g.outputSize[1];
-  }
-  double p[3], q[3];
+  double p[kMaxDimension], q[kMaxDimension];
   IndexToOutputPoint<D>(g, index, p);
   ApplyTransformChain<D>(chain, p, q);
   InputContinuousIndex<D>(g, q, start);
@@ -161,9 +172,13 @@ RowFraction(const ResampleGeometry & g, std::int64_t x)
 /** The continuous index at fraction \a alpha (RowFraction) of a row from \a start to \a end. */
 template <int D>
 CIF_HD void
-ContinuousIndexOnRow(const double start[3], const double end[3], double alpha, double index[3])
+ContinuousIndexOnRow(const double start[kMaxDimension], const double end[kMaxDimension], double alpha,
+                     double index[kMaxDimension])
 {
-  index[0] = index[1] = index[2] = 0.0;
+  for (int a = 0; a < kMaxDimension; ++a)
+  {
+    index[a] = 0.0;
+  }
   for (int a = 0; a < D; ++a)
   {
     index[a] = MulAddUnfused(alpha, end[a] - start[a], start[a]);
@@ -172,8 +187,8 @@ ContinuousIndexOnRow(const double start[3], const double end[3], double alpha, d
 
 template <int D>
 CIF_HD void
-ContinuousIndexOnRow(const ResampleGeometry & g, const double start[3], const double end[3], std::int64_t x,
-                     double index[3])
+ContinuousIndexOnRow(const ResampleGeometry & g, const double start[kMaxDimension], const double end[kMaxDimension], std::int64_t x,
+                     double index[kMaxDimension])
 {
   ContinuousIndexOnRow<D>(start, end, RowFraction(g, x), index);
 }
@@ -185,9 +200,9 @@ ContinuousIndexOnRow(const ResampleGeometry & g, const double start[3], const do
 template <int D, typename TCoefficient, typename TOut, bool Indexable32 = false>
 CIF_HD TOut
 ResampleVoxelOnRowAt(const TCoefficient * coefficients, const ResampleGeometry & g, const InsideBounds & bounds,
-                     const double start[3], const double end[3], double alpha, TOut defaultValue)
+                     const double start[kMaxDimension], const double end[kMaxDimension], double alpha, TOut defaultValue)
 {
-  double index[3];
+  double index[kMaxDimension];
   ContinuousIndexOnRow<D>(start, end, alpha, index);
   if (!InsideBounded<D>(index, bounds))
   {
@@ -201,35 +216,36 @@ ResampleVoxelOnRowAt(const TCoefficient * coefficients, const ResampleGeometry &
 /** As ResampleVoxelOnRowAt for voxel \a x of the row. */
 template <int D, typename TCoefficient, typename TOut>
 CIF_HD TOut
-ResampleVoxelOnRow(const TCoefficient * coefficients, const ResampleGeometry & g, const double start[3],
-                   const double end[3], std::int64_t x, TOut defaultValue)
+ResampleVoxelOnRow(const TCoefficient * coefficients, const ResampleGeometry & g, const double start[kMaxDimension],
+                   const double end[kMaxDimension], std::int64_t x, TOut defaultValue)
 {
   return ResampleVoxelOnRowAt<D, TCoefficient, TOut>(coefficients, g, MakeInsideBounds(g.input), start, end,
                                                      RowFraction(g, x), defaultValue);
 }
 
 /** One output voxel. \a mappedPoint, when given, is the transformed physical point
- * computed elsewhere (transforms the device does not evaluate); otherwise \a chain
+ * (D coordinates) computed elsewhere (transforms the device does not evaluate); otherwise \a chain
  * maps the output point. */
 template <int D, typename TCoefficient, typename TOut>
 CIF_HD TOut
 ResampleVoxel(const TCoefficient * coefficients, const ResampleGeometry & g, const TransformChain & chain,
               const double * mappedPoint, std::int64_t linear, TOut defaultValue)
 {
-  double q[3];
+  double q[kMaxDimension] = { 0, 0, 0, 0 };
   if (mappedPoint)
   {
-    q[0] = mappedPoint[0];
-    q[1] = D > 1 ? mappedPoint[1] : 0.0;
-    q[2] = D > 2 ? mappedPoint[2] : 0.0;
+    for (int a = 0; a < D; ++a)
+    {
+      q[a] = mappedPoint[a];
+    }
   }
   else
   {
-    double p[3];
+    double p[kMaxDimension];
     OutputPoint<D>(g, linear, p);
     ApplyTransformChain<D>(chain, p, q);
   }
-  double x[3];
+  double x[kMaxDimension];
   InputContinuousIndex<D>(g, q, x);
   if (!InsideBuffer<D>(x, g.input))
   {

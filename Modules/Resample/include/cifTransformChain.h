@@ -2,6 +2,7 @@
 #define cifTransformChain_h
 
 #include "cifHostDevice.h"
+#include "cifMaxDimension.h"
 
 #include <cmath>
 #include <cstdint>
@@ -26,12 +27,13 @@ enum class TransformKind : int
 struct TransformStage
 {
   TransformKind kind = TransformKind::Affine;
-  // Affine
-  double matrix[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
-  double offset[3] = { 0, 0, 0 };
-  // BSpline and DisplacementField: the grid of the coefficient images (start 0) or
-  // of the field's buffer, and its data (device pointers for the GPU, host pointers
-  // for the CPU path): one coefficient buffer per axis, or one interleaved field.
+  // Affine (1-D to 4-D)
+  double matrix[kMaxDimension][kMaxDimension] = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 } };
+  double offset[kMaxDimension] = { 0, 0, 0, 0 };
+  // BSpline and DisplacementField (1-D to 3-D): the grid of the coefficient images
+  // (start 0) or of the field's buffer, and its data (device pointers for the GPU,
+  // host pointers for the CPU path): one coefficient buffer per axis, or one
+  // interleaved field.
   std::int64_t   gridSize[3] = { 1, 1, 1 };
   std::int64_t   gridStart[3] = { 0, 0, 0 };
   double         gridOrigin[3] = { 0, 0, 0 };
@@ -101,35 +103,53 @@ AlmostEqualWithin4Ulps(double x, double y)
   return ulps <= 4;
 }
 
+/** Continuous index of physical point \a p along axis \a a of a B-spline stage's
+ * control grid (ITK's TransformPhysicalPointToContinuousIndex, row a). */
+template <int D>
+CIF_HD double
+BSplineGridIndex(const TransformStage & s, const double p[], int a)
+{
+  double x = 0.0;
+  for (int j = 0; j < D; ++j)
+  {
+    x = MulAddUnfused(s.gridPointToIndex[a][j], p[j] - s.gridOrigin[j], x);
+  }
+  return x;
+}
+
+/** Along axis \a a, at grid index \a x: ITK's InsideValidRegion test ([1, size - 2),
+ * a point within 4 ulps of the upper limit moved 6 ulps inside), then the first
+ * control point of the support and the 4 kernel weights. False: outside, where ITK
+ * returns the point unchanged. */
+CIF_HD bool
+BSplineAxisSupport(const TransformStage & s, int a, double x, std::int64_t & start, double w[4])
+{
+  const double maxLimit = static_cast<double>(s.gridSize[a]) - 1.0 - 1.0;
+  if (AlmostEqualWithin4Ulps(x, maxLimit))
+  {
+    x = BitsToDouble(DoubleBits(maxLimit) - 6);
+  }
+  else if (x >= maxLimit || x < 1.0)
+  {
+    return false;
+  }
+  start = static_cast<std::int64_t>(floor(x + 0.5 - 1.5));
+  double u = x - static_cast<double>(start);
+  for (int k = 0; k < 4; ++k)
+  {
+    w[k] = CubicBSplineKernel(u);
+    u -= 1.0;
+  }
+  return true;
+}
+
 /** The support of itk::BSplineTransform<double, D, 3> at point p: false where ITK
  * returns the point unchanged (outside the valid region); else the first control
  * point of the 4^D support and the kernel weights along each axis. */
 template <int D>
 CIF_HD bool
-BSplineSupport(const TransformStage & s, const double p[3], std::int64_t start[3], double w[3][4])
+BSplineSupport(const TransformStage & s, const double p[], std::int64_t start[3], double w[3][4])
 {
-  double x[3] = { 0, 0, 0 };
-  for (int i = 0; i < D; ++i)
-  {
-    for (int j = 0; j < D; ++j)
-    {
-      x[i] = MulAddUnfused(s.gridPointToIndex[i][j], p[j] - s.gridOrigin[j], x[i]);
-    }
-  }
-  // InsideValidRegion: [1, size - 2), a point within 4 ulps of the upper limit
-  // moved 6 ulps inside.
-  for (int a = 0; a < D; ++a)
-  {
-    const double maxLimit = static_cast<double>(s.gridSize[a]) - 1.0 - 1.0;
-    if (AlmostEqualWithin4Ulps(x[a], maxLimit))
-    {
-      x[a] = BitsToDouble(DoubleBits(maxLimit) - 6);
-    }
-    else if (x[a] >= maxLimit || x[a] < 1.0)
-    {
-      return false;
-    }
-  }
   for (int a = 0; a < 3; ++a)
   {
     start[a] = 0;
@@ -137,14 +157,10 @@ BSplineSupport(const TransformStage & s, const double p[3], std::int64_t start[3
     {
       w[a][0] = 1.0;
       w[a][1] = w[a][2] = w[a][3] = 0.0;
-      continue;
     }
-    start[a] = static_cast<std::int64_t>(floor(x[a] + 0.5 - 1.5));
-    double u = x[a] - static_cast<double>(start[a]);
-    for (int k = 0; k < 4; ++k)
+    else if (!BSplineAxisSupport(s, a, BSplineGridIndex<D>(s, p, a), start[a], w[a]))
     {
-      w[a][k] = CubicBSplineKernel(u);
-      u -= 1.0;
+      return false;
     }
   }
   return true;
@@ -277,16 +293,17 @@ ApplyDisplacementField(const TransformStage & s, const double p[3], double out[3
   }
 }
 
-/** Applies every stage of \a chain to \a p. */
+/** Applies every stage of \a chain to \a p (kMaxDimension entries, as \a out).
+ * Transforms with a grid (B-spline, displacement field) exist up to 3-D. */
 template <int D>
 CIF_HD void
-ApplyTransformChain(const TransformChain & chain, const double p[3], double out[3])
+ApplyTransformChain(const TransformChain & chain, const double p[kMaxDimension], double out[kMaxDimension])
 {
-  double q[3] = { p[0], p[1], p[2] };
+  double q[kMaxDimension] = { p[0], p[1], p[2], p[3] };
   for (int n = 0; n < chain.count; ++n)
   {
     const TransformStage & s = chain.stage[n];
-    double                 r[3] = { 0, 0, 0 };
+    double                 r[kMaxDimension] = { 0, 0, 0, 0 };
     if (s.kind == TransformKind::Affine)
     {
       for (int i = 0; i < D; ++i) // ITK: m_Matrix * point + m_Offset
@@ -298,21 +315,26 @@ ApplyTransformChain(const TransformChain & chain, const double p[3], double out[
         r[i] += s.offset[i];
       }
     }
-    else if (s.kind == TransformKind::BSpline)
+    else if constexpr (D <= 3)
     {
-      ApplyBSpline<D>(s, q, r);
+      if (s.kind == TransformKind::BSpline)
+      {
+        ApplyBSpline<D>(s, q, r);
+      }
+      else
+      {
+        ApplyDisplacementField<D>(s, q, r);
+      }
     }
-    else
+    for (int i = 0; i < kMaxDimension; ++i)
     {
-      ApplyDisplacementField<D>(s, q, r);
+      q[i] = r[i];
     }
-    q[0] = r[0];
-    q[1] = r[1];
-    q[2] = r[2];
   }
-  out[0] = q[0];
-  out[1] = q[1];
-  out[2] = q[2];
+  for (int i = 0; i < kMaxDimension; ++i)
+  {
+    out[i] = q[i];
+  }
 }
 } // namespace cif
 

@@ -18,13 +18,15 @@ namespace itk
  * prefilter that the interpolator would run) and evaluates the spline at every output
  * voxel in exact mode: on-the-fly weights over all 4^D coefficients, ITK's mirror
  * boundary, ITK's inside test and output cast, in double. Any other interpolator,
- * an extrapolator, or a pixel type outside the module's (scalar 2-D and 3-D images)
+ * an extrapolator, or a pixel type outside the module's (scalar 2-D to 4-D images)
  * runs the superclass unchanged. Multi-component images (RGB, vectors, VectorImage)
  * are resampled component by component with CubicBSplinePerComponent on.
  *
  * Transforms evaluated on the device: MatrixOffsetTransformBase and its subclasses,
  * TranslationTransform, IdentityTransform, cubic BSplineTransform, and
- * CompositeTransform chains of these. Any other transform is applied on the host
+ * CompositeTransform chains of these (4-D: the matrix-offset family, translation and
+ * identity; B-spline transforms and displacement fields are 2-D and 3-D). Any other
+ * transform is applied on the host
  * (multithreaded) and only the interpolation runs on the device: the answer is the
  * same, only slower.
  *
@@ -57,14 +59,14 @@ public:
   using CoefficientType = std::conditional_t<std::is_same_v<OutputComponentType, double>, double, float>;
 
   static constexpr bool TypesSupported =
-    (ImageDimension == 2 || ImageDimension == 3) && CudaImageTraits<TInputImage>::Components == 1 &&
+    ImageDimension >= 2 && ImageDimension <= 4 && CudaImageTraits<TInputImage>::Components == 1 &&
     CudaImageTraits<TOutputImage>::Components == 1 && IsCudaInputScalar<InputComponentType> &&
     IsCudaInputScalar<OutputComponentType> && std::is_same_v<TTransformPrecisionType, double>;
 
   /** Multi-component pixels (RGBPixel, Vector, CovariantVector, VectorImage) of the
-   * same component count in and out, 2-D or 3-D. */
+   * same component count in and out, 2-D to 4-D. */
   static constexpr bool ComponentsSupported =
-    (ImageDimension == 2 || ImageDimension == 3) && CudaImageTraits<TInputImage>::Components != 1 &&
+    ImageDimension >= 2 && ImageDimension <= 4 && CudaImageTraits<TInputImage>::Components != 1 &&
     CudaImageTraits<TInputImage>::Components == CudaImageTraits<TOutputImage>::Components &&
     !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage &&
     IsCudaInputScalar<InputComponentType> && IsCudaInputScalar<OutputComponentType> &&
@@ -80,8 +82,8 @@ public:
   /** Opt-in texture-accelerated mode (seed 002): 2^D hardware linear fetches per
    * voxel instead of 4^D exact terms. The texture unit's interpolation weights have
    * about 8 fractional bits, so values differ from the exact mode (measured in the
-   * README). GPU path and float coefficients (output other than double) only;
-   * elsewhere the exact mode runs. Off by default. */
+   * README). GPU path, 2-D and 3-D, float coefficients (output other than double)
+   * only; elsewhere the exact mode runs. Off by default. */
   itkSetMacro(UseTextureInterpolation, bool);
   itkGetConstMacro(UseTextureInterpolation, bool);
   itkBooleanMacro(UseTextureInterpolation);

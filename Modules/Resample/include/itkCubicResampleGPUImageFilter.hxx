@@ -91,22 +91,23 @@ template <typename TFilter, typename TBody>
 void
 ForEachOutputRow(TFilter * filter, const cif::ResampleGeometry & g, TBody && body)
 {
-  CudaParallelFor(filter->GetMultiThreader(), g.outputSize[1] * g.outputSize[2], body);
+  CudaParallelFor(filter->GetMultiThreader(), g.OutputRows(), body);
 }
 /** Points of the transforms the device cannot evaluate: ITK maps every output point
- * (3 doubles per output voxel), in parallel. */
+ * (D doubles per output voxel), in parallel. */
 template <unsigned int D, typename TFilter, typename TOutputImage, typename TTransform>
 std::vector<double>
 MapPointsOnHost(TFilter * filter, const cif::ResampleGeometry & g, const TOutputImage * output,
                 const TTransform * transform)
 {
-  std::vector<double> mapped(3 * static_cast<std::size_t>(g.OutputCount()), 0.0);
+  std::vector<double> mapped(D * static_cast<std::size_t>(g.OutputCount()), 0.0);
   ForEachOutputRow(filter, g, [&](std::int64_t row) {
     typename TOutputImage::IndexType index = output->GetBufferedRegion().GetIndex();
-    index[1] += row % g.outputSize[1];
-    if (D > 2)
+    std::int64_t                     rest = row;
+    for (unsigned int a = 1; a < D; ++a) // rows run over axes 1.., axis 1 fastest
     {
-      index[D - 1] += row / g.outputSize[1];
+      index[a] += rest % g.outputSize[a];
+      rest /= g.outputSize[a];
     }
     for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
     {
@@ -117,7 +118,7 @@ MapPointsOnHost(TFilter * filter, const cif::ResampleGeometry & g, const TOutput
       const auto   i = static_cast<std::size_t>(row * g.outputSize[0] + x);
       for (unsigned int a = 0; a < D; ++a)
       {
-        mapped[3 * i + a] = q[a];
+        mapped[D * i + a] = q[a];
       }
     }
   });
@@ -132,7 +133,7 @@ ResampleOnHost(TFilter * filter, const TC * coefficients, const cif::ResampleGeo
                TOut defaultValue, TOut * out)
 {
   ForEachOutputRow(filter, g, [&](std::int64_t row) {
-    double start[3], end[3];
+    double start[cif::kMaxDimension], end[cif::kMaxDimension];
     if (linearRows)
     {
       cif::RowEndpoints<static_cast<int>(D)>(g, hostChain, row, start, end);
@@ -143,7 +144,7 @@ ResampleOnHost(TFilter * filter, const TC * coefficients, const cif::ResampleGeo
       out[i] = linearRows ? cif::ResampleVoxelOnRow<static_cast<int>(D), TC, TOut>(coefficients, g, start, end, x,
                                                                                    defaultValue)
                           : cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
-                              coefficients, g, hostChain, mapped.empty() ? nullptr : &mapped[3 * i], i, defaultValue);
+                              coefficients, g, hostChain, mapped.empty() ? nullptr : &mapped[D * i], i, defaultValue);
     }
   });
 }
@@ -261,7 +262,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             out = outputScratch.As<TOut>();
           }
           const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
-          if constexpr (std::is_same_v<TC, float>)
+          constexpr bool texturesExist = std::is_same_v<TC, float> && D <= 3; // 4-D: exact mode always
+          if constexpr (texturesExist)
           {
             if (m_UseTextureInterpolation)
             {
@@ -270,7 +272,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                 defaultValue, out);
             }
           }
-          if (!m_UseTextureInterpolation || !std::is_same_v<TC, float>)
+          if (!m_UseTextureInterpolation || !texturesExist)
           {
             cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), g, deviceChain,
                                                                  mappedOnDevice.As<const double>(), linearRows,

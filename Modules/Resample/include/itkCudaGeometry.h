@@ -6,7 +6,7 @@
 
 namespace itk
 {
-/** ITK image geometry as the plain arrays the GPU layer uses (up to 3-D, unused
+/** ITK image geometry as the plain arrays the GPU layer uses (up to 4-D, unused
  * axes identity). The matrices are those ImageBase computes: index -> point is
  * Direction * diag(Spacing), point -> index its inverse. */
 template <unsigned int D>
@@ -22,32 +22,34 @@ IndexToPointMatrixOf(const ImageBase<D> * image)
   return image->GetDirection() * scale;
 }
 
-/** Copies a D x D matrix into the top-left of a 3 x 3 identity. */
-template <unsigned int D>
+/** Copies a D x D matrix into the top-left of an N x N identity (the plain arrays
+ * of the resampling layer: N = cif::kMaxDimension for images, 3 for transform grids). */
+template <unsigned int D, int N>
 void
-ToMatrix3(const Matrix<double, D, D> & m, double out[3][3])
+ToMatrixN(const Matrix<double, D, D> & m, double (&out)[N][N])
 {
-  for (unsigned int i = 0; i < 3; ++i)
+  static_assert(static_cast<int>(D) <= N, "the matrix does not fit");
+  for (int i = 0; i < N; ++i)
   {
-    for (unsigned int j = 0; j < 3; ++j)
+    for (int j = 0; j < N; ++j)
     {
-      out[i][j] = (i < D && j < D) ? m[i][j] : (i == j ? 1.0 : 0.0);
+      out[i][j] = (i < static_cast<int>(D) && j < static_cast<int>(D)) ? m[i][j] : (i == j ? 1.0 : 0.0);
     }
   }
 }
 
-template <unsigned int D>
+template <unsigned int D, int N>
 void
-IndexToPointMatrix(const ImageBase<D> * image, double m[3][3])
+IndexToPointMatrix(const ImageBase<D> * image, double (&m)[N][N])
 {
-  ToMatrix3<D>(IndexToPointMatrixOf<D>(image), m);
+  ToMatrixN<D>(IndexToPointMatrixOf<D>(image), m);
 }
 
-template <unsigned int D>
+template <unsigned int D, int N>
 void
-PointToIndexMatrix(const ImageBase<D> * image, double m[3][3])
+PointToIndexMatrix(const ImageBase<D> * image, double (&m)[N][N])
 {
-  ToMatrix3<D>(Matrix<double, D, D>(IndexToPointMatrixOf<D>(image).GetInverse()), m);
+  ToMatrixN<D>(Matrix<double, D, D>(IndexToPointMatrixOf<D>(image).GetInverse()), m);
 }
 } // namespace itk
 

@@ -63,7 +63,7 @@ public:
         const std::size_t count = stage.gridSize[0] * stage.gridSize[1] * stage.gridSize[2];
         if (stage.kind == cif::TransformKind::BSpline)
         {
-          for (unsigned int a = 0; a < D; ++a)
+          for (unsigned int a = 0; a < D && a < 3; ++a)
           {
             m_DeviceChain.stage[s].coefficients[a] = this->Upload(stage.coefficients[a], count);
           }
@@ -135,50 +135,70 @@ private:
     {
       stage.kind = cif::TransformKind::Affine;
     }
-    else if (const auto * bspline = dynamic_cast<const BSplineTransform<double, D, 3> *>(transform))
-    {
-      const auto & images = bspline->GetCoefficientImages();
-      if (images[0]->GetBufferPointer() == nullptr)
-      {
-        return false; // ITK warns and returns the point; let ITK do that
-      }
-      stage.kind = cif::TransformKind::BSpline;
-      const auto size = images[0]->GetLargestPossibleRegion().GetSize();
-      for (unsigned int i = 0; i < D; ++i)
-      {
-        stage.gridSize[i] = static_cast<std::int64_t>(size[i]);
-        stage.gridOrigin[i] = images[0]->GetOrigin()[i];
-        stage.coefficients[i] = images[i]->GetBufferPointer();
-      }
-      PointToIndexMatrix<D>(images[0].GetPointer(), stage.gridPointToIndex);
-    }
-    else if (const auto * displacement = dynamic_cast<const DisplacementFieldTransform<double, D> *>(transform))
-    {
-      using Field = typename DisplacementFieldTransform<double, D>::DisplacementFieldType;
-      const Field * field = displacement->GetDisplacementField();
-      if (field == nullptr ||
-          dynamic_cast<const VectorLinearInterpolateImageFunction<Field, double> *>(displacement->GetInterpolator()) ==
-            nullptr)
-      {
-        return false; // another interpolator: ITK maps the points
-      }
-      stage.kind = cif::TransformKind::DisplacementField;
-      const auto region = field->GetBufferedRegion();
-      for (unsigned int i = 0; i < D; ++i)
-      {
-        stage.gridSize[i] = static_cast<std::int64_t>(region.GetSize()[i]);
-        stage.gridStart[i] = region.GetIndex()[i];
-        stage.gridOrigin[i] = field->GetOrigin()[i];
-      }
-      stage.field = reinterpret_cast<const double *>(field->GetBufferPointer());
-      PointToIndexMatrix<D>(field, stage.gridPointToIndex);
-    }
-    else
+    else if (!this->AppendGridTransform(transform, stage))
     {
       return false;
     }
     ++m_Chain.count;
     return true;
+  }
+
+  /** The transforms with a grid (cubic B-spline, displacement field), 1-D to 3-D. */
+  bool
+  AppendGridTransform(const TransformType * transform, cif::TransformStage & stage)
+  {
+    if constexpr (D <= 3)
+    {
+      if (const auto * bspline = dynamic_cast<const BSplineTransform<double, D, 3> *>(transform))
+      {
+        const auto & images = bspline->GetCoefficientImages();
+        if (images[0]->GetBufferPointer() == nullptr)
+        {
+          return false; // ITK warns and returns the point; let ITK do that
+        }
+        stage.kind = cif::TransformKind::BSpline;
+        const auto size = images[0]->GetLargestPossibleRegion().GetSize();
+        for (unsigned int i = 0; i < D; ++i)
+        {
+          stage.gridSize[i] = static_cast<std::int64_t>(size[i]);
+          stage.gridOrigin[i] = images[0]->GetOrigin()[i];
+          stage.coefficients[i] = images[i]->GetBufferPointer();
+        }
+        PointToIndexMatrix<D>(images[0].GetPointer(), stage.gridPointToIndex);
+      }
+      else if (const auto * displacement = dynamic_cast<const DisplacementFieldTransform<double, D> *>(transform))
+      {
+        using Field = typename DisplacementFieldTransform<double, D>::DisplacementFieldType;
+        const Field * field = displacement->GetDisplacementField();
+        if (field == nullptr ||
+            dynamic_cast<const VectorLinearInterpolateImageFunction<Field, double> *>(displacement->GetInterpolator()) ==
+              nullptr)
+        {
+          return false; // another interpolator: ITK maps the points
+        }
+        stage.kind = cif::TransformKind::DisplacementField;
+        const auto region = field->GetBufferedRegion();
+        for (unsigned int i = 0; i < D; ++i)
+        {
+          stage.gridSize[i] = static_cast<std::int64_t>(region.GetSize()[i]);
+          stage.gridStart[i] = region.GetIndex()[i];
+          stage.gridOrigin[i] = field->GetOrigin()[i];
+        }
+        stage.field = reinterpret_cast<const double *>(field->GetBufferPointer());
+        PointToIndexMatrix<D>(field, stage.gridPointToIndex);
+      }
+      else
+      {
+        return false;
+      }
+      return true;
+    }
+    else
+    {
+      (void)transform;
+      (void)stage;
+      return false;
+    }
   }
 
   cif::TransformChain            m_Chain;

@@ -109,7 +109,7 @@ protected:
           {
             const cif::TransformChain & host = chain.HostChain();
             CudaParallelFor(this->GetMultiThreader(), count, [&](std::int64_t i) {
-              double p[3], q[3];
+              double p[cif::kMaxDimension], q[cif::kMaxDimension];
               cif::OutputPoint<static_cast<int>(D)>(g, i, p);
               cif::ApplyTransformChain<static_cast<int>(D)>(host, p, q);
               for (unsigned int a = 0; a < D; ++a)

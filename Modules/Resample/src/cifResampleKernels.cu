@@ -30,7 +30,7 @@ ResampleKernel(const TCoefficient * coefficients, ResampleGeometry geometry, Tra
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
     output[i] = ResampleVoxel<D, TCoefficient, TOut>(
-      coefficients, geometry, chain, mappedPoints ? mappedPoints + 3 * i : nullptr, i, defaultValue);
+      coefficients, geometry, chain, mappedPoints ? mappedPoints + D * i : nullptr, i, defaultValue);
   }
 }
 
@@ -38,11 +38,12 @@ template <int D>
 __global__ void
 RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * endpoints)
 {
-  const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
+  const std::int64_t rows = geometry.OutputRows();
   for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows;
        row += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
-    RowEndpoints<D>(geometry, chain, row, endpoints + 6 * row, endpoints + 6 * row + 3);
+    double * e = endpoints + 2 * kMaxDimension * row;
+    RowEndpoints<D>(geometry, chain, row, e, e + kMaxDimension);
   }
 }
 
@@ -58,12 +59,12 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
   ResampleRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry, TransformChain chain,
                      InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
 {
-  __shared__ double  ends[kRowsPerBlock][6];
-  const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
+  __shared__ double  ends[kRowsPerBlock][2 * kMaxDimension];
+  const std::int64_t rows = geometry.OutputRows();
   const std::int64_t firstRow = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock;
   if (threadIdx.x < kRowsPerBlock && firstRow + threadIdx.x < rows)
   {
-    RowEndpoints<D>(geometry, chain, firstRow + threadIdx.x, ends[threadIdx.x], ends[threadIdx.x] + 3);
+    RowEndpoints<D>(geometry, chain, firstRow + threadIdx.x, ends[threadIdx.x], ends[threadIdx.x] + kMaxDimension);
   }
   __syncthreads();
   const std::int64_t x = static_cast<std::int64_t>(blockIdx.y) * kThreads + threadIdx.x;
@@ -77,7 +78,7 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
   for (int r = 0; r < rowsHere; ++r, out += geometry.outputSize[0])
   {
     *out = ResampleVoxelOnRowAt<D, TCoefficient, TOut, Indexable32>(coefficients, geometry, bounds, ends[r],
-                                                                    ends[r] + 3, alpha, defaultValue);
+                                                                    ends[r] + kMaxDimension, alpha, defaultValue);
   }
 }
 
@@ -89,7 +90,7 @@ DisplacementFieldKernel(ResampleGeometry geometry, TransformChain chain, TOut * 
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
-    double p[3], q[3];
+    double p[kMaxDimension], q[kMaxDimension];
     OutputPoint<D>(geometry, i, p);
     ApplyTransformChain<D>(chain, p, q);
     for (int a = 0; a < D; ++a)
@@ -97,6 +98,113 @@ DisplacementFieldKernel(ResampleGeometry geometry, TransformChain chain, TOut * 
       field[D * i + a] = static_cast<TOut>(q[a] - p[a]);
     }
   }
+}
+
+/** Control columns a B-spline field row can hold in shared memory (D sums each). */
+constexpr int kMaxFieldColumns = 1024;
+
+/** The B-spline field when the output's rows run along the control grid's first axis
+ * (the usual case in registration: field and control grid share the fixed image's
+ * direction): then every voxel of an output row has the same support and weights
+ * along the other axes, exactly (the matrices' zeros make those grid indices
+ * independent of the row position). So a block, one per row, first folds those axes
+ * into one partial sum per control column and component (16 terms each), and each
+ * voxel then sums 4 columns instead of 4^D control points. ITK's valid-region rule
+ * and weights are applied per axis as in ApplyBSpline; only the order of the sum
+ * differs (within 1e-16 relative). */
+template <int D, typename TOut>
+__global__ void __launch_bounds__(kThreads)
+  BSplineFieldRowsKernel(ResampleGeometry geometry, TransformStage stage, TOut * __restrict__ field)
+{
+  __shared__ double columns[D][kMaxFieldColumns];
+  const std::int64_t row = blockIdx.x;
+  std::int64_t       index[kMaxDimension] = { geometry.outputStart[0], 0, 0, 0 };
+  std::int64_t       rest = row;
+  for (int a = 1; a < D; ++a)
+  {
+    index[a] = geometry.outputStart[a] + rest % geometry.outputSize[a];
+    rest /= geometry.outputSize[a];
+  }
+  // The row's support along axes 1..D-1, from its first voxel (the same for all).
+  double p[kMaxDimension];
+  IndexToOutputPoint<D>(geometry, index, p);
+  std::int64_t start[3] = { 0, 0, 0 };
+  double       w[3][4] = { { 0, 0, 0, 0 }, { 1, 0, 0, 0 }, { 1, 0, 0, 0 } };
+  bool         rowValid = true;
+  for (int a = 1; a < D; ++a)
+  {
+    rowValid = rowValid && BSplineAxisSupport(stage, a, BSplineGridIndex<D>(stage, p, a), start[a], w[a]);
+  }
+  if (rowValid)
+  {
+    constexpr int KY = D > 1 ? 4 : 1;
+    constexpr int KZ = D > 2 ? 4 : 1;
+    for (int column = threadIdx.x; column < stage.gridSize[0]; column += blockDim.x)
+    {
+      double sum[3] = { 0, 0, 0 };
+      for (int kz = 0; kz < KZ; ++kz)
+      {
+        for (int ky = 0; ky < KY; ++ky)
+        {
+          const std::int64_t at = (start[2] + kz) * (stage.gridSize[0] * stage.gridSize[1]) +
+                                  (start[1] + ky) * stage.gridSize[0] + column;
+          const double       wyz = w[1][ky] * w[2][kz];
+          for (int c = 0; c < D; ++c)
+          {
+            sum[c] += wyz * stage.coefficients[c][at];
+          }
+        }
+      }
+      for (int c = 0; c < D; ++c)
+      {
+        columns[c][column] = sum[c];
+      }
+    }
+  }
+  __syncthreads();
+  const std::int64_t width = geometry.outputSize[0];
+  TOut *             out = field + static_cast<std::int64_t>(D) * row * width;
+  for (std::int64_t x = threadIdx.x; x < width; x += blockDim.x)
+  {
+    index[0] = geometry.outputStart[0] + x;
+    IndexToOutputPoint<D>(geometry, index, p);
+    double q[3] = { p[0], p[1], p[2] };
+    double wx[4];
+    if (rowValid && BSplineAxisSupport(stage, 0, BSplineGridIndex<D>(stage, p, 0), start[0], wx))
+    {
+      for (int c = 0; c < D; ++c)
+      {
+        const double * column = &columns[c][start[0]];
+        q[c] = p[c] + (wx[0] * column[0] + wx[1] * column[1] + wx[2] * column[2] + wx[3] * column[3]);
+      }
+    }
+    for (int c = 0; c < D; ++c)
+    {
+      out[D * x + c] = static_cast<TOut>(q[c] - p[c]);
+    }
+  }
+}
+
+/** Whether BSplineFieldRowsKernel applies: a single cubic B-spline stage whose grid
+ * indices along axes 1.. do not depend on the output's first index (exact zeros in
+ * both matrices), with a control grid narrow enough for shared memory. */
+template <int D>
+bool
+FieldRowsShareTheirSupport(const ResampleGeometry & geometry, const TransformChain & chain)
+{
+  if (D < 2 || D > 3 || chain.count != 1 || chain.stage[0].kind != TransformKind::BSpline ||
+      chain.stage[0].gridSize[0] > kMaxFieldColumns || geometry.OutputRows() > 0x7FFFFFFF)
+  {
+    return false;
+  }
+  for (int a = 1; a < D; ++a)
+  {
+    if (geometry.outputIndexToPoint[a][0] != 0.0 || chain.stage[0].gridPointToIndex[a][0] != 0.0)
+    {
+      return false;
+    }
+  }
+  return true;
 }
 
 template <int D, typename TCoefficient>
@@ -131,7 +239,7 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
   }
   if (linearRows && mappedPoints == nullptr)
   {
-    const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
+    const std::int64_t rows = geometry.OutputRows();
     const dim3         blocks(static_cast<unsigned int>((rows + kRowsPerBlock - 1) / kRowsPerBlock),
                       static_cast<unsigned int>((geometry.outputSize[0] + kThreads - 1) / kThreads));
     const InsideBounds bounds = MakeInsideBounds(geometry.input);
@@ -157,7 +265,7 @@ template <int D>
 void
 RowEndpointsOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, double * endpoints)
 {
-  const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
+  const std::int64_t rows = geometry.OutputRows();
   if (rows == 0)
   {
     return;
@@ -174,6 +282,16 @@ DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChai
   if (count == 0)
   {
     return;
+  }
+  if constexpr (D <= 3)
+  {
+    if (FieldRowsShareTheirSupport<D>(geometry, chain))
+    {
+      BSplineFieldRowsKernel<D, TOut>
+        <<<static_cast<unsigned int>(geometry.OutputRows()), kThreads>>>(geometry, chain.stage[0], field);
+      CIF_CUDA_CHECK_LAUNCH();
+      return;
+    }
   }
   DisplacementFieldKernel<D, TOut><<<BlocksFor(count), kThreads>>>(geometry, chain, field);
   CIF_CUDA_CHECK_LAUNCH();

@@ -169,26 +169,26 @@ TexturedResampleKernel(cudaTextureObject_t texture, ResampleGeometry geometry, T
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
-    double x[3] = { 0, 0, 0 };
+    double x[kMaxDimension] = { 0, 0, 0, 0 };
     if (rowEndpoints)
     {
       const std::int64_t row = i / width;
-      const double *     e = rowEndpoints + 6 * row;
-      ContinuousIndexOnRow<D>(geometry, e, e + 3, i - row * width, x);
+      const double *     e = rowEndpoints + 2 * kMaxDimension * row;
+      ContinuousIndexOnRow<D>(geometry, e, e + kMaxDimension, i - row * width, x);
     }
     else
     {
-      double q[3];
+      double q[kMaxDimension] = { 0, 0, 0, 0 };
       if (mappedPoints)
       {
-        for (int a = 0; a < 3; ++a)
+        for (int a = 0; a < D; ++a)
         {
-          q[a] = a < D ? mappedPoints[3 * i + a] : 0.0;
+          q[a] = mappedPoints[D * i + a];
         }
       }
       else
       {
-        double p[3];
+        double p[kMaxDimension];
         OutputPoint<D>(geometry, i, p);
         ApplyTransformChain<D>(chain, p, q);
       }
@@ -217,8 +217,8 @@ ResampleWithTexturesOnDevice(const float * coefficients, const ResampleGeometry 
   DeviceBuffer             endpoints;
   if (linearRows && mappedPoints == nullptr)
   {
-    const std::int64_t rows = geometry.outputSize[1] * geometry.outputSize[2];
-    endpoints.Allocate(static_cast<std::size_t>(rows) * 6 * sizeof(double));
+    const std::int64_t rows = geometry.OutputRows();
+    endpoints.Allocate(static_cast<std::size_t>(rows) * 2 * kMaxDimension * sizeof(double));
     RowEndpointsOnDevice<D>(geometry, chain, endpoints.As<double>());
   }
   TexturedResampleKernel<D, TOut><<<BlocksFor(count), kThreads>>>(

@@ -23,20 +23,21 @@ CubicResampleGPUFactory::OverrideFor()
 
 CubicResampleGPUFactory::CubicResampleGPUFactory()
 {
-  auto bothDimensions = [this](auto inputTag, auto outputTag) {
+  auto everyDimension = [this](auto inputTag, auto outputTag) {
     using TIn = typename decltype(inputTag)::type;
     using TOut = typename decltype(outputTag)::type;
     this->OverrideFor<TIn, TOut, 2>();
     this->OverrideFor<TIn, TOut, 3>();
+    this->OverrideFor<TIn, TOut, 4>();
   };
-  bothDimensions(std::common_type<unsigned char>{}, std::common_type<unsigned char>{});
-  bothDimensions(std::common_type<short>{}, std::common_type<short>{});
-  bothDimensions(std::common_type<unsigned short>{}, std::common_type<unsigned short>{});
-  bothDimensions(std::common_type<float>{}, std::common_type<float>{});
-  bothDimensions(std::common_type<double>{}, std::common_type<double>{});
-  bothDimensions(std::common_type<unsigned char>{}, std::common_type<float>{});
-  bothDimensions(std::common_type<short>{}, std::common_type<float>{});
-  bothDimensions(std::common_type<unsigned short>{}, std::common_type<float>{});
+  everyDimension(std::common_type<unsigned char>{}, std::common_type<unsigned char>{});
+  everyDimension(std::common_type<short>{}, std::common_type<short>{});
+  everyDimension(std::common_type<unsigned short>{}, std::common_type<unsigned short>{});
+  everyDimension(std::common_type<float>{}, std::common_type<float>{});
+  everyDimension(std::common_type<double>{}, std::common_type<double>{});
+  everyDimension(std::common_type<unsigned char>{}, std::common_type<float>{});
+  everyDimension(std::common_type<short>{}, std::common_type<float>{});
+  everyDimension(std::common_type<unsigned short>{}, std::common_type<float>{});
 }
 
 const char *
