@@ -100,87 +100,120 @@ DisplacementFieldKernel(ResampleGeometry geometry, TransformChain chain, TOut * 
   }
 }
 
-/** Control columns a B-spline field row can hold in shared memory (D sums each). */
-constexpr int kMaxFieldColumns = 1024;
+/** Output rows per block of BSplineFieldRowsKernel, and the control columns each
+ * row's partial sums can hold in shared memory (a 125-cell mesh along x). */
+constexpr int kFieldRowsPerBlock = 8;
+constexpr int kMaxFieldColumns = 128;
 
 /** The B-spline field when the output's rows run along the control grid's first axis
  * (the usual case in registration: field and control grid share the fixed image's
  * direction): then every voxel of an output row has the same support and weights
  * along the other axes, exactly (the matrices' zeros make those grid indices
- * independent of the row position). So a block, one per row, first folds those axes
- * into one partial sum per control column and component (16 terms each), and each
- * voxel then sums 4 columns instead of 4^D control points. ITK's valid-region rule
- * and weights are applied per axis as in ApplyBSpline; only the order of the sum
- * differs (within 1e-16 relative). */
+ * independent of the row position). So a block of kFieldRowsPerBlock rows first
+ * folds those axes into one partial sum per row, control column and component (16
+ * terms each), and each voxel then sums 4 columns instead of 4^D control points.
+ * ITK's valid-region rule and weights are applied per axis as in ApplyBSpline; only
+ * the order of the sum differs (within 1e-16 relative). */
 template <int D, typename TOut>
 __global__ void __launch_bounds__(kThreads)
   BSplineFieldRowsKernel(ResampleGeometry geometry, TransformStage stage, TOut * __restrict__ field)
 {
-  __shared__ double columns[D][kMaxFieldColumns];
-  const std::int64_t row = blockIdx.x;
-  std::int64_t       index[kMaxDimension] = { geometry.outputStart[0], 0, 0, 0 };
-  std::int64_t       rest = row;
-  for (int a = 1; a < D; ++a)
-  {
-    index[a] = geometry.outputStart[a] + rest % geometry.outputSize[a];
-    rest /= geometry.outputSize[a];
-  }
-  // The row's support along axes 1..D-1, from its first voxel (the same for all).
-  double p[kMaxDimension];
-  IndexToOutputPoint<D>(geometry, index, p);
-  std::int64_t start[3] = { 0, 0, 0 };
-  double       w[3][4] = { { 0, 0, 0, 0 }, { 1, 0, 0, 0 }, { 1, 0, 0, 0 } };
-  bool         rowValid = true;
-  for (int a = 1; a < D; ++a)
-  {
-    rowValid = rowValid && BSplineAxisSupport(stage, a, BSplineGridIndex<D>(stage, p, a), start[a], w[a]);
-  }
-  if (rowValid)
-  {
-    constexpr int KY = D > 1 ? 4 : 1;
-    constexpr int KZ = D > 2 ? 4 : 1;
-    for (int column = threadIdx.x; column < stage.gridSize[0]; column += blockDim.x)
+  __shared__ double       columns[kFieldRowsPerBlock][D][kMaxFieldColumns];
+  __shared__ std::int64_t rowStart[kFieldRowsPerBlock][3];
+  __shared__ double       rowWeights[kFieldRowsPerBlock][3][4];
+  __shared__ bool         rowValid[kFieldRowsPerBlock];
+  const std::int64_t      rows = geometry.OutputRows();
+  const std::int64_t      firstRow = static_cast<std::int64_t>(blockIdx.x) * kFieldRowsPerBlock;
+  const int rowsHere = rows - firstRow < kFieldRowsPerBlock ? static_cast<int>(rows - firstRow) : kFieldRowsPerBlock;
+
+  // Each row's support along axes 1..D-1, from its first voxel (the same for all).
+  const auto rowIndex = [&](int r, std::int64_t index[kMaxDimension]) {
+    std::int64_t rest = firstRow + r;
+    index[0] = geometry.outputStart[0];
+    index[1] = index[2] = index[3] = 0;
+    for (int a = 1; a < D; ++a)
     {
-      double sum[3] = { 0, 0, 0 };
-      for (int kz = 0; kz < KZ; ++kz)
+      index[a] = geometry.outputStart[a] + rest % geometry.outputSize[a];
+      rest /= geometry.outputSize[a];
+    }
+  };
+  if (threadIdx.x < rowsHere)
+  {
+    const int    r = threadIdx.x;
+    std::int64_t index[kMaxDimension];
+    rowIndex(r, index);
+    double p[kMaxDimension];
+    IndexToOutputPoint<D>(geometry, index, p);
+    bool valid = true;
+    for (int a = 1; a < 3; ++a)
+    {
+      rowStart[r][a] = 0;
+      rowWeights[r][a][0] = 1.0;
+      rowWeights[r][a][1] = rowWeights[r][a][2] = rowWeights[r][a][3] = 0.0;
+      if (a < D)
       {
-        for (int ky = 0; ky < KY; ++ky)
-        {
-          const std::int64_t at = (start[2] + kz) * (stage.gridSize[0] * stage.gridSize[1]) +
-                                  (start[1] + ky) * stage.gridSize[0] + column;
-          const double       wyz = w[1][ky] * w[2][kz];
-          for (int c = 0; c < D; ++c)
-          {
-            sum[c] += wyz * stage.coefficients[c][at];
-          }
-        }
-      }
-      for (int c = 0; c < D; ++c)
-      {
-        columns[c][column] = sum[c];
+        valid = valid && BSplineAxisSupport(stage, a, BSplineGridIndex<D>(stage, p, a), rowStart[r][a], rowWeights[r][a]);
       }
     }
+    rowValid[r] = valid;
   }
   __syncthreads();
-  const std::int64_t width = geometry.outputSize[0];
-  TOut *             out = field + static_cast<std::int64_t>(D) * row * width;
-  for (std::int64_t x = threadIdx.x; x < width; x += blockDim.x)
+  const int width = static_cast<int>(stage.gridSize[0]);
+  for (int item = threadIdx.x; item < rowsHere * width; item += blockDim.x)
   {
-    index[0] = geometry.outputStart[0] + x;
-    IndexToOutputPoint<D>(geometry, index, p);
-    double q[3] = { p[0], p[1], p[2] };
-    double wx[4];
-    if (rowValid && BSplineAxisSupport(stage, 0, BSplineGridIndex<D>(stage, p, 0), start[0], wx))
+    const int r = item / width, column = item - r * width;
+    if (!rowValid[r])
     {
-      for (int c = 0; c < D; ++c)
+      continue;
+    }
+    constexpr int KY = D > 1 ? 4 : 1;
+    constexpr int KZ = D > 2 ? 4 : 1;
+    double        sum[3] = { 0, 0, 0 };
+    for (int kz = 0; kz < KZ; ++kz)
+    {
+      for (int ky = 0; ky < KY; ++ky)
       {
-        const double * column = &columns[c][start[0]];
-        q[c] = p[c] + (wx[0] * column[0] + wx[1] * column[1] + wx[2] * column[2] + wx[3] * column[3]);
+        const std::int64_t at = (rowStart[r][2] + kz) * (stage.gridSize[0] * stage.gridSize[1]) +
+                                (rowStart[r][1] + ky) * stage.gridSize[0] + column;
+        const double       wyz = rowWeights[r][1][ky] * rowWeights[r][2][kz];
+        for (int c = 0; c < D; ++c)
+        {
+          sum[c] += wyz * stage.coefficients[c][at];
+        }
       }
     }
     for (int c = 0; c < D; ++c)
     {
-      out[D * x + c] = static_cast<TOut>(q[c] - p[c]);
+      columns[r][c][column] = sum[c];
+    }
+  }
+  __syncthreads();
+  const std::int64_t outputWidth = geometry.outputSize[0];
+  for (int r = 0; r < rowsHere; ++r)
+  {
+    std::int64_t index[kMaxDimension];
+    rowIndex(r, index);
+    TOut * out = field + static_cast<std::int64_t>(D) * (firstRow + r) * outputWidth;
+    for (std::int64_t x = threadIdx.x; x < outputWidth; x += blockDim.x)
+    {
+      index[0] = geometry.outputStart[0] + x;
+      double p[kMaxDimension];
+      IndexToOutputPoint<D>(geometry, index, p);
+      double       q[3] = { p[0], p[1], p[2] };
+      double       wx[4];
+      std::int64_t startX;
+      if (rowValid[r] && BSplineAxisSupport(stage, 0, BSplineGridIndex<D>(stage, p, 0), startX, wx))
+      {
+        for (int c = 0; c < D; ++c)
+        {
+          const double * column = &columns[r][c][startX];
+          q[c] = p[c] + (wx[0] * column[0] + wx[1] * column[1] + wx[2] * column[2] + wx[3] * column[3]);
+        }
+      }
+      for (int c = 0; c < D; ++c)
+      {
+        out[D * x + c] = static_cast<TOut>(q[c] - p[c]);
+      }
     }
   }
 }
@@ -193,7 +226,7 @@ bool
 FieldRowsShareTheirSupport(const ResampleGeometry & geometry, const TransformChain & chain)
 {
   if (D < 2 || D > 3 || chain.count != 1 || chain.stage[0].kind != TransformKind::BSpline ||
-      chain.stage[0].gridSize[0] > kMaxFieldColumns || geometry.OutputRows() > 0x7FFFFFFF)
+      chain.stage[0].gridSize[0] > kMaxFieldColumns || geometry.OutputRows() > 0x3FFFFFFFll)
   {
     return false;
   }
@@ -287,8 +320,8 @@ DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChai
   {
     if (FieldRowsShareTheirSupport<D>(geometry, chain))
     {
-      BSplineFieldRowsKernel<D, TOut>
-        <<<static_cast<unsigned int>(geometry.OutputRows()), kThreads>>>(geometry, chain.stage[0], field);
+      const std::int64_t blocks = (geometry.OutputRows() + kFieldRowsPerBlock - 1) / kFieldRowsPerBlock;
+      BSplineFieldRowsKernel<D, TOut><<<static_cast<unsigned int>(blocks), kThreads>>>(geometry, chain.stage[0], field);
       CIF_CUDA_CHECK_LAUNCH();
       return;
     }
