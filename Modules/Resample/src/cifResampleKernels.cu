@@ -100,31 +100,41 @@ DisplacementFieldKernel(ResampleGeometry geometry, TransformChain chain, TOut * 
   }
 }
 
-/** Output rows per block of BSplineFieldRowsKernel, and the control columns each
+/** Output rows per block of the B-spline row kernels, and the control columns each
  * row's partial sums can hold in shared memory (a 125-cell mesh along x). */
-constexpr int kFieldRowsPerBlock = 8;
-constexpr int kMaxFieldColumns = 128;
+constexpr int kBSplineRowsPerBlock = 8;
+constexpr int kMaxBSplineColumns = 128;
 
-/** The B-spline field when the output's rows run along the control grid's first axis
- * (the usual case in registration: field and control grid share the fixed image's
- * direction): then every voxel of an output row has the same support and weights
- * along the other axes, exactly (the matrices' zeros make those grid indices
- * independent of the row position). So a block of kFieldRowsPerBlock rows first
- * folds those axes into one partial sum per row, control column and component (16
- * terms each), and each voxel then sums 4 columns instead of 4^D control points.
- * ITK's valid-region rule and weights are applied per axis as in ApplyBSpline; only
- * the order of the sum differs (within 1e-16 relative). */
-template <int D, typename TOut>
-__global__ void __launch_bounds__(kThreads)
-  BSplineFieldRowsKernel(ResampleGeometry geometry, TransformStage stage, TOut * __restrict__ field)
+/** What a block of B-spline rows keeps in shared memory: per row, the support along
+ * axes 1.. and the partial sums of every control column. */
+struct BSplineRowsShared
 {
-  __shared__ double       columns[kFieldRowsPerBlock][D][kMaxFieldColumns];
-  __shared__ std::int64_t rowStart[kFieldRowsPerBlock][3];
-  __shared__ double       rowWeights[kFieldRowsPerBlock][3][4];
-  __shared__ bool         rowValid[kFieldRowsPerBlock];
-  const std::int64_t      rows = geometry.OutputRows();
-  const std::int64_t      firstRow = static_cast<std::int64_t>(blockIdx.x) * kFieldRowsPerBlock;
-  const int rowsHere = rows - firstRow < kFieldRowsPerBlock ? static_cast<int>(rows - firstRow) : kFieldRowsPerBlock;
+  double       columns[kBSplineRowsPerBlock][3][kMaxBSplineColumns];
+  std::int64_t rowStart[kBSplineRowsPerBlock][3];
+  double       rowWeights[kBSplineRowsPerBlock][3][4];
+  bool         rowValid[kBSplineRowsPerBlock];
+};
+
+/** A single cubic B-spline stage applied to every voxel of the block's
+ * kBSplineRowsPerBlock output rows, when the rows run along the control grid's first
+ * axis (the usual case in registration: image and control grid in the fixed image's
+ * direction; see RowsShareBSplineSupport). Then every voxel of an output row has the
+ * same support and weights along the other axes, exactly (the matrices' zeros make
+ * those grid indices independent of the row position). So the block first folds
+ * those axes into one partial sum per row, control column and component (16 terms
+ * each), and each voxel then sums 4 columns instead of 4^D control points. ITK's
+ * valid-region rule and weights are applied per axis as in ApplyBSpline; only the
+ * order of the sum differs (within 1e-16 relative). Calls voxel(row, x, p, q) with
+ * the voxel's physical point p and its image q. */
+template <int D, typename TVoxel>
+__device__ void
+MapBSplineRows(const ResampleGeometry & geometry, const TransformStage & stage, BSplineRowsShared & shared,
+               TVoxel && voxel)
+{
+  const std::int64_t rows = geometry.OutputRows();
+  const std::int64_t firstRow = static_cast<std::int64_t>(blockIdx.x) * kBSplineRowsPerBlock;
+  const int          rowsHere =
+    rows - firstRow < kBSplineRowsPerBlock ? static_cast<int>(rows - firstRow) : kBSplineRowsPerBlock;
 
   // Each row's support along axes 1..D-1, from its first voxel (the same for all).
   const auto rowIndex = [&](int r, std::int64_t index[kMaxDimension]) {
@@ -147,35 +157,36 @@ __global__ void __launch_bounds__(kThreads)
     bool valid = true;
     for (int a = 1; a < 3; ++a)
     {
-      rowStart[r][a] = 0;
-      rowWeights[r][a][0] = 1.0;
-      rowWeights[r][a][1] = rowWeights[r][a][2] = rowWeights[r][a][3] = 0.0;
+      shared.rowStart[r][a] = 0;
+      shared.rowWeights[r][a][0] = 1.0;
+      shared.rowWeights[r][a][1] = shared.rowWeights[r][a][2] = shared.rowWeights[r][a][3] = 0.0;
       if (a < D)
       {
-        valid = valid && BSplineAxisSupport(stage, a, BSplineGridIndex<D>(stage, p, a), rowStart[r][a], rowWeights[r][a]);
+        valid = valid && BSplineAxisSupport(stage, a, BSplineGridIndex<D>(stage, p, a), shared.rowStart[r][a],
+                                            shared.rowWeights[r][a]);
       }
     }
-    rowValid[r] = valid;
+    shared.rowValid[r] = valid;
   }
   __syncthreads();
   const int width = static_cast<int>(stage.gridSize[0]);
   for (int item = threadIdx.x; item < rowsHere * width; item += blockDim.x)
   {
     const int r = item / width, column = item - r * width;
-    if (!rowValid[r])
+    if (!shared.rowValid[r])
     {
       continue;
     }
-    constexpr int KY = D > 1 ? 4 : 1;
-    constexpr int KZ = D > 2 ? 4 : 1;
-    double        sum[3] = { 0, 0, 0 };
+    constexpr int      KY = D > 1 ? 4 : 1;
+    constexpr int      KZ = D > 2 ? 4 : 1;
+    const std::int64_t start[3] = { column, shared.rowStart[r][1], shared.rowStart[r][2] };
+    double             sum[3] = { 0, 0, 0 };
     for (int kz = 0; kz < KZ; ++kz)
     {
       for (int ky = 0; ky < KY; ++ky)
       {
-        const std::int64_t at = (rowStart[r][2] + kz) * (stage.gridSize[0] * stage.gridSize[1]) +
-                                (rowStart[r][1] + ky) * stage.gridSize[0] + column;
-        const double       wyz = rowWeights[r][1][ky] * rowWeights[r][2][kz];
+        const std::int64_t at = BSplineSupportRow<D>(stage, start, ky, kz);
+        const double       wyz = shared.rowWeights[r][1][ky] * shared.rowWeights[r][2][kz];
         for (int c = 0; c < D; ++c)
         {
           sum[c] += wyz * stage.coefficients[c][at];
@@ -184,49 +195,81 @@ __global__ void __launch_bounds__(kThreads)
     }
     for (int c = 0; c < D; ++c)
     {
-      columns[r][c][column] = sum[c];
+      shared.columns[r][c][column] = sum[c];
     }
   }
   __syncthreads();
-  const std::int64_t outputWidth = geometry.outputSize[0];
   for (int r = 0; r < rowsHere; ++r)
   {
     std::int64_t index[kMaxDimension];
     rowIndex(r, index);
-    TOut * out = field + static_cast<std::int64_t>(D) * (firstRow + r) * outputWidth;
-    for (std::int64_t x = threadIdx.x; x < outputWidth; x += blockDim.x)
+    for (std::int64_t x = threadIdx.x; x < geometry.outputSize[0]; x += blockDim.x)
     {
       index[0] = geometry.outputStart[0] + x;
       double p[kMaxDimension];
       IndexToOutputPoint<D>(geometry, index, p);
-      double       q[3] = { p[0], p[1], p[2] };
+      double       q[kMaxDimension] = { p[0], p[1], p[2], 0.0 };
       double       wx[4];
       std::int64_t startX;
-      if (rowValid[r] && BSplineAxisSupport(stage, 0, BSplineGridIndex<D>(stage, p, 0), startX, wx))
+      if (shared.rowValid[r] && BSplineAxisSupport(stage, 0, BSplineGridIndex<D>(stage, p, 0), startX, wx))
       {
         for (int c = 0; c < D; ++c)
         {
-          const double * column = &columns[r][c][startX];
+          const double * column = &shared.columns[r][c][startX];
           q[c] = p[c] + (wx[0] * column[0] + wx[1] * column[1] + wx[2] * column[2] + wx[3] * column[3]);
         }
       }
-      for (int c = 0; c < D; ++c)
-      {
-        out[D * x + c] = static_cast<TOut>(q[c] - p[c]);
-      }
+      voxel(firstRow + r, x, p, q);
     }
   }
 }
 
-/** Whether BSplineFieldRowsKernel applies: a single cubic B-spline stage whose grid
- * indices along axes 1.. do not depend on the output's first index (exact zeros in
- * both matrices), with a control grid narrow enough for shared memory. */
+/** The displacement field T(p) - p through MapBSplineRows. */
+template <int D, typename TOut>
+__global__ void __launch_bounds__(kThreads)
+  BSplineFieldRowsKernel(ResampleGeometry geometry, TransformStage stage, TOut * __restrict__ field)
+{
+  __shared__ BSplineRowsShared shared;
+  const std::int64_t           width = geometry.outputSize[0];
+  MapBSplineRows<D>(geometry, stage, shared,
+                    [&](std::int64_t row, std::int64_t x, const double p[kMaxDimension], const double q[kMaxDimension]) {
+                      TOut * out = field + static_cast<std::int64_t>(D) * (row * width + x);
+                      for (int c = 0; c < D; ++c)
+                      {
+                        out[c] = static_cast<TOut>(q[c] - p[c]);
+                      }
+                    });
+}
+
+/** Resampling through a B-spline transform (the warp of elastic registration)
+ * through MapBSplineRows: each voxel's image point, then as ResampleVoxel. */
+template <int D, typename TCoefficient, typename TOut>
+__global__ void __launch_bounds__(kThreads)
+  ResampleBSplineRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry,
+                            TransformStage stage, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
+{
+  __shared__ BSplineRowsShared shared;
+  const std::int64_t           width = geometry.outputSize[0];
+  MapBSplineRows<D>(geometry, stage, shared,
+                    [&](std::int64_t row, std::int64_t x, const double *, const double q[kMaxDimension]) {
+                      double index[kMaxDimension];
+                      InputContinuousIndex<D>(geometry, q, index);
+                      output[row * width + x] =
+                        InsideBounded<D>(index, bounds)
+                          ? CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, geometry.input, index))
+                          : defaultValue;
+                    });
+}
+
+/** Whether MapBSplineRows applies: a single cubic B-spline stage whose grid indices
+ * along axes 1.. do not depend on the output's first index (exact zeros in both
+ * matrices), with a control grid narrow enough for shared memory. */
 template <int D>
 bool
-FieldRowsShareTheirSupport(const ResampleGeometry & geometry, const TransformChain & chain)
+RowsShareBSplineSupport(const ResampleGeometry & geometry, const TransformChain & chain)
 {
   if (D < 2 || D > 3 || chain.count != 1 || chain.stage[0].kind != TransformKind::BSpline ||
-      chain.stage[0].gridSize[0] > kMaxFieldColumns || geometry.OutputRows() > 0x3FFFFFFFll)
+      chain.stage[0].gridSize[0] > kMaxBSplineColumns || geometry.OutputRows() > 0x3FFFFFFFll)
   {
     return false;
   }
@@ -238,6 +281,13 @@ FieldRowsShareTheirSupport(const ResampleGeometry & geometry, const TransformCha
     }
   }
   return true;
+}
+
+/** Blocks of kBSplineRowsPerBlock output rows. */
+unsigned int
+BSplineRowBlocks(const ResampleGeometry & geometry)
+{
+  return static_cast<unsigned int>((geometry.OutputRows() + kBSplineRowsPerBlock - 1) / kBSplineRowsPerBlock);
 }
 
 template <int D, typename TCoefficient>
@@ -289,6 +339,16 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
     CIF_CUDA_CHECK_LAUNCH();
     return;
   }
+  if constexpr (D <= 3)
+  {
+    if (mappedPoints == nullptr && RowsShareBSplineSupport<D>(geometry, chain))
+    {
+      ResampleBSplineRowsKernel<D, TCoefficient, TOut><<<BSplineRowBlocks(geometry), kThreads>>>(
+        coefficients, geometry, chain.stage[0], MakeInsideBounds(geometry.input), defaultValue, output);
+      CIF_CUDA_CHECK_LAUNCH();
+      return;
+    }
+  }
   ResampleKernel<D, TCoefficient, TOut>
     <<<BlocksFor(count), kThreads>>>(coefficients, geometry, chain, mappedPoints, defaultValue, output);
   CIF_CUDA_CHECK_LAUNCH();
@@ -318,10 +378,9 @@ DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChai
   }
   if constexpr (D <= 3)
   {
-    if (FieldRowsShareTheirSupport<D>(geometry, chain))
+    if (RowsShareBSplineSupport<D>(geometry, chain))
     {
-      const std::int64_t blocks = (geometry.OutputRows() + kFieldRowsPerBlock - 1) / kFieldRowsPerBlock;
-      BSplineFieldRowsKernel<D, TOut><<<static_cast<unsigned int>(blocks), kThreads>>>(geometry, chain.stage[0], field);
+      BSplineFieldRowsKernel<D, TOut><<<BSplineRowBlocks(geometry), kThreads>>>(geometry, chain.stage[0], field);
       CIF_CUDA_CHECK_LAUNCH();
       return;
     }
