@@ -1,0 +1,207 @@
+// What the cubic resampling tests share: the inputs (anisotropic, rotated grids with
+// non-zero start indices), random transforms, the output geometry, ITK's resampling
+// and the module's, and the comparison with ITK's inside test.
+#ifndef cifResampleTestSupport_h
+#define cifResampleTestSupport_h
+
+#include "cifTestHelpers.h"
+#include "itkAffineTransform.h"
+#include "itkBSplineInterpolateImageFunction.h"
+#include "itkBSplineTransform.h"
+#include "itkCubicResampleGPUImageFilter.h"
+#include "itkResampleImageFilter.h"
+
+#include <random>
+
+namespace cif_resample_test
+{
+using namespace cif_test;
+
+enum class Path
+{
+  CPU,
+  GPU
+};
+
+template <unsigned int D>
+itk::Matrix<double, D, D>
+RotationDirection(double angle)
+{
+  itk::Matrix<double, D, D> m;
+  m.SetIdentity();
+  m[0][0] = std::cos(angle);
+  m[0][1] = -std::sin(angle);
+  m[1][0] = std::sin(angle);
+  m[1][1] = std::cos(angle);
+  return m;
+}
+
+/** An input with anisotropic spacing, a rotated direction, a non-zero start index. */
+template <typename TImage>
+typename TImage::Pointer
+MakeInput(const typename TImage::SizeType & size, Content content, std::uint32_t seed)
+{
+  constexpr unsigned int      D = TImage::ImageDimension;
+  typename TImage::IndexType start;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    start[a] = static_cast<itk::IndexValueType>(a) * 3 - 2;
+  }
+  auto image = MakeImage<TImage>(size, start, content, seed, 0.0, 200.0);
+  typename TImage::PointType origin;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    origin[a] = 1.5 - 2.0 * a;
+  }
+  image->SetOrigin(origin);
+  image->SetDirection(RotationDirection<D>(0.2));
+  return image;
+}
+
+template <unsigned int D>
+typename itk::AffineTransform<double, D>::Pointer
+RandomAffine(std::mt19937 & rng, double scale = 1.0, const itk::Point<double, D> * centre = nullptr)
+{
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto                                   affine = itk::AffineTransform<double, D>::New();
+  if (centre)
+  {
+    affine->SetCenter(*centre);
+  }
+  typename itk::AffineTransform<double, D>::OutputVectorType translation;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    translation[a] = 2.0 * u(rng);
+  }
+  affine->Rotate(0, 1, 0.3 * u(rng));
+  affine->Scale(1.0 + 0.1 * scale * u(rng));
+  affine->Shear(0, 1, 0.05 * u(rng));
+  affine->Translate(translation);
+  return affine;
+}
+
+/** A cubic B-spline transform over the input's physical extent with random
+ * control-point displacements of up to \a amplitude. */
+template <unsigned int D>
+typename itk::BSplineTransform<double, D, 3>::Pointer
+RandomBSpline(const itk::ImageBase<D> * domain, unsigned int meshSize, double amplitude, std::mt19937 & rng)
+{
+  using BSpline = itk::BSplineTransform<double, D, 3>;
+  auto                                   bspline = BSpline::New();
+  typename BSpline::PhysicalDimensionsType extent;
+  typename BSpline::MeshSizeType           mesh;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    extent[a] = domain->GetSpacing()[a] * (domain->GetLargestPossibleRegion().GetSize()[a] - 1);
+    mesh[a] = meshSize;
+  }
+  // origin at the domain's first index, along the domain's direction
+  typename itk::ImageBase<D>::PointType origin;
+  domain->TransformIndexToPhysicalPoint(domain->GetLargestPossibleRegion().GetIndex(), origin);
+  bspline->SetTransformDomainOrigin(origin);
+  bspline->SetTransformDomainDirection(domain->GetDirection());
+  bspline->SetTransformDomainPhysicalDimensions(extent);
+  bspline->SetTransformDomainMeshSize(mesh);
+  typename BSpline::ParametersType parameters(bspline->GetNumberOfParameters());
+  std::uniform_real_distribution<double> u(-amplitude, amplitude);
+  for (auto & p : parameters)
+  {
+    p = u(rng);
+  }
+  bspline->SetParameters(parameters);
+  bspline->SetParametersByValue(parameters); // own the parameters
+  return bspline;
+}
+
+template <typename TIn, typename TOut>
+typename TOut::Pointer
+ResampleWithITK(const TIn * input, const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
+                const TOut * geometry, double defaultValue)
+{
+  auto resample = itk::ResampleImageFilter<TIn, TOut>::New();
+  auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
+  interpolator->SetSplineOrder(3);
+  resample->SetInput(input);
+  resample->SetInterpolator(interpolator);
+  resample->SetTransform(transform);
+  resample->SetOutputParametersFromImage(geometry);
+  resample->SetDefaultPixelValue(static_cast<typename TOut::PixelType>(defaultValue));
+  resample->Update();
+  typename TOut::Pointer out = resample->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
+template <typename TIn, typename TOut>
+typename TOut::Pointer
+ResampleWithModule(const TIn * input, const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
+                   const TOut * geometry, double defaultValue, Path path)
+{
+  using Filter = itk::CubicResampleGPUImageFilter<TIn, TOut>;
+  auto resample = Filter::New();
+  auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
+  interpolator->SetSplineOrder(3);
+  resample->SetInput(input);
+  resample->SetInterpolator(interpolator);
+  resample->SetTransform(transform);
+  resample->SetOutputParametersFromImage(geometry);
+  resample->SetDefaultPixelValue(static_cast<typename TOut::PixelType>(defaultValue));
+  resample->SetUseGPU(path == Path::GPU);
+  resample->Update();
+  EXPECT_EQ(resample->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
+  typename TOut::Pointer out = resample->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
+/** Output grid: other spacing, origin, size and start index than the input. */
+template <typename TOut>
+typename TOut::Pointer
+OutputGeometry(const typename TOut::SizeType & size)
+{
+  constexpr unsigned int D = TOut::ImageDimension;
+  auto                   out = TOut::New();
+  typename TOut::IndexType start;
+  typename TOut::SpacingType spacing;
+  typename TOut::PointType origin;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    start[a] = 1 + static_cast<itk::IndexValueType>(a);
+    spacing[a] = 0.6 + 0.15 * a;
+    origin[a] = -3.0 + a;
+  }
+  out->SetRegions(typename TOut::RegionType(start, size));
+  out->SetSpacing(spacing);
+  out->SetOrigin(origin);
+  return out;
+}
+
+/** Compares with ITK: the same voxels take the default value (ITK's inside test),
+ * and the others agree within \a tolerance. */
+template <typename TOut, typename TRef>
+void
+ExpectSameResample(const TOut * got, const TRef * want, double defaultValue, double tolerance)
+{
+  const std::size_t count = want->GetBufferedRegion().GetNumberOfPixels();
+  ASSERT_EQ(got->GetBufferedRegion(), want->GetBufferedRegion());
+  std::size_t insideMismatch = 0, inside = 0;
+  double      maxAbs = 0;
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    const double a = got->GetBufferPointer()[i], b = want->GetBufferPointer()[i];
+    const bool   aOut = a == defaultValue, bOut = b == defaultValue;
+    if (aOut != bOut)
+    {
+      ++insideMismatch;
+      continue;
+    }
+    inside += !bOut;
+    maxAbs = std::max(maxAbs, std::fabs(a - b));
+  }
+  EXPECT_EQ(insideMismatch, 0u) << "voxels where only one side gave the default value";
+  EXPECT_GT(inside, count / 4) << "too few output voxels inside the input to test anything";
+  EXPECT_LE(maxAbs, tolerance) << "over " << inside << " voxels inside";
+}
+} // namespace cif_resample_test
+
+#endif
