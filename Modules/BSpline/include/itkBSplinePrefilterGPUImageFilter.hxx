@@ -158,7 +158,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
       }
 
       // The input, once on the device, becomes the starting coefficients (converted
-      // to T on the device when its scalar type differs).
+      // to T on the device when its scalar type differs). A same-typed input already
+      // on the device is read by the prefilter's first pass itself: no copy pass.
       cif::DeviceBuffer staging;
       const TIn *       source = nullptr;
       if constexpr (inputIsCuda)
@@ -175,11 +176,12 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
         staging.Upload(input->GetBufferPointer(), inputBytes);
         source = staging.As<TIn>();
       }
+      const T * samples = coefficients;
       if (source != nullptr)
       {
         if constexpr (sameType)
         {
-          cif::CopyDeviceToDevice(coefficients, source, bytes);
+          samples = source;
         }
         else
         {
@@ -187,7 +189,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
         }
       }
 
-      cif::PrefilterOnDevice<T>(coefficients, shape, poles, m_BoundaryMode);
+      cif::PrefilterOnDevice<T>(samples, coefficients, shape, poles, m_BoundaryMode);
       cif::Synchronize();
 
       if constexpr (!outputIsCuda)

@@ -117,6 +117,14 @@ protected:
   CubicResampleGPUImageFilter() = default;
   ~CubicResampleGPUImageFilter() override = default;
 
+  /** On the module's path, the whole input (what the module prefilters, as ITK's
+   * B-spline interpolator does) and nothing else. ResampleImageFilter's own version
+   * hands the input to the interpolator here, and a BSplineInterpolateImageFunction
+   * then runs ITK's single-threaded CPU prefilter over the whole input (downloading
+   * a CudaImage first) — the work this filter does on the GPU. */
+  void
+  GenerateInputRequestedRegion() override;
+
   void
   GenerateData() override;
 

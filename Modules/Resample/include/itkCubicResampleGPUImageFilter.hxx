@@ -171,6 +171,22 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  GenerateInputRequestedRegion()
+{
+  if (!this->UsesModulePath())
+  {
+    Superclass::GenerateInputRequestedRegion();
+    return;
+  }
+  if (auto * input = const_cast<TInputImage *>(this->GetInput()))
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   GenerateData()
 {
   if (!this->UsesModulePath())
@@ -215,15 +231,23 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       if (m_UseGPU && cif::IsGPUAvailable())
       {
         CIF_ITK_TRY_CUDA([&] {
-          constexpr bool    inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
-          constexpr bool    outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
-          const std::size_t needed = inputCount * (sizeof(TC) + (inputIsCuda ? 0 : sizeof(TIn))) +
+          constexpr bool inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
+          constexpr bool outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
+          // Where the input's scalars are the coefficients' type, no conversion pass:
+          // the prefilter's first pass reads the samples where they lie (uploaded
+          // straight into the coefficients, or a CudaImage's own device buffer), and a
+          // CudaImage of coefficients is interpolated in place.
+          constexpr bool sameType = std::is_same_v<TIn, TC>;
+          const bool     borrowsInput = inputIsCuda && sameType && m_InputIsCoefficients;
+          constexpr bool needsStaging = !inputIsCuda && !sameType;
+          const std::size_t needed = inputCount * ((borrowsInput ? 0 : sizeof(TC)) + (needsStaging ? sizeof(TIn) : 0)) +
                                      mapped.size() * sizeof(double) + outputCount * sizeof(TOut);
           std::ostringstream what;
           what << "cubic resampling of a " << inputCount << "-voxel image into " << outputCount << " voxels";
           cif::RequireDeviceMemory(needed, what.str());
 
-          cif::DeviceBuffer coefficients(inputCount * sizeof(TC));
+          cif::DeviceBuffer ownCoefficients;
+          const TC *        coefficients = nullptr;
           {
             cif::DeviceBuffer staging;
             const TIn *       source = nullptr;
@@ -231,16 +255,42 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             {
               source = static_cast<const TIn *>(input->GetDeviceBufferForReading());
             }
-            else
+            if constexpr (inputIsCuda && sameType)
             {
-              staging.Allocate(inputCount * sizeof(TIn));
-              staging.Upload(input->GetBufferPointer(), inputCount * sizeof(TIn));
-              source = staging.As<TIn>();
+              coefficients = m_InputIsCoefficients ? source : nullptr;
             }
-            cif::ConvertOnDevice<TIn, TC>(source, coefficients.As<TC>(), inputCount);
-            if (!m_InputIsCoefficients)
+            if (coefficients == nullptr)
             {
-              cif::PrefilterOnDevice<TC>(coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror);
+              ownCoefficients.Allocate(inputCount * sizeof(TC));
+              TC * own = ownCoefficients.As<TC>();
+              if constexpr (!inputIsCuda && sameType)
+              {
+                ownCoefficients.Upload(input->GetBufferPointer(), inputCount * sizeof(TC));
+                source = own;
+              }
+              else if constexpr (needsStaging)
+              {
+                staging.Allocate(inputCount * sizeof(TIn));
+                staging.Upload(input->GetBufferPointer(), inputCount * sizeof(TIn));
+                source = staging.As<TIn>();
+              }
+              if constexpr (sameType)
+              {
+                // m_InputIsCoefficients here means a host input, already uploaded
+                if (!m_InputIsCoefficients)
+                {
+                  cif::PrefilterOnDevice<TC>(source, own, shape, poles, cif::BoundaryMode::Mirror);
+                }
+              }
+              else
+              {
+                cif::ConvertOnDevice<TIn, TC>(source, own, inputCount);
+                if (!m_InputIsCoefficients)
+                {
+                  cif::PrefilterOnDevice<TC>(own, shape, poles, cif::BoundaryMode::Mirror);
+                }
+              }
+              coefficients = own;
             }
             cif::Synchronize();
           }
@@ -268,13 +318,12 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             if (m_UseTextureInterpolation)
             {
               cif::ResampleWithTexturesOnDevice<static_cast<int>(D), TOut>(
-                coefficients.As<const float>(), g, deviceChain, mappedOnDevice.As<const double>(), linearRows,
-                defaultValue, out);
+                coefficients, g, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue, out);
             }
           }
           if (!m_UseTextureInterpolation || !texturesExist)
           {
-            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), g, deviceChain,
+            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients, g, deviceChain,
                                                                  mappedOnDevice.As<const double>(), linearRows,
                                                                  defaultValue, out);
           }

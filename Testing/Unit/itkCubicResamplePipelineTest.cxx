@@ -1,0 +1,200 @@
+// CubicResampleGPUImageFilter inside pipelines: coefficients left on the device by
+// BSplinePrefilterGPUImageFilter (InputIsCoefficients, no host round trip, counted
+// transfers), a CudaImage of samples (prefiltered on the device without touching the
+// input's buffer), a host image of coefficients (CPU and GPU paths), and ITK's own
+// CPU prefilter never run by the filter. Every result is compared with ITK's
+// ResampleImageFilter + BSplineInterpolateImageFunction on the samples.
+#include "cifDeviceBuffer.h"
+#include "cifResampleTestSupport.h"
+#include "itkBSplineDecompositionImageFilter.h"
+#include "itkBSplinePrefilterGPUImageFilter.h"
+#include "itkCudaImage.h"
+#include "itkLinearInterpolateImageFunction.h"
+
+#include <vector>
+
+namespace
+{
+using namespace cif_test;
+using namespace cif_resample_test;
+
+using HostImage = itk::Image<float, 3>;
+using DeviceImage = itk::CudaImage<float, 3>;
+constexpr double kDefaultValue = -7.0;
+constexpr double kFloatTolerance = 4e-6 * 200.0; // as the float tests of itkCubicResampleTest
+
+/** The samples, a random affine about them and ITK's answer, from one fresh seed. */
+struct Case
+{
+  std::uint32_t                               seed = FreshSeed();
+  HostImage::Pointer                          samples = MakeInput<HostImage>({ { 29, 25, 21 } }, Content::Random, seed);
+  HostImage::Pointer                          geometry = OutputGeometry<HostImage>({ { 27, 24, 19 } });
+  itk::AffineTransform<double, 3>::Pointer    affine;
+  HostImage::Pointer                          want;
+
+  Case()
+  {
+    std::mt19937 rng(seed);
+    affine = RandomAffine<3>(rng);
+    want = ResampleWithITK<HostImage, HostImage>(samples, affine, geometry, kDefaultValue);
+  }
+};
+
+template <typename TIn, typename TOut>
+typename itk::CubicResampleGPUImageFilter<TIn, TOut>::Pointer
+MakeResampler(const Case & c, bool inputIsCoefficients, Path path)
+{
+  auto resample = itk::CubicResampleGPUImageFilter<TIn, TOut>::New();
+  auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
+  interpolator->SetSplineOrder(3);
+  resample->SetInterpolator(interpolator);
+  resample->SetTransform(c.affine);
+  resample->SetOutputParametersFromImage(c.geometry);
+  resample->SetDefaultPixelValue(static_cast<float>(kDefaultValue));
+  resample->SetInputIsCoefficients(inputIsCoefficients);
+  resample->SetUseGPU(path == Path::GPU);
+  return resample;
+}
+
+/** host samples -> GPU prefilter -> CudaImage of coefficients -> resampler ->
+ * CudaImage: one upload, nothing downloaded until the result is read, and ITK's
+ * values. */
+TEST(CubicResampleGPU, ResamplesCoefficientsLeftOnTheDeviceByThePrefilter)
+{
+  CIF_REQUIRE_GPU();
+  const Case c;
+  SCOPED_TRACE(testing::Message() << "seed " << c.seed);
+  auto prefilter = itk::BSplinePrefilterGPUImageFilter<HostImage, DeviceImage>::New();
+  prefilter->SetInput(c.samples);
+  auto resample = MakeResampler<DeviceImage, DeviceImage>(c, true, Path::GPU);
+  resample->SetInput(prefilter->GetOutput());
+
+  cif::TransferCounters::Reset();
+  resample->Update();
+  EXPECT_EQ(resample->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
+  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(),
+            itk::CudaImageDataManager::Residency::DeviceOnly);
+  const DeviceImage * result = resample->GetOutput();
+  EXPECT_EQ(result->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 1u);
+  EXPECT_EQ(cif::TransferCounters::Get().downloads, 0u);
+
+  ExpectSameResample(result, c.want.GetPointer(), kDefaultValue, kFloatTolerance);
+  EXPECT_EQ(cif::TransferCounters::Get().downloads, 1u); // reading the result
+  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(),
+            itk::CudaImageDataManager::Residency::DeviceOnly);
+}
+
+/** A CudaImage of samples: prefiltered on the device into the filter's own buffer, so
+ * the input still holds its samples afterwards and a second run gives the same. */
+TEST(CubicResampleGPU, CudaImageOfSamplesIsPrefilteredWithoutChangingIt)
+{
+  CIF_REQUIRE_GPU();
+  const Case c;
+  SCOPED_TRACE(testing::Message() << "seed " << c.seed);
+  auto onDevice = DeviceImage::New();
+  onDevice->CopyInformation(c.samples);
+  onDevice->SetRegions(c.samples->GetBufferedRegion());
+  onDevice->Allocate();
+  const std::size_t count = c.samples->GetBufferedRegion().GetNumberOfPixels();
+  std::copy(c.samples->GetBufferPointer(), c.samples->GetBufferPointer() + count, onDevice->GetBufferPointer());
+  onDevice->GetDeviceBufferForReading(); // the samples now live on the device too
+
+  auto resample = MakeResampler<DeviceImage, HostImage>(c, false, Path::GPU);
+  resample->SetInput(onDevice);
+  cif::TransferCounters::Reset();
+  resample->Update();
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 0u) << "the input was already on the device";
+  ExpectSameResample(resample->GetOutput(), c.want.GetPointer(), kDefaultValue, kFloatTolerance);
+
+  // Read the input back from the device: the samples, to the bit.
+  onDevice->GetDeviceBufferForWriting(true); // the device copy is now the only current one
+  const DeviceImage * input = onDevice;
+  const float *       back = input->GetBufferPointer();
+  EXPECT_TRUE(std::equal(back, back + count, c.samples->GetBufferPointer())) << "the filter wrote into its input";
+
+  resample->Modified();
+  resample->Update();
+  ExpectSameResample(resample->GetOutput(), c.want.GetPointer(), kDefaultValue, kFloatTolerance);
+}
+
+/** A host image of coefficients (ITK's own BSplineDecompositionImageFilter) with
+ * InputIsCoefficients: ITK's resampling of the samples, on either path. */
+void
+CheckHostCoefficients(Path path)
+{
+  const Case c;
+  SCOPED_TRACE(testing::Message() << "seed " << c.seed << (path == Path::GPU ? ", GPU" : ", CPU"));
+  auto decomposition = itk::BSplineDecompositionImageFilter<HostImage, HostImage>::New();
+  decomposition->SetSplineOrder(3);
+  decomposition->SetInput(c.samples);
+  auto resample = MakeResampler<HostImage, HostImage>(c, true, path);
+  resample->SetInput(decomposition->GetOutput());
+  resample->Update();
+  EXPECT_EQ(resample->GetLastExecutionPath(), path == Path::GPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+  ExpectSameResample(resample->GetOutput(), c.want.GetPointer(), kDefaultValue, kFloatTolerance);
+}
+
+TEST(CubicResampleCPU, ResamplesHostCoefficients) { CheckHostCoefficients(Path::CPU); }
+
+/** A B-spline interpolator that counts the images handed to it: ITK's interpolator
+ * runs its CPU prefilter over the whole image in SetInputImage. */
+class CountingInterpolator : public itk::BSplineInterpolateImageFunction<HostImage, double, double>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CountingInterpolator);
+  using Self = CountingInterpolator;
+  using Superclass = itk::BSplineInterpolateImageFunction<HostImage, double, double>;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+  void
+  SetInputImage(const HostImage * image) override
+  {
+    imagesHandedIn += image != nullptr;
+    Superclass::SetInputImage(image);
+  }
+  int imagesHandedIn = 0;
+
+protected:
+  CountingInterpolator() = default;
+  ~CountingInterpolator() override = default;
+};
+
+/** The filter prefilters itself (GPU, or its multithreaded CPU path) and never hands
+ * the input to ITK's interpolator, which would run ITK's single-threaded CPU
+ * prefilter over it on top (ResampleImageFilter does so in
+ * GenerateInputRequestedRegion and BeforeThreadedGenerateData). */
+void
+CheckNeverRunsITKsPrefilter(Path path)
+{
+  const Case c;
+  SCOPED_TRACE(testing::Message() << "seed " << c.seed << (path == Path::GPU ? ", GPU" : ", CPU"));
+  auto resample = MakeResampler<HostImage, HostImage>(c, false, path);
+  auto counting = CountingInterpolator::New();
+  counting->SetSplineOrder(3);
+  resample->SetInterpolator(counting);
+  resample->SetInput(c.samples);
+  resample->Update();
+  EXPECT_EQ(resample->GetLastExecutionPath(), path == Path::GPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+  EXPECT_EQ(counting->imagesHandedIn, 0);
+  ExpectSameResample(resample->GetOutput(), c.want.GetPointer(), kDefaultValue, kFloatTolerance);
+
+  // With another interpolator the filter is ITK's own, which does hand it the image.
+  auto linear = itk::LinearInterpolateImageFunction<HostImage, double>::New();
+  resample->SetInterpolator(linear);
+  resample->Update();
+  EXPECT_EQ(resample->GetLastExecutionPath(), itk::CudaExecutionPath::ITK);
+}
+
+TEST(CubicResampleCPU, NeverRunsITKsPrefilter) { CheckNeverRunsITKsPrefilter(Path::CPU); }
+TEST(CubicResampleGPU, NeverRunsITKsPrefilter)
+{
+  CIF_REQUIRE_GPU();
+  CheckNeverRunsITKsPrefilter(Path::GPU);
+}
+TEST(CubicResampleGPU, ResamplesHostCoefficients)
+{
+  CIF_REQUIRE_GPU();
+  CheckHostCoefficients(Path::GPU);
+}
+} // namespace
