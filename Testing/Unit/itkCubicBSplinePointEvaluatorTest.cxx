@@ -1,5 +1,8 @@
 // Batched point evaluation against BSplineInterpolateImageFunction::Evaluate and
-// EvaluateDerivative, and seed 002's discontinuity check on a B-spline deformation.
+// EvaluateDerivative (host vectors, and device buffers that never leave the GPU;
+// 2-D to 4-D), its errors, and seed 002's discontinuity check on a B-spline
+// deformation.
+#include "cifDeviceBuffer.h"
 #include "cifTestHelpers.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplineTransform.h"
@@ -10,19 +13,28 @@ namespace
 {
 using namespace cif_test;
 
+/** How the points reach the evaluator: host vectors (Evaluate), or device buffers
+ * (EvaluateOnDevice: points, values and gradients in device memory). */
+enum class Api
+{
+  HostVectors,
+  DeviceBuffers
+};
+
 template <unsigned int D, typename TCoefficient>
 void
-CheckPoints(bool useGPU)
+CheckPoints(bool useGPU, Api api = Api::HostVectors)
 {
   using Image = itk::Image<float, D>;
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << D << "-D, " << (useGPU ? "GPU" : "CPU") << ", " << typeid(TCoefficient).name()
-                                  << ", seed " << seed);
+                                  << (api == Api::DeviceBuffers ? ", device buffers" : ", host vectors") << ", seed "
+                                  << seed);
   itk::Size<D>  size;
   itk::Index<D> start;
   for (unsigned int a = 0; a < D; ++a)
   {
-    size[a] = 20 + 3 * a;
+    size[a] = D == 4 ? 12 + 2 * a : 20 + 3 * a;
     start[a] = static_cast<itk::IndexValueType>(a) - 1;
   }
   auto image = MakeImage<Image>(size, start, Content::Smooth, seed, 0.0, 100.0);
@@ -57,7 +69,27 @@ CheckPoints(bool useGPU)
   EXPECT_EQ(evaluator->GetCoefficientsOnDevice(), useGPU);
   std::vector<double>                                                                        values;
   std::vector<typename itk::CubicBSplinePointEvaluatorGPU<Image, TCoefficient>::GradientType> gradients;
-  evaluator->Evaluate(points, values, &gradients);
+  if (api == Api::HostVectors)
+  {
+    evaluator->Evaluate(points, values, &gradients);
+  }
+  else
+  {
+    const std::size_t pointBytes = points.size() * D * sizeof(double);
+    cif::DeviceBuffer devicePoints(pointBytes), deviceValues(points.size() * sizeof(double)), deviceGradients(pointBytes);
+    devicePoints.Upload(points.data(), pointBytes);
+    cif::TransferCounters::Reset();
+    evaluator->EvaluateOnDevice(devicePoints.As<const double>(), static_cast<std::int64_t>(points.size()),
+                                deviceValues.As<double>(), deviceGradients.As<double>());
+    cif::Synchronize();
+    EXPECT_EQ(cif::TransferCounters::Get().uploads + cif::TransferCounters::Get().downloads, 0u);
+    values.resize(points.size());
+    gradients.resize(points.size());
+    deviceValues.Download(values.data(), values.size() * sizeof(double));
+    deviceGradients.Download(gradients.data(), pointBytes);
+  }
+  ASSERT_EQ(values.size(), points.size());
+  ASSERT_EQ(gradients.size(), points.size());
 
   double maxValue = 0, maxGradient = 0, scaleGradient = 0;
   for (std::size_t i = 0; i < points.size(); ++i)
@@ -78,6 +110,7 @@ CheckPoints(bool useGPU)
 
 TEST(PointEvaluatorCPU, MatchesITK2D) { CheckPoints<2, float>(false); }
 TEST(PointEvaluatorCPU, MatchesITK3DDouble) { CheckPoints<3, double>(false); }
+TEST(PointEvaluatorCPU, MatchesITK4D) { CheckPoints<4, float>(false); }
 TEST(PointEvaluatorGPU, MatchesITK2D)
 {
   CIF_REQUIRE_GPU();
@@ -88,6 +121,43 @@ TEST(PointEvaluatorGPU, MatchesITK3D)
   CIF_REQUIRE_GPU();
   CheckPoints<3, float>(true);
   CheckPoints<3, double>(true);
+}
+TEST(PointEvaluatorGPU, MatchesITK4D)
+{
+  CIF_REQUIRE_GPU();
+  CheckPoints<4, float>(true);
+}
+TEST(PointEvaluatorGPU, DeviceBuffersMatchITK)
+{
+  CIF_REQUIRE_GPU();
+  CheckPoints<2, double>(true, Api::DeviceBuffers);
+  CheckPoints<3, float>(true, Api::DeviceBuffers);
+}
+
+/** No input image, or device buffers without coefficients on the device: an
+ * itk::ExceptionObject that says so, not a crash. */
+TEST(PointEvaluatorCPU, BadUseRaisesExceptions)
+{
+  using Image = itk::Image<float, 2>;
+  auto                            evaluator = itk::CubicBSplinePointEvaluatorGPU<Image>::New();
+  std::vector<Image::PointType>   points(3);
+  std::vector<double>             values;
+  EXPECT_THROW(evaluator->Evaluate(points, values), itk::ExceptionObject);
+  EXPECT_THROW(evaluator->SetInputImage(Image::New()), itk::ExceptionObject); // empty
+
+  evaluator->SetUseGPU(false);
+  evaluator->SetInputImage(MakeImage<Image>({ { 9, 7 } }, { { 0, 0 } }, Content::Random, FreshSeed()));
+  double dummy = 0;
+  try
+  {
+    evaluator->EvaluateOnDevice(&dummy, 1, &dummy);
+    ADD_FAILURE() << "EvaluateOnDevice ran without coefficients on the device";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("coefficients on the device"), std::string::npos)
+      << e.GetDescription();
+  }
 }
 
 /** Seed 002's check: along a line crossing control-grid cell borders, a cubic

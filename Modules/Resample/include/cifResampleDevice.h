@@ -32,13 +32,6 @@ template <int D, typename TOut>
 CudaImageFilters_EXPORT void
 DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, TOut * field);
 
-/** Values (and, with \a indexGradients, index-space gradients: 3 per point) of the
- * cubic spline of \a coefficients at \a count continuous indices (3 per point). */
-template <int D, typename TCoefficient>
-CudaImageFilters_EXPORT void
-EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid & grid,
-                       const double * continuousIndices, std::int64_t count, double * values,
-                       double * indexGradients);
 /** The explicit instantiations, for the CUDA source and its no-CUDA twin alike:
  * CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE). */
 #define CIF_INSTANTIATE_RESAMPLE(TO)                                                                                 \
@@ -54,15 +47,11 @@ EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid 
     const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
   template void ResampleOnDevice<4, double, TO>(                                                                     \
     const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);
-/** The row-endpoint, displacement-field and point-evaluation instantiations (2-D, 3-D; float and double). */
-#define CIF_INSTANTIATE_FIELD_AND_POINTS(D)                                                                          \
+/** The row-endpoint and displacement-field instantiations (2-D, 3-D; float and double). */
+#define CIF_INSTANTIATE_FIELD(D)                                                                          \
   template void RowEndpointsOnDevice<D>(const ResampleGeometry &, const TransformChain &, double *);                \
   template void DisplacementFieldOnDevice<D, float>(const ResampleGeometry &, const TransformChain &, float *);      \
-  template void DisplacementFieldOnDevice<D, double>(const ResampleGeometry &, const TransformChain &, double *);    \
-  template void EvaluatePointsOnDevice<D, float>(                                                                    \
-    const float *, const CoefficientGrid &, const double *, std::int64_t, double *, double *);                      \
-  template void EvaluatePointsOnDevice<D, double>(                                                                   \
-    const double *, const CoefficientGrid &, const double *, std::int64_t, double *, double *);
+  template void DisplacementFieldOnDevice<D, double>(const ResampleGeometry &, const TransformChain &, double *);
 
 } // namespace cif
 

@@ -4,9 +4,10 @@
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBSplinePrefilterHost.h"
 #include "cifDeviceBuffer.h"
-#include "cifResampleDevice.h"
+#include "cifPointEvaluationDevice.h"
 #include "itkCovariantVector.h"
 #include "itkCudaExceptionTranslation.h"
+#include "itkCudaGeometry.h"
 #include "itkCudaPixelTraits.h"
 #include "itkImage.h"
 #include "itkCudaParallelFor.h"
@@ -28,7 +29,11 @@ namespace itk
  * (order 3): Evaluate(point) for values and EvaluateDerivative(point) for gradients
  * (index-space derivative divided by the spacing, then rotated by the direction);
  * points outside the image are mirrored back as ITK does. TCoefficient float
- * (default) or double.
+ * (default) or double; 2-D to 4-D.
+ *
+ * Evaluate() takes and returns host vectors. EvaluateOnDevice() takes points already
+ * in device memory and leaves values and gradients there: a registration metric that
+ * maps its sample points on the GPU never crosses the bus.
  *
  * \ingroup CudaImageFilters
  */
@@ -48,7 +53,7 @@ public:
   using PointType = typename TImage::PointType;
   using GradientType = CovariantVector<double, ImageDimension>;
   using InputComponentType = CudaScalar<typename CudaImageTraits<TImage>::ComponentType>;
-  static_assert(ImageDimension == 2 || ImageDimension == 3, "2-D and 3-D images");
+  static_assert(ImageDimension >= 2 && ImageDimension <= 4, "2-D to 4-D images");
   static_assert(IsCudaRealScalar<TCoefficient>, "coefficients are float or double");
 
   itkSetMacro(UseGPU, bool);
@@ -64,6 +69,7 @@ public:
       itkExceptionMacro("the input image is empty");
     }
     m_Image = image;
+    m_Frame = MakeImageFrame<ImageDimension>(image);
     const auto region = image->GetBufferedRegion();
     cif::BufferShape shape;
     shape.dimension = ImageDimension;
@@ -108,69 +114,69 @@ public:
   Evaluate(const std::vector<PointType> & points, std::vector<double> & values,
            std::vector<GradientType> * gradients = nullptr) const
   {
-    if (m_Image.IsNull())
+    this->RequireInputImage();
+    // Point<double, D> and CovariantVector<double, D> are D packed doubles: the
+    // vectors' storage is what the kernels read and write.
+    static_assert(sizeof(PointType) == ImageDimension * sizeof(double) &&
+                    sizeof(GradientType) == ImageDimension * sizeof(double),
+                  "points and gradients are D packed doubles");
+    const std::int64_t n = static_cast<std::int64_t>(points.size());
+    values.assign(points.size(), 0.0);
+    if (gradients)
     {
-      itkExceptionMacro("SetInputImage() first");
+      gradients->assign(points.size(), GradientType{});
     }
-    const std::size_t   n = points.size();
-    std::vector<double> indices(3 * n, 0.0);
-    const MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
-    CudaParallelFor(threader.GetPointer(), static_cast<std::int64_t>(n), [&](std::int64_t i) {
-      const auto c = m_Image->template TransformPhysicalPointToContinuousIndex<double, double>(points[i]);
-      for (unsigned int a = 0; a < ImageDimension; ++a)
-      {
-        indices[3 * i + a] = c[a];
-      }
-    });
-    values.assign(n, 0.0);
-    std::vector<double> indexGradients(gradients ? 3 * n : 0);
+    const auto * pointData = reinterpret_cast<const double *>(points.data());
+    double *     gradientData = gradients ? reinterpret_cast<double *>(gradients->data()) : nullptr;
     if (m_OnDevice)
     {
       CIF_ITK_TRY_CUDA([&] {
-        cif::DeviceBuffer x(indices.size() * sizeof(double)), v(n * sizeof(double)), g(indexGradients.size() * sizeof(double));
-        x.Upload(indices.data(), indices.size() * sizeof(double));
-        cif::EvaluatePointsOnDevice<ImageDimension, TCoefficient>(m_DeviceCoefficients.As<const TCoefficient>(), m_Grid,
-                                                                  x.As<const double>(), static_cast<std::int64_t>(n),
-                                                                  v.As<double>(), gradients ? g.As<double>() : nullptr);
+        const std::size_t pointBytes = static_cast<std::size_t>(n) * ImageDimension * sizeof(double);
+        cif::DeviceBuffer p(pointBytes), v(static_cast<std::size_t>(n) * sizeof(double)),
+          g(gradients ? pointBytes : 0);
+        p.Upload(pointData, pointBytes);
+        this->EvaluateOnDevice(p.As<const double>(), n, v.As<double>(), gradients ? g.As<double>() : nullptr);
         cif::Synchronize();
-        v.Download(values.data(), n * sizeof(double));
+        v.Download(values.data(), static_cast<std::size_t>(n) * sizeof(double));
         if (gradients)
         {
-          g.Download(indexGradients.data(), indexGradients.size() * sizeof(double));
+          g.Download(gradientData, pointBytes);
         }
       });
+      return;
     }
-    else
+    const MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
+    CudaParallelFor(threader.GetPointer(), n, [&](std::int64_t i) {
+      values[i] = cif::EvaluateCubicAtPhysicalPoint<ImageDimension>(
+        m_HostCoefficients.data(), m_Grid, m_Frame, pointData + ImageDimension * i,
+        gradientData ? gradientData + ImageDimension * i : nullptr);
+    });
+  }
+
+  /** Values at \a count physical points held in device memory (\a devicePoints: D
+   * doubles per point) into \a deviceValues, and with \a deviceGradients (D doubles
+   * per point) the physical gradients, all without leaving the device. Asynchronous
+   * on the default stream: synchronize (or copy on that stream) before reading. Needs
+   * the coefficients on the device (GetCoefficientsOnDevice()). */
+  void
+  EvaluateOnDevice(const double * devicePoints, std::int64_t count, double * deviceValues,
+                   double * deviceGradients = nullptr) const
+  {
+    this->RequireInputImage();
+    if (!m_OnDevice)
     {
-      CudaParallelFor(threader.GetPointer(), static_cast<std::int64_t>(n), [&](std::int64_t i) {
-        values[i] = cif::EvaluateCubic<ImageDimension>(m_HostCoefficients.data(), m_Grid, &indices[3 * i],
-                                                       gradients ? &indexGradients[3 * i] : nullptr);
-      });
+      itkExceptionMacro("EvaluateOnDevice needs the coefficients on the device: UseGPU on and a CUDA device ("
+                        << (cif::IsGPUAvailable() ? std::string("UseGPU is off") : cif::GetNoDeviceReason()) << ")");
     }
-    if (gradients)
+    if (count < 0 || (count > 0 && (devicePoints == nullptr || deviceValues == nullptr)))
     {
-      // ITK: divide by the spacing, then rotate by the direction.
-      gradients->resize(n);
-      const auto & spacing = m_Image->GetSpacing();
-      const auto & direction = m_Image->GetDirection();
-      for (std::size_t i = 0; i < n; ++i)
-      {
-        GradientType local;
-        for (unsigned int a = 0; a < ImageDimension; ++a)
-        {
-          local[a] = indexGradients[3 * i + a] / spacing[a];
-        }
-        for (unsigned int r = 0; r < ImageDimension; ++r)
-        {
-          double sum = 0.0;
-          for (unsigned int c = 0; c < ImageDimension; ++c)
-          {
-            sum += direction[r][c] * local[c];
-          }
-          (*gradients)[i][r] = sum;
-        }
-      }
+      itkExceptionMacro("EvaluateOnDevice: " << count << " points need device buffers of points and values");
     }
+    CIF_ITK_TRY_CUDA([&] {
+      cif::EvaluatePhysicalPointsOnDevice<ImageDimension, TCoefficient>(m_DeviceCoefficients.As<const TCoefficient>(),
+                                                                        m_Grid, m_Frame, devicePoints, count,
+                                                                        deviceValues, deviceGradients);
+    });
   }
 
   /** Whether the coefficients live on the device. */
@@ -192,8 +198,18 @@ protected:
   }
 
 private:
+  void
+  RequireInputImage() const
+  {
+    if (m_Image.IsNull())
+    {
+      itkExceptionMacro("SetInputImage() first");
+    }
+  }
+
   typename TImage::ConstPointer m_Image;
   cif::CoefficientGrid          m_Grid;
+  cif::ImageFrame               m_Frame;
   cif::DeviceBuffer             m_DeviceCoefficients;
   std::vector<TCoefficient>     m_HostCoefficients;
   bool                          m_UseGPU{ true };

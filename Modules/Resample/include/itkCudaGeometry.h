@@ -1,6 +1,7 @@
 #ifndef itkCudaGeometry_h
 #define itkCudaGeometry_h
 
+#include "cifImageFrame.h"
 #include "itkImageBase.h"
 #include "itkMatrix.h"
 
@@ -50,6 +51,22 @@ void
 PointToIndexMatrix(const ImageBase<D> * image, double (&m)[N][N])
 {
   ToMatrixN<D>(Matrix<double, D, D>(IndexToPointMatrixOf<D>(image).GetInverse()), m);
+}
+
+/** The image's physical frame for point evaluation (cifImageFrame.h). */
+template <unsigned int D>
+cif::ImageFrame
+MakeImageFrame(const ImageBase<D> * image)
+{
+  cif::ImageFrame frame;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    frame.origin[a] = image->GetOrigin()[a];
+    frame.spacing[a] = image->GetSpacing()[a];
+  }
+  ToMatrixN<D>(image->GetDirection(), frame.direction);
+  PointToIndexMatrix<D>(image, frame.pointToIndex);
+  return frame;
 }
 } // namespace itk
 

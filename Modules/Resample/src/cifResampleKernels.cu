@@ -1,6 +1,6 @@
-// CUDA kernels of exact cubic resampling, displacement fields and point
-// evaluation: one thread per output voxel or point, grid-stride loops, the per-voxel
-// arithmetic of cifResampleMath.h (shared with the CPU path).
+// CUDA kernels of exact cubic resampling and displacement fields: one thread per
+// output voxel (or a block per few output rows), the per-voxel arithmetic of
+// cifResampleMath.h (shared with the CPU path).
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
@@ -289,25 +289,6 @@ BSplineRowBlocks(const ResampleGeometry & geometry)
 {
   return static_cast<unsigned int>((geometry.OutputRows() + kBSplineRowsPerBlock - 1) / kBSplineRowsPerBlock);
 }
-
-template <int D, typename TCoefficient>
-__global__ void
-EvaluatePointsKernel(const TCoefficient * coefficients, CoefficientGrid grid, const double * x, std::int64_t count,
-                     double * values, double * gradients)
-{
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-  {
-    double g[3];
-    values[i] = EvaluateCubic<D>(coefficients, grid, x + 3 * i, gradients ? g : nullptr);
-    if (gradients)
-    {
-      gradients[3 * i] = g[0];
-      gradients[3 * i + 1] = g[1];
-      gradients[3 * i + 2] = g[2];
-    }
-  }
-}
 } // namespace
 
 template <int D, typename TCoefficient, typename TOut>
@@ -389,21 +370,7 @@ DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChai
   CIF_CUDA_CHECK_LAUNCH();
 }
 
-template <int D, typename TCoefficient>
-void
-EvaluatePointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid & grid,
-                       const double * continuousIndices, std::int64_t count, double * values, double * indexGradients)
-{
-  if (count == 0)
-  {
-    return;
-  }
-  EvaluatePointsKernel<D, TCoefficient>
-    <<<BlocksFor(count), kThreads>>>(coefficients, grid, continuousIndices, count, values, indexGradients);
-  CIF_CUDA_CHECK_LAUNCH();
-}
-
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE)
-CIF_INSTANTIATE_FIELD_AND_POINTS(2)
-CIF_INSTANTIATE_FIELD_AND_POINTS(3)
+CIF_INSTANTIATE_FIELD(2)
+CIF_INSTANTIATE_FIELD(3)
 } // namespace cif

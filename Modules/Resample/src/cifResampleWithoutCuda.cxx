@@ -34,14 +34,7 @@ DisplacementFieldOnDevice(const ResampleGeometry &, const TransformChain &, TOut
 {
   ThrowNoCuda("DisplacementFieldOnDevice");
 }
-template <int D, typename TCoefficient>
-void
-EvaluatePointsOnDevice(const TCoefficient *, const CoefficientGrid &, const double *, std::int64_t, double *, double *)
-{
-  ThrowNoCuda("EvaluatePointsOnDevice");
-}
-
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE)
-CIF_INSTANTIATE_FIELD_AND_POINTS(2)
-CIF_INSTANTIATE_FIELD_AND_POINTS(3)
+CIF_INSTANTIATE_FIELD(2)
+CIF_INSTANTIATE_FIELD(3)
 } // namespace cif
