@@ -7,14 +7,22 @@
 // 8 out, at the measured copy bandwidth), ITK on all cores, and CuPy
 // (affine_transform order 3, from coefficients and with its prefilter).
 //
+// The filter row times CubicResampleGPUImageFilter::Update() itself on a new input
+// each time (CudaImage in and out, input already on the device): what an ITK pipeline
+// pays on top of the device calls (allocations, transform set-up, synchronisation).
+//
 //   ResampleBenchmark [--sizes 256 512] [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 256]
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
 #include "cifDeviceBuffer.h"
+#include "cifPointEvaluationDevice.h"
 #include "cifResampleDevice.h"
 #include "itkAffineTransform.h"
+#include "itkCubicResampleGPUImageFilter.h"
+#include "itkCudaImage.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplineTransform.h"
+#include "itkCudaGeometry.h"
 #include "itkCudaTransformChain.h"
 #include "itkMultiThreaderBase.h"
 #include "itkResampleImageFilter.h"
@@ -142,6 +150,26 @@ main(int argc, char * argv[])
     });
     const double floorMs = 8.0 * count / (copyGBps * 1e9) * 1e3;
 
+    // The same work through the ITK filter: samples in a CudaImage already on the
+    // device, the output left there.
+    using DeviceImage = itk::CudaImage<float, 3>;
+    auto onDevice = DeviceImage::New();
+    onDevice->SetRegions(input->GetBufferedRegion());
+    onDevice->Allocate();
+    std::copy(input->GetBufferPointer(), input->GetBufferPointer() + count, onDevice->GetBufferPointer());
+    onDevice->GetDeviceBufferForReading();
+    auto filter = itk::CubicResampleGPUImageFilter<DeviceImage, DeviceImage>::New();
+    auto filterInterpolator = itk::BSplineInterpolateImageFunction<DeviceImage, double, double>::New();
+    filter->SetInput(onDevice);
+    filter->SetInterpolator(filterInterpolator);
+    filter->SetTransform(affine);
+    filter->SetOutputParametersFromImage(input);
+    const double filterMs = DeviceMilliseconds(repeat, [&] {
+      onDevice->Modified(); // a new input each time, as a pipeline over a series sees it
+      filter->Update();
+    });
+    filter = nullptr; // its output's device buffer goes before the next size
+
     double itkMs = -1;
     if (n <= itkMax)
     {
@@ -167,6 +195,11 @@ main(int argc, char * argv[])
                 floorMs * 4, floorMs * 4 / endToEndMs * 100, Cell(withPrefilter, "%.3f").c_str(),
                 Cell(withPrefilter > 0 ? withPrefilter / endToEndMs : -1, "%.1fx").c_str(),
                 Cell(itkMs, "%.0f").c_str(), Cell(itkMs > 0 ? itkMs / endToEndMs : -1, "%.0fx").c_str());
+    std::printf("| %ld^3 prefilter + affine, CubicResampleGPUImageFilter (CudaImage in and out) | %.3f | %.3f | %.0f%% | "
+                "%s | %s | %s | %s |\n",
+                n, filterMs, floorMs * 4, floorMs * 4 / filterMs * 100, Cell(withPrefilter, "%.3f").c_str(),
+                Cell(withPrefilter > 0 ? withPrefilter / filterMs : -1, "%.1fx").c_str(), Cell(itkMs, "%.0f").c_str(),
+                Cell(itkMs > 0 ? itkMs / filterMs : -1, "%.0fx").c_str());
     std::fflush(stdout);
   }
 
@@ -238,43 +271,54 @@ main(int argc, char * argv[])
                 warpMs, warpFloorMs, warpFloorMs / warpMs * 100, itkWarpMs, itkWarpMs / warpMs);
   }
 
-  // 10^7 random points with gradients from a 256^3 float coefficient volume.
+  // 10^7 random physical points with gradients from a 256^3 float coefficient volume
+  // (CubicBSplinePointEvaluatorGPU::EvaluateOnDevice's kernel; ITK's
+  // EvaluateValueAndDerivative on a sample of the same points, scaled).
   {
     const long         n = 256;
     const std::int64_t points = 10000000;
     auto               input = RandomVolume(n);
-    cif::DeviceBuffer  coefficients(n * n * n * 4), x(points * 24), values(points * 8), gradients(points * 24);
+    Image::SpacingType spacing;
+    spacing[0] = 0.9;
+    spacing[1] = 1.1;
+    spacing[2] = 1.7;
+    input->SetSpacing(spacing);
+    cif::DeviceBuffer coefficients(n * n * n * 4), x(points * 24), values(points * 8), gradients(points * 24);
     coefficients.Upload(input->GetBufferPointer(), n * n * n * 4);
-    std::vector<double>                    hostX(points * 3);
+    std::vector<Image::PointType>          hostPoints(points);
     std::mt19937                           rng(9);
     std::uniform_real_distribution<double> u(0, n - 1);
-    for (auto & v : hostX)
-      v = u(rng);
-    x.Upload(hostX.data(), hostX.size() * 8);
+    for (auto & p : hostPoints)
+    {
+      itk::ContinuousIndex<double, 3> c;
+      for (int a = 0; a < 3; ++a)
+        c[a] = u(rng);
+      input->TransformContinuousIndexToPhysicalPoint(c, p);
+    }
+    x.Upload(hostPoints.data(), points * 24);
     cif::CoefficientGrid grid;
     grid.size[0] = grid.size[1] = grid.size[2] = n;
-    const double gpuMs = DeviceMilliseconds(repeat, [&] {
-      cif::EvaluatePointsOnDevice<3, float>(coefficients.As<const float>(), grid, x.As<const double>(), points,
-                                            values.As<double>(), gradients.As<double>());
+    const cif::ImageFrame frame = itk::MakeImageFrame<3>(input.GetPointer());
+    const double          gpuMs = DeviceMilliseconds(repeat, [&] {
+      cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(), grid, frame, x.As<const double>(),
+                                                    points, values.As<double>(), gradients.As<double>());
     });
     const double floorMs = (24.0 + 8.0 + 24.0) * points / (copyGBps * 1e9) * 1e3;
     auto         interpolator = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
     interpolator->SetInputImage(input);
-    const std::int64_t sample = 200000; // ITK on a sample of the points, scaled
+    const std::int64_t sample = 200000;
     const double       itkMs = WallMilliseconds([&] {
       itk::MultiThreaderBase::New()->ParallelizeArray(
         0, sample,
         [&](itk::SizeValueType i) {
-          itk::ContinuousIndex<double, 3> c;
-          for (int a = 0; a < 3; ++a)
-            c[a] = hostX[3 * i + a];
           double value;
           itk::BSplineInterpolateImageFunction<Image, double, double>::CovariantVectorType d;
-          interpolator->EvaluateValueAndDerivativeAtContinuousIndex(c, value, d);
+          interpolator->EvaluateValueAndDerivative(hostPoints[i], value, d);
         },
         nullptr);
     }) * (double(points) / sample);
-    std::printf("| 10^7 points, value + gradient (from float coefficients) | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f (scaled from 2*10^5) | %.0fx |\n",
+    std::printf("| 10^7 physical points, value + gradient (from float coefficients) | %.3f | %.3f | %.0f%% | n/a | n/a | "
+                "%.0f (scaled from 2*10^5) | %.0fx |\n",
                 gpuMs, floorMs, floorMs / gpuMs * 100, itkMs, itkMs / gpuMs);
   }
   std::printf("\nfloor: resample 8 B per output voxel (end to end: x4 with the prefilter's 3 passes); field 12 B per "
