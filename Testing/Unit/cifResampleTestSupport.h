@@ -113,19 +113,30 @@ RandomBSpline(const itk::ImageBase<D> * domain, unsigned int meshSize, double am
   return bspline;
 }
 
+/** Sets up any ResampleImageFilter (ITK's or the module's) as the tests compare them:
+ * a cubic BSplineInterpolateImageFunction, \a transform, \a geometry's grid and the
+ * default value. */
+template <typename TFilter, typename TTransform, typename TGeometry>
+void
+ConfigureCubicResample(TFilter * resample, const TTransform * transform, const TGeometry * geometry, double defaultValue)
+{
+  using TIn = typename TFilter::InputImageType;
+  auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
+  interpolator->SetSplineOrder(3);
+  resample->SetInterpolator(interpolator);
+  resample->SetTransform(transform);
+  resample->SetOutputParametersFromImage(geometry);
+  resample->SetDefaultPixelValue(static_cast<typename TFilter::PixelType>(defaultValue));
+}
+
 template <typename TIn, typename TOut>
 typename TOut::Pointer
 ResampleWithITK(const TIn * input, const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
                 const TOut * geometry, double defaultValue)
 {
   auto resample = itk::ResampleImageFilter<TIn, TOut>::New();
-  auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
-  interpolator->SetSplineOrder(3);
+  ConfigureCubicResample(resample.GetPointer(), transform, geometry, defaultValue);
   resample->SetInput(input);
-  resample->SetInterpolator(interpolator);
-  resample->SetTransform(transform);
-  resample->SetOutputParametersFromImage(geometry);
-  resample->SetDefaultPixelValue(static_cast<typename TOut::PixelType>(defaultValue));
   resample->Update();
   typename TOut::Pointer out = resample->GetOutput();
   out->DisconnectPipeline();
@@ -139,13 +150,8 @@ ResampleWithModule(const TIn * input, const itk::Transform<double, TIn::ImageDim
 {
   using Filter = itk::CubicResampleGPUImageFilter<TIn, TOut>;
   auto resample = Filter::New();
-  auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
-  interpolator->SetSplineOrder(3);
+  ConfigureCubicResample(resample.GetPointer(), transform, geometry, defaultValue);
   resample->SetInput(input);
-  resample->SetInterpolator(interpolator);
-  resample->SetTransform(transform);
-  resample->SetOutputParametersFromImage(geometry);
-  resample->SetDefaultPixelValue(static_cast<typename TOut::PixelType>(defaultValue));
   resample->SetUseGPU(path == Path::GPU);
   resample->Update();
   EXPECT_EQ(resample->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);

@@ -45,12 +45,7 @@ typename itk::CubicResampleGPUImageFilter<TIn, TOut>::Pointer
 MakeResampler(const Case & c, bool inputIsCoefficients, Path path)
 {
   auto resample = itk::CubicResampleGPUImageFilter<TIn, TOut>::New();
-  auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
-  interpolator->SetSplineOrder(3);
-  resample->SetInterpolator(interpolator);
-  resample->SetTransform(c.affine);
-  resample->SetOutputParametersFromImage(c.geometry);
-  resample->SetDefaultPixelValue(static_cast<float>(kDefaultValue));
+  ConfigureCubicResample(resample.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), kDefaultValue);
   resample->SetInputIsCoefficients(inputIsCoefficients);
   resample->SetUseGPU(path == Path::GPU);
   return resample;
