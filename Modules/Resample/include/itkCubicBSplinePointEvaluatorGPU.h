@@ -69,7 +69,6 @@ public:
       itkExceptionMacro("the input image is empty");
     }
     m_Image = image;
-    m_Frame = MakeImageFrame<ImageDimension>(image);
     const auto region = image->GetBufferedRegion();
     cif::BufferShape shape;
     shape.dimension = ImageDimension;
@@ -145,10 +144,12 @@ public:
       });
       return;
     }
+    // the image's geometry as it is now, as ITK's interpolator reads it per call
+    const cif::ImageFrame            frame = MakeImageFrame<ImageDimension>(m_Image.GetPointer());
     const MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
     CudaParallelFor(threader.GetPointer(), n, [&](std::int64_t i) {
       values[i] = cif::EvaluateCubicAtPhysicalPoint<ImageDimension>(
-        m_HostCoefficients.data(), m_Grid, m_Frame, pointData + ImageDimension * i,
+        m_HostCoefficients.data(), m_Grid, frame, pointData + ImageDimension * i,
         gradientData ? gradientData + ImageDimension * i : nullptr);
     });
   }
@@ -172,9 +173,10 @@ public:
     {
       itkExceptionMacro("EvaluateOnDevice: " << count << " points need device buffers of points and values");
     }
+    const cif::ImageFrame frame = MakeImageFrame<ImageDimension>(m_Image.GetPointer());
     CIF_ITK_TRY_CUDA([&] {
       cif::EvaluatePhysicalPointsOnDevice<ImageDimension, TCoefficient>(m_DeviceCoefficients.As<const TCoefficient>(),
-                                                                        m_Grid, m_Frame, devicePoints, count,
+                                                                        m_Grid, frame, devicePoints, count,
                                                                         deviceValues, deviceGradients);
     });
   }
@@ -209,7 +211,6 @@ private:
 
   typename TImage::ConstPointer m_Image;
   cif::CoefficientGrid          m_Grid;
-  cif::ImageFrame               m_Frame;
   cif::DeviceBuffer             m_DeviceCoefficients;
   std::vector<TCoefficient>     m_HostCoefficients;
   bool                          m_UseGPU{ true };
