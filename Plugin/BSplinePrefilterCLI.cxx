@@ -5,15 +5,13 @@
 // exits non-zero with a message on any error.
 //
 //   BSplinePrefilterCLI [--splineOrder 3] [--boundary mirror|clamp|periodic] [--cpu] input output
+#include "cifCLISupport.h"
 #include "cifCudaRuntime.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
 #include "itkImageFileReader.h"
-#include "itkImageFileWriter.h"
-#include "itkImageIOFactory.h"
 
 #include <tclap/CmdLine.h>
 
-#include <cstdio>
 #include <iostream>
 #include <string>
 
@@ -86,29 +84,7 @@ Run(const std::string & input, const std::string & output, unsigned int order, c
   filter->SetUseGPU(!cpu);
   filter->Update();
 
-  // Write beside the target and rename: a failure leaves no half-written volume.
-  const auto   dot = output.find_last_of('.');
-  const auto   slash = output.find_last_of('/');
-  std::string  partial = (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-                           ? output + ".partial"
-                           : output.substr(0, dot) + ".partial" + output.substr(dot);
-  auto         writer = itk::ImageFileWriter<Image>::New();
-  writer->SetFileName(partial);
-  writer->SetInput(filter->GetOutput());
-  try
-  {
-    writer->Update();
-  }
-  catch (...)
-  {
-    std::remove(partial.c_str());
-    throw;
-  }
-  if (std::rename(partial.c_str(), output.c_str()) != 0)
-  {
-    std::remove(partial.c_str());
-    throw std::runtime_error("cannot rename " + partial + " to " + output);
-  }
+  cif_cli::WriteAtomically(filter->GetOutput(), output);
   std::cout << "wrote " << output << " (" << (filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU ? "GPU" : "CPU")
             << ")\n";
 }
@@ -145,14 +121,7 @@ main(int argc, char * argv[])
     const cif::BoundaryMode mode = boundary.getValue() == "clamp"      ? cif::BoundaryMode::ClampToEdge
                                    : boundary.getValue() == "periodic" ? cif::BoundaryMode::Periodic
                                                                        : cif::BoundaryMode::Mirror;
-    auto io = itk::ImageIOFactory::CreateImageIO(input.getValue().c_str(), itk::ImageIOFactory::IOFileModeEnum::ReadMode);
-    if (!io)
-    {
-      std::cerr << "error: cannot read " << input.getValue() << " (missing file or unknown format)\n";
-      return 1;
-    }
-    io->SetFileName(input.getValue());
-    io->ReadImageInformation();
+    const auto io = cif_cli::ReadVolumeInformation(input.getValue());
     if (io->GetNumberOfComponents() != 1)
     {
       std::cerr << "error: " << input.getValue() << " has " << io->GetNumberOfComponents()
