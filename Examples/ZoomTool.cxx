@@ -12,13 +12,12 @@
 //
 // The seed's "upsCu -g img.ppm 100 100 50 50 2 31 5" is
 //   ZoomTool --center 100,100 --size 50,50 --zoom 2 --kernel gaussian --gauss-length 31 --gauss-sigma 5 img.ppm out.ppm
+#include "cifCommandLineSupport.h"
 #include "cifKernelFile.h"
 #include "cifKernelPresets.h"
 #include "cifPortablePixmap.h"
 #include "itkBMPImageIOFactory.h"
 #include "itkImageFileReader.h"
-#include "itkImageFileWriter.h"
-#include "itkImageIOFactory.h"
 #include "itkJPEGImageIOFactory.h"
 #include "itkMetaImageIOFactory.h"
 #include "itkNrrdImageIOFactory.h"
@@ -98,36 +97,6 @@ template <typename TComponent, unsigned int N>
 using PixelOf = std::conditional_t<N == 1, TComponent,
                                    std::conditional_t<N == 3, itk::RGBPixel<TComponent>, itk::RGBAPixel<TComponent>>>;
 
-/** Writes through ITK to "<name>.partial.<ext>" (ITK picks the format by extension),
- * then renames; on failure the partial file is removed. */
-template <typename TImage>
-void
-WriteWithITK(const TImage * image, const std::string & path)
-{
-  const auto        dot = path.find_last_of('.');
-  const auto        slash = path.find_last_of('/');
-  const std::string partial = (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-                                ? path + ".partial"
-                                : path.substr(0, dot) + ".partial" + path.substr(dot);
-  auto writer = itk::ImageFileWriter<TImage>::New();
-  writer->SetFileName(partial);
-  writer->SetInput(image);
-  try
-  {
-    writer->Update();
-  }
-  catch (...)
-  {
-    std::remove(partial.c_str());
-    throw;
-  }
-  if (std::rename(partial.c_str(), path.c_str()) != 0)
-  {
-    std::remove(partial.c_str());
-    throw std::runtime_error("cannot rename " + partial + " to " + path);
-  }
-}
-
 template <typename TComponent, unsigned int N>
 int
 Run(const Options & o, const cif_example::Pixmap * pixmap)
@@ -201,7 +170,7 @@ Run(const Options & o, const cif_example::Pixmap * pixmap)
   }
   else
   {
-    WriteWithITK(zoom->GetOutput(), o.output);
+    cif::WriteAtomically(zoom->GetOutput(), o.output);
   }
   const double writeMs = Milliseconds(writeStart);
 
@@ -331,14 +300,7 @@ main(int argc, char * argv[])
       const cif_example::Pixmap pixmap = cif_example::ReadPortablePixmap(o.input);
       return RunComponents<unsigned char>(o, static_cast<unsigned int>(pixmap.components), &pixmap);
     }
-    auto io = itk::ImageIOFactory::CreateImageIO(o.input.c_str(), itk::ImageIOFactory::IOFileModeEnum::ReadMode);
-    if (!io)
-    {
-      std::cerr << "error: cannot read " << o.input << " (missing file or unknown format)\n";
-      return 1;
-    }
-    io->SetFileName(o.input);
-    io->ReadImageInformation();
+    const auto io = cif::ReadVolumeInformation(o.input);
     if (io->GetNumberOfDimensions() != 2)
     {
       std::cerr << "error: " << o.input << " is " << io->GetNumberOfDimensions() << "-D; the tool zooms 2-D images\n";
@@ -363,14 +325,7 @@ main(int argc, char * argv[])
   }
   catch (const itk::ExceptionObject & e)
   {
-    // itkExceptionMacro prefixes "ITK ERROR: Class(0x...): "; the user needs the reason.
-    std::string text = e.GetDescription();
-    const auto  prefix = text.find("): ");
-    if (text.rfind("ITK ERROR: ", 0) == 0 && prefix != std::string::npos)
-    {
-      text = text.substr(prefix + 3);
-    }
-    std::cerr << "error: " << text << "\n";
+    std::cerr << "error: " << cif::ReasonOf(e) << "\n";
     return 1;
   }
   catch (const std::exception & e)

@@ -5,7 +5,7 @@
 // exits non-zero with a message on any error.
 //
 //   BSplinePrefilterCLI [--splineOrder 3] [--boundary mirror|clamp|periodic] [--cpu] input output
-#include "cifCLISupport.h"
+#include "cifCommandLineSupport.h"
 #include "cifCudaRuntime.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
 #include "itkImageFileReader.h"
@@ -84,7 +84,7 @@ Run(const std::string & input, const std::string & output, unsigned int order, c
   filter->SetUseGPU(!cpu);
   filter->Update();
 
-  cif_cli::WriteAtomically(filter->GetOutput(), output);
+  cif::WriteAtomically(filter->GetOutput(), output);
   std::cout << "wrote " << output << " (" << (filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU ? "GPU" : "CPU")
             << ")\n";
 }
@@ -121,7 +121,7 @@ main(int argc, char * argv[])
     const cif::BoundaryMode mode = boundary.getValue() == "clamp"      ? cif::BoundaryMode::ClampToEdge
                                    : boundary.getValue() == "periodic" ? cif::BoundaryMode::Periodic
                                                                        : cif::BoundaryMode::Mirror;
-    const auto io = cif_cli::ReadVolumeInformation(input.getValue());
+    const auto io = cif::ReadVolumeInformation(input.getValue());
     if (io->GetNumberOfComponents() != 1)
     {
       std::cerr << "error: " << input.getValue() << " has " << io->GetNumberOfComponents()
@@ -146,6 +146,11 @@ main(int argc, char * argv[])
   {
     std::cerr << "error: " << e.error() << " for " << e.argId() << "\n";
     return 2;
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    std::cerr << "error: " << cif::ReasonOf(e) << "\n";
+    return 1;
   }
   catch (const std::exception & e)
   {

@@ -11,7 +11,7 @@
 //
 // As in ITK, the transform maps points of the output grid to the input (the
 // "fixed to moving" transform a registration produces).
-#include "cifCLISupport.h"
+#include "cifCommandLineSupport.h"
 #include "cifCudaRuntime.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCubicResampleGPUImageFilter.h"
@@ -163,7 +163,7 @@ Run(const Options & o)
   filter->SetUseGPU(!o.cpu);
   filter->Update();
 
-  cif_cli::WriteAtomically(filter->GetOutput(), o.output);
+  cif::WriteAtomically(filter->GetOutput(), o.output);
   std::cout << "wrote " << o.output << " (" << (filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU ? "GPU" : "CPU")
             << ", " << transform->GetNameOfClass() << ")\n";
 }
@@ -221,14 +221,14 @@ main(int argc, char * argv[])
     o.texture = texture.getValue();
     o.cpu = cpu.getValue();
 
-    const auto io = cif_cli::ReadVolumeInformation(o.input);
+    const auto io = cif::ReadVolumeInformation(o.input);
     if (io->GetNumberOfComponents() != 1)
     {
       std::cerr << "error: " << o.input << " has " << io->GetNumberOfComponents()
                 << " components per pixel; this module takes scalar volumes\n";
       return 1;
     }
-    if (!o.reference.empty() && cif_cli::ReadVolumeInformation(o.reference)->GetNumberOfDimensions() !=
+    if (!o.reference.empty() && cif::ReadVolumeInformation(o.reference)->GetNumberOfDimensions() !=
                                   io->GetNumberOfDimensions())
     {
       std::cerr << "error: the reference volume and the input differ in dimension\n";
@@ -263,7 +263,7 @@ main(int argc, char * argv[])
   }
   catch (const itk::ExceptionObject & e)
   {
-    std::cerr << "error: " << e.GetDescription() << "\n";
+    std::cerr << "error: " << cif::ReasonOf(e) << "\n";
     return 1;
   }
   catch (const std::exception & e)

@@ -1,9 +1,11 @@
-// What the Slicer-style CLI modules share: reading a volume's header with a clear
-// error, and writing the output volume atomically (a temporary file beside the
-// target, then a rename), so that a failure (disk full, an unwritable format) leaves
-// no half-written volume for the host (Slicer) to load.
-#ifndef cifCLISupport_h
-#define cifCLISupport_h
+// What the command-line programs (Slicer CLI modules, tools) share: reading a
+// volume's header with a clear error, writing an output volume atomically (a
+// temporary file beside the target, then a rename, so that a failure such as a full
+// disk or an unwritable format leaves no half-written volume for a host like Slicer
+// to load), and the reason of an ITK exception without ITK's prefix. Header-only:
+// the programs register ITK's IO factories themselves.
+#ifndef cifCommandLineSupport_h
+#define cifCommandLineSupport_h
 
 #include "itkImageFileWriter.h"
 #include "itkImageIOFactory.h"
@@ -12,8 +14,22 @@
 #include <stdexcept>
 #include <string>
 
-namespace cif_cli
+namespace cif
 {
+/** An ITK exception's description without the "ITK ERROR: Class(0x...): " that
+ * itkExceptionMacro puts before the reason: what a user of a command line needs. */
+inline std::string
+ReasonOf(const itk::ExceptionObject & e)
+{
+  std::string text = e.GetDescription();
+  const auto  prefix = text.find("): ");
+  if (text.rfind("ITK ERROR: ", 0) == 0 && prefix != std::string::npos)
+  {
+    text = text.substr(prefix + 3);
+  }
+  return text;
+}
+
 /** The header of the volume at \a path: the ImageIO that reads it, its information
  * read. Throws std::runtime_error("cannot read ...") for a missing file or an unknown
  * format. */
@@ -65,6 +81,6 @@ WriteAtomically(const TImage * image, const std::string & path)
     throw std::runtime_error("cannot rename " + partial + " to " + path);
   }
 }
-} // namespace cif_cli
+} // namespace cif
 
 #endif
