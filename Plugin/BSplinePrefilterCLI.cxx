@@ -5,6 +5,7 @@
 // exits non-zero with a message on any error.
 //
 //   BSplinePrefilterCLI [--splineOrder 3] [--boundary mirror|clamp|periodic] [--cpu] input output
+#include "cifCLIModuleEntryPoint.h"
 #include "cifCommandLineSupport.h"
 #include "cifCudaRuntime.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
@@ -17,7 +18,28 @@
 
 namespace
 {
-const char * const kSlicerXML = R"(<?xml version="1.0" encoding="utf-8"?>
+template <unsigned int D>
+void
+Run(const std::string & input, const std::string & output, unsigned int order, cif::BoundaryMode mode, bool cpu)
+{
+  using Image = itk::Image<float, D>;
+  auto reader = itk::ImageFileReader<Image>::New();
+  reader->SetFileName(input);
+  auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+  filter->SetInput(reader->GetOutput());
+  filter->SetSplineOrder(order);
+  filter->SetBoundaryMode(mode);
+  filter->SetUseGPU(!cpu);
+  filter->Update();
+
+  cif::WriteAtomically(filter->GetOutput(), output);
+  std::cout << "wrote " << output << " (" << (filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU ? "GPU" : "CPU")
+            << ")\n";
+}
+} // namespace
+
+// The module's description, as Slicer reads it (--xml prints it too).
+const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
 <executable>
   <category>Filtering.GPU</category>
   <title>B-spline Prefilter (GPU)</title>
@@ -70,34 +92,14 @@ const char * const kSlicerXML = R"(<?xml version="1.0" encoding="utf-8"?>
 </executable>
 )";
 
-template <unsigned int D>
-void
-Run(const std::string & input, const std::string & output, unsigned int order, cif::BoundaryMode mode, bool cpu)
-{
-  using Image = itk::Image<float, D>;
-  auto reader = itk::ImageFileReader<Image>::New();
-  reader->SetFileName(input);
-  auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
-  filter->SetInput(reader->GetOutput());
-  filter->SetSplineOrder(order);
-  filter->SetBoundaryMode(mode);
-  filter->SetUseGPU(!cpu);
-  filter->Update();
-
-  cif::WriteAtomically(filter->GetOutput(), output);
-  std::cout << "wrote " << output << " (" << (filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU ? "GPU" : "CPU")
-            << ")\n";
-}
-} // namespace
-
 int
-main(int argc, char * argv[])
+ModuleEntryPoint(int argc, char * argv[])
 {
   for (int i = 1; i < argc; ++i)
   {
     if (std::string(argv[i]) == "--xml")
     {
-      std::cout << kSlicerXML;
+      std::cout << XMLModuleDescription;
       return 0;
     }
   }
@@ -111,6 +113,7 @@ main(int argc, char * argv[])
     TCLAP::SwitchArg                   cpu("", "cpu", "run the CPU path", cmd, false);
     TCLAP::UnlabeledValueArg<std::string> input("inputVolume", "input volume", true, "", "path", cmd);
     TCLAP::UnlabeledValueArg<std::string> output("outputVolume", "output coefficients", true, "", "path", cmd);
+    cmd.setExceptionHandling(false); // errors come back here: exit() would end the host
     cmd.parse(argc, argv);
 
     if (order.getValue() > 5)
@@ -146,6 +149,10 @@ main(int argc, char * argv[])
   {
     std::cerr << "error: " << e.error() << " for " << e.argId() << "\n";
     return 2;
+  }
+  catch (const TCLAP::ExitException & e) // --help, --version
+  {
+    return e.getExitStatus();
   }
   catch (const itk::ExceptionObject & e)
   {

@@ -11,6 +11,7 @@
 //
 // As in ITK, the transform maps points of the output grid to the input (the
 // "fixed to moving" transform a registration produces).
+#include "cifCLIModuleEntryPoint.h"
 #include "cifCommandLineSupport.h"
 #include "cifCudaRuntime.h"
 #include "itkBSplineInterpolateImageFunction.h"
@@ -26,69 +27,6 @@
 
 namespace
 {
-const char * const kSlicerXML = R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Registration.GPU</category>
-  <title>Cubic Resample (GPU)</title>
-  <description>Resamples a volume through a transform with prefiltered cubic B-spline interpolation on the GPU (CPU when there is none), matching ITK's ResampleImageFilter with a cubic BSplineInterpolateImageFunction.</description>
-  <version>0.1.0</version>
-  <contributor>CudaImageFilters</contributor>
-  <parameters>
-    <label>Parameters</label>
-    <transform fileExtensions=".tfm,.txt,.h5,.hdf5,.mat">
-      <name>transform</name>
-      <longflag>transform</longflag>
-      <label>Transform</label>
-      <description>Maps output points to input points (identity when none is given).</description>
-      <channel>input</channel>
-    </transform>
-    <image>
-      <name>referenceVolume</name>
-      <longflag>referenceVolume</longflag>
-      <label>Reference volume</label>
-      <description>The output grid (origin, spacing, direction, size); the input's own when none is given.</description>
-      <channel>input</channel>
-    </image>
-    <double>
-      <name>defaultValue</name>
-      <longflag>defaultValue</longflag>
-      <label>Default value</label>
-      <description>The value of output voxels that map outside the input.</description>
-      <default>0</default>
-    </double>
-    <boolean>
-      <name>texture</name>
-      <longflag>texture</longflag>
-      <label>Texture-accelerated</label>
-      <description>Hardware-interpolated texture mode (float volumes): faster on some GPUs, 8-bit interpolation weights (see the README's error table).</description>
-      <default>false</default>
-    </boolean>
-    <boolean>
-      <name>cpu</name>
-      <longflag>cpu</longflag>
-      <label>Force CPU</label>
-      <description>Run the CPU path even when a GPU is present.</description>
-      <default>false</default>
-    </boolean>
-  </parameters>
-  <parameters>
-    <label>IO</label>
-    <image>
-      <name>inputVolume</name>
-      <label>Input volume</label>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image>
-      <name>outputVolume</name>
-      <label>Resampled volume</label>
-      <channel>output</channel>
-      <index>1</index>
-    </image>
-  </parameters>
-</executable>
-)";
-
 struct Options
 {
   std::string input, output, transform, reference;
@@ -186,14 +124,78 @@ RunWithDimension(unsigned int dimension, const Options & o)
 }
 } // namespace
 
+// The module's description, as Slicer reads it (--xml prints it too).
+const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
+<executable>
+  <category>Registration.GPU</category>
+  <title>Cubic Resample (GPU)</title>
+  <description>Resamples a volume through a transform with prefiltered cubic B-spline interpolation on the GPU (CPU when there is none), matching ITK's ResampleImageFilter with a cubic BSplineInterpolateImageFunction.</description>
+  <version>0.1.0</version>
+  <contributor>CudaImageFilters</contributor>
+  <parameters>
+    <label>Parameters</label>
+    <transform fileExtensions=".tfm,.txt,.h5,.hdf5,.mat">
+      <name>transform</name>
+      <longflag>transform</longflag>
+      <label>Transform</label>
+      <description>Maps output points to input points (identity when none is given).</description>
+      <channel>input</channel>
+    </transform>
+    <image>
+      <name>referenceVolume</name>
+      <longflag>referenceVolume</longflag>
+      <label>Reference volume</label>
+      <description>The output grid (origin, spacing, direction, size); the input's own when none is given.</description>
+      <channel>input</channel>
+    </image>
+    <double>
+      <name>defaultValue</name>
+      <longflag>defaultValue</longflag>
+      <label>Default value</label>
+      <description>The value of output voxels that map outside the input.</description>
+      <default>0</default>
+    </double>
+    <boolean>
+      <name>texture</name>
+      <longflag>texture</longflag>
+      <label>Texture-accelerated</label>
+      <description>Hardware-interpolated texture mode (float volumes): faster on some GPUs, 8-bit interpolation weights (see the README's error table).</description>
+      <default>false</default>
+    </boolean>
+    <boolean>
+      <name>cpu</name>
+      <longflag>cpu</longflag>
+      <label>Force CPU</label>
+      <description>Run the CPU path even when a GPU is present.</description>
+      <default>false</default>
+    </boolean>
+  </parameters>
+  <parameters>
+    <label>IO</label>
+    <image>
+      <name>inputVolume</name>
+      <label>Input volume</label>
+      <channel>input</channel>
+      <index>0</index>
+    </image>
+    <image>
+      <name>outputVolume</name>
+      <label>Resampled volume</label>
+      <channel>output</channel>
+      <index>1</index>
+    </image>
+  </parameters>
+</executable>
+)";
+
 int
-main(int argc, char * argv[])
+ModuleEntryPoint(int argc, char * argv[])
 {
   for (int i = 1; i < argc; ++i)
   {
     if (std::string(argv[i]) == "--xml")
     {
-      std::cout << kSlicerXML;
+      std::cout << XMLModuleDescription;
       return 0;
     }
   }
@@ -210,6 +212,7 @@ main(int argc, char * argv[])
     TCLAP::SwitchArg                      cpu("", "cpu", "run the CPU path", cmd, false);
     TCLAP::UnlabeledValueArg<std::string> input("inputVolume", "input volume", true, "", "path", cmd);
     TCLAP::UnlabeledValueArg<std::string> output("outputVolume", "resampled volume", true, "", "path", cmd);
+    cmd.setExceptionHandling(false); // errors come back here: exit() would end the host
     cmd.parse(argc, argv);
 
     Options o;
@@ -260,6 +263,10 @@ main(int argc, char * argv[])
   {
     std::cerr << "error: " << e.error() << " for " << e.argId() << "\n";
     return 2;
+  }
+  catch (const TCLAP::ExitException & e) // --help, --version
+  {
+    return e.getExitStatus();
   }
   catch (const itk::ExceptionObject & e)
   {
