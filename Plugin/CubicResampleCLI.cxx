@@ -23,6 +23,7 @@
 #include <tclap/CmdLine.h>
 
 #include <iostream>
+#include <limits>
 #include <string>
 
 namespace
@@ -76,6 +77,12 @@ void
 Run(const Options & o)
 {
   using Image = itk::Image<TPixel, D>;
+  // the default value is a pixel of the output: one that does not fit would wrap
+  if (!(o.defaultValue >= static_cast<double>(std::numeric_limits<TPixel>::lowest()) &&
+        o.defaultValue <= static_cast<double>(std::numeric_limits<TPixel>::max())))
+  {
+    throw std::runtime_error("--defaultValue " + std::to_string(o.defaultValue) + " does not fit the volume's pixel type");
+  }
   auto reader = itk::ImageFileReader<Image>::New();
   reader->SetFileName(o.input);
   reader->Update();
