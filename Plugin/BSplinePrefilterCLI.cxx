@@ -5,13 +5,10 @@
 // exits non-zero with a message on any error.
 //
 //   BSplinePrefilterCLI [--splineOrder 3] [--boundary mirror|clamp|periodic] [--cpu] input output
-#include "cifCLIModuleEntryPoint.h"
-#include "cifCommandLineSupport.h"
 #include "cifCudaRuntime.h"
+#include "cifRunCLIModule.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
 #include "itkImageFileReader.h"
-
-#include <tclap/CmdLine.h>
 
 #include <iostream>
 #include <string>
@@ -95,16 +92,7 @@ const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
 int
 ModuleEntryPoint(int argc, char * argv[])
 {
-  for (int i = 1; i < argc; ++i)
-  {
-    if (std::string(argv[i]) == "--xml")
-    {
-      std::cout << XMLModuleDescription;
-      return 0;
-    }
-  }
-  try
-  {
+  return cif::RunModule(argc, argv, [&] {
     TCLAP::CmdLine                     cmd("B-spline prefilter on the GPU (CudaImageFilters)", ' ', "0.1.0");
     TCLAP::ValueArg<unsigned int>      order("", "splineOrder", "B-spline order, 0 to 5", false, 3, "int", cmd);
     std::vector<std::string>           modes{ "mirror", "clamp", "periodic" };
@@ -144,24 +132,5 @@ ModuleEntryPoint(int argc, char * argv[])
         return 1;
     }
     return 0;
-  }
-  catch (const TCLAP::ArgException & e)
-  {
-    std::cerr << "error: " << e.error() << " for " << e.argId() << "\n";
-    return 2;
-  }
-  catch (const TCLAP::ExitException & e) // --help, --version
-  {
-    return e.getExitStatus();
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    std::cerr << "error: " << cif::ReasonOf(e) << "\n";
-    return 1;
-  }
-  catch (const std::exception & e)
-  {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

@@ -11,16 +11,13 @@
 //
 // As in ITK, the transform maps points of the output grid to the input (the
 // "fixed to moving" transform a registration produces).
-#include "cifCLIModuleEntryPoint.h"
-#include "cifCommandLineSupport.h"
 #include "cifCudaRuntime.h"
+#include "cifRunCLIModule.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCubicResampleGPUImageFilter.h"
 #include "itkIdentityTransform.h"
 #include "itkImageFileReader.h"
 #include "itkTransformFileReader.h"
-
-#include <tclap/CmdLine.h>
 
 #include <iostream>
 #include <limits>
@@ -198,16 +195,7 @@ const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
 int
 ModuleEntryPoint(int argc, char * argv[])
 {
-  for (int i = 1; i < argc; ++i)
-  {
-    if (std::string(argv[i]) == "--xml")
-    {
-      std::cout << XMLModuleDescription;
-      return 0;
-    }
-  }
-  try
-  {
+  return cif::RunModule(argc, argv, [&] {
     TCLAP::CmdLine                        cmd("Cubic B-spline resampling on the GPU (CudaImageFilters)", ' ', "0.1.0");
     TCLAP::ValueArg<std::string>          transform("", "transform", "transform file (output -> input points)", false, "",
                                                     "path", cmd);
@@ -265,24 +253,5 @@ ModuleEntryPoint(int argc, char * argv[])
         break;
     }
     return 0;
-  }
-  catch (const TCLAP::ArgException & e)
-  {
-    std::cerr << "error: " << e.error() << " for " << e.argId() << "\n";
-    return 2;
-  }
-  catch (const TCLAP::ExitException & e) // --help, --version
-  {
-    return e.getExitStatus();
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    std::cerr << "error: " << cif::ReasonOf(e) << "\n";
-    return 1;
-  }
-  catch (const std::exception & e)
-  {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

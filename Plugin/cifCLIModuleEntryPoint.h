@@ -3,7 +3,8 @@
 // named XMLModuleDescription, and int ModuleEntryPoint(int argc, char * argv[]), both
 // with C linkage and exported. Each CLI source defines them once; the executable
 // flavour is cifCLIMain.cxx calling the same ModuleEntryPoint, so both flavours run
-// one code path. Code behind ModuleEntryPoint must not exit(): it runs inside the host.
+// one code path. Code behind ModuleEntryPoint must not exit(): it runs inside the host
+// (cifRunCLIModule.h is what every entry point does around its own work).
 #ifndef cifCLIModuleEntryPoint_h
 #define cifCLIModuleEntryPoint_h
 

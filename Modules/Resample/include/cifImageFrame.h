@@ -27,18 +27,17 @@ struct ImageFrame
                                                         { 0, 0, 0, 1 } };
 };
 
-/** ImageBase::TransformPhysicalPointToContinuousIndex: (p - origin), then the matrix,
- * each row summed from zero in column order (no fused multiply-add: ITK's inside
- * tests and supports are decided by the last bit). */
+/** ImageBase::TransformPhysicalPointToContinuousIndex of an image with \a origin and
+ * point-to-index matrix \a pointToIndex: (p - origin), then the matrix, each row
+ * summed from zero in column order (no fused multiply-add: ITK's inside tests and
+ * supports are decided by the last bit). The resampler's input side and point
+ * evaluation both map through here. */
 template <int D>
 CIF_HD void
-PhysicalPointToContinuousIndex(const ImageFrame & frame, const double point[], double index[kMaxDimension])
+PhysicalPointToContinuousIndex(const double origin[kMaxDimension],
+                               const double pointToIndex[kMaxDimension][kMaxDimension], const double point[],
+                               double index[kMaxDimension])
 {
-  double offset[kMaxDimension] = { 0, 0, 0, 0 };
-  for (int k = 0; k < D; ++k)
-  {
-    offset[k] = point[k] - frame.origin[k];
-  }
   for (int i = 0; i < kMaxDimension; ++i)
   {
     index[i] = 0.0;
@@ -47,9 +46,16 @@ PhysicalPointToContinuousIndex(const ImageFrame & frame, const double point[], d
   {
     for (int j = 0; j < D; ++j)
     {
-      index[i] = MulAddUnfused(frame.pointToIndex[i][j], offset[j], index[i]);
+      index[i] = MulAddUnfused(pointToIndex[i][j], point[j] - origin[j], index[i]);
     }
   }
+}
+
+template <int D>
+CIF_HD void
+PhysicalPointToContinuousIndex(const ImageFrame & frame, const double point[], double index[kMaxDimension])
+{
+  PhysicalPointToContinuousIndex<D>(frame.origin, frame.pointToIndex, point, index);
 }
 
 /** The spline's value at physical \a point and, with \a gradient (D entries), its

@@ -2,6 +2,7 @@
 #define cifResampleMath_h
 
 #include "cifCubicInterpolation.h"
+#include "cifImageFrame.h"
 #include "cifTransformChain.h"
 
 #include <limits>
@@ -102,17 +103,7 @@ template <int D>
 CIF_HD void
 InputContinuousIndex(const ResampleGeometry & g, const double q[kMaxDimension], double x[kMaxDimension])
 {
-  for (int i = 0; i < kMaxDimension; ++i)
-  {
-    x[i] = 0.0;
-  }
-  for (int i = 0; i < D; ++i)
-  {
-    for (int j = 0; j < D; ++j)
-    {
-      x[i] = MulAddUnfused(g.inputPointToIndex[i][j], q[j] - g.inputOrigin[j], x[i]);
-    }
-  }
+  PhysicalPointToContinuousIndex<D>(g.inputOrigin, g.inputPointToIndex, q, x);
 }
 
 /** ResampleImageFilter::CastPixelWithBoundsChecking: clamp to the type's range,

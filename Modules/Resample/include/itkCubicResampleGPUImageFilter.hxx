@@ -255,11 +255,14 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             {
               source = static_cast<const TIn *>(input->GetDeviceBufferForReading());
             }
-            if constexpr (inputIsCuda && sameType)
+            if constexpr (sameType)
             {
-              coefficients = m_InputIsCoefficients ? source : nullptr;
+              if (borrowsInput)
+              {
+                coefficients = source;
+              }
             }
-            if (coefficients == nullptr)
+            if (!borrowsInput)
             {
               ownCoefficients.Allocate(inputCount * sizeof(TC));
               TC * own = ownCoefficients.As<TC>();

@@ -2,9 +2,9 @@
 // point, grid-stride loop, the per-point arithmetic of cifImageFrame.h (shared with
 // the CPU path).
 #include "cifCudaCheck.cuh"
+#include "cifGridStride.cuh"
 #include "cifPointEvaluationDevice.h"
 
-#include <algorithm>
 
 namespace cif
 {
@@ -49,9 +49,8 @@ EvaluatePhysicalPointsOnDevice(const TCoefficient * coefficients, const Coeffici
   {
     return;
   }
-  const auto blocks = static_cast<unsigned int>(std::min<std::int64_t>((count + kThreads - 1) / kThreads, 1 << 20));
   EvaluatePhysicalPointsKernel<D, TCoefficient>
-    <<<blocks, kThreads>>>(coefficients, grid, frame, points, count, values, gradients);
+    <<<GridStrideBlocks(count, kThreads), kThreads>>>(coefficients, grid, frame, points, count, values, gradients);
   CIF_CUDA_CHECK_LAUNCH();
 }
 

@@ -2,6 +2,7 @@
 // output voxel (or a block per few output rows), the per-voxel arithmetic of
 // cifResampleMath.h (shared with the CPU path).
 #include "cifCudaCheck.cuh"
+#include "cifGridStride.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
 #include "cifScalarTypes.h"
@@ -17,7 +18,7 @@ constexpr int kThreads = 256;
 unsigned int
 BlocksFor(std::int64_t count)
 {
-  return static_cast<unsigned int>(std::min<std::int64_t>((count + kThreads - 1) / kThreads, 1 << 20));
+  return GridStrideBlocks(count, kThreads);
 }
 
 template <int D, typename TCoefficient, typename TOut>

@@ -4,6 +4,7 @@
 // so the hardware's linear filter does the rest. Geometry, transforms and the inside
 // test are those of the exact mode (cifResampleMath.h).
 #include "cifCudaCheck.cuh"
+#include "cifGridStride.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
 #include "cifTextureResampleDevice.h"
@@ -21,7 +22,7 @@ constexpr int kPad = 2; // mirrored samples on each side: the support reaches 2 
 unsigned int
 BlocksFor(std::int64_t count)
 {
-  return static_cast<unsigned int>(std::min<std::int64_t>((count + kThreads - 1) / kThreads, 1 << 20));
+  return GridStrideBlocks(count, kThreads);
 }
 
 /** The coefficients with kPad mirrored samples around every used axis. */

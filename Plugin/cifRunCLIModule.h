@@ -1,0 +1,59 @@
+// What every CLI module's ModuleEntryPoint does around its own work: the --xml
+// description, and errors turned into a message and a status for the host.
+#ifndef cifRunCLIModule_h
+#define cifRunCLIModule_h
+
+#include "cifCLIModuleEntryPoint.h"
+#include "cifCommandLineSupport.h"
+
+#include <tclap/CmdLine.h>
+
+#include <iostream>
+#include <string>
+
+namespace cif
+{
+/** A module's entry point around its \a work (which parses \a argc / \a argv with a
+ * TCLAP::CmdLine whose exception handling is off, and returns a status): `--xml`
+ * prints XMLModuleDescription; errors print "error: ..." and return a status, never
+ * exit() — 2 for bad arguments, TCLAP's own for --help and --version, 1 for the rest
+ * (an ITK error's reason without ITK's prefix). */
+template <typename TWork>
+int
+RunModule(int argc, char * argv[], TWork && work)
+{
+  for (int i = 1; i < argc; ++i)
+  {
+    if (std::string(argv[i]) == "--xml")
+    {
+      std::cout << XMLModuleDescription;
+      return 0;
+    }
+  }
+  try
+  {
+    return work();
+  }
+  catch (const TCLAP::ArgException & e)
+  {
+    std::cerr << "error: " << e.error() << " for " << e.argId() << "\n";
+    return 2;
+  }
+  catch (const TCLAP::ExitException & e) // --help, --version
+  {
+    return e.getExitStatus();
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    std::cerr << "error: " << ReasonOf(e) << "\n";
+    return 1;
+  }
+  catch (const std::exception & e)
+  {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
+} // namespace cif
+
+#endif
