@@ -158,6 +158,10 @@ main(int argc, char * argv[])
     onDevice->Allocate();
     std::copy(input->GetBufferPointer(), input->GetBufferPointer() + count, onDevice->GetBufferPointer());
     onDevice->GetDeviceBufferForReading();
+    // Only the device copy current (as a GPU filter's output leaves it): Modified()
+    // below then marks a new input without making the host copy current, which would
+    // upload the volume again at every repeat.
+    onDevice->GetDeviceBufferForWriting(true);
     auto filter = itk::CubicResampleGPUImageFilter<DeviceImage, DeviceImage>::New();
     auto filterInterpolator = itk::BSplineInterpolateImageFunction<DeviceImage, double, double>::New();
     filter->SetInput(onDevice);
