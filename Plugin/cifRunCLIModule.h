@@ -5,6 +5,7 @@
 
 #include "cifCLIModuleEntryPoint.h"
 #include "cifCommandLineSupport.h"
+#include "cifDeviceMemoryPool.h"
 
 #include <tclap/CmdLine.h>
 
@@ -13,23 +14,13 @@
 
 namespace cif
 {
-/** A module's entry point around its \a work (which parses \a argc / \a argv with a
- * TCLAP::CmdLine whose exception handling is off, and returns a status): `--xml`
- * prints XMLModuleDescription; errors print "error: ..." and return a status, never
- * exit() — 2 for bad arguments, TCLAP's own for --help and --version, 1 for the rest
- * (an ITK error's reason without ITK's prefix). */
+namespace detail
+{
+/** Runs \a work, turning its errors into a message and a status (see RunModule). */
 template <typename TWork>
 int
-RunModule(int argc, char * argv[], TWork && work)
+RunModuleWork(TWork && work)
 {
-  for (int i = 1; i < argc; ++i)
-  {
-    if (std::string(argv[i]) == "--xml")
-    {
-      std::cout << XMLModuleDescription;
-      return 0;
-    }
-  }
   try
   {
     return work();
@@ -53,6 +44,38 @@ RunModule(int argc, char * argv[], TWork && work)
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
+}
+} // namespace detail
+
+/** A module's entry point around its \a work (which parses \a argc / \a argv with a
+ * TCLAP::CmdLine whose exception handling is off, and returns a status): `--xml`
+ * prints XMLModuleDescription; errors print "error: ..." and return a status, never
+ * exit() — 2 for bad arguments, TCLAP's own for --help and --version, 1 for the rest
+ * (an ITK error's reason without ITK's prefix). The GPU memory the run cached is
+ * given back before returning: a module loaded into a host (Slicer) leaves none
+ * behind. */
+template <typename TWork>
+int
+RunModule(int argc, char * argv[], TWork && work)
+{
+  for (int i = 1; i < argc; ++i)
+  {
+    if (std::string(argv[i]) == "--xml")
+    {
+      std::cout << XMLModuleDescription;
+      return 0;
+    }
+  }
+  const int status = detail::RunModuleWork(work);
+  try
+  {
+    ReleaseCachedDeviceMemory();
+  }
+  catch (const std::exception & e)
+  {
+    std::cerr << "warning: could not release cached GPU memory: " << e.what() << "\n";
+  }
+  return status;
 }
 } // namespace cif
 

@@ -17,6 +17,11 @@ TEST(CudaRuntime, AvailabilityIsConsistent)
     EXPECT_EQ(cif::GetDeviceCount(), 0);
     EXPECT_THROW(cif::DeviceBuffer(16), cif::CudaError);
   }
+  if (!cif::IsGPUAvailable())
+  {
+    EXPECT_EQ(cif::GetCachedDeviceMemoryBytes(), 0u);
+    EXPECT_NO_THROW(cif::ReleaseCachedDeviceMemory());
+  }
 }
 
 TEST(CudaRuntime, DeviceQuery)
@@ -72,5 +77,47 @@ TEST(CudaRuntime, ImpossibleAllocationNamesTheSizes)
   // The device still works after the failure.
   cif::DeviceBuffer fine(1024);
   EXPECT_NE(fine.Data(), nullptr);
+}
+
+TEST(CudaRuntime, FreedMemoryIsKeptForReuseAndCanBeGivenBack)
+{
+  CIF_REQUIRE_GPU();
+  constexpr std::size_t size = std::size_t(256) << 20;
+  constexpr std::size_t slack = std::size_t(16) << 20; // the driver's own bookkeeping
+  cif::ReleaseCachedDeviceMemory();
+  EXPECT_EQ(cif::GetCachedDeviceMemoryBytes(), 0u);
+  const std::size_t freeBefore = cif::GetDeviceInfo().freeMemoryBytes;
+  {
+    cif::DeviceBuffer first(size);
+  }
+  cif::Synchronize(); // the free is ordered on the stream
+  EXPECT_GE(cif::GetCachedDeviceMemoryBytes(), size);
+  const std::size_t freeWhileCached = cif::GetDeviceInfo().freeMemoryBytes;
+  EXPECT_LE(freeWhileCached + size, freeBefore + slack) << "the freed memory went back to the driver";
+
+  // The next buffer of the size takes the cached memory, not the driver's.
+  cif::DeviceBuffer second(size);
+  EXPECT_LT(cif::GetCachedDeviceMemoryBytes(), size);
+  EXPECT_GE(cif::GetDeviceInfo().freeMemoryBytes + slack, freeWhileCached);
+  std::vector<std::uint32_t> data(size / 4);
+  std::mt19937               rng(cif_test::FreshSeed());
+  for (auto & v : data)
+  {
+    v = rng();
+  }
+  second.Upload(data.data(), size);
+  std::vector<std::uint32_t> back(data.size());
+  second.Download(back.data(), size);
+  EXPECT_EQ(back, data);
+
+  // Cached memory counts as available to the library's jobs...
+  second.Release();
+  cif::Synchronize();
+  const std::size_t driverFree = cif::GetDeviceInfo().freeMemoryBytes;
+  EXPECT_NO_THROW(cif::RequireDeviceMemory(driverFree + size / 2, "a job that fits in the cache"));
+  // ...and goes back to the driver on request.
+  cif::ReleaseCachedDeviceMemory();
+  EXPECT_EQ(cif::GetCachedDeviceMemoryBytes(), 0u);
+  EXPECT_GE(cif::GetDeviceInfo().freeMemoryBytes + slack, driverFree + size);
 }
 } // namespace

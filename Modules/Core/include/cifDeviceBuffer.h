@@ -2,6 +2,7 @@
 #define cifDeviceBuffer_h
 
 #include "cifCudaRuntime.h"
+#include "cifDeviceMemoryPool.h"
 
 #include <atomic>
 
@@ -25,7 +26,10 @@ struct CudaImageFilters_EXPORT TransferCounters
 
 /** \class DeviceBuffer
  * Owns one block of device memory (RAII, move-only). Every CUDA call is checked and
- * becomes CudaError; the memory is released in the destructor, on every path. */
+ * becomes CudaError; the memory is released in the destructor, on every path. The
+ * memory comes from the library's stream-ordered pool (cifDeviceMemoryPool.h):
+ * release is ordered after the work already queued on the default stream, and the
+ * next allocation of the same size reuses it. */
 class CudaImageFilters_EXPORT DeviceBuffer
 {
 public:
@@ -43,19 +47,20 @@ public:
    * request and the device's free memory. Does nothing if the size already matches. */
   void
   Allocate(std::size_t bytes);
+  /** Returns the memory to the pool (stream-ordered; no wait). */
   void
   Release() noexcept;
 
   void *
   Data() const
   {
-    return m_Data;
+    return m_Allocation.pointer;
   }
   template <typename T>
   T *
   As() const
   {
-    return static_cast<T *>(m_Data);
+    return static_cast<T *>(m_Allocation.pointer);
   }
   std::size_t
   Bytes() const
@@ -71,8 +76,8 @@ public:
   Download(void * host, std::size_t bytes) const;
 
 private:
-  void *      m_Data = nullptr;
-  std::size_t m_Bytes = 0;
+  detail::DeviceAllocation m_Allocation;
+  std::size_t              m_Bytes = 0;
 };
 
 /** \class DeviceTimer

@@ -112,6 +112,7 @@ RequireDeviceMemory(std::size_t bytes, const std::string & what)
 {
   std::size_t freeBytes = 0, totalBytes = 0;
   CIF_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+  freeBytes += GetCachedDeviceMemoryBytes(); // held by this library's pool, free to its buffers
   if (bytes > freeBytes)
   {
     throw CudaOutOfMemory("not enough GPU memory for " + what + ": it needs " + MiB(bytes) + ", the device has " +
@@ -144,10 +145,10 @@ TransferCounters::Reset()
 DeviceBuffer::~DeviceBuffer() { this->Release(); }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer && other) noexcept
-  : m_Data(other.m_Data)
+  : m_Allocation(other.m_Allocation)
   , m_Bytes(other.m_Bytes)
 {
-  other.m_Data = nullptr;
+  other.m_Allocation = detail::DeviceAllocation{};
   other.m_Bytes = 0;
 }
 
@@ -157,9 +158,9 @@ DeviceBuffer::operator=(DeviceBuffer && other) noexcept
   if (this != &other)
   {
     this->Release();
-    m_Data = other.m_Data;
+    m_Allocation = other.m_Allocation;
     m_Bytes = other.m_Bytes;
-    other.m_Data = nullptr;
+    other.m_Allocation = detail::DeviceAllocation{};
     other.m_Bytes = 0;
   }
   return *this;
@@ -168,7 +169,7 @@ DeviceBuffer::operator=(DeviceBuffer && other) noexcept
 void
 DeviceBuffer::Allocate(std::size_t bytes)
 {
-  if (bytes == m_Bytes && m_Data)
+  if (bytes == m_Bytes && m_Allocation.pointer)
   {
     return;
   }
@@ -177,14 +178,13 @@ DeviceBuffer::Allocate(std::size_t bytes)
   {
     return;
   }
-  const cudaError_t status = cudaMalloc(&m_Data, bytes);
+  const auto status = static_cast<cudaError_t>(detail::AllocateDeviceMemory(bytes, m_Allocation));
   if (status != cudaSuccess)
   {
-    m_Data = nullptr;
     cudaGetLastError();
     std::size_t freeBytes = 0, totalBytes = 0;
     cudaMemGetInfo(&freeBytes, &totalBytes);
-    const std::string message = "cudaMalloc of " + MiB(bytes) + " failed (" + MiB(freeBytes) + " free of " +
+    const std::string message = "GPU allocation of " + MiB(bytes) + " failed (" + MiB(freeBytes) + " free of " +
                                 MiB(totalBytes) + "): " + cudaGetErrorString(status);
     if (status == cudaErrorMemoryAllocation)
     {
@@ -198,11 +198,8 @@ DeviceBuffer::Allocate(std::size_t bytes)
 void
 DeviceBuffer::Release() noexcept
 {
-  if (m_Data)
-  {
-    cudaFree(m_Data); // cannot throw from here; a failing free leaves nothing to recover
-  }
-  m_Data = nullptr;
+  detail::FreeDeviceMemory(m_Allocation);
+  m_Allocation = detail::DeviceAllocation{};
   m_Bytes = 0;
 }
 
@@ -214,7 +211,7 @@ DeviceBuffer::Upload(const void * host, std::size_t bytes)
     throw CudaError("DeviceBuffer::Upload: " + std::to_string(bytes) + " bytes into a buffer of " +
                     std::to_string(m_Bytes));
   }
-  CopyHostToDevice(m_Data, host, bytes);
+  CopyHostToDevice(m_Allocation.pointer, host, bytes);
 }
 
 void
@@ -225,7 +222,7 @@ DeviceBuffer::Download(void * host, std::size_t bytes) const
     throw CudaError("DeviceBuffer::Download: " + std::to_string(bytes) + " bytes from a buffer of " +
                     std::to_string(m_Bytes));
   }
-  CIF_CUDA_CHECK(cudaMemcpy(host, m_Data, bytes, cudaMemcpyDeviceToHost));
+  CIF_CUDA_CHECK(cudaMemcpy(host, m_Allocation.pointer, bytes, cudaMemcpyDeviceToHost));
   ++g_Downloads;
   g_DownloadedBytes += bytes;
 }

@@ -60,6 +60,15 @@ RequireDeviceMemory(std::size_t, const std::string &)
   ThrowNoCuda();
 }
 
+std::size_t
+GetCachedDeviceMemoryBytes()
+{
+  return 0;
+}
+void
+ReleaseCachedDeviceMemory()
+{}
+
 TransferCounters
 TransferCounters::Get()
 {

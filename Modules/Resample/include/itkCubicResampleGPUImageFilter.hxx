@@ -295,7 +295,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
               }
               coefficients = own;
             }
-            cif::Synchronize();
+            // No wait here: the staging buffer's release is ordered after the
+            // prefilter on the stream (cifDeviceMemoryPool.h).
           }
           cif::DeviceBuffer mappedOnDevice;
           if (!mapped.empty())

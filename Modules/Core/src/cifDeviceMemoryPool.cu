@@ -1,0 +1,176 @@
+// The library's stream-ordered device memory pools (see cifDeviceMemoryPool.h).
+#include "cifCudaCheck.cuh"
+#include "cifDeviceMemoryPool.h"
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace cif
+{
+namespace
+{
+/** The pool of \a device, created on first use; null where the device has no
+ * memory-pool support (cudaMalloc then). Pools live as long as the process: the
+ * driver frees them with the context. */
+cudaMemPool_t
+PoolOf(int device)
+{
+  static std::mutex                 mutex;
+  static std::vector<cudaMemPool_t> pools;
+  static std::vector<bool>          known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (static_cast<std::size_t>(device) >= pools.size())
+  {
+    pools.resize(device + 1, nullptr);
+    known.resize(device + 1, false);
+  }
+  if (!known[device])
+  {
+    known[device] = true;
+    int supported = 0;
+    if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess || !supported)
+    {
+      cudaGetLastError();
+      return nullptr;
+    }
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    cudaMemPool_t pool = nullptr;
+    if (cudaMemPoolCreate(&pool, &props) != cudaSuccess)
+    {
+      cudaGetLastError();
+      return nullptr;
+    }
+    // Keep freed memory for reuse instead of returning it at every synchronisation
+    // (the default threshold, 0, would make each update map its buffers again), up
+    // to a quarter of the device: the rest of a host application (a viewer's
+    // rendering, other GPU libraries) is not starved by memory cached here.
+    std::size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess)
+    {
+      cudaGetLastError();
+    }
+    std::uint64_t keep = totalBytes / 4;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    pools[device] = pool;
+  }
+  return pools[device];
+}
+
+int
+CurrentDevice()
+{
+  int device = 0;
+  CIF_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+/** Gives the cached memory of \a pool back to the driver once queued work is done. */
+void
+Trim(cudaMemPool_t pool)
+{
+  CIF_CUDA_CHECK(cudaDeviceSynchronize()); // pending frees reach the pool
+  CIF_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+}
+} // namespace
+
+std::size_t
+GetCachedDeviceMemoryBytes()
+{
+  if (!IsGPUAvailable())
+  {
+    return 0;
+  }
+  const cudaMemPool_t pool = PoolOf(CurrentDevice());
+  if (!pool)
+  {
+    return 0;
+  }
+  std::uint64_t reserved = 0, used = 0;
+  CIF_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  CIF_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  return reserved > used ? static_cast<std::size_t>(reserved - used) : 0;
+}
+
+void
+ReleaseCachedDeviceMemory()
+{
+  if (!IsGPUAvailable())
+  {
+    return;
+  }
+  if (const cudaMemPool_t pool = PoolOf(CurrentDevice()))
+  {
+    Trim(pool);
+  }
+}
+
+namespace detail
+{
+int
+AllocateDeviceMemory(std::size_t bytes, DeviceAllocation & allocation)
+{
+  allocation = DeviceAllocation{};
+  allocation.device = CurrentDevice();
+  const cudaMemPool_t pool = PoolOf(allocation.device);
+  if (!pool)
+  {
+    const cudaError_t status = cudaMalloc(&allocation.pointer, bytes);
+    if (status != cudaSuccess)
+    {
+      allocation.pointer = nullptr;
+    }
+    return status;
+  }
+  allocation.fromPool = true;
+  cudaError_t status = cudaMallocFromPoolAsync(&allocation.pointer, bytes, pool, 0);
+  if (status == cudaErrorMemoryAllocation)
+  {
+    // Memory this library cached may be what is missing (or it is fragmented):
+    // give it back and try once more.
+    cudaGetLastError();
+    Trim(pool);
+    status = cudaMallocFromPoolAsync(&allocation.pointer, bytes, pool, 0);
+  }
+  if (status != cudaSuccess)
+  {
+    allocation.pointer = nullptr;
+  }
+  return status;
+}
+
+void
+FreeDeviceMemory(const DeviceAllocation & allocation) noexcept
+{
+  if (!allocation.pointer)
+  {
+    return;
+  }
+  // Failures cannot be reported from destructors; a failing free leaves nothing to recover.
+  if (!allocation.fromPool)
+  {
+    cudaFree(allocation.pointer);
+    return;
+  }
+  // Stream-ordered: the memory returns to the pool once the work queued so far on the
+  // allocating device's default stream has used it.
+  int current = allocation.device;
+  cudaGetDevice(&current);
+  if (current != allocation.device)
+  {
+    cudaSetDevice(allocation.device);
+  }
+  if (cudaFreeAsync(allocation.pointer, 0) != cudaSuccess)
+  {
+    cudaGetLastError(); // not left for the next launch check to misreport
+  }
+  if (current != allocation.device)
+  {
+    cudaSetDevice(current);
+  }
+}
+} // namespace detail
+} // namespace cif
