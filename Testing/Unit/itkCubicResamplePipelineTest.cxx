@@ -51,6 +51,20 @@ MakeResampler(const Case & c, bool inputIsCoefficients, Path path)
   return resample;
 }
 
+/** A CudaImage holding the case's samples, current on the device (and the host). */
+DeviceImage::Pointer
+SamplesOnTheDevice(const Case & c)
+{
+  auto onDevice = DeviceImage::New();
+  onDevice->CopyInformation(c.samples);
+  onDevice->SetRegions(c.samples->GetBufferedRegion());
+  onDevice->Allocate();
+  const std::size_t count = c.samples->GetBufferedRegion().GetNumberOfPixels();
+  std::copy(c.samples->GetBufferPointer(), c.samples->GetBufferPointer() + count, onDevice->GetBufferPointer());
+  onDevice->GetDeviceBufferForReading();
+  return onDevice;
+}
+
 /** host samples -> GPU prefilter -> CudaImage of coefficients -> resampler ->
  * CudaImage: one upload, nothing downloaded until the result is read, and ITK's
  * values. */
@@ -87,13 +101,8 @@ TEST(CubicResampleGPU, CudaImageOfSamplesIsPrefilteredWithoutChangingIt)
   CIF_REQUIRE_GPU();
   const Case c;
   SCOPED_TRACE(testing::Message() << "seed " << c.seed);
-  auto onDevice = DeviceImage::New();
-  onDevice->CopyInformation(c.samples);
-  onDevice->SetRegions(c.samples->GetBufferedRegion());
-  onDevice->Allocate();
+  auto              onDevice = SamplesOnTheDevice(c);
   const std::size_t count = c.samples->GetBufferedRegion().GetNumberOfPixels();
-  std::copy(c.samples->GetBufferPointer(), c.samples->GetBufferPointer() + count, onDevice->GetBufferPointer());
-  onDevice->GetDeviceBufferForReading(); // the samples now live on the device too
 
   auto resample = MakeResampler<DeviceImage, HostImage>(c, false, Path::GPU);
   resample->SetInput(onDevice);
@@ -110,6 +119,33 @@ TEST(CubicResampleGPU, CudaImageOfSamplesIsPrefilteredWithoutChangingIt)
 
   resample->Modified();
   resample->Update();
+  ExpectSameResample(resample->GetOutput(), c.want.GetPointer(), kDefaultValue, kFloatTolerance);
+}
+
+/** A second update on an input of the same size takes the coefficient buffer the
+ * first one freed back from the library's memory pool (cifDeviceMemoryPool.h)
+ * instead of allocating anew: the cache holds the freed buffer after the first
+ * update and holds the same after the second (a fresh allocation would add to it). */
+TEST(CubicResampleGPU, RepeatedUpdatesReuseTheDeviceMemoryTheyFreed)
+{
+  CIF_REQUIRE_GPU();
+  const Case c;
+  SCOPED_TRACE(testing::Message() << "seed " << c.seed);
+  auto              onDevice = SamplesOnTheDevice(c);
+  const std::size_t count = c.samples->GetBufferedRegion().GetNumberOfPixels();
+
+  auto resample = MakeResampler<DeviceImage, DeviceImage>(c, false, Path::GPU);
+  resample->SetInput(onDevice);
+  cif::ReleaseCachedDeviceMemory();
+  resample->Update();
+  cif::Synchronize();
+  const std::size_t cachedAfterFirst = cif::GetCachedDeviceMemoryBytes();
+  EXPECT_GE(cachedAfterFirst, count * sizeof(float)) << "the coefficient buffer did not go back to the pool";
+
+  onDevice->Modified(); // a new input of the same size, as in a registration loop
+  resample->Update();
+  cif::Synchronize();
+  EXPECT_EQ(cif::GetCachedDeviceMemoryBytes(), cachedAfterFirst) << "the second update allocated anew";
   ExpectSameResample(resample->GetOutput(), c.want.GetPointer(), kDefaultValue, kFloatTolerance);
 }
 

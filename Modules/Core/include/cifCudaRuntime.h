@@ -40,6 +40,8 @@ struct DeviceInfo
   int         computeMajor = 0;
   int         computeMinor = 0;
   std::size_t totalMemoryBytes = 0;
+  /** The driver's free memory; what this library caches for reuse is not counted
+   * (cifDeviceMemoryPool.h). */
   std::size_t freeMemoryBytes = 0;
   int         multiprocessorCount = 0;
 };
