@@ -5,6 +5,7 @@
 #include "cifGridStride.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
+#include "cifRowShear.h"
 #include "cifScalarTypes.h"
 
 #include <algorithm>
@@ -48,38 +49,65 @@ RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * end
   }
 }
 
-/** ResampleImageFilter's linear path. A block takes kThreads consecutive voxels of
- * kRowsPerBlock consecutive output rows: its first kRowsPerBlock threads map the
- * rows' endpoints (two transforms each) into shared memory, and each thread divides
- * its row fraction once for all its rows. No buffer of endpoints, no division per
- * voxel: what is left per voxel is the interpolation itself. */
-constexpr int kRowsPerBlock = 8;
+/** ResampleImageFilter's linear path. A block takes kBlockColumns consecutive columns
+ * of kRowGroups x kRowsPerThread consecutive sheared rows of one plane (cifRowShear.h:
+ * column x of sheared row j is output row j + ShiftOf(x), so that a warp's voxels
+ * share input rows); each thread takes one column of kRowsPerThread rows, a warp 32
+ * columns. The block's threads first map the endpoints of every output row it
+ * touches (two transforms each) into shared memory, and each thread divides its row
+ * fraction once for all its rows. No buffer of endpoints, no division per voxel:
+ * what is left per voxel is the interpolation itself. Narrow blocks keep the rows
+ * that a block of sheared columns spans, and the threads left idle at the planes'
+ * edges, few. */
+constexpr int kBlockColumns = 64;
+constexpr int kRowGroups = kThreads / kBlockColumns;
+constexpr int kRowsPerThread = 8;
+constexpr int kBlockRows = kRowGroups * kRowsPerThread;
 
 template <int D, typename TCoefficient, typename TOut, bool Indexable32>
 __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
   ResampleRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry, TransformChain chain,
-                     InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
+                     RowShear shear, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
 {
-  __shared__ double  ends[kRowsPerBlock][2 * kMaxDimension];
-  const std::int64_t rows = geometry.OutputRows();
-  const std::int64_t firstRow = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock;
-  if (threadIdx.x < kRowsPerBlock && firstRow + threadIdx.x < rows)
+  extern __shared__ double ends[]; // RowsTouched(shear, kBlockRows, kBlockColumns) rows of 2 * kMaxDimension
+  const std::int64_t       width = geometry.outputSize[0];
+  const std::int64_t       height = geometry.outputSize[1];
+  const std::int64_t       blocksPerPlane = (shear.rowsPerPlane + kBlockRows - 1) / kBlockRows;
+  const std::int64_t       plane = blockIdx.x / blocksPerPlane;
+  const std::int64_t       firstSheared = (blockIdx.x % blocksPerPlane) * kBlockRows - shear.before;
+  const std::int64_t       firstX = static_cast<std::int64_t>(blockIdx.y) * kBlockColumns;
+  const std::int64_t       lastX = (firstX + kBlockColumns < width ? firstX + kBlockColumns : width) - 1;
+  const std::int64_t       shiftA = ShiftOf(shear, firstX), shiftB = ShiftOf(shear, lastX);
+  const std::int64_t       lowY = max(firstSheared + min(shiftA, shiftB), std::int64_t(0));
+  const std::int64_t       highY = min(firstSheared + kBlockRows - 1 + max(shiftA, shiftB), height - 1);
+  if (lowY > highY)
   {
-    RowEndpoints<D>(geometry, chain, firstRow + threadIdx.x, ends[threadIdx.x], ends[threadIdx.x] + kMaxDimension);
+    return; // the whole block lies outside the output (the same for every thread)
+  }
+  const int rowsHere = static_cast<int>(highY - lowY + 1);
+  for (int r = threadIdx.x; r < rowsHere; r += blockDim.x)
+  {
+    double * e = ends + 2 * kMaxDimension * r;
+    RowEndpoints<D>(geometry, chain, plane * height + lowY + r, e, e + kMaxDimension);
   }
   __syncthreads();
-  const std::int64_t x = static_cast<std::int64_t>(blockIdx.y) * kThreads + threadIdx.x;
-  if (x >= geometry.outputSize[0])
+  const std::int64_t x = firstX + threadIdx.x % kBlockColumns;
+  if (x >= width)
   {
     return;
   }
-  const double alpha = RowFraction(geometry, x);
-  const int    rowsHere = rows - firstRow < kRowsPerBlock ? static_cast<int>(rows - firstRow) : kRowsPerBlock;
-  TOut *       out = output + firstRow * geometry.outputSize[0] + x;
-  for (int r = 0; r < rowsHere; ++r, out += geometry.outputSize[0])
+  const double       alpha = RowFraction(geometry, x);
+  const std::int64_t firstY = firstSheared + (threadIdx.x / kBlockColumns) * kRowsPerThread + ShiftOf(shear, x);
+  for (int k = 0; k < kRowsPerThread; ++k)
   {
-    *out = ResampleVoxelOnRowAt<D, TCoefficient, TOut, Indexable32>(coefficients, geometry, bounds, ends[r],
-                                                                    ends[r] + kMaxDimension, alpha, defaultValue);
+    const std::int64_t y = firstY + k;
+    if (y < lowY || y > highY)
+    {
+      continue;
+    }
+    const double * e = ends + 2 * kMaxDimension * (y - lowY);
+    output[(plane * height + y) * width + x] = ResampleVoxelOnRowAt<D, TCoefficient, TOut, Indexable32>(
+      coefficients, geometry, bounds, e, e + kMaxDimension, alpha, defaultValue);
   }
 }
 
@@ -304,19 +332,21 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
   }
   if (linearRows && mappedPoints == nullptr)
   {
-    const std::int64_t rows = geometry.OutputRows();
-    const dim3         blocks(static_cast<unsigned int>((rows + kRowsPerBlock - 1) / kRowsPerBlock),
-                      static_cast<unsigned int>((geometry.outputSize[0] + kThreads - 1) / kThreads));
+    const RowShear     shear = MakeRowShear<D>(geometry, chain);
+    const std::int64_t planes = geometry.OutputRows() / geometry.outputSize[1];
+    const dim3         blocks(static_cast<unsigned int>((shear.rowsPerPlane + kBlockRows - 1) / kBlockRows * planes),
+                      static_cast<unsigned int>((geometry.outputSize[0] + kBlockColumns - 1) / kBlockColumns));
+    const std::size_t  sharedBytes = sizeof(double) * 2 * kMaxDimension * RowsTouched(shear, kBlockRows, kBlockColumns);
     const InsideBounds bounds = MakeInsideBounds(geometry.input);
     if (Indexable32(geometry.input))
     {
       ResampleRowsKernel<D, TCoefficient, TOut, true>
-        <<<blocks, kThreads>>>(coefficients, geometry, chain, bounds, defaultValue, output);
+        <<<blocks, kThreads, sharedBytes>>>(coefficients, geometry, chain, shear, bounds, defaultValue, output);
     }
     else
     {
       ResampleRowsKernel<D, TCoefficient, TOut, false>
-        <<<blocks, kThreads>>>(coefficients, geometry, chain, bounds, defaultValue, output);
+        <<<blocks, kThreads, sharedBytes>>>(coefficients, geometry, chain, shear, bounds, defaultValue, output);
     }
     CIF_CUDA_CHECK_LAUNCH();
     return;
