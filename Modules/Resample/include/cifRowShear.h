@@ -30,11 +30,13 @@ struct RowShear
   std::int64_t rowsPerPlane = 1;
 };
 
-/** The output row offset of column \a x (0-based within the output region). */
+/** The output row offset of column \a x (0-based within the output region). The
+ * host sizes the grid from the last column's shift and the kernel assigns voxels by
+ * every column's, so both must round alike: no fused multiply-add on the device. */
 CIF_HD std::int64_t
 ShiftOf(const RowShear & shear, std::int64_t x)
 {
-  return static_cast<std::int64_t>(floor(shear.slope * static_cast<double>(x) + 0.5));
+  return static_cast<std::int64_t>(floor(MulAddUnfused(shear.slope, static_cast<double>(x), 0.5)));
 }
 
 /** The most output rows that \a columns consecutive columns of \a rows sheared rows
