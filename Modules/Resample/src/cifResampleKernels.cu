@@ -73,9 +73,13 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
   const std::int64_t       width = geometry.outputSize[0];
   const std::int64_t       height = geometry.outputSize[1];
   const std::int64_t       blocksPerPlane = (shear.rowsPerPlane + kBlockRows - 1) / kBlockRows;
-  const std::int64_t       plane = blockIdx.x / blocksPerPlane;
-  const std::int64_t       firstSheared = (blockIdx.x % blocksPerPlane) * kBlockRows - shear.before;
-  const std::int64_t       firstX = static_cast<std::int64_t>(blockIdx.y) * kBlockColumns;
+  // One grid dimension (2^31 - 1 blocks), rows fastest: blocksPerColumnTile blocks
+  // walk down the planes of one tile of columns, then the next tile.
+  const std::int64_t       blocksPerColumnTile = blocksPerPlane * (geometry.OutputRows() / height);
+  const std::int64_t       rowBlock = blockIdx.x % blocksPerColumnTile;
+  const std::int64_t       plane = rowBlock / blocksPerPlane;
+  const std::int64_t       firstSheared = (rowBlock % blocksPerPlane) * kBlockRows - shear.before;
+  const std::int64_t       firstX = static_cast<std::int64_t>(blockIdx.x / blocksPerColumnTile) * kBlockColumns;
   const std::int64_t       lastX = (firstX + kBlockColumns < width ? firstX + kBlockColumns : width) - 1;
   const std::int64_t       shiftA = ShiftOf(shear, firstX), shiftB = ShiftOf(shear, lastX);
   const std::int64_t       lowY = max(firstSheared + min(shiftA, shiftB), std::int64_t(0));
@@ -334,8 +338,14 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
   {
     const RowShear     shear = MakeRowShear<D>(geometry, chain);
     const std::int64_t planes = geometry.OutputRows() / geometry.outputSize[1];
-    const dim3         blocks(static_cast<unsigned int>((shear.rowsPerPlane + kBlockRows - 1) / kBlockRows * planes),
-                      static_cast<unsigned int>((geometry.outputSize[0] + kBlockColumns - 1) / kBlockColumns));
+    const std::int64_t blockCount = (shear.rowsPerPlane + kBlockRows - 1) / kBlockRows * planes *
+                                    ((geometry.outputSize[0] + kBlockColumns - 1) / kBlockColumns);
+    if (blockCount > 0x7FFFFFFF)
+    {
+      throw CudaError("cubic resampling: an output of " + std::to_string(count) +
+                      " voxels needs more thread blocks than one launch takes");
+    }
+    const unsigned int blocks = static_cast<unsigned int>(blockCount);
     const std::size_t  sharedBytes = sizeof(double) * 2 * kMaxDimension * RowsTouched(shear, kBlockRows, kBlockColumns);
     const InsideBounds bounds = MakeInsideBounds(geometry.input);
     if (Indexable32(geometry.input))
