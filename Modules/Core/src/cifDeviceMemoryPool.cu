@@ -68,6 +68,13 @@ CurrentDevice()
   return device;
 }
 
+/** The current device's pool; null without a device or without pool support. */
+cudaMemPool_t
+CurrentPool()
+{
+  return IsGPUAvailable() ? PoolOf(CurrentDevice()) : nullptr;
+}
+
 /** Gives the cached memory of \a pool back to the driver once queued work is done. */
 void
 Trim(cudaMemPool_t pool)
@@ -80,11 +87,7 @@ Trim(cudaMemPool_t pool)
 std::size_t
 GetCachedDeviceMemoryBytes()
 {
-  if (!IsGPUAvailable())
-  {
-    return 0;
-  }
-  const cudaMemPool_t pool = PoolOf(CurrentDevice());
+  const cudaMemPool_t pool = CurrentPool();
   if (!pool)
   {
     return 0;
@@ -98,11 +101,7 @@ GetCachedDeviceMemoryBytes()
 void
 ReleaseCachedDeviceMemory()
 {
-  if (!IsGPUAvailable())
-  {
-    return;
-  }
-  if (const cudaMemPool_t pool = PoolOf(CurrentDevice()))
+  if (const cudaMemPool_t pool = CurrentPool())
   {
     Trim(pool);
   }

@@ -126,6 +126,20 @@ CastWithBoundsChecking(double value)
   return static_cast<TOut>(value);
 }
 
+/** The input continuous index that output index \a index maps to, as
+ * ResampleImageFilter maps it: index -> physical point -> transform -> continuous
+ * index. */
+template <int D>
+CIF_HD void
+OutputIndexToInputIndex(const ResampleGeometry & g, const TransformChain & chain,
+                        const std::int64_t index[kMaxDimension], double x[kMaxDimension])
+{
+  double p[kMaxDimension], q[kMaxDimension];
+  IndexToOutputPoint<D>(g, index, p);
+  ApplyTransformChain<D>(chain, p, q);
+  InputContinuousIndex<D>(g, q, x);
+}
+
 /** Input continuous indices at the two ends of output row \a row (rows numbered
  * over axes 1.. of the output region, axis 1 fastest), as ResampleImageFilter's
  * linear path takes them: at the largest region's first index along axis 0 and one
@@ -141,14 +155,9 @@ RowEndpoints(const ResampleGeometry & g, const TransformChain & chain, std::int6
     index[a] = g.outputStart[a] + row % g.outputSize[a];
     row /= g.outputSize[a];
   }
-  double p[kMaxDimension], q[kMaxDimension];
-  IndexToOutputPoint<D>(g, index, p);
-  ApplyTransformChain<D>(chain, p, q);
-  InputContinuousIndex<D>(g, q, start);
+  OutputIndexToInputIndex<D>(g, chain, index, start);
   index[0] += g.lineLength;
-  IndexToOutputPoint<D>(g, index, p);
-  ApplyTransformChain<D>(chain, p, q);
-  InputContinuousIndex<D>(g, q, end);
+  OutputIndexToInputIndex<D>(g, chain, index, end);
 }
 
 /** ResampleImageFilter's linear path places output voxel \a x of a row (the offset

@@ -62,20 +62,14 @@ MakeRowShear(const ResampleGeometry & g, const TransformChain & chain)
   {
     return shear;
   }
-  const auto inputIndexOf = [&](const std::int64_t index[kMaxDimension], double x[kMaxDimension]) {
-    double p[kMaxDimension], q[kMaxDimension];
-    IndexToOutputPoint<D>(g, index, p);
-    ApplyTransformChain<D>(chain, p, q);
-    InputContinuousIndex<D>(g, q, x);
-  };
   std::int64_t index[kMaxDimension] = { g.outputStart[0], g.outputStart[1], g.outputStart[2], g.outputStart[3] };
   double       at[kMaxDimension], m[kMaxDimension][kMaxDimension]; // m[row][column]
-  inputIndexOf(index, at);
+  OutputIndexToInputIndex<D>(g, chain, index, at);
   for (int c = 0; c < D; ++c)
   {
     ++index[c];
     double moved[kMaxDimension];
-    inputIndexOf(index, moved);
+    OutputIndexToInputIndex<D>(g, chain, index, moved);
     --index[c];
     for (int r = 0; r < D; ++r)
     {
