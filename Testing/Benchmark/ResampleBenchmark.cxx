@@ -5,7 +5,10 @@
 // evaluations with gradients. Each is timed with CUDA events (median of --repeat
 // after a warm-up) against the floor (8 bytes per output voxel, or per point 8 in +
 // 8 out, at the measured copy bandwidth), ITK on all cores, and CuPy
-// (affine_transform order 3, from coefficients and with its prefilter).
+// (affine_transform order 3, from coefficients and with its prefilter). Two rows
+// show what bounds the exact kernel: the same resampling under a sub-voxel
+// translation (perfectly coalesced reads) and the load floor of 64 coalesced loads
+// per voxel without arithmetic (cifGatherFloorKernel.h).
 //
 // The filter row times CubicResampleGPUImageFilter::Update() itself on a new input
 // each time (CudaImage in and out, input already on the device): what an ITK pipeline
@@ -15,6 +18,7 @@
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
 #include "cifDeviceBuffer.h"
+#include "cifGatherFloorKernel.h"
 #include "cifPointEvaluationDevice.h"
 #include "cifResampleDevice.h"
 #include "itkAffineTransform.h"
@@ -142,6 +146,26 @@ main(int argc, char * argv[])
       cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f,
                                              output.As<float>());
     });
+    // What the access pattern costs: the same exact resampling under a sub-voxel
+    // translation (a warp's supports consecutive along x, the best case), and the load
+    // floor of any one-voxel-per-thread exact kernel (64 coalesced loads per voxel,
+    // no arithmetic).
+    auto                          translation = itk::AffineTransform<double, 3>::New();
+    itk::AffineTransform<double, 3>::OutputVectorType subVoxel;
+    subVoxel[0] = 0.37;
+    subVoxel[1] = 0.41;
+    subVoxel[2] = 0.23;
+    translation->Translate(subVoxel);
+    itk::CudaTransformChain<3> translationChain(translation.GetPointer());
+    const double translationMs = DeviceMilliseconds(repeat, [&] {
+      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, translationChain.DeviceChain(), nullptr,
+                                             true, 0.f, output.As<float>());
+    });
+    double loadFloorMs = -1;
+#ifdef CIF_BENCHMARK_GATHER_FLOOR
+    loadFloorMs = DeviceMilliseconds(
+      repeat, [&] { cif_bench::LaunchCoalescedGatherFloor(coefficients.As<const float>(), n, output.As<float>()); });
+#endif
     const double endToEndMs = DeviceMilliseconds(repeat, [&] {
       cif::PrefilterOnDevice<float>(samples.As<const float>(), coefficients.As<float>(), shape, poles,
                                     cif::BoundaryMode::Mirror);
@@ -195,6 +219,14 @@ main(int argc, char * argv[])
                 floorMs, floorMs / exactMs * 100, Cell(fromCoefficients, "%.3f").c_str(),
                 Cell(fromCoefficients > 0 ? fromCoefficients / exactMs : -1, "%.1fx").c_str(),
                 Cell(itkMs, "%.0f").c_str(), "");
+    std::printf("| %ld^3 sub-voxel translation, exact, from coefficients | %.3f | %.3f | %.0f%% | %s | %s | | |\n", n,
+                translationMs, floorMs, floorMs / translationMs * 100, Cell(fromCoefficients, "%.3f").c_str(),
+                Cell(fromCoefficients > 0 ? fromCoefficients / translationMs : -1, "%.1fx").c_str());
+    std::printf("| %ld^3 load floor: 64 coalesced float loads per voxel, no arithmetic | %s | %.3f | %s | %s | %s | | |\n",
+                n, Cell(loadFloorMs, "%.3f").c_str(), floorMs,
+                Cell(loadFloorMs > 0 ? floorMs / loadFloorMs * 100 : -1, "%.0f%%").c_str(),
+                Cell(fromCoefficients, "%.3f").c_str(),
+                Cell(fromCoefficients > 0 && loadFloorMs > 0 ? fromCoefficients / loadFloorMs : -1, "%.1fx").c_str());
     std::printf("| %ld^3 prefilter + affine, on device | %.3f | %.3f | %.0f%% | %s | %s | %s | %s |\n", n, endToEndMs,
                 floorMs * 4, floorMs * 4 / endToEndMs * 100, Cell(withPrefilter, "%.3f").c_str(),
                 Cell(withPrefilter > 0 ? withPrefilter / endToEndMs : -1, "%.1fx").c_str(),
