@@ -163,8 +163,11 @@ main(int argc, char * argv[])
     });
     double loadFloorMs = -1;
 #ifdef CIF_BENCHMARK_GATHER_FLOOR
-    loadFloorMs = DeviceMilliseconds(
-      repeat, [&] { cif_bench::LaunchCoalescedGatherFloor(coefficients.As<const float>(), n, output.As<float>()); });
+    if (n >= 4) // a 4^3 block per voxel must fit
+    {
+      loadFloorMs = DeviceMilliseconds(
+        repeat, [&] { cif_bench::LaunchCoalescedGatherFloor(coefficients.As<const float>(), n, output.As<float>()); });
+    }
 #endif
     const double endToEndMs = DeviceMilliseconds(repeat, [&] {
       cif::PrefilterOnDevice<float>(samples.As<const float>(), coefficients.As<float>(), shape, poles,
