@@ -24,11 +24,16 @@ struct CoefficientGrid
 
 /** ITK's support start: floor((float) x) - 1 (ITK casts the continuous index to
  * float first, which decides the support of points within float rounding of an
- * integer). */
+ * integer). NaN, infinities and |x| > 2^40 start at -2^40 or 2^40 instead of
+ * overflowing the conversion (undefined, and on the GPU a wild index): every read
+ * after that stays in the buffer (mirrored, then clamped), and their weights make
+ * the value NaN. Finite indices of any real buffer are unchanged. */
 CIF_HD std::int64_t
 CubicSupportStart(double x)
 {
-  return static_cast<std::int64_t>(floorf(static_cast<float>(x))) - 1;
+  constexpr float kLimit = 1099511627776.0f; // 2^40
+  const float     clamped = fminf(fmaxf(static_cast<float>(x), -kLimit), kLimit); // fmaxf(NaN, a) = a
+  return static_cast<std::int64_t>(floorf(clamped)) - 1;
 }
 
 /** Weights of the 4 coefficients from \a supportStart for position \a x (the
