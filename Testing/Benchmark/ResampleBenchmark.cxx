@@ -39,6 +39,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace
@@ -342,6 +343,36 @@ main(int argc, char * argv[])
       cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(), grid, frame, x.As<const double>(),
                                                     points, values.As<double>(), gradients.As<double>());
     });
+    // The same points sorted on the device first (PointOrder::ImageOrder, the
+    // evaluator's SortPoints), and handed over already in image order (sorted here
+    // once, untimed): what scattered points cost, and what the sort recovers.
+    const double sortedMs = DeviceMilliseconds(repeat, [&] {
+      cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(), grid, frame, x.As<const double>(),
+                                                    points, values.As<double>(), gradients.As<double>(),
+                                                    cif::PointOrder::ImageOrder);
+    });
+    double inOrderMs = 0;
+    {
+      std::vector<std::pair<long, std::int64_t>> cells(points); // (cell, point)
+      for (std::int64_t i = 0; i < points; ++i)
+      {
+        const auto c = input->TransformPhysicalPointToContinuousIndex<double>(hostPoints[i]);
+        cells[i] = { (static_cast<long>(c[2]) * n + static_cast<long>(c[1])) * n + static_cast<long>(c[0]), i };
+      }
+      std::sort(cells.begin(), cells.end());
+      std::vector<Image::PointType> ordered(points);
+      for (std::int64_t i = 0; i < points; ++i)
+      {
+        ordered[i] = hostPoints[cells[i].second];
+      }
+      cif::DeviceBuffer orderedPoints(points * 24);
+      orderedPoints.Upload(ordered.data(), points * 24);
+      inOrderMs = DeviceMilliseconds(repeat, [&] {
+        cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(), grid, frame,
+                                                      orderedPoints.As<const double>(), points, values.As<double>(),
+                                                      gradients.As<double>());
+      });
+    }
     const double floorMs = (24.0 + 8.0 + 24.0) * points / (copyGBps * 1e9) * 1e3;
     auto         interpolator = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
     interpolator->SetInputImage(input);
@@ -359,6 +390,11 @@ main(int argc, char * argv[])
     std::printf("| 10^7 physical points, value + gradient (from float coefficients) | %.3f | %.3f | %.0f%% | n/a | n/a | "
                 "%.0f (scaled from 2*10^5) | %.0fx |\n",
                 gpuMs, floorMs, floorMs / gpuMs * 100, itkMs, itkMs / gpuMs);
+    std::printf("| the same points sorted on the device first (SortPoints) | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f | "
+                "%.0fx |\n",
+                sortedMs, floorMs, floorMs / sortedMs * 100, itkMs, itkMs / sortedMs);
+    std::printf("| the same points handed over in image order | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f | %.0fx |\n",
+                inOrderMs, floorMs, floorMs / inOrderMs * 100, itkMs, itkMs / inOrderMs);
   }
   std::printf("\nfloor: resample 8 B per output voxel (end to end: x4 with the prefilter's 3 passes); field 12 B per "
               "voxel; points 56 B each. ITK's ResampleImageFilter and TransformToDisplacementFieldFilter use all "

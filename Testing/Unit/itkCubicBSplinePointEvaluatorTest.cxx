@@ -9,7 +9,11 @@
 #include "itkCubicBSplinePointEvaluatorGPU.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 
 namespace
 {
@@ -25,13 +29,13 @@ enum class Api
 
 template <unsigned int D, typename TCoefficient>
 void
-CheckPoints(bool useGPU, Api api = Api::HostVectors)
+CheckPoints(bool useGPU, Api api = Api::HostVectors, bool sortPoints = false)
 {
   using Image = itk::Image<float, D>;
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << D << "-D, " << (useGPU ? "GPU" : "CPU") << ", " << typeid(TCoefficient).name()
-                                  << (api == Api::DeviceBuffers ? ", device buffers" : ", host vectors") << ", seed "
-                                  << seed);
+                                  << (api == Api::DeviceBuffers ? ", device buffers" : ", host vectors")
+                                  << (sortPoints ? ", sorted" : "") << ", seed " << seed);
   itk::Size<D>  size;
   itk::Index<D> start;
   for (unsigned int a = 0; a < D; ++a)
@@ -67,6 +71,7 @@ CheckPoints(bool useGPU, Api api = Api::HostVectors)
 
   auto evaluator = itk::CubicBSplinePointEvaluatorGPU<Image, TCoefficient>::New();
   evaluator->SetUseGPU(useGPU);
+  evaluator->SetSortPoints(sortPoints);
   evaluator->SetInputImage(image);
   EXPECT_EQ(evaluator->GetCoefficientsOnDevice(), useGPU);
   std::vector<double>                                                                        values;
@@ -137,6 +142,128 @@ TEST(PointEvaluatorGPU, DeviceBuffersMatchITK)
   CIF_REQUIRE_GPU();
   CheckPoints<2, double>(true, Api::DeviceBuffers);
   CheckPoints<3, float>(true, Api::DeviceBuffers);
+}
+
+/** SortPoints: the device visits the points in image order (sorted by cell). The
+ * results are ITK's, and the same bits as in the given order, in the caller's order:
+ * scattered points in and around the image (mirrored, and cells clamped for the
+ * sort), anisotropic spacing, and a NaN point (sorted into cell 0). */
+TEST(PointEvaluatorGPU, SortedPointsMatchITKAndTheGivenOrderBitForBit)
+{
+  CIF_REQUIRE_GPU();
+  CheckPoints<2, double>(true, Api::DeviceBuffers, true);
+  CheckPoints<3, float>(true, Api::HostVectors, true);
+  CheckPoints<4, float>(true, Api::HostVectors, true);
+
+  using Image = itk::Image<float, 3>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  auto              image = MakeImage<Image>({ { 23, 19, 17 } }, { { -2, 1, 0 } }, Content::Random, seed, 0.0, 100.0);
+  Image::SpacingType spacing;
+  spacing[0] = 0.7;
+  spacing[1] = 1.3;
+  spacing[2] = 2.1;
+  image->SetSpacing(spacing);
+  std::mt19937                   rng(seed);
+  std::vector<Image::PointType>  points(20000);
+  for (auto & p : points)
+  {
+    itk::ContinuousIndex<double, 3> c;
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      const auto                             start = image->GetBufferedRegion().GetIndex()[a];
+      const auto                             size = image->GetBufferedRegion().GetSize()[a];
+      std::uniform_real_distribution<double> u(start - 3.0, start + size + 3.0);
+      c[a] = u(rng);
+    }
+    image->TransformContinuousIndexToPhysicalPoint(c, p);
+  }
+  points[points.size() / 2][1] = std::numeric_limits<double>::quiet_NaN();
+
+  auto evaluator = itk::CubicBSplinePointEvaluatorGPU<Image>::New();
+  evaluator->SetInputImage(image);
+  std::vector<double>                                              givenValues, sortedValues;
+  std::vector<itk::CubicBSplinePointEvaluatorGPU<Image>::GradientType> givenGradients, sortedGradients;
+  evaluator->Evaluate(points, givenValues, &givenGradients);
+  evaluator->SortPointsOn();
+  evaluator->Evaluate(points, sortedValues, &sortedGradients);
+  ASSERT_EQ(sortedValues.size(), points.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < points.size(); ++i)
+  {
+    differ += std::memcmp(&givenValues[i], &sortedValues[i], sizeof(double)) != 0 ||
+              std::memcmp(&givenGradients[i], &sortedGradients[i], sizeof(givenGradients[i])) != 0;
+  }
+  EXPECT_EQ(differ, 0u) << "points whose value or gradient changed with the order";
+}
+
+/** Points with a NaN, an infinite or an absurdly large coordinate: NaN value and
+ * gradient, no crash (ITK's interpolator has no answer there: its indices overflow),
+ * and the other points of the batch as ITK evaluates them. */
+void
+CheckNonFinitePoints(bool useGPU, bool sortPoints)
+{
+  using Image = itk::Image<float, 3>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << (useGPU ? "GPU" : "CPU") << (sortPoints ? ", sorted" : "") << ", seed " << seed);
+  auto image = MakeImage<Image>({ { 11, 9, 8 } }, { { 0, 1, -1 } }, Content::Smooth, seed, 0.0, 100.0);
+  auto evaluator = itk::CubicBSplinePointEvaluatorGPU<Image>::New();
+  evaluator->SetUseGPU(useGPU);
+  evaluator->SetSortPoints(sortPoints);
+  evaluator->SetInputImage(image);
+
+  const double                  nan = std::numeric_limits<double>::quiet_NaN();
+  const double                  inf = std::numeric_limits<double>::infinity();
+  std::mt19937                  rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 7.0);
+  std::vector<Image::PointType> points(12);
+  for (auto & p : points)
+  {
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      p[a] = u(rng);
+    }
+  }
+  const std::vector<std::size_t> bad = { 1, 4, 6, 9, 10 };
+  points[1][0] = nan;
+  points[4][1] = inf;
+  points[6][2] = -inf;
+  points[9][0] = 1e300;
+  points[10].Fill(nan);
+  std::vector<double>                                                  values;
+  std::vector<itk::CubicBSplinePointEvaluatorGPU<Image>::GradientType> gradients;
+  evaluator->Evaluate(points, values, &gradients);
+  ASSERT_EQ(values.size(), points.size());
+
+  auto reference = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
+  reference->SetSplineOrder(3);
+  reference->SetInputImage(image);
+  for (std::size_t i = 0; i < points.size(); ++i)
+  {
+    if (std::find(bad.begin(), bad.end(), i) != bad.end())
+    {
+      EXPECT_TRUE(std::isnan(values[i])) << "point " << i << ": " << values[i];
+      for (unsigned int a = 0; a < 3; ++a)
+      {
+        EXPECT_TRUE(std::isnan(gradients[i][a])) << "point " << i << ", axis " << a << ": " << gradients[i][a];
+      }
+      continue;
+    }
+    EXPECT_NEAR(values[i], reference->Evaluate(points[i]), 4e-4) << "point " << i;
+    const auto g = reference->EvaluateDerivative(points[i]);
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      EXPECT_NEAR(gradients[i][a], g[a], 4e-4) << "point " << i << ", axis " << a;
+    }
+  }
+}
+
+TEST(PointEvaluatorCPU, NonFinitePointsGiveNaN) { CheckNonFinitePoints(false, false); }
+TEST(PointEvaluatorGPU, NonFinitePointsGiveNaN)
+{
+  CIF_REQUIRE_GPU();
+  CheckNonFinitePoints(true, false);
+  CheckNonFinitePoints(true, true);
 }
 
 /** No input image, or device buffers without coefficients on the device: an

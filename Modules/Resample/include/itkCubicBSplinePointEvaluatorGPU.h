@@ -28,8 +28,9 @@ namespace itk
  * keeps them on the device. Evaluate() matches BSplineInterpolateImageFunction
  * (order 3): Evaluate(point) for values and EvaluateDerivative(point) for gradients
  * (index-space derivative divided by the spacing, then rotated by the direction);
- * points outside the image are mirrored back as ITK does. TCoefficient float
- * (default) or double; 2-D to 4-D.
+ * points outside the image are mirrored back as ITK does; a point with a NaN or
+ * infinite coordinate gets a NaN value and gradient (ITK's own indices overflow
+ * there). TCoefficient float (default) or double; 2-D to 4-D.
  *
  * Evaluate() takes and returns host vectors. EvaluateOnDevice() takes points already
  * in device memory and leaves values and gradients there: a registration metric that
@@ -59,6 +60,16 @@ public:
   itkSetMacro(UseGPU, bool);
   itkGetConstMacro(UseGPU, bool);
   itkBooleanMacro(UseGPU);
+
+  /** Whether the device visits the points in image order (sorted by the image cell
+   * they fall in, on the device) rather than as given: for scattered points, such
+   * as a metric's random samples, about twice as fast; for points that already
+   * follow the image (a metric sampling the fixed image's grid) it only adds the
+   * sort. Takes about 8 (D + 3) bytes of device memory per point while it runs. Values and gradients are the same, bit for bit, and in the caller's order
+   * either way (cif::PointOrder). GPU path only; off by default. */
+  itkSetMacro(SortPoints, bool);
+  itkGetConstMacro(SortPoints, bool);
+  itkBooleanMacro(SortPoints);
 
   /** Computes and keeps the coefficients of \a image (on the device when a GPU is used). */
   void
@@ -177,7 +188,9 @@ public:
     CIF_ITK_TRY_CUDA([&] {
       cif::EvaluatePhysicalPointsOnDevice<ImageDimension, TCoefficient>(m_DeviceCoefficients.As<const TCoefficient>(),
                                                                         m_Grid, frame, devicePoints, count,
-                                                                        deviceValues, deviceGradients);
+                                                                        deviceValues, deviceGradients,
+                                                                        m_SortPoints ? cif::PointOrder::ImageOrder
+                                                                                     : cif::PointOrder::AsGiven);
     });
   }
 
@@ -196,6 +209,7 @@ protected:
   {
     Superclass::PrintSelf(os, indent);
     os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
+    os << indent << "SortPoints: " << (m_SortPoints ? "On" : "Off") << std::endl;
     os << indent << "CoefficientsOnDevice: " << (m_OnDevice ? "yes" : "no") << std::endl;
   }
 
@@ -214,6 +228,7 @@ private:
   cif::DeviceBuffer             m_DeviceCoefficients;
   std::vector<TCoefficient>     m_HostCoefficients;
   bool                          m_UseGPU{ true };
+  bool                          m_SortPoints{ false };
   bool                          m_OnDevice{ false };
 };
 } // namespace itk

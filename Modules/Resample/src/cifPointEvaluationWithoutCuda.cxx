@@ -9,7 +9,7 @@ namespace cif
 template <int D, typename TCoefficient>
 void
 EvaluatePhysicalPointsOnDevice(const TCoefficient *, const CoefficientGrid &, const ImageFrame &, const double *,
-                               std::int64_t, double *, double *)
+                               std::int64_t, double *, double *, PointOrder)
 {
   throw CudaError("EvaluatePhysicalPointsOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
