@@ -129,7 +129,7 @@ BSplineAxisSupport(const TransformStage & s, int a, double x, std::int64_t & sta
   {
     x = BitsToDouble(DoubleBits(maxLimit) - 6);
   }
-  else if (x >= maxLimit || x < 1.0)
+  else if (!(x >= 1.0 && x < maxLimit)) // NaN too (ITK would take its floor)
   {
     return false;
   }
