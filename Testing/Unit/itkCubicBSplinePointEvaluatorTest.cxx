@@ -3,6 +3,7 @@
 // 2-D to 4-D), its errors, and seed 002's discontinuity check on a B-spline
 // deformation.
 #include "cifDeviceBuffer.h"
+#include "cifDeviceMemoryPool.h"
 #include "cifTestHelpers.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplineTransform.h"
@@ -195,6 +196,70 @@ TEST(PointEvaluatorGPU, SortedPointsMatchITKAndTheGivenOrderBitForBit)
               std::memcmp(&givenGradients[i], &sortedGradients[i], sizeof(givenGradients[i])) != 0;
   }
   EXPECT_EQ(differ, 0u) << "points whose value or gradient changed with the order";
+}
+
+/** SortPoints when the device has no room for the sort (about 8 (D + 3) bytes per
+ * point): the points are visited as given, with the same results and no error. The
+ * device memory is first filled but for less than the sort needs. */
+TEST(PointEvaluatorGPU, SortPointsWithoutRoomVisitsThePointsAsGiven)
+{
+  CIF_REQUIRE_GPU();
+  using Image = itk::Image<float, 3>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  auto image = MakeImage<Image>({ { 16, 16, 16 } }, { { 0, 0, 0 } }, Content::Smooth, seed, 0.0, 100.0);
+  auto evaluator = itk::CubicBSplinePointEvaluatorGPU<Image>::New();
+  evaluator->SetInputImage(image);
+
+  constexpr std::int64_t count = std::int64_t(1) << 21;
+  constexpr std::size_t  sortBytes = count * 8 * (3 + 3); // 96 MiB
+  std::vector<double>    points(3 * count);
+  std::mt19937           rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 15.0); // unit spacing, origin 0: indices
+  for (auto & x : points)
+  {
+    x = u(rng);
+  }
+  const std::size_t pointBytes = points.size() * sizeof(double);
+  cif::DeviceBuffer devicePoints(pointBytes), givenValues(count * 8), givenGradients(pointBytes),
+    sortedValues(count * 8), sortedGradients(pointBytes);
+  devicePoints.Upload(points.data(), pointBytes);
+  evaluator->EvaluateOnDevice(devicePoints.As<const double>(), count, givenValues.As<double>(),
+                              givenGradients.As<double>());
+  cif::Synchronize();
+
+  // Ballast: all the device's free memory but a quarter of what the sort needs.
+  cif::ReleaseCachedDeviceMemory();
+  const std::size_t free = cif::GetDeviceInfo().freeMemoryBytes;
+  ASSERT_GT(free, 2 * sortBytes);
+  cif::DeviceBuffer ballast;
+  for (std::size_t leave = sortBytes / 4; !ballast.Data() && leave < free / 2; leave += std::size_t(16) << 20)
+  {
+    try
+    {
+      ballast.Allocate(free - leave);
+    }
+    catch (const cif::CudaOutOfMemory &)
+    {
+    }
+  }
+  ASSERT_NE(ballast.Data(), nullptr) << "could not fill the device";
+  ASSERT_LT(cif::GetDeviceInfo().freeMemoryBytes, sortBytes) << "the sort would still fit";
+
+  evaluator->SortPointsOn();
+  EXPECT_NO_THROW(evaluator->EvaluateOnDevice(devicePoints.As<const double>(), count, sortedValues.As<double>(),
+                                              sortedGradients.As<double>()));
+  cif::Synchronize();
+  ballast.Release();
+  cif::ReleaseCachedDeviceMemory();
+
+  std::vector<double> given(4 * count), sorted(4 * count);
+  givenValues.Download(given.data(), count * 8);
+  givenGradients.Download(given.data() + count, pointBytes);
+  sortedValues.Download(sorted.data(), count * 8);
+  sortedGradients.Download(sorted.data() + count, pointBytes);
+  EXPECT_EQ(std::memcmp(given.data(), sorted.data(), given.size() * sizeof(double)), 0)
+    << "results changed when the sort had no room";
 }
 
 /** Points with a NaN, an infinite or an absurdly large coordinate: NaN value and
