@@ -7,19 +7,13 @@
 //                                         [--scale-split 1]
 //   DirectionalFilterBankTool seismic     outdir                          (the denoising example)
 //
-// Denoising: the image split into two scales (a Gaussian of --scale-split px and the
-// rest; the bank alone keeps every scale of a direction together, and the noise at
-// fine scales along the structures with it), then hard thresholding of each scale's
-// directional subbands at threshold × σ × g_b,
-// σ the noise level estimated from the data (median absolute value of the finest
-// diagonal Haar detail / 0.6745) and g_b the bank's noise gain into subband b
-// (measured by decomposing unit white noise), averaged over --shifts circular shifts
-// of the image (cycle spinning). Every output is written to a temporary
+// Denoising (itkDirectionalFilterBankDenoising.h): a two-scale split at a Gaussian of
+// --scale-split px, hard thresholding of each scale's directional subbands at
+// --threshold × the estimated noise σ × the bank's noise gain into each subband,
+// averaged over --shifts circular shifts (cycle spinning). Every output is written to a temporary
 // name and renamed, so a failure never leaves a half-written file. --cpu forces the
 // CPU path.
-#include "itkDirectionalFilterBankGPUImageFilter.h"
-#include "itkDirectionalFilterBankSynthesisGPUImageFilter.h"
-#include "itkDiscreteGaussianImageFilter.h"
+#include "itkDirectionalFilterBankDenoising.h"
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
 
@@ -34,35 +28,7 @@
 
 namespace
 {
-using Image = itk::Image<float, 2>;
-using Analysis = itk::DirectionalFilterBankGPUImageFilter<Image, Image>;
-using Synthesis = itk::DirectionalFilterBankSynthesisGPUImageFilter<Image, Image>;
-
-struct Settings
-{
-  unsigned int              levels = 3;
-  cif::DirectionalFilterSet filters = cif::DirectionalFilterSet::QMF16;
-  bool                      useGPU = true;
-  double                    threshold = 3.0; ///< denoising: hard threshold in noise σ
-  int                       shifts = 8;      ///< denoising: cycle-spinning shifts
-  double                    scaleWidth = 1;  ///< denoising: two-scale front end's Gaussian width (0: none)
-};
-
-cif::DirectionalFilterSet
-ParseFilterSet(const std::string & name)
-{
-  for (auto set : { cif::DirectionalFilterSet::LadderPKVA12, cif::DirectionalFilterSet::LadderPKVA8,
-                    cif::DirectionalFilterSet::LadderPKVA6, cif::DirectionalFilterSet::QMF8,
-                    cif::DirectionalFilterSet::QMF16 })
-  {
-    if (name == cif::ToString(set))
-    {
-      return set;
-    }
-  }
-  throw std::invalid_argument("unknown filter set '" + name +
-                              "' (ladder-pkva12, ladder-pkva8, ladder-pkva6, qmf8, qmf16)");
-}
+using namespace itk::DirectionalDenoising; // Image, Settings, Decompose, Reconstruct, Denoise
 
 Image::Pointer
 Read(const std::string & path)
@@ -135,208 +101,6 @@ SubbandPath(const std::string & prefix, unsigned int b)
   char       number[16];
   std::snprintf(number, sizeof number, "_%02u", b);
   return dot == std::string::npos ? prefix + number : prefix.substr(0, dot) + number + prefix.substr(dot);
-}
-
-Analysis::Pointer
-Decompose(const Image * image, const Settings & s)
-{
-  auto analysis = Analysis::New();
-  analysis->SetInput(image);
-  analysis->SetNumberOfLevels(s.levels);
-  analysis->SetFilterSet(s.filters);
-  analysis->SetUseGPU(s.useGPU);
-  analysis->Update();
-  return analysis;
-}
-
-Image::Pointer
-Reconstruct(const std::vector<Image::Pointer> & subbands, const Settings & s)
-{
-  auto synthesis = Synthesis::New();
-  synthesis->SetNumberOfLevels(s.levels);
-  synthesis->SetFilterSet(s.filters);
-  synthesis->SetUseGPU(s.useGPU);
-  for (unsigned int b = 0; b < subbands.size(); ++b)
-  {
-    synthesis->SetSubband(b, subbands[b]);
-  }
-  synthesis->Update();
-  return synthesis->GetOutput();
-}
-
-std::vector<Image::Pointer>
-Detach(Analysis * analysis)
-{
-  std::vector<Image::Pointer> subbands;
-  for (unsigned int b = 0; b < analysis->GetNumberOfSubbands(); ++b)
-  {
-    Image::Pointer s = analysis->GetSubband(b);
-    s->DisconnectPipeline();
-    subbands.push_back(s);
-  }
-  return subbands;
-}
-
-/** Noise σ from the data: the finest diagonal Haar detail of white noise of σ has
- * standard deviation σ; its median absolute value / 0.6745 ignores most of the signal. */
-double
-EstimateNoise(const Image * image)
-{
-  const auto          size = image->GetBufferedRegion().GetSize();
-  const float *       p = image->GetBufferPointer();
-  std::vector<double> detail;
-  for (std::size_t y = 0; y + 1 < size[1]; y += 2)
-  {
-    for (std::size_t x = 0; x + 1 < size[0]; x += 2)
-    {
-      const double d = 0.5 * (p[y * size[0] + x] - p[y * size[0] + x + 1] - p[(y + 1) * size[0] + x] +
-                              p[(y + 1) * size[0] + x + 1]);
-      detail.push_back(std::fabs(d));
-    }
-  }
-  std::nth_element(detail.begin(), detail.begin() + detail.size() / 2, detail.end());
-  return detail[detail.size() / 2] / 0.6745;
-}
-
-/** A two-scale front end (as a contourlet's pyramid, without decimation): the image
- * as coarse = Gaussian(width) and fine = image − coarse, each decomposed by the bank
- * on its own, so thresholds follow each scale's noise. width 0: one band, the image. */
-std::vector<Image::Pointer>
-SplitScales(const Image * image, double width)
-{
-  if (width <= 0)
-  {
-    Image::Pointer copy = Image::New();
-    copy->Graft(image);
-    return { copy };
-  }
-  auto gaussian = itk::DiscreteGaussianImageFilter<Image, Image>::New();
-  gaussian->SetInput(image);
-  gaussian->SetVariance(width * width);
-  gaussian->SetUseImageSpacing(false);
-  gaussian->SetMaximumKernelWidth(64);
-  gaussian->Update();
-  Image::Pointer coarse = gaussian->GetOutput();
-  coarse->DisconnectPipeline();
-  auto fine = Image::New();
-  fine->CopyInformation(image);
-  fine->SetRegions(image->GetLargestPossibleRegion());
-  fine->Allocate();
-  for (std::size_t k = 0; k < image->GetBufferedRegion().GetNumberOfPixels(); ++k)
-  {
-    fine->GetBufferPointer()[k] = image->GetBufferPointer()[k] - coarse->GetBufferPointer()[k];
-  }
-  return { coarse, fine };
-}
-
-/** Standard deviation of unit white noise in each subband of each scale band (the
- * front end's and the bank's noise gains). */
-std::vector<std::vector<double>>
-NoiseGains(const Image * like, const Settings & s, double scaleWidth)
-{
-  auto noise = Image::New();
-  noise->CopyInformation(like);
-  noise->SetRegions(like->GetLargestPossibleRegion());
-  noise->Allocate();
-  std::mt19937                    rng(2026u);
-  std::normal_distribution<float> normal(0.f, 1.f);
-  for (std::size_t k = 0; k < noise->GetBufferedRegion().GetNumberOfPixels(); ++k)
-  {
-    noise->GetBufferPointer()[k] = normal(rng);
-  }
-  std::vector<std::vector<double>> gains;
-  for (const auto & band : SplitScales(noise, scaleWidth))
-  {
-    auto analysis = Decompose(band, s);
-    gains.emplace_back();
-    for (unsigned int b = 0; b < analysis->GetNumberOfSubbands(); ++b)
-    {
-      const Image * sb = analysis->GetSubband(b);
-      double        sum = 0;
-      const auto    count = sb->GetBufferedRegion().GetNumberOfPixels();
-      for (std::size_t k = 0; k < count; ++k)
-      {
-        sum += static_cast<double>(sb->GetBufferPointer()[k]) * sb->GetBufferPointer()[k];
-      }
-      gains.back().push_back(std::sqrt(sum / count));
-    }
-  }
-  return gains;
-}
-
-/** The image circularly shifted by (dx, dy) (the bank's own periodic extension). */
-Image::Pointer
-CircularShift(const Image * image, long dx, long dy)
-{
-  auto       shifted = Image::New();
-  shifted->CopyInformation(image);
-  shifted->SetRegions(image->GetLargestPossibleRegion());
-  shifted->Allocate();
-  const auto size = image->GetLargestPossibleRegion().GetSize();
-  const long w = static_cast<long>(size[0]), h = static_cast<long>(size[1]);
-  for (long y = 0; y < h; ++y)
-  {
-    for (long x = 0; x < w; ++x)
-    {
-      shifted->GetBufferPointer()[((y + dy + h) % h) * w + (x + dx + w) % w] = image->GetBufferPointer()[y * w + x];
-    }
-  }
-  return shifted;
-}
-
-Image::Pointer
-DenoiseOnce(const Image * noisy, const Settings & s, double threshold, double sigma, const std::vector<double> & gains)
-{
-  auto analysis = Decompose(noisy, s);
-  std::vector<Image::Pointer> subbands = Detach(analysis);
-  for (unsigned int b = 0; b < subbands.size(); ++b)
-  {
-    const double limit = threshold * sigma * gains[b];
-    float *      p = subbands[b]->GetBufferPointer();
-    for (std::size_t k = 0; k < subbands[b]->GetBufferedRegion().GetNumberOfPixels(); ++k)
-    {
-      if (std::fabs(p[k]) < limit) // hard: measured better here than soft or garrote
-      {
-        p[k] = 0.f;
-      }
-    }
-  }
-  return Reconstruct(subbands, s);
-}
-
-/** Thresholding of the directional subbands of each scale band, averaged over
- * `shifts` circular shifts of the image (cycle spinning: the decimated bank is not
- * shift invariant, and the average of its shifted estimates has fewer artefacts). */
-Image::Pointer
-Denoise(const Image * noisy, const Settings & s, double * sigmaOut = nullptr)
-{
-  const double                           sigma = EstimateNoise(noisy);
-  const std::vector<std::vector<double>> gains = NoiseGains(noisy, s, s.scaleWidth);
-  if (sigmaOut)
-  {
-    *sigmaOut = sigma;
-  }
-  auto       sum = Image::New();
-  sum->CopyInformation(noisy);
-  sum->SetRegions(noisy->GetLargestPossibleRegion());
-  sum->Allocate();
-  sum->FillBuffer(0.f);
-  const auto count = sum->GetBufferedRegion().GetNumberOfPixels();
-  const long step = 1L << s.levels; // shifts spread over the bank's decimation period
-  for (int k = 0; k < s.shifts; ++k)
-  {
-    const long dx = (k * 5) % step, dy = (k * 3) % step;
-    const auto bands = SplitScales(CircularShift(noisy, dx, dy), s.scaleWidth);
-    for (std::size_t band = 0; band < bands.size(); ++band)
-    {
-      auto estimate = CircularShift(DenoiseOnce(bands[band], s, s.threshold, sigma, gains[band]), -dx, -dy);
-      for (std::size_t i = 0; i < count; ++i)
-      {
-        sum->GetBufferPointer()[i] += estimate->GetBufferPointer()[i] / s.shifts;
-      }
-    }
-  }
-  return sum;
 }
 
 double
@@ -492,7 +256,7 @@ main(int argc, char * argv[])
 
     Settings s;
     s.levels = levels.getValue();
-    s.filters = ParseFilterSet(filters.getValue());
+    s.filters = cif::DirectionalFilterSetNamed(filters.getValue());
     s.useGPU = !cpu.getValue();
     s.threshold = threshold.getValue();
     s.shifts = std::max(1, shifts.getValue());

@@ -60,16 +60,13 @@ struct UsageError : std::runtime_error
 void
 ParsePair(const std::string & text, const char * option, long out[2])
 {
-  const auto comma = text.find(',');
-  bool       ok = comma != std::string::npos;
-  for (int i = 0; ok && i < 2; ++i)
+  try
   {
-    const std::string part = i == 0 ? text.substr(0, comma) : text.substr(comma + 1);
-    char *            end = nullptr;
-    out[i] = std::strtol(part.c_str(), &end, 10);
-    ok = !part.empty() && end && *end == '\0';
+    const auto values = cif::ParseIntegerList(text, 2);
+    out[0] = values[0];
+    out[1] = values[1];
   }
-  if (!ok)
+  catch (const std::invalid_argument &)
   {
     throw UsageError(std::string("--") + option + " expects two integers as X,Y (got \"" + text + "\")");
   }

@@ -1,26 +1,26 @@
-// CubicResampleCLI: a 3D Slicer-style command-line module (CLI) around
-// CubicResampleGPUImageFilter. `--xml` prints the module description Slicer reads;
-// otherwise it reads a 2-D or 3-D scalar volume in any format ITK reads, resamples
-// it with cubic B-spline interpolation (prefiltered, exact: ITK's ResampleImageFilter
-// + BSplineInterpolateImageFunction) through a transform from a file ITK reads
+// CubicResampleCLI: a 3D Slicer CLI module around CubicResampleGPUImageFilter.
+// Reads a 2-D or 3-D volume in any format ITK reads (scalar, RGB or vector pixels;
+// vectors are resampled per component), resamples it with cubic B-spline
+// interpolation (prefiltered, exact: ITK's ResampleImageFilter +
+// BSplineInterpolateImageFunction) through a transform from a file ITK reads
 // (.tfm/.txt, .h5, .mat: affine family, B-spline, displacement field, composite),
 // onto the grid of a reference volume (or the input's own), and writes it with the
-// input's pixel type, atomically. Exits non-zero with a message on any error.
+// input's pixel type, atomically. Slicer's standard flags, progress and return
+// parameters: cifModuleCommandLine.h.
 //
 //   CubicResampleCLI [--transform T] [--referenceVolume R] [--defaultValue 0] [--texture] [--cpu] input output
 //
 // As in ITK, the transform maps points of the output grid to the input (the
 // "fixed to moving" transform a registration produces).
-#include "cifCudaRuntime.h"
+#include "cifModuleCommandLine.h"
+#include "cifModuleDescription.h"
 #include "cifRunCLIModule.h"
+#include "cifTransformFile.h"
+#include "cifVolumeTypes.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCubicResampleGPUImageFilter.h"
-#include "itkIdentityTransform.h"
 #include "itkImageFileReader.h"
-#include "itkTransformFileReader.h"
 
-#include <iostream>
-#include <limits>
 #include <string>
 
 namespace
@@ -33,98 +33,54 @@ struct Options
   bool        cpu = false;
 };
 
-/** The transform in \a path as a D-D transform: one transform per file (a composite
- * is one); identity without a file. */
-template <unsigned int D>
-typename itk::Transform<double, D, D>::ConstPointer
-ReadTransform(const std::string & path)
-{
-  if (path.empty())
-  {
-    return itk::IdentityTransform<double, D>::New().GetPointer();
-  }
-  auto reader = itk::TransformFileReaderTemplate<double>::New();
-  reader->SetFileName(path);
-  try
-  {
-    reader->Update();
-  }
-  catch (const itk::ExceptionObject & e)
-  {
-    throw std::runtime_error("cannot read transform " + path + ": " + e.GetDescription());
-  }
-  const auto * list = reader->GetTransformList();
-  if (list->size() != 1)
-  {
-    throw std::runtime_error(path + " holds " + std::to_string(list->size()) +
-                             " transforms; write them as one CompositeTransform");
-  }
-  const auto * transform = dynamic_cast<const itk::Transform<double, D, D> *>(list->front().GetPointer());
-  if (transform == nullptr)
-  {
-    throw std::runtime_error("the transform in " + path + " (" + list->front()->GetNameOfClass() + ", " +
-                             std::to_string(list->front()->GetInputSpaceDimension()) + "-D) does not map " +
-                             std::to_string(D) + "-D points");
-  }
-  return transform;
-}
-
-template <typename TPixel, unsigned int D>
+template <typename TImage>
 void
-Run(const Options & o)
+Run(const Options & o, unsigned int components, cif::ModuleRun & run)
 {
-  using Image = itk::Image<TPixel, D>;
-  // the default value is a pixel of the output: one that does not fit would wrap
-  if (!(o.defaultValue >= static_cast<double>(std::numeric_limits<TPixel>::lowest()) &&
-        o.defaultValue <= static_cast<double>(std::numeric_limits<TPixel>::max())))
-  {
-    throw std::runtime_error("--defaultValue " + std::to_string(o.defaultValue) + " does not fit the volume's pixel type");
-  }
-  auto reader = itk::ImageFileReader<Image>::New();
+  constexpr unsigned int D = TImage::ImageDimension;
+  const auto defaultPixel = cif::FilledPixel<TImage>(o.defaultValue, components, "--defaultValue");
+  const auto transform = cif::ReadTransformFile<D>(o.transform);
+
+  auto reader = itk::ImageFileReader<TImage>::New();
   reader->SetFileName(o.input);
+  run.Progress().Watch(reader, 0.0, 0.2, "Reading the input volume");
   reader->Update();
-  typename Image::ConstPointer grid = reader->GetOutput();
+  run.Progress().ThrowIfAborted();
+  typename TImage::ConstPointer grid = reader->GetOutput();
   if (!o.reference.empty())
   {
-    auto referenceReader = itk::ImageFileReader<Image>::New();
+    auto referenceReader = itk::ImageFileReader<TImage>::New();
     referenceReader->SetFileName(o.reference);
     referenceReader->UpdateOutputInformation(); // only its grid is needed
     grid = referenceReader->GetOutput();
   }
-  const auto transform = ReadTransform<D>(o.transform);
 
-  auto filter = itk::CubicResampleGPUImageFilter<Image, Image>::New();
-  auto interpolator = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
-  interpolator->SetSplineOrder(3);
+  auto filter = itk::CubicResampleGPUImageFilter<TImage, TImage>::New();
   filter->SetInput(reader->GetOutput());
-  filter->SetInterpolator(interpolator);
+  if constexpr (std::is_arithmetic_v<typename TImage::PixelType>)
+  {
+    auto interpolator = itk::BSplineInterpolateImageFunction<TImage, double, double>::New();
+    interpolator->SetSplineOrder(3);
+    filter->SetInterpolator(interpolator);
+  }
+  else // RGB, vectors: each component its own cubic spline (ITK's interpolator takes scalars only)
+  {
+    filter->SetCubicBSplinePerComponent(true);
+  }
   filter->SetTransform(transform);
   filter->SetOutputParametersFromImage(grid);
-  filter->SetDefaultPixelValue(static_cast<TPixel>(o.defaultValue));
+  filter->SetDefaultPixelValue(defaultPixel);
   filter->SetUseTextureInterpolation(o.texture);
   filter->SetUseGPU(!o.cpu);
+  run.Progress().Watch(filter, 0.2, 0.9, "Resampling");
   filter->Update();
+  run.Progress().ThrowIfAborted();
 
+  run.Progress().BeginStage(0.9, "Writing the resampled volume");
   cif::WriteAtomically(filter->GetOutput(), o.output);
-  std::cout << "wrote " << o.output << " (" << (filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU ? "GPU" : "CPU")
-            << ", " << transform->GetNameOfClass() << ")\n";
-}
-
-template <typename TPixel>
-void
-RunWithDimension(unsigned int dimension, const Options & o)
-{
-  switch (dimension)
-  {
-    case 2:
-      Run<TPixel, 2>(o);
-      break;
-    case 3:
-      Run<TPixel, 3>(o);
-      break;
-    default:
-      throw std::runtime_error(std::to_string(dimension) + "-D images are not supported (2-D or 3-D)");
-  }
+  const std::string path = itk::ToString(filter->GetLastExecutionPath());
+  run.SetReturnParameter("executionPath", path);
+  std::cout << "wrote " << o.output << " (" << path << ", " << transform->GetNameOfClass() << ")\n";
 }
 } // namespace
 
@@ -133,19 +89,18 @@ const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
 <executable>
   <category>Registration.GPU</category>
   <title>Cubic Resample (GPU)</title>
-  <description>Resamples a volume through a transform with prefiltered cubic B-spline interpolation on the GPU (CPU when there is none), matching ITK's ResampleImageFilter with a cubic BSplineInterpolateImageFunction.</description>
-  <version>0.1.0</version>
-  <contributor>CudaImageFilters</contributor>
-  <parameters>
+  <description>Resamples a volume (scalar, RGB or vector pixels) through a transform with prefiltered cubic B-spline interpolation on the GPU (CPU when there is none), matching ITK's ResampleImageFilter with a cubic BSplineInterpolateImageFunction. The output keeps the input's pixel type; vector pixels are resampled per component.</description>
+)" CIF_MODULE_PROVENANCE_XML R"(  <parameters>
     <label>Parameters</label>
-    <transform fileExtensions=".tfm,.txt,.h5,.hdf5,.mat">
+    <description>The transform and the output grid.</description>
+    <transform type="nonlinear" fileExtensions=".tfm,.txt,.h5,.hdf5,.mat">
       <name>transform</name>
       <longflag>transform</longflag>
       <label>Transform</label>
-      <description>Maps output points to input points (identity when none is given).</description>
+      <description>Maps output points to input points, as ITK's resampler applies it (identity when none is given): any transform ITK reads (affine family, B-spline, displacement field, composite).</description>
       <channel>input</channel>
     </transform>
-    <image>
+    <image type="any">
       <name>referenceVolume</name>
       <longflag>referenceVolume</longflag>
       <label>Reference volume</label>
@@ -163,7 +118,7 @@ const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
       <name>texture</name>
       <longflag>texture</longflag>
       <label>Texture-accelerated</label>
-      <description>Hardware-interpolated texture mode (float volumes): faster on some GPUs, 8-bit interpolation weights (see the README's error table).</description>
+      <description>Hardware-interpolated texture mode (float volumes): faster on some GPUs, 8-bit interpolation weights (see Modules/Resample/README.md for its measured error).</description>
       <default>false</default>
     </boolean>
     <boolean>
@@ -175,16 +130,23 @@ const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
     </boolean>
   </parameters>
   <parameters>
+    <label>Outputs</label>
+    <description>What the run reports.</description>
+)" CIF_EXECUTION_PATH_PARAMETER_XML R"(  </parameters>
+  <parameters>
     <label>IO</label>
-    <image>
+    <description>Input and output volumes.</description>
+    <image type="any">
       <name>inputVolume</name>
       <label>Input volume</label>
+      <description>The volume to resample.</description>
       <channel>input</channel>
       <index>0</index>
     </image>
-    <image>
+    <image type="any">
       <name>outputVolume</name>
       <label>Resampled volume</label>
+      <description>The input resampled onto the reference grid, in the input's pixel type.</description>
       <channel>output</channel>
       <index>1</index>
     </image>
@@ -196,7 +158,7 @@ int
 ModuleEntryPoint(int argc, char * argv[])
 {
   return cif::RunModule(argc, argv, [&] {
-    TCLAP::CmdLine                        cmd("Cubic B-spline resampling on the GPU (CudaImageFilters)", ' ', "0.1.0");
+    cif::ModuleCommandLine                cmd("Cubic B-spline resampling on the GPU (CudaImageFilters)");
     TCLAP::ValueArg<std::string>          transform("", "transform", "transform file (output -> input points)", false, "",
                                                     "path", cmd);
     TCLAP::ValueArg<std::string>          reference("", "referenceVolume", "volume whose grid the output takes", false, "",
@@ -207,8 +169,7 @@ ModuleEntryPoint(int argc, char * argv[])
     TCLAP::SwitchArg                      cpu("", "cpu", "run the CPU path", cmd, false);
     TCLAP::UnlabeledValueArg<std::string> input("inputVolume", "input volume", true, "", "path", cmd);
     TCLAP::UnlabeledValueArg<std::string> output("outputVolume", "resampled volume", true, "", "path", cmd);
-    cmd.setExceptionHandling(false); // errors come back here: exit() would end the host
-    cmd.parse(argc, argv);
+    cif::ModuleRun run(cmd, argc, argv, "Cubic Resample (GPU)", "Cubic B-spline resampling through a transform");
 
     Options o;
     o.input = input.getValue();
@@ -220,38 +181,13 @@ ModuleEntryPoint(int argc, char * argv[])
     o.cpu = cpu.getValue();
 
     const auto io = cif::ReadVolumeInformation(o.input);
-    if (io->GetNumberOfComponents() != 1)
-    {
-      std::cerr << "error: " << o.input << " has " << io->GetNumberOfComponents()
-                << " components per pixel; this module takes scalar volumes\n";
-      return 1;
-    }
     if (!o.reference.empty() && cif::ReadVolumeInformation(o.reference)->GetNumberOfDimensions() !=
                                   io->GetNumberOfDimensions())
     {
-      std::cerr << "error: the reference volume and the input differ in dimension\n";
-      return 1;
+      throw std::runtime_error("the reference volume and the input differ in dimension");
     }
     // The output keeps the input's pixel type (cast as ITK casts: clamp, truncate).
-    const unsigned int dimension = io->GetNumberOfDimensions();
-    switch (io->GetComponentType())
-    {
-      case itk::IOComponentEnum::UCHAR:
-        RunWithDimension<unsigned char>(dimension, o);
-        break;
-      case itk::IOComponentEnum::SHORT:
-        RunWithDimension<short>(dimension, o);
-        break;
-      case itk::IOComponentEnum::USHORT:
-        RunWithDimension<unsigned short>(dimension, o);
-        break;
-      case itk::IOComponentEnum::DOUBLE:
-        RunWithDimension<double>(dimension, o);
-        break;
-      default: // float, and the other types read as float
-        RunWithDimension<float>(dimension, o);
-        break;
-    }
-    return 0;
+    cif::ForVolumeType(*io, [&](auto image) { Run<typename decltype(image)::type>(o, io->GetNumberOfComponents(), run); });
+    return run.Finish();
   });
 }

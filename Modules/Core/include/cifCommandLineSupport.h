@@ -11,8 +11,10 @@
 #include "itkImageIOFactory.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace cif
 {
@@ -46,16 +48,43 @@ ReadVolumeInformation(const std::string & path)
   return io;
 }
 
-/** \a path with ".partial" before its extension (kept, so that ITK picks the same
- * ImageIO for the temporary file). */
+/** \a path with ".partial" before its extension, the whole of it (kept, so that ITK
+ * picks the same ImageIO for the temporary file: "a.nii.gz" -> "a.partial.nii.gz"). */
 inline std::string
 PartialPath(const std::string & path)
 {
-  const auto dot = path.find_last_of('.');
   const auto slash = path.find_last_of('/');
-  return (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-           ? path + ".partial"
-           : path.substr(0, dot) + ".partial" + path.substr(dot);
+  const auto name = slash == std::string::npos ? 0 : slash + 1;
+  const auto dot = path.find('.', name + 1); // a leading dot names a hidden file, not an extension
+  return dot == std::string::npos ? path + ".partial" : path.substr(0, dot) + ".partial" + path.substr(dot);
+}
+
+/** \a text as exactly \a count comma-separated integers ("12,34"; Slicer's form of
+ * an integer-vector parameter), strictly: "12,x", "12" or "12,34," throw
+ * std::invalid_argument. */
+inline std::vector<long>
+ParseIntegerList(const std::string & text, std::size_t count)
+{
+  std::vector<long> values;
+  bool              valid = true;
+  for (std::size_t begin = 0; valid;)
+  {
+    const auto        comma = text.find(',', begin);
+    const std::string part = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    char *            end = nullptr;
+    values.push_back(std::strtol(part.c_str(), &end, 10));
+    valid = !part.empty() && end != nullptr && *end == '\0';
+    if (comma == std::string::npos)
+    {
+      break;
+    }
+    begin = comma + 1;
+  }
+  if (!valid || values.size() != count)
+  {
+    throw std::invalid_argument("expected " + std::to_string(count) + " comma-separated integers, got \"" + text + "\"");
+  }
+  return values;
 }
 
 template <typename TImage>

@@ -52,6 +52,28 @@ ToString(DirectionalFilterSet set)
   }
 }
 
+/** Every filter set, in the order of the enum. */
+inline const DirectionalFilterSet kDirectionalFilterSets[] = { DirectionalFilterSet::LadderPKVA12,
+                                                               DirectionalFilterSet::LadderPKVA8,
+                                                               DirectionalFilterSet::LadderPKVA6,
+                                                               DirectionalFilterSet::QMF8, DirectionalFilterSet::QMF16 };
+
+/** The filter set ToString names \a name; std::invalid_argument listing the names
+ * for any other. */
+inline DirectionalFilterSet
+DirectionalFilterSetNamed(const std::string & name)
+{
+  for (auto set : kDirectionalFilterSets)
+  {
+    if (name == ToString(set))
+    {
+      return set;
+    }
+  }
+  throw std::invalid_argument("unknown filter set '" + name +
+                              "' (ladder-pkva12, ladder-pkva8, ladder-pkva6, qmf8, qmf16)");
+}
+
 inline bool
 IsLadder(DirectionalFilterSet set)
 {

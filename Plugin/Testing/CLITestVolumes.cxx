@@ -1,0 +1,256 @@
+// Test data and checks for the CLI module tests (not part of the modules).
+//
+//   CLITestVolumes make DIR
+//       writes fresh random volumes (a new seed each run, printed) with geometry that
+//       is not the default (origin, spacing, an oblique direction):
+//       scalar3d.nrrd (short, 3-D), rgb2d.nrrd (8-bit RGB, 2-D), vector3d.nii.gz
+//       (float, 3 components, 3-D), plane.mha (float, 64 x 64, 2-D), slice.nrrd
+//       (float, 64 x 64 x 1), and bspline3d.tfm (a cubic BSplineTransform over
+//       scalar3d's extent with random coefficients)
+//   CLITestVolumes same-grid A B [--components N] [--component-type same|float]
+//       B has A's size, origin, spacing and direction (to 1e-6: NIfTI stores them in single precision), and A's number of
+//       components (or N) and component type (or float)
+//   CLITestVolumes close A B TOLERANCE
+//       same grid and type, and every value of B within TOLERANCE of A's
+//   CLITestVolumes constant-field FIELD X,Y,Z TOLERANCE
+//       every vector of the displacement field FIELD equals (X, Y, Z)
+// Prints what it found; returns 0 when the check holds, 1 otherwise.
+#include "cifCommandLineSupport.h"
+#include "itkBSplineTransform.h"
+#include "itkImageFileReader.h"
+#include "itkImageFileWriter.h"
+#include "itkRGBPixel.h"
+#include "itkTransformFileWriter.h"
+#include "itkVectorImage.h"
+
+#include <cmath>
+#include <iostream>
+#include <random>
+#include <string>
+
+namespace
+{
+std::mt19937 rng;
+
+template <unsigned int D>
+void
+SetGeometry(itk::ImageBase<D> * image)
+{
+  typename itk::ImageBase<D>::PointType     origin;
+  typename itk::ImageBase<D>::SpacingType   spacing;
+  typename itk::ImageBase<D>::DirectionType direction;
+  direction.SetIdentity();
+  const double angle = 0.3; // an oblique grid: rotated about the last axis
+  direction(0, 0) = std::cos(angle);
+  direction(0, 1) = -std::sin(angle);
+  direction(1, 0) = std::sin(angle);
+  direction(1, 1) = std::cos(angle);
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    origin[a] = -12.5 + 7.25 * a;
+    spacing[a] = 0.75 + 0.5 * a;
+  }
+  image->SetOrigin(origin);
+  image->SetSpacing(spacing);
+  image->SetDirection(direction);
+}
+
+template <typename TImage>
+void
+WriteRandom(const std::string & path, typename TImage::SizeType size, unsigned int components, double low, double high)
+{
+  auto image = TImage::New();
+  image->SetRegions(size);
+  if constexpr (std::is_same_v<TImage, itk::VectorImage<float, TImage::ImageDimension>>)
+  {
+    image->SetNumberOfComponentsPerPixel(components);
+  }
+  SetGeometry<TImage::ImageDimension>(image);
+  image->Allocate();
+  using Component = typename itk::NumericTraits<typename TImage::PixelType>::ValueType;
+  std::uniform_real_distribution<double> value(low, high);
+  auto *                                 data = reinterpret_cast<Component *>(image->GetBufferPointer());
+  const std::size_t count = image->GetBufferedRegion().GetNumberOfPixels() * components;
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    data[i] = static_cast<Component>(value(rng));
+  }
+  cif::WriteAtomically(image.GetPointer(), path);
+}
+
+int
+Make(const std::string & dir)
+{
+  const unsigned int seed = std::random_device{}();
+  rng.seed(seed);
+  std::cout << "seed " << seed << "\n";
+  WriteRandom<itk::Image<short, 3>>(dir + "/scalar3d.nrrd", { { 24, 20, 12 } }, 1, -1000, 1000);
+  WriteRandom<itk::Image<itk::RGBPixel<unsigned char>, 2>>(dir + "/rgb2d.nrrd", { { 40, 32 } }, 3, 0, 255);
+  WriteRandom<itk::VectorImage<float, 3>>(dir + "/vector3d.nii.gz", { { 16, 14, 10 } }, 3, -5, 5);
+  WriteRandom<itk::Image<float, 2>>(dir + "/plane.mha", { { 64, 64 } }, 1, 0, 100);
+  WriteRandom<itk::Image<float, 3>>(dir + "/slice.nrrd", { { 64, 64, 1 } }, 1, 0, 100);
+
+  // a cubic B-spline deformation over scalar3d's physical extent
+  using Transform = itk::BSplineTransform<double, 3, 3>;
+  auto   transform = Transform::New();
+  auto   grid = itk::Image<short, 3>::New();
+  grid->SetRegions(itk::Size<3>{ { 24, 20, 12 } });
+  SetGeometry<3>(grid);
+  Transform::PhysicalDimensionsType extent;
+  Transform::MeshSizeType           mesh;
+  for (unsigned int a = 0; a < 3; ++a)
+  {
+    extent[a] = grid->GetSpacing()[a] * (grid->GetLargestPossibleRegion().GetSize()[a] - 1);
+    mesh[a] = 4;
+  }
+  transform->SetTransformDomainOrigin(grid->GetOrigin());
+  transform->SetTransformDomainDirection(grid->GetDirection());
+  transform->SetTransformDomainPhysicalDimensions(extent);
+  transform->SetTransformDomainMeshSize(mesh);
+  Transform::ParametersType parameters(transform->GetNumberOfParameters());
+  std::uniform_real_distribution<double> displacement(-2.0, 2.0);
+  for (unsigned int i = 0; i < parameters.size(); ++i)
+  {
+    parameters[i] = displacement(rng);
+  }
+  transform->SetParameters(parameters);
+  auto writer = itk::TransformFileWriterTemplate<double>::New();
+  writer->SetInput(transform);
+  writer->SetFileName(dir + "/bspline3d.tfm");
+  writer->Update();
+  std::cout << "wrote the test volumes to " << dir << "\n";
+  return 0;
+}
+
+/** A volume of any type read as float components, with its information. */
+struct Volume
+{
+  itk::ImageIOBase::Pointer  io;
+  itk::VectorImage<float, 3>::Pointer image; // 2-D volumes are read with a third axis of 1
+};
+
+Volume
+Read(const std::string & path)
+{
+  Volume v;
+  v.io = cif::ReadVolumeInformation(path);
+  auto reader = itk::ImageFileReader<itk::VectorImage<float, 3>>::New();
+  reader->SetFileName(path);
+  reader->Update();
+  v.image = reader->GetOutput();
+  return v;
+}
+
+bool
+SameGrid(const Volume & a, const Volume & b)
+{
+  bool same = a.io->GetNumberOfDimensions() == b.io->GetNumberOfDimensions();
+  for (unsigned int d = 0; same && d < a.io->GetNumberOfDimensions(); ++d)
+  {
+    same = a.io->GetDimensions(d) == b.io->GetDimensions(d) && std::abs(a.io->GetOrigin(d) - b.io->GetOrigin(d)) < 1e-6 &&
+           std::abs(a.io->GetSpacing(d) - b.io->GetSpacing(d)) < 1e-6;
+    for (unsigned int e = 0; same && e < a.io->GetNumberOfDimensions(); ++e)
+    {
+      same = std::abs(a.io->GetDirection(d)[e] - b.io->GetDirection(d)[e]) < 1e-6;
+    }
+  }
+  if (!same)
+  {
+    std::cout << "grids differ: " << a.image->GetLargestPossibleRegion().GetSize() << " " << a.image->GetOrigin()
+              << " " << a.image->GetSpacing() << " vs " << b.image->GetLargestPossibleRegion().GetSize() << " "
+              << b.image->GetOrigin() << " " << b.image->GetSpacing() << "\n";
+  }
+  return same;
+}
+
+int
+SameGridCommand(int argc, char * argv[])
+{
+  const Volume a = Read(argv[2]), b = Read(argv[3]);
+  unsigned int components = a.io->GetNumberOfComponents();
+  auto         type = a.io->GetComponentType();
+  for (int i = 4; i + 1 < argc; i += 2)
+  {
+    const std::string option = argv[i], value = argv[i + 1];
+    if (option == "--components")
+      components = static_cast<unsigned int>(std::stoul(value));
+    else if (option == "--component-type" && value == "float")
+      type = itk::IOComponentEnum::FLOAT;
+  }
+  bool ok = SameGrid(a, b);
+  if (b.io->GetNumberOfComponents() != components || b.io->GetComponentType() != type)
+  {
+    std::cout << "pixel type differs: " << b.io->GetNumberOfComponents() << " x "
+              << itk::ImageIOBase::GetComponentTypeAsString(b.io->GetComponentType()) << ", expected " << components
+              << " x " << itk::ImageIOBase::GetComponentTypeAsString(type) << "\n";
+    ok = false;
+  }
+  std::cout << (ok ? "same grid and pixel type\n" : "check failed\n");
+  return ok ? 0 : 1;
+}
+
+int
+CloseCommand(const std::string & pathA, const std::string & pathB, double tolerance)
+{
+  const Volume a = Read(pathA), b = Read(pathB);
+  if (!SameGrid(a, b) || a.image->GetNumberOfComponentsPerPixel() != b.image->GetNumberOfComponentsPerPixel())
+  {
+    std::cout << "check failed: not the same grid or components\n";
+    return 1;
+  }
+  const std::size_t count = a.image->GetBufferedRegion().GetNumberOfPixels() * a.image->GetNumberOfComponentsPerPixel();
+  double            worst = 0, range = 0;
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    const double x = a.image->GetBufferPointer()[i], y = b.image->GetBufferPointer()[i];
+    worst = std::isnan(y) ? INFINITY : std::max(worst, std::abs(x - y));
+    range = std::max(range, std::abs(x));
+  }
+  std::cout << "max |difference| " << worst << " (values up to " << range << ", tolerance " << tolerance << ")\n";
+  return worst <= tolerance ? 0 : 1;
+}
+
+int
+ConstantFieldCommand(const std::string & path, const std::string & vector, double tolerance)
+{
+  const Volume field = Read(path);
+  const auto   expected = cif::ParseIntegerList(vector, field.image->GetNumberOfComponentsPerPixel());
+  const std::size_t n = field.image->GetNumberOfComponentsPerPixel();
+  double            worst = 0;
+  for (std::size_t i = 0; i < field.image->GetBufferedRegion().GetNumberOfPixels(); ++i)
+  {
+    for (std::size_t c = 0; c < n; ++c)
+    {
+      const double v = field.image->GetBufferPointer()[i * n + c];
+      worst = std::isnan(v) ? INFINITY : std::max(worst, std::abs(v - expected[c]));
+    }
+  }
+  std::cout << "max |field - (" << vector << ")| " << worst << "\n";
+  return worst <= tolerance ? 0 : 1;
+}
+} // namespace
+
+int
+main(int argc, char * argv[])
+{
+  try
+  {
+    const std::string command = argc > 1 ? argv[1] : "";
+    if (command == "make" && argc == 3)
+      return Make(argv[2]);
+    if (command == "same-grid" && argc >= 4)
+      return SameGridCommand(argc, argv);
+    if (command == "close" && argc == 5)
+      return CloseCommand(argv[2], argv[3], std::stod(argv[4]));
+    if (command == "constant-field" && argc == 5)
+      return ConstantFieldCommand(argv[2], argv[3], std::stod(argv[4]));
+    std::cerr << "usage: CLITestVolumes make DIR | same-grid A B [--components N] [--component-type float] | "
+                 "close A B TOL | constant-field FIELD X,Y,Z TOL\n";
+    return 2;
+  }
+  catch (const std::exception & e)
+  {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
