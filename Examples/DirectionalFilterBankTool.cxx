@@ -273,8 +273,15 @@ main(int argc, char * argv[])
     {
       throw std::invalid_argument(mode.getValue() + " needs an output path");
     }
+    if (s.levels < 1 || s.levels > 5)
+    {
+      throw std::invalid_argument("--levels must be 1 to 5 (got " + std::to_string(s.levels) + ")");
+    }
+    const unsigned int directions = 1u << s.levels;
     if (mode.getValue() == "decompose")
     {
+      std::printf("Directional filter bank: decomposing %s into %u directional subbands (%u levels, %s)\n",
+                  first.getValue().c_str(), directions, s.levels, cif::ToString(s.filters));
       auto analysis = Decompose(Read(first.getValue()), s);
       for (unsigned int b = 0; b < analysis->GetNumberOfSubbands(); ++b)
       {
@@ -285,6 +292,9 @@ main(int argc, char * argv[])
     }
     else if (mode.getValue() == "reconstruct")
     {
+      std::printf("Directional filter bank: reconstructing %s from the %u directional subbands %s (%u levels, %s)\n",
+                  second.getValue().c_str(), directions, SubbandPath(first.getValue(), 0).c_str(), s.levels,
+                  cif::ToString(s.filters));
       std::vector<Image::Pointer> subbands;
       for (unsigned int b = 0; b < (1u << s.levels); ++b)
       {
@@ -295,6 +305,9 @@ main(int argc, char * argv[])
     }
     else
     {
+      std::printf("Directional filter bank: denoising %s by thresholding its %u directional subbands at %.1f σ "
+                  "(%u levels, %s, %d cycle-spinning shifts)\n",
+                  first.getValue().c_str(), directions, s.threshold, s.levels, cif::ToString(s.filters), s.shifts);
       double sigma = 0;
       Write(Denoise(Read(first.getValue()), s, &sigma), second.getValue());
       std::printf("estimated noise σ = %.2f; wrote %s\n", sigma, second.getValue().c_str());

@@ -62,8 +62,10 @@ main(int argc, char * argv[])
     }
     bspline->SetParametersByValue(parameters);
 
-    std::cout << "elastic warp of a " << n << "x" << n << " picture, 8x8 B-spline mesh, "
-              << (cif::IsGPUAvailable() ? "GPU" : "module CPU path (no GPU)") << "\n";
+    std::cout << "Elastic warp example: a " << n << "x" << n
+              << " picture warped by a random B-spline transform (8x8 mesh), and the transform's deformation "
+                 "field, by the module ("
+              << (cif::IsGPUAvailable() ? "GPU" : "CPU path, no GPU") << ") and by ITK, compared\n";
 
     auto interpolator = itk::BSplineInterpolateImageFunction<Image2D, double, double>::New();
     auto module = itk::CubicResampleGPUImageFilter<Image2D, Image2D>::New();

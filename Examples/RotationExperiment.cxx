@@ -84,7 +84,9 @@ main(int argc, char * argv[])
   }
   try
   {
-    std::cout << "36 rotations by 10 degrees of a " << n << "x" << n << " picture ("
+    std::cout << "Rotation experiment: a " << n << "x" << n
+              << " picture rotated 36 times by 10 degrees with nearest, linear, cubic and prefiltered cubic "
+                 "interpolation, PSNR against the original ("
               << (cif::IsGPUAvailable() ? "cubic on the GPU" : "cubic on the module's CPU path") << ")\n";
     const auto                   original = cif_example::MakeTestPicture(n);
     std::vector<Image2D::Pointer> results;

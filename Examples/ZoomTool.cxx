@@ -172,6 +172,10 @@ Run(const Options & o, const cif_example::Pixmap * pixmap)
   const double writeMs = Milliseconds(writeStart);
 
   const char * path = zoom->GetLastExecutionPath() == itk::CudaExecutionPath::GPU ? "GPU" : "CPU";
+  const auto   cutOut = zoom->GetCutOutRegion();
+  std::cout << "ZoomTool: cut out " << cutOut.GetSize()[0] << " x " << cutOut.GetSize()[1] << " pixels at ["
+            << cutOut.GetIndex()[0] << ", " << cutOut.GetIndex()[1] << "] of " << o.input << ", zoomed by " << o.zoom
+            << (o.hasKernel ? ", enhanced with " + o.kernel.name : std::string()) << "\n";
   std::cout << "wrote " << o.output << " (" << outSize[0] << " x " << outSize[1] << ", " << path << ", "
             << cif::ToString(o.interpolation) << ", " << (o.hasKernel ? o.kernel.name : std::string("no kernel"))
             << ")\n";

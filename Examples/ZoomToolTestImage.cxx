@@ -57,7 +57,8 @@ main(int argc, char * argv[])
       std::remove(partial.c_str());
       throw std::runtime_error(std::string("cannot rename ") + partial);
     }
-    std::cout << "wrote " << argv[1] << " and " << argv[2] << "\n";
+    std::cout << "ZoomToolTestImage: the zoom tool's 640 x 426 RGB test picture; wrote " << argv[1] << " and "
+              << argv[2] << "\n";
     return 0;
   }
   catch (const std::exception & e)

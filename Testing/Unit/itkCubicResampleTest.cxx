@@ -367,7 +367,7 @@ namespace
 {
 /** The opt-in texture mode stays within the texture unit's precision of the exact
  * mode and does differ from it (it is not the exact path under another name). The
- * bounds come from TextureModeBenchmark on an H200 (README): on random data, whose
+ * bounds come from TextureModeBenchmark on an H200 (Modules/Resample/README.md): on random data, whose
  * coefficients jump by several times the data range between neighbours, the 8-bit
  * interpolation weights give errors up to 3.8% of the range, 0.34% RMS. */
 TEST(CubicResampleGPU, TextureModeIsCloseToExactMode)

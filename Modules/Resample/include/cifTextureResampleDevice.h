@@ -10,7 +10,7 @@ namespace cif
 /** Texture-accelerated cubic resampling (seed 002, Ruijters et al.): each output
  * voxel is 2^D hardware linearly filtered fetches instead of 4^D exact terms. The
  * texture unit interpolates with weights of about 8 fractional bits, so results
- * differ from the exact mode by an error the README measures; opt-in only. The
+ * differ from the exact mode by an error Modules/Resample/README.md measures; opt-in only. The
  * coefficients (float, device) are copied once into a texture array padded by two
  * samples of ITK's mirror on every side, so borders mirror as in exact mode.
  * Arguments as ResampleOnDevice. */

@@ -82,7 +82,7 @@ public:
   /** Opt-in texture-accelerated mode (seed 002): 2^D hardware linear fetches per
    * voxel instead of 4^D exact terms. The texture unit's interpolation weights have
    * about 8 fractional bits, so values differ from the exact mode (measured in the
-   * README). GPU path, 2-D and 3-D, float coefficients (output other than double)
+   * Modules/Resample/README.md). GPU path, 2-D and 3-D, float coefficients (output other than double)
    * only; elsewhere the exact mode runs. Off by default. */
   itkSetMacro(UseTextureInterpolation, bool);
   itkGetConstMacro(UseTextureInterpolation, bool);
