@@ -2,6 +2,7 @@
 #include "cifCudaCheck.cuh"
 #include "cifDeviceMemoryPool.h"
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -10,6 +11,11 @@ namespace cif
 {
 namespace
 {
+/** Whether any pool was made: without one there is nothing cached to give back, and
+ * asking would start CUDA (a context: hundreds of milliseconds) in a process that
+ * never used the device, such as a CLI module answering --help. */
+std::atomic<bool> poolsMade{ false };
+
 /** The pool of \a device, created on first use; null where the device has no
  * memory-pool support (cudaMalloc then). Pools live as long as the process: the
  * driver frees them with the context. */
@@ -56,6 +62,7 @@ PoolOf(int device)
     std::uint64_t keep = totalBytes / 4;
     cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
     pools[device] = pool;
+    poolsMade = true;
   }
   return pools[device];
 }
@@ -101,6 +108,10 @@ GetCachedDeviceMemoryBytes()
 void
 ReleaseCachedDeviceMemory()
 {
+  if (!poolsMade)
+  {
+    return;
+  }
   if (const cudaMemPool_t pool = CurrentPool())
   {
     Trim(pool);
