@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every CLI module as Slicer runs it (LoadCLIModule: library loaded by symbol, a
+# real process-information struct, a return file) and requires the GPU path
+# (executionPath = GPU), then checks the outputs as the CTest cases do. For a machine
+# with a GPU, where CTest is not at hand (the device machine of DESIGN.md §6):
+#
+#   RunModulesOnTheGPU.sh BIN LIB
+#     BIN: LoadCLIModule and CLITestVolumes; LIB: the modules' lib<Name>Lib.so
+#   EXPECTED_PATH=CPU checks the CPU path instead (a machine without a GPU)
+# Prints one line per check and "N passed, N failed" last; returns 1 on any failure.
+set -u
+bin=$1 lib=$2
+data=$(mktemp -d) out=$(mktemp -d)
+trap 'rm -rf "$data" "$out"' EXIT
+mkdir -p "$out/subbands"
+"$bin/CLITestVolumes" make "$data" > /dev/null || { echo "cannot make the test volumes"; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+passed=0 failed=0
+check() { # name, command...
+  local name=$1; shift
+  if "$@" > "$out/log" 2>&1; then passed=$((passed + 1)); echo "ok   $name"
+  else failed=$((failed + 1)); echo "FAIL $name"; sed 's/^/     /' "$out/log" | tail -15; fi
+}
+gpu() { # module library, module arguments...: run as Slicer does, on the GPU path
+  local module=$1; shift
+  "$bin/LoadCLIModule" --expect "executionPath=${EXPECTED_PATH:-GPU}" "$lib/lib${module}Lib.so" "$@"
+}
+check "BSplinePrefilterCLI vector volume" gpu BSplinePrefilterCLI "$data/vector3d.nii.gz" "$out/prefilter.nrrd"
+check "  same grid, float components" "$bin/CLITestVolumes" same-grid "$data/vector3d.nii.gz" "$out/prefilter.nrrd" --component-type float
+check "CubicResampleCLI RGB, rotation" gpu CubicResampleCLI --transform "$here/rotation10.tfm" --defaultValue 7 "$data/rgb2d.nrrd" "$out/rgb.nrrd"
+check "  RGB kept" "$bin/CLITestVolumes" same-grid "$data/rgb2d.nrrd" "$out/rgb.nrrd"
+check "CubicResampleCLI B-spline warp" gpu CubicResampleCLI --transform "$data/bspline3d.tfm" "$data/scalar3d.nrrd" "$out/warped.nrrd"
+check "BSplineDisplacementFieldCLI translation" gpu BSplineDisplacementFieldCLI --transform "$here/translation3d.tfm" "$data/scalar3d.nrrd" "$out/field.nrrd"
+check "  field = translation" "$bin/CLITestVolumes" constant-field "$out/field.nrrd" 1,2,3 1e-5
+check "BSplineDisplacementFieldCLI B-spline" gpu BSplineDisplacementFieldCLI --transform "$data/bspline3d.tfm" "$data/scalar3d.nrrd" "$out/field-bspline.nii.gz"
+check "ConvolutionCLI RGB gaussian" gpu ConvolutionCLI --kernel gaussian --kernelSize 5 --sigma 1 "$data/rgb2d.nrrd" "$out/conv.nrrd"
+check "ConvolutionCLI vector, kernel file" gpu ConvolutionCLI --kernel file --kernelFile "$here/kernel3x3.txt" --normalize "$data/vector3d.nii.gz" "$out/conv-vector.nii.gz"
+check "ZoomCLI RGB, sharpen" gpu ZoomCLI --center 20,16 --size 10,8 --zoom 3 --enhancement sharpen "$data/rgb2d.nrrd" "$out/zoom.nrrd"
+check "ZoomCLI identity on a volume" gpu ZoomCLI --zoom 1 --interpolation nearest "$data/scalar3d.nrrd" "$out/zoom-identity.nrrd"
+check "  equal to its input" "$bin/CLITestVolumes" close "$data/scalar3d.nrrd" "$out/zoom-identity.nrrd" 0
+check "DirectionalFilterBankCLI decompose" gpu DirectionalFilterBankCLI --mode decompose --levels 4 --inputVolume "$data/plane.mha" --subbandDirectory "$out/subbands"
+check "DirectionalFilterBankCLI reconstruct" gpu DirectionalFilterBankCLI --mode reconstruct --levels 4 --subbandDirectory "$out/subbands" --outputVolume "$out/rebuilt.mha"
+check "  perfect reconstruction" "$bin/CLITestVolumes" close "$data/plane.mha" "$out/rebuilt.mha" 1e-3
+check "DirectionalFilterBankCLI denoise" gpu DirectionalFilterBankCLI --shifts 2 --inputVolume "$data/slice.nrrd" --outputVolume "$out/denoised.nrrd"
+for module in BSplinePrefilterCLI CubicResampleCLI BSplineDisplacementFieldCLI ConvolutionCLI; do
+  check "$module stops when aborted" "$bin/LoadCLIModule" --abort-at 0.3 --absent "$out/aborted.nrrd" "$lib/lib${module}Lib.so" \
+    $([[ $module == *Resample* || $module == *Field* ]] && echo --transform "$data/bspline3d.tfm") "$data/scalar3d.nrrd" "$out/aborted.nrrd"
+done
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
