@@ -2,7 +2,7 @@
 #define itkBSplinePrefilterGPUFactory_h
 
 #include "CudaImageFiltersExport.h"
-#include "itkObjectFactoryBase.h"
+#include "itkCudaFilterFactory.h"
 
 namespace itk
 {
@@ -18,25 +18,16 @@ namespace itk
  *
  * \ingroup CudaImageFilters
  */
-class CudaImageFilters_EXPORT BSplinePrefilterGPUFactory : public ObjectFactoryBase
+class CudaImageFilters_EXPORT BSplinePrefilterGPUFactory : public CudaFilterFactory<BSplinePrefilterGPUFactory>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(BSplinePrefilterGPUFactory);
   using Self = BSplinePrefilterGPUFactory;
-  using Superclass = ObjectFactoryBase;
+  using Superclass = CudaFilterFactory<BSplinePrefilterGPUFactory>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkFactorylessNewMacro(Self);
   itkTypeMacro(BSplinePrefilterGPUFactory, ObjectFactoryBase);
-
-  const char *
-  GetITKSourceVersion() const override;
-  const char *
-  GetDescription() const override;
-
-  /** Registers one instance (further calls do nothing). */
-  static void
-  RegisterOneFactory();
 
 protected:
   BSplinePrefilterGPUFactory();

@@ -4,9 +4,6 @@
 #include "itkRGBPixel.h"
 #include "itkVector.h"
 #include "itkVectorImage.h"
-#include "itkVersion.h"
-
-#include <mutex>
 
 namespace itk
 {
@@ -17,11 +14,7 @@ BSplinePrefilterGPUFactory::OverrideFor()
 {
   using CPUFilter = BSplineDecompositionImageFilter<TInputImage, TOutputImage>;
   using GPUFilter = BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>;
-  this->RegisterOverride(typeid(CPUFilter).name(),
-                         typeid(GPUFilter).name(),
-                         "B-spline prefilter on the GPU",
-                         true,
-                         CreateObjectFunction<GPUFilter>::New());
+  this->OverrideWith<CPUFilter, GPUFilter>();
 }
 
 template <typename TIn, typename TOut, unsigned int VDimension>
@@ -32,6 +25,7 @@ BSplinePrefilterGPUFactory::OverrideForScalars()
 }
 
 BSplinePrefilterGPUFactory::BSplinePrefilterGPUFactory()
+  : Superclass("CudaImageFilters: BSplineDecompositionImageFilter on the GPU", "B-spline prefilter on the GPU")
 {
   auto forEachDimension = [this](auto inputTag, auto outputTag) {
     using TIn = typename decltype(inputTag)::type;
@@ -62,25 +56,6 @@ BSplinePrefilterGPUFactory::BSplinePrefilterGPUFactory()
   this->OverrideFor<VectorImage<float, 2>, VectorImage<float, 2>>();
   this->OverrideFor<VectorImage<float, 3>, VectorImage<float, 3>>();
   this->OverrideFor<VectorImage<double, 3>, VectorImage<double, 3>>();
-}
-
-const char *
-BSplinePrefilterGPUFactory::GetITKSourceVersion() const
-{
-  return ITK_SOURCE_VERSION;
-}
-
-const char *
-BSplinePrefilterGPUFactory::GetDescription() const
-{
-  return "CudaImageFilters: BSplineDecompositionImageFilter on the GPU";
-}
-
-void
-BSplinePrefilterGPUFactory::RegisterOneFactory()
-{
-  static std::once_flag once;
-  std::call_once(once, [] { ObjectFactoryBase::RegisterFactory(Self::New()); });
 }
 
 } // namespace itk

@@ -2,7 +2,7 @@
 #define itkConvolutionGPUFactory_h
 
 #include "CudaImageFiltersExport.h"
-#include "itkObjectFactoryBase.h"
+#include "itkCudaFilterFactory.h"
 
 namespace itk
 {
@@ -18,25 +18,16 @@ namespace itk
  *
  * \ingroup CudaImageFilters
  */
-class CudaImageFilters_EXPORT ConvolutionGPUFactory : public ObjectFactoryBase
+class CudaImageFilters_EXPORT ConvolutionGPUFactory : public CudaFilterFactory<ConvolutionGPUFactory>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(ConvolutionGPUFactory);
   using Self = ConvolutionGPUFactory;
-  using Superclass = ObjectFactoryBase;
+  using Superclass = CudaFilterFactory<ConvolutionGPUFactory>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkFactorylessNewMacro(Self);
   itkTypeMacro(ConvolutionGPUFactory, ObjectFactoryBase);
-
-  const char *
-  GetITKSourceVersion() const override;
-  const char *
-  GetDescription() const override;
-
-  /** Registers one instance (further calls do nothing). */
-  static void
-  RegisterOneFactory();
 
 protected:
   ConvolutionGPUFactory();

@@ -1,8 +1,5 @@
 #include "itkConvolutionGPUFactory.h"
 #include "itkConvolutionGPUImageFilter.h"
-#include "itkVersion.h"
-
-#include <mutex>
 
 namespace itk
 {
@@ -14,14 +11,11 @@ ConvolutionGPUFactory::OverrideFor()
   using KernelType = Image<TKernelPixel, VDimension>;
   using CPUFilter = ConvolutionImageFilter<ImageType, KernelType, ImageType>;
   using GPUFilter = ConvolutionGPUImageFilter<ImageType, KernelType, ImageType>;
-  this->RegisterOverride(typeid(CPUFilter).name(),
-                         typeid(GPUFilter).name(),
-                         "Convolution on the GPU",
-                         true,
-                         CreateObjectFunction<GPUFilter>::New());
+  this->OverrideWith<CPUFilter, GPUFilter>();
 }
 
 ConvolutionGPUFactory::ConvolutionGPUFactory()
+  : Superclass("CudaImageFilters: ConvolutionImageFilter on the GPU", "Convolution on the GPU")
 {
   auto forPixel = [this](auto tag) {
     using T = typename decltype(tag)::type;
@@ -41,22 +35,4 @@ ConvolutionGPUFactory::ConvolutionGPUFactory()
   forPixel(std::common_type<double>{});
 }
 
-const char *
-ConvolutionGPUFactory::GetITKSourceVersion() const
-{
-  return ITK_SOURCE_VERSION;
-}
-
-const char *
-ConvolutionGPUFactory::GetDescription() const
-{
-  return "CudaImageFilters: ConvolutionImageFilter on the GPU";
-}
-
-void
-ConvolutionGPUFactory::RegisterOneFactory()
-{
-  static std::once_flag once;
-  std::call_once(once, [] { ObjectFactoryBase::RegisterFactory(Self::New()); });
-}
 } // namespace itk

@@ -2,7 +2,7 @@
 #define itkCubicResampleGPUFactory_h
 
 #include "CudaImageFiltersExport.h"
-#include "itkObjectFactoryBase.h"
+#include "itkCudaFilterFactory.h"
 
 namespace itk
 {
@@ -12,32 +12,23 @@ namespace itk
  * After CubicResampleGPUFactory::RegisterOneFactory(), every
  * itk::ResampleImageFilter<itk::Image<T, D>, itk::Image<T, D>> (double precision
  * interpolator and transform) with T in {unsigned char, short, unsigned short, float,
- * double} and D in {2, 3}, and float output from the integer inputs, returns the GPU
+ * double} and D in 2..4, and float output from the integer inputs, returns the GPU
  * filter. It takes the GPU path when the pipeline hands it a cubic
  * BSplineInterpolateImageFunction and behaves exactly as ITK's filter otherwise, so
  * existing pipelines need no change.
  *
  * \ingroup CudaImageFilters
  */
-class CudaImageFilters_EXPORT CubicResampleGPUFactory : public ObjectFactoryBase
+class CudaImageFilters_EXPORT CubicResampleGPUFactory : public CudaFilterFactory<CubicResampleGPUFactory>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CubicResampleGPUFactory);
   using Self = CubicResampleGPUFactory;
-  using Superclass = ObjectFactoryBase;
+  using Superclass = CudaFilterFactory<CubicResampleGPUFactory>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkFactorylessNewMacro(Self);
   itkTypeMacro(CubicResampleGPUFactory, ObjectFactoryBase);
-
-  const char *
-  GetITKSourceVersion() const override;
-  const char *
-  GetDescription() const override;
-
-  /** Registers one instance (further calls do nothing). */
-  static void
-  RegisterOneFactory();
 
 protected:
   CubicResampleGPUFactory();

@@ -1,8 +1,5 @@
 #include "itkCubicResampleGPUFactory.h"
 #include "itkCubicResampleGPUImageFilter.h"
-#include "itkVersion.h"
-
-#include <mutex>
 
 namespace itk
 {
@@ -14,14 +11,11 @@ CubicResampleGPUFactory::OverrideFor()
   using OutputImage = Image<TOut, VDimension>;
   using CPUFilter = ResampleImageFilter<InputImage, OutputImage, double, double>;
   using GPUFilter = CubicResampleGPUImageFilter<InputImage, OutputImage, double, double>;
-  this->RegisterOverride(typeid(CPUFilter).name(),
-                         typeid(GPUFilter).name(),
-                         "Cubic B-spline resampling on the GPU",
-                         true,
-                         CreateObjectFunction<GPUFilter>::New());
+  this->OverrideWith<CPUFilter, GPUFilter>();
 }
 
 CubicResampleGPUFactory::CubicResampleGPUFactory()
+  : Superclass("CudaImageFilters: ResampleImageFilter with cubic B-spline interpolation on the GPU", "Cubic B-spline resampling on the GPU")
 {
   auto everyDimension = [this](auto inputTag, auto outputTag) {
     using TIn = typename decltype(inputTag)::type;
@@ -40,22 +34,4 @@ CubicResampleGPUFactory::CubicResampleGPUFactory()
   everyDimension(std::common_type<unsigned short>{}, std::common_type<float>{});
 }
 
-const char *
-CubicResampleGPUFactory::GetITKSourceVersion() const
-{
-  return ITK_SOURCE_VERSION;
-}
-
-const char *
-CubicResampleGPUFactory::GetDescription() const
-{
-  return "CudaImageFilters: ResampleImageFilter with cubic B-spline interpolation on the GPU";
-}
-
-void
-CubicResampleGPUFactory::RegisterOneFactory()
-{
-  static std::once_flag once;
-  std::call_once(once, [] { ObjectFactoryBase::RegisterFactory(Self::New()); });
-}
 } // namespace itk

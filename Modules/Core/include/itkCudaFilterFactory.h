@@ -1,0 +1,72 @@
+#ifndef itkCudaFilterFactory_h
+#define itkCudaFilterFactory_h
+
+#include "itkObjectFactoryBase.h"
+#include "itkVersion.h"
+
+#include <mutex>
+#include <typeinfo>
+
+namespace itk
+{
+/** \class CudaFilterFactory
+ * \brief What the module's object factories share: each makes ITK's New() of a CPU
+ * filter return its GPU twin for a list of image types.
+ *
+ * A factory derives from CudaFilterFactory<itself>, names what it replaces in the
+ * constructor and calls OverrideWith<CPU filter, GPU filter>() for every type
+ * combination it serves; RegisterOneFactory() registers one instance, once per
+ * process however often it is called.
+ *
+ * \ingroup CudaImageFilters
+ */
+template <typename TFactory>
+class CudaFilterFactory : public ObjectFactoryBase
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaFilterFactory);
+
+  const char *
+  GetITKSourceVersion() const override
+  {
+    return ITK_SOURCE_VERSION;
+  }
+  const char *
+  GetDescription() const override
+  {
+    return m_Description;
+  }
+
+  /** Registers one instance (further calls do nothing). */
+  static void
+  RegisterOneFactory()
+  {
+    static std::once_flag once;
+    std::call_once(once, [] { ObjectFactoryBase::RegisterFactory(TFactory::New()); });
+  }
+
+protected:
+  /** \a description: "CudaImageFilters: <ITK class> on the GPU"; \a overrideText: what
+   * each override says of itself (ITK lists it per type). */
+  CudaFilterFactory(const char * description, const char * overrideText)
+    : m_Description(description)
+    , m_OverrideText(overrideText)
+  {}
+  ~CudaFilterFactory() override = default;
+
+  /** New() of \a TCPUFilter returns a \a TGPUFilter. */
+  template <typename TCPUFilter, typename TGPUFilter>
+  void
+  OverrideWith()
+  {
+    this->RegisterOverride(
+      typeid(TCPUFilter).name(), typeid(TGPUFilter).name(), m_OverrideText, true, CreateObjectFunction<TGPUFilter>::New());
+  }
+
+private:
+  const char * const m_Description;
+  const char * const m_OverrideText;
+};
+} // namespace itk
+
+#endif
