@@ -3,6 +3,7 @@
 cif_add_test_binary(ConvolutionTests
   itkConvolutionGPUImageFilterTest.cxx
   itkZoomGPUImageFilterTest.cxx
+  itkConvolutionProgressTest.cxx
   cifKernelPresetsTest.cxx
   cifKernelFileTest.cxx
   cifKernelEmulationTest.cxx)

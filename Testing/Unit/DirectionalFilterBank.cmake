@@ -1,4 +1,5 @@
 cif_add_test_binary(DirectionalFilterBankTests
   itkDirectionalFilterBankReconstructionTest.cxx
   itkDirectionalFilterBankDirectionalityTest.cxx
-  itkDirectionalFilterBankBadInputTest.cxx)
+  itkDirectionalFilterBankBadInputTest.cxx
+  itkDirectionalFilterBankProgressTest.cxx)

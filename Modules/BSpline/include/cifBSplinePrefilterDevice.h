@@ -4,6 +4,7 @@
 #include "CudaImageFiltersExport.h"
 #include "cifScalarTypes.h"
 #include "cifBSplinePrefilterMath.h"
+#include "cifStageCallback.h"
 
 namespace cif
 {
@@ -12,18 +13,30 @@ namespace cif
  * CudaError). T is float or double. Lines that fit in shared memory are filtered in
  * tiles of neighbouring lines, each line split into chunks swept in parallel and
  * joined by carrying the recursion's state between chunks; longer lines fall back to
- * one thread per line in global memory. */
+ * one thread per line in global memory. \a afterAxis is called once per axis of
+ * \a shape, after that axis's pass is queued (not waited for: the callback decides
+ * whether to synchronize), also where an axis needs no pass. */
 template <typename T>
 CudaImageFilters_EXPORT void
-PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode);
+PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
+                  const StageCallback & afterAxis = {});
 
 /** The prefilter out of place: the coefficients of the samples in \a source (device,
  * left untouched) into \a deviceData. The first axis reads from \a source, so this
- * costs no more than filtering in place (no copy of the samples first). */
+ * costs no more than filtering in place (no copy of the samples first). \a afterAxis
+ * as above. */
 template <typename T>
 CudaImageFilters_EXPORT void
 PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
-                  BoundaryMode mode);
+                  BoundaryMode mode, const StageCallback & afterAxis = {});
+
+/** The explicit instantiations of both overloads (T float, double), for the CUDA
+ * source and its no-CUDA twin alike. */
+#define CIF_INSTANTIATE_PREFILTER(T)                                                                                 \
+  template void PrefilterOnDevice<T>(T *, const BufferShape &, const SplinePoles &, BoundaryMode,                    \
+                                     const StageCallback &);                                                         \
+  template void PrefilterOnDevice<T>(const T *, T *, const BufferShape &, const SplinePoles &, BoundaryMode,         \
+                                     const StageCallback &);
 
 /** out[i] = (T) in[i] on the device, for \a count scalars (input pixel types that
  * are not the coefficient type). */

@@ -2,6 +2,7 @@
 #define cifBSplinePrefilterHost_h
 
 #include "cifBSplinePrefilterMath.h"
+#include "cifStageCallback.h"
 
 #include <vector>
 
@@ -11,21 +12,20 @@ namespace cif
  * Each line is gathered into a contiguous scratch line (cache friendly on every
  * axis), filtered by the same PrefilterLine the GPU fallback kernel runs, and
  * scattered back. \a parallelFor(count, body) runs body(line) for line in
- * [0, count) on any number of threads (the ITK side passes ITK's threader). */
+ * [0, count) on any number of threads (the ITK side passes ITK's threader).
+ * \a afterAxis is called once per axis of \a shape, after that axis (also where an
+ * axis needs no filtering: one call per axis, whatever the data). */
 template <typename T, typename TParallelFor>
 void
 PrefilterOnHost(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
-                TParallelFor && parallelFor)
+                TParallelFor && parallelFor, const StageCallback & afterAxis = {})
 {
-  if (poles.count == 0)
-  {
-    return;
-  }
   for (int axis = 0; axis < shape.dimension; ++axis)
   {
     const AxisLines lines = MakeAxisLines(shape, axis);
-    if (lines.length < 2)
+    if (poles.count == 0 || lines.length < 2)
     {
+      StageDone(afterAxis);
       continue;
     }
     parallelFor(lines.count, [&](std::int64_t line) {
@@ -43,6 +43,7 @@ PrefilterOnHost(T * data, const BufferShape & shape, const SplinePoles & poles, 
         source[k] = scratch[k];
       }
     });
+    StageDone(afterAxis);
   }
 }
 } // namespace cif

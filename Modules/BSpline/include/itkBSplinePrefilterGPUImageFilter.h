@@ -33,6 +33,11 @@ namespace itk
  * along every line through it, as in ITK (the recursion carries it), so the NaN
  * pattern of the output equals ITK's. An empty input is an error.
  *
+ * Progress: on the module's paths ProgressEvent follows the stages (the samples on
+ * the device or converted, one pass per axis, the download), and AbortGenerateData
+ * stops the filter between them with ProcessAborted, leaving the output empty
+ * (itk::FilterStageProgress).
+ *
  * \ingroup CudaImageFilters
  */
 template <typename TInputImage, typename TOutputImage>

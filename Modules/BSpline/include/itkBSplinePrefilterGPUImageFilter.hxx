@@ -6,6 +6,7 @@
 #include "cifDeviceBuffer.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
+#include "itkFilterStageProgress.h"
 
 #include <algorithm>
 #include <cstring>
@@ -122,6 +123,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
     const std::size_t   count = static_cast<std::size_t>(shape.ScalarCount());
     const std::size_t      bytes = count * sizeof(T);
     const std::size_t      inputBytes = count * sizeof(TIn);
+    // Stages: the samples on the device, one pass per axis, the coefficients back.
+    FilterStageProgress progress(this, static_cast<unsigned int>(shape.dimension) + 2);
 
     CIF_ITK_TRY_CUDA([&] {
       // Fail before touching anything when the job cannot fit: the coefficients, plus
@@ -189,13 +192,16 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
         }
       }
 
-      cif::PrefilterOnDevice<T>(samples, coefficients, shape, poles, m_BoundaryMode);
+      progress.CompletedOnDevice();
+
+      cif::PrefilterOnDevice<T>(samples, coefficients, shape, poles, m_BoundaryMode, progress.DeviceCallback());
       cif::Synchronize();
 
       if constexpr (!outputIsCuda)
       {
         hostOutputScratch.Download(output->GetBufferPointer(), bytes);
       }
+      progress.Completed();
     });
   }
 }
@@ -213,8 +219,12 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(con
     TOutputImage *      output = this->GetOutput();
     const auto *        source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
     T *                    coefficients = reinterpret_cast<T *>(output->GetBufferPointer());
+    // Stages: the conversion to the coefficients' type, one pass per axis.
+    FilterStageProgress progress(this, static_cast<unsigned int>(shape.dimension) + 1);
     std::transform(source, source + shape.ScalarCount(), coefficients, [](TIn v) { return static_cast<T>(v); });
-    cif::PrefilterOnHost(coefficients, shape, poles, m_BoundaryMode, MakeParallelFor(this->GetMultiThreader()));
+    progress.Completed();
+    cif::PrefilterOnHost(coefficients, shape, poles, m_BoundaryMode, MakeParallelFor(this->GetMultiThreader()),
+                         progress.HostCallback());
   }
 }
 

@@ -283,7 +283,7 @@ ConvertKernel(const TIn * in, T * out, std::int64_t count)
 template <typename T>
 void
 PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
-                  BoundaryMode mode)
+                  BoundaryMode mode, const StageCallback & afterAxis)
 {
   // The first axis filtered reads from source, the others in place. A tile reads its
   // whole tile before it writes, so source == deviceData is the in-place filter.
@@ -296,11 +296,22 @@ PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, c
       from = deviceData;
     }
   };
-  for (int axis = 0; axis < shape.dimension && poles.count > 0; ++axis)
+  const auto filtered = [&](const AxisLines & lines) { return poles.count > 0 && lines.length >= 2 && lines.count > 0; };
+  bool       anyFiltered = false;
+  for (int axis = 0; axis < shape.dimension; ++axis)
+  {
+    anyFiltered = anyFiltered || filtered(MakeAxisLines(shape, axis));
+  }
+  if (!anyFiltered)
+  {
+    copyFromSource(); // nothing to filter: the coefficients are the samples (before any axis is reported)
+  }
+  for (int axis = 0; axis < shape.dimension; ++axis)
   {
     const AxisLines lines = MakeAxisLines(shape, axis);
-    if (lines.length < 2 || lines.count == 0)
+    if (!filtered(lines))
     {
+      StageDone(afterAxis);
       continue;
     }
     const int widest = WidestTile();
@@ -309,6 +320,7 @@ PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, c
         TryTiled<T, 8>(from, deviceData, lines, poles, mode))
     {
       from = deviceData;
+      StageDone(afterAxis);
       continue;
     }
     copyFromSource();
@@ -316,15 +328,16 @@ PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, c
     const std::int64_t blocks = (lines.count + threads - 1) / threads;
     PrefilterAxisGlobal<T><<<static_cast<unsigned int>(blocks), threads>>>(deviceData, lines, poles, mode);
     CIF_CUDA_CHECK_LAUNCH();
+    StageDone(afterAxis);
   }
-  copyFromSource(); // nothing was filtered: the coefficients are the samples
 }
 
 template <typename T>
 void
-PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode)
+PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
+                  const StageCallback & afterAxis)
 {
-  PrefilterOnDevice<T>(deviceData, deviceData, shape, poles, mode);
+  PrefilterOnDevice<T>(deviceData, deviceData, shape, poles, mode, afterAxis);
 }
 
 template <typename TIn, typename T>
@@ -341,11 +354,8 @@ ConvertOnDevice(const TIn * deviceIn, T * deviceOut, std::int64_t count)
   CIF_CUDA_CHECK_LAUNCH();
 }
 
-template void PrefilterOnDevice<float>(float *, const BufferShape &, const SplinePoles &, BoundaryMode);
-template void PrefilterOnDevice<double>(double *, const BufferShape &, const SplinePoles &, BoundaryMode);
-template void PrefilterOnDevice<float>(const float *, float *, const BufferShape &, const SplinePoles &, BoundaryMode);
-template void PrefilterOnDevice<double>(const double *, double *, const BufferShape &, const SplinePoles &,
-                                        BoundaryMode);
+CIF_INSTANTIATE_PREFILTER(float)
+CIF_INSTANTIATE_PREFILTER(double)
 
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_CONVERT)
 

@@ -10,13 +10,13 @@ namespace cif
 {
 template <typename T>
 void
-PrefilterOnDevice(T *, const BufferShape &, const SplinePoles &, BoundaryMode)
+PrefilterOnDevice(T *, const BufferShape &, const SplinePoles &, BoundaryMode, const StageCallback &)
 {
   throw CudaError("PrefilterOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 template <typename T>
 void
-PrefilterOnDevice(const T *, T *, const BufferShape &, const SplinePoles &, BoundaryMode)
+PrefilterOnDevice(const T *, T *, const BufferShape &, const SplinePoles &, BoundaryMode, const StageCallback &)
 {
   throw CudaError("PrefilterOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
@@ -27,10 +27,7 @@ ConvertOnDevice(const TIn *, T *, std::int64_t)
   throw CudaError("ConvertOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 
-template void PrefilterOnDevice<float>(float *, const BufferShape &, const SplinePoles &, BoundaryMode);
-template void PrefilterOnDevice<double>(double *, const BufferShape &, const SplinePoles &, BoundaryMode);
-template void PrefilterOnDevice<float>(const float *, float *, const BufferShape &, const SplinePoles &, BoundaryMode);
-template void PrefilterOnDevice<double>(const double *, double *, const BufferShape &, const SplinePoles &,
-                                        BoundaryMode);
+CIF_INSTANTIATE_PREFILTER(float)
+CIF_INSTANTIATE_PREFILTER(double)
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_CONVERT)
 } // namespace cif

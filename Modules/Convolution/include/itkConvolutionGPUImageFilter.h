@@ -56,6 +56,11 @@ constexpr bool ITKConvolves =
  * exception saying why. With UseGPU off or without a CUDA device the module's CPU path
  * (the same arithmetic, ITK's threader) runs.
  *
+ * Progress: the module's path reports ProgressEvent after the input's conversion
+ * (and upload), the convolution and the output's conversion (and download), and
+ * stops with ProcessAborted between them when AbortGenerateData is set, leaving the
+ * output empty (itk::FilterStageProgress).
+ *
  * \ingroup CudaImageFilters
  */
 template <typename TInputImage, typename TKernelImage = TInputImage, typename TOutputImage = TInputImage>

@@ -6,6 +6,7 @@
 #include "itkConvolutionKernelImage.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
+#include "itkFilterStageProgress.h"
 #include "itkZeroFluxNeumannBoundaryCondition.h"
 
 #include <sstream>
@@ -139,6 +140,8 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
       const std::int64_t         inScalars = g.InVolume() * components;
       const std::int64_t         outScalars = g.OutVolume() * components;
 
+      // Stages, on either path: the input in planar float, the convolution, the output.
+      FilterStageProgress progress(this, 3);
       if (m_UseGPU && cif::IsGPUAvailable())
       {
         CIF_ITK_TRY_CUDA([&] {
@@ -168,11 +171,13 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
             cif::ToPlanarOnDevice<TIn>(raw, g.InVolume(), components, planarIn.As<float>());
             cif::Synchronize();
           }
+          progress.Completed();
           cif::DeviceBuffer weights(plan.weights.size() * sizeof(float));
           weights.Upload(plan.weights.data(), plan.weights.size() * sizeof(float));
           cif::DeviceBuffer scratch(plan.ScratchFloats() * sizeof(float));
           cif::RunConvolutionOnDevice(plan, planarIn.As<const float>(), weights.As<const float>(),
                                       planarOut.As<float>(), scratch.As<float>());
+          progress.CompletedOnDevice();
           planarIn.Release();
           if constexpr (outputIsCuda)
           {
@@ -187,6 +192,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
             cif::Synchronize();
             raw.Download(output->GetBufferPointer(), outScalars * sizeof(TOut));
           }
+          progress.Completed();
         });
         m_LastExecutionPath = ExecutionPath::GPU;
       }
@@ -198,9 +204,12 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
         // pointer costs a download, which the GPU path does not need.)
         const auto * source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
         cif::ToPlanarOnHost(source, g.InVolume(), components, planarIn.data(), parallelFor);
+        progress.Completed();
         cif::RunConvolutionOnHost(plan, planarIn.data(), planarOut.data(), parallelFor);
+        progress.Completed();
         cif::FromPlanarOnHost(planarOut.data(), g.OutVolume(), components,
                               reinterpret_cast<TOut *>(output->GetBufferPointer()), parallelFor);
+        progress.Completed();
         m_LastExecutionPath = ExecutionPath::CPU;
       }
       m_LastRunWasSeparable = plan.separable;

@@ -37,6 +37,11 @@ namespace itk
  * direction, spacing / zoom, and its first pixel centred where the first zoomed
  * sample lies.
  *
+ * Progress: ProgressEvent follows the stages (the region's conversion and upload,
+ * each prefilter axis of each component, the zoom, the enhancement, the output), and
+ * AbortGenerateData stops the filter between them with ProcessAborted, leaving the
+ * output empty (itk::FilterStageProgress).
+ *
  * \ingroup CudaImageFilters
  */
 template <typename TInputImage, typename TOutputImage = TInputImage>

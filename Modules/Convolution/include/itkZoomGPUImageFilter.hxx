@@ -8,6 +8,7 @@
 #include "cifDeviceBuffer.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
+#include "itkFilterStageProgress.h"
 
 #include <cmath>
 #include <sstream>
@@ -247,6 +248,10 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     cif::SplinePoles poles;
     cif::MakeSplinePoles(3, poles);
     const bool cubic = m_Interpolation == Interpolation::Cubic;
+    // Stages, on either path: the region in planar float, both prefilter axes of every
+    // component (cubic), the zoom, the enhancement (with a kernel), the output.
+    FilterStageProgress progress(this, 1 + (cubic ? 2 * static_cast<unsigned int>(components) : 0) + 1 +
+                                         (m_HasKernel ? 1 : 0) + 1);
 
     if (m_UseGPU && cif::IsGPUAvailable())
     {
@@ -262,18 +267,20 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
           cif::DeviceBuffer raw(regionScalars * sizeof(TIn));
           raw.Upload(regionData.data(), regionScalars * sizeof(TIn));
           cif::ToPlanarOnDevice<TIn>(raw.As<const TIn>(), regionPixels, components, planarRegion.As<float>());
+          progress.CompletedOnDevice();
           if (cubic)
           {
             for (int c = 0; c < components; ++c)
             {
               cif::PrefilterOnDevice<float>(planarRegion.As<float>() + c * regionPixels, shape, poles,
-                                            cif::BoundaryMode::Mirror);
+                                            cif::BoundaryMode::Mirror, progress.DeviceCallback());
             }
           }
           cif::Synchronize();
         }
         cif::DeviceBuffer canvas(canvasScalars * sizeof(float));
         cif::ZoomOnDevice(planarRegion.As<const float>(), zg, canvas.As<float>());
+        progress.CompletedOnDevice();
         const float *     result = canvas.As<const float>();
         cif::DeviceBuffer enhanced;
         if (m_HasKernel)
@@ -284,12 +291,14 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
           cif::RunConvolutionOnDevice(plan, canvas.As<const float>(), weights.As<const float>(), enhanced.As<float>(),
                                       nullptr);
           cif::Synchronize(); // before the weights are released
+          progress.Completed();
           result = enhanced.As<const float>();
         }
         cif::DeviceBuffer raw(outPixels * components * sizeof(TOut));
         cif::FromPlanarOnDevice<TOut>(result, outPixels, components, raw.As<TOut>());
         cif::Synchronize();
         raw.Download(output->GetBufferPointer(), outPixels * components * sizeof(TOut));
+        progress.Completed();
       });
       m_LastExecutionPath = ExecutionPath::GPU;
     }
@@ -298,26 +307,30 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
       auto               parallelFor = MakeParallelFor(this->GetMultiThreader());
       std::vector<float> planarRegion(static_cast<std::size_t>(regionScalars));
       cif::ToPlanarOnHost(regionData.data(), regionPixels, components, planarRegion.data(), parallelFor);
+      progress.Completed();
       if (cubic)
       {
         for (int c = 0; c < components; ++c)
         {
           cif::PrefilterOnHost(planarRegion.data() + c * regionPixels, shape, poles, cif::BoundaryMode::Mirror,
-                               parallelFor);
+                               parallelFor, progress.HostCallback());
         }
       }
       std::vector<float> canvas(static_cast<std::size_t>(canvasScalars));
       cif::ZoomOnHost(planarRegion.data(), zg, canvas.data(), parallelFor);
+      progress.Completed();
       std::vector<float> enhanced;
       const float *      result = canvas.data();
       if (m_HasKernel)
       {
         enhanced.resize(static_cast<std::size_t>(outPixels * components));
         cif::RunConvolutionOnHost(plan, canvas.data(), enhanced.data(), parallelFor);
+        progress.Completed();
         result = enhanced.data();
       }
       cif::FromPlanarOnHost(result, outPixels, components, reinterpret_cast<TOut *>(output->GetBufferPointer()),
                             parallelFor);
+      progress.Completed();
       m_LastExecutionPath = ExecutionPath::CPU;
     }
   }

@@ -4,6 +4,7 @@
 #include "CudaImageFiltersExport.h"
 #include "cifDirectionalFilterBankPlan.h"
 #include "cifDeviceBuffer.h"
+#include "cifStageCallback.h"
 
 #include <vector>
 
@@ -65,10 +66,23 @@ public:
   {
     RunDFBOpsOnDevice<T>(ops, count, m_Pointers.data(), m_Taps.template As<T>());
   }
+  /** Runs the whole plan, stage by stage (plan.stageEnds); \a afterStage is called
+   * after each stage is queued (not waited for). */
   void
-  Run()
+  Run(const StageCallback & afterStage = {})
   {
-    RunDFBOpsOnDevice<T>(m_Plan.ops.data(), m_Plan.ops.size(), m_Pointers.data(), m_Taps.template As<T>());
+    std::size_t begin = 0;
+    for (std::size_t end : m_Plan.stageEnds)
+    {
+      RunDFBOpsOnDevice<T>(m_Plan.ops.data() + begin, end - begin, m_Pointers.data(), m_Taps.template As<T>());
+      StageDone(afterStage);
+      begin = end;
+    }
+    if (begin < m_Plan.ops.size()) // operations after the last stage end (none in the plans built here)
+    {
+      RunDFBOpsOnDevice<T>(m_Plan.ops.data() + begin, m_Plan.ops.size() - begin, m_Pointers.data(),
+                           m_Taps.template As<T>());
+    }
   }
   T *
   DevicePointer(const DFBArray & array) const

@@ -5,6 +5,7 @@
 // each one's rows spread over `parallelFor` (ITK's threader on the ITK side), with
 // the same per-sample code the GPU kernels run.
 #include "cifDirectionalFilterBankPlan.h"
+#include "cifStageCallback.h"
 
 #include <vector>
 
@@ -35,13 +36,18 @@ struct DFBHostBuffers
   }
 };
 
+/** Runs \a plan's operations in order; \a afterStage is called at the end of each of
+ * the plan's stages (plan.stageEnds: a tree level, the backsampling). */
 template <typename T, typename TParallelFor>
 void
-RunDFBPlanOnHost(const DFBPlan & plan, DFBHostBuffers<T> & buffers, TParallelFor && parallelFor)
+RunDFBPlanOnHost(const DFBPlan & plan, DFBHostBuffers<T> & buffers, TParallelFor && parallelFor,
+                 const StageCallback & afterStage = {})
 {
   const std::vector<T> taps(plan.taps.begin(), plan.taps.end());
-  for (const DFBOp & op : plan.ops)
+  auto                 stageEnd = plan.stageEnds.begin();
+  for (std::size_t k = 0; k < plan.ops.size(); ++k)
   {
+    const DFBOp &          op = plan.ops[k];
     const DFBOpPointers<T> pointers = ResolveDFBOp(op, buffers.pointers.data());
     DispatchDFBOpKind(op.kind, [&](auto kind) {
       constexpr int K = decltype(kind)::value;
@@ -52,6 +58,10 @@ RunDFBPlanOnHost(const DFBPlan & plan, DFBHostBuffers<T> & buffers, TParallelFor
         }
       });
     });
+    for (; stageEnd != plan.stageEnds.end() && *stageEnd == k + 1; ++stageEnd)
+    {
+      StageDone(afterStage);
+    }
   }
 }
 

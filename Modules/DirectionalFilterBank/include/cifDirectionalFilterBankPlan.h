@@ -38,6 +38,11 @@ struct DFBPlan
   std::vector<std::int64_t> bufferSizes;
   DFBArray                  image;
   std::vector<DFBArray>     subbands;
+  /** The plan's stages, for progress: stage k is ops [stageEnds[k-1], stageEnds[k])
+   * (from 0 for k = 0): one tree level, or the backsampling. A stage never ends
+   * between a row pass and its column pass (AddSeparable adds them together), so
+   * running the stages one by one fuses the same pairs as running all ops at once. */
+  std::vector<std::size_t> stageEnds;
 
   /** Inverse QMF kernels by (phase, period): a tree repeats a few periods many times. */
   std::map<std::pair<int, long long>, CorrelationKernel> inverseKernels;
@@ -337,6 +342,7 @@ MakeDirectionalAnalysisPlan(int rows, int cols, int levels, DirectionalFilterSet
     {
       AddAnalysisStage(plan, s, temp);
     }
+    plan.stageEnds.push_back(plan.ops.size());
   }
   // Backsampling into the other level buffer (levels 1 and ≥ 3; level 2 needs none).
   std::vector<DFBArray> leaves = tree.leaves;
@@ -361,6 +367,7 @@ MakeDirectionalAnalysisPlan(int rows, int cols, int levels, DirectionalFilterSet
       plan.ops.push_back(op);
       leaves[k] = op.out0;
     }
+    plan.stageEnds.push_back(plan.ops.size());
   }
   for (int b = 0; b < (1 << levels); ++b)
   {
@@ -402,6 +409,7 @@ MakeDirectionalSynthesisPlan(int rows, int cols, int levels, DirectionalFilterSe
       plan.ops.push_back(op);
       leaves[k] = op.in0;
     }
+    plan.stageEnds.push_back(plan.ops.size());
   }
   for (int b = 0; b < (1 << levels); ++b)
   {
@@ -413,6 +421,7 @@ MakeDirectionalSynthesisPlan(int rows, int cols, int levels, DirectionalFilterSe
     {
       AddSynthesisStage(plan, s, temp);
     }
+    plan.stageEnds.push_back(plan.ops.size());
   }
   return plan;
 }

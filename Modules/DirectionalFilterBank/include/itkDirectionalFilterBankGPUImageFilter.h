@@ -34,6 +34,9 @@ namespace itk
  * Computation in the output pixel type (float or double). The GPU path runs every
  * level on the device with one upload and one download; without a usable device
  * (or with UseGPU off) the same operations run on the CPU with ITK's threader.
+ * ProgressEvent follows the stages (the image in, each level, the backsampling, the
+ * subbands out); AbortGenerateData stops the filter between them with
+ * ProcessAborted and leaves every subband empty (itk::FilterStageProgress).
  * \ingroup CudaImageFilters
  */
 template <typename TInputImage, typename TOutputImage = Image<float, TInputImage::ImageDimension>>

@@ -7,6 +7,7 @@
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
 #include "itkDirectionalFilterBankGeometryITK.h"
+#include "itkFilterStageProgress.h"
 #include "itkImageAlgorithm.h"
 #include "itkImageRegionConstIterator.h"
 
@@ -108,51 +109,74 @@ DirectionalFilterBankGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
   const int              rows = static_cast<int>(region.GetSize(InputImageType::ImageDimension > 1 ? 1 : 0));
   const cif::DFBPlan     plan = cif::MakeDirectionalAnalysisPlan(rows, cols, static_cast<int>(m_NumberOfLevels), m_FilterSet);
 
-  // The image, row-major in the computation type (ITK's buffer order: x fastest).
-  std::vector<T> image(static_cast<std::size_t>(plan.image.Size()));
+  try
   {
-    std::size_t k = 0;
-    for (ImageRegionConstIterator<InputImageType> it(input, region); !it.IsAtEnd(); ++it)
+    // Stages: the image in (uploaded on the GPU path), each of the plan's stages (a
+    // tree level, the backsampling), the subbands out.
+    FilterStageProgress progress(this, static_cast<unsigned int>(plan.stageEnds.size()) + 2);
+
+    // The image, row-major in the computation type (ITK's buffer order: x fastest).
+    std::vector<T> image(static_cast<std::size_t>(plan.image.Size()));
     {
-      image[k++] = static_cast<T>(it.Get());
+      std::size_t k = 0;
+      for (ImageRegionConstIterator<InputImageType> it(input, region); !it.IsAtEnd(); ++it)
+      {
+        image[k++] = static_cast<T>(it.Get());
+      }
     }
-  }
-  for (unsigned int b = 0; b < this->GetNumberOfSubbands(); ++b)
-  {
-    OutputImageType * output = this->GetOutput(b);
-    output->SetBufferedRegion(output->GetRequestedRegion());
-    output->Allocate();
-  }
-  auto copyOut = [&](const T * subbandBuffer, std::int64_t base) {
     for (unsigned int b = 0; b < this->GetNumberOfSubbands(); ++b)
     {
-      const cif::DFBArray & a = plan.subbands[b];
-      const T *             source = subbandBuffer + (a.offset - base);
-      std::copy(source, source + a.Size(), this->GetOutput(b)->GetBufferPointer());
+      OutputImageType * output = this->GetOutput(b);
+      output->SetBufferedRegion(output->GetRequestedRegion());
+      output->Allocate();
     }
-  };
+    auto copyOut = [&](const T * subbandBuffer, std::int64_t base) {
+      for (unsigned int b = 0; b < this->GetNumberOfSubbands(); ++b)
+      {
+        const cif::DFBArray & a = plan.subbands[b];
+        const T *             source = subbandBuffer + (a.offset - base);
+        std::copy(source, source + a.Size(), this->GetOutput(b)->GetBufferPointer());
+      }
+    };
 
-  if (m_UseGPU && cif::IsGPUAvailable())
-  {
-    CIF_ITK_TRY_CUDA([&] {
-      cif::DFBDeviceWorkspace<T> workspace(plan);
-      workspace.Upload(plan.image.buffer, image.data(), plan.image.Size());
-      workspace.Run();
-      // the subbands lie one after another in one buffer: one download
-      const int      buffer = plan.subbands.front().buffer;
-      std::vector<T> subbands(static_cast<std::size_t>(plan.bufferSizes[buffer]));
-      workspace.Download(buffer, subbands.data(), plan.rows * static_cast<std::int64_t>(plan.cols));
-      copyOut(subbands.data(), 0);
-    });
-    m_LastExecutionPath = CudaExecutionPath::GPU;
+    if (m_UseGPU && cif::IsGPUAvailable())
+    {
+      CIF_ITK_TRY_CUDA([&] {
+        cif::DFBDeviceWorkspace<T> workspace(plan);
+        workspace.Upload(plan.image.buffer, image.data(), plan.image.Size());
+        progress.CompletedOnDevice();
+        workspace.Run(progress.DeviceCallback());
+        // the subbands lie one after another in one buffer: one download
+        const int      buffer = plan.subbands.front().buffer;
+        std::vector<T> subbands(static_cast<std::size_t>(plan.bufferSizes[buffer]));
+        workspace.Download(buffer, subbands.data(), plan.rows * static_cast<std::int64_t>(plan.cols));
+        copyOut(subbands.data(), 0);
+        progress.Completed();
+      });
+      m_LastExecutionPath = CudaExecutionPath::GPU;
+    }
+    else
+    {
+      cif::DFBHostBuffers<T> buffers(plan);
+      std::copy(image.begin(), image.end(), buffers.At(plan.image));
+      progress.Completed();
+      cif::RunDFBPlanOnHost(plan, buffers, MakeParallelFor(this->GetMultiThreader()), progress.HostCallback());
+      copyOut(buffers.storage[plan.subbands.front().buffer].data(), 0);
+      progress.Completed();
+      m_LastExecutionPath = CudaExecutionPath::CPU;
+    }
   }
-  else
+  catch (...)
   {
-    cif::DFBHostBuffers<T> buffers(plan);
-    std::copy(image.begin(), image.end(), buffers.At(plan.image));
-    cif::RunDFBPlanOnHost(plan, buffers, MakeParallelFor(this->GetMultiThreader()));
-    copyOut(buffers.storage[plan.subbands.front().buffer].data(), 0);
-    m_LastExecutionPath = CudaExecutionPath::CPU;
+    // No subband of a half-run (or aborted) bank is left behind.
+    for (unsigned int b = 0; b < this->GetNumberOfIndexedOutputs(); ++b)
+    {
+      if (OutputImageType * output = this->GetOutput(b))
+      {
+        output->Initialize();
+      }
+    }
+    throw;
   }
 }
 

@@ -19,7 +19,9 @@ namespace itk
  * levels and filter set as the analysis. The output takes the first subband's
  * origin and direction and its spacing divided by the decimation. GPU path: one
  * upload of all subbands, every level on the device, one download; CPU path
- * otherwise (ITK's threader).
+ * otherwise (ITK's threader). ProgressEvent follows the stages (the subbands in,
+ * each level, the image out); AbortGenerateData stops the filter between them with
+ * ProcessAborted and leaves the output empty (itk::FilterStageProgress).
  * \ingroup CudaImageFilters
  */
 template <typename TInputImage, typename TOutputImage = TInputImage>

@@ -7,6 +7,7 @@
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
 #include "itkDirectionalFilterBankGeometryITK.h"
+#include "itkFilterStageProgress.h"
 #include "itkImageRegionIterator.h"
 
 namespace itk
@@ -115,41 +116,56 @@ DirectionalFilterBankSynthesisGPUImageFilter<TInputImage, TOutputImage>::Generat
   this->ImageSize(rows, cols);
   const cif::DFBPlan plan = cif::MakeDirectionalSynthesisPlan(rows, cols, static_cast<int>(m_NumberOfLevels), m_FilterSet);
 
-  // All subbands, at their places in the plan's subband buffer.
-  const int      subbandBuffer = plan.subbands.front().buffer;
-  std::vector<T> subbands(static_cast<std::size_t>(plan.image.Size()));
-  for (unsigned int b = 0; b < this->GetNumberOfSubbands(); ++b)
-  {
-    const T * source = this->GetInput(b)->GetBufferPointer();
-    std::copy(source, source + plan.subbands[b].Size(), subbands.begin() + plan.subbands[b].offset);
-  }
   OutputImageType * output = this->GetOutput();
-  output->SetBufferedRegion(output->GetRequestedRegion());
-  output->Allocate();
-  std::vector<T> image(static_cast<std::size_t>(plan.image.Size()));
+  try
+  {
+    // Stages: the subbands in (uploaded on the GPU path), each of the plan's stages
+    // (the backsampling undone, a tree level), the image out.
+    FilterStageProgress progress(this, static_cast<unsigned int>(plan.stageEnds.size()) + 2);
 
-  if (m_UseGPU && cif::IsGPUAvailable())
-  {
-    CIF_ITK_TRY_CUDA([&] {
-      cif::DFBDeviceWorkspace<T> workspace(plan);
-      workspace.Upload(subbandBuffer, subbands.data(), plan.image.Size());
-      workspace.Run();
-      workspace.Download(plan.image.buffer, image.data(), plan.image.Size());
-    });
-    m_LastExecutionPath = CudaExecutionPath::GPU;
+    // All subbands, at their places in the plan's subband buffer.
+    const int      subbandBuffer = plan.subbands.front().buffer;
+    std::vector<T> subbands(static_cast<std::size_t>(plan.image.Size()));
+    for (unsigned int b = 0; b < this->GetNumberOfSubbands(); ++b)
+    {
+      const T * source = this->GetInput(b)->GetBufferPointer();
+      std::copy(source, source + plan.subbands[b].Size(), subbands.begin() + plan.subbands[b].offset);
+    }
+    output->SetBufferedRegion(output->GetRequestedRegion());
+    output->Allocate();
+    std::vector<T> image(static_cast<std::size_t>(plan.image.Size()));
+
+    if (m_UseGPU && cif::IsGPUAvailable())
+    {
+      CIF_ITK_TRY_CUDA([&] {
+        cif::DFBDeviceWorkspace<T> workspace(plan);
+        workspace.Upload(subbandBuffer, subbands.data(), plan.image.Size());
+        progress.CompletedOnDevice();
+        workspace.Run(progress.DeviceCallback());
+        workspace.Download(plan.image.buffer, image.data(), plan.image.Size());
+      });
+      m_LastExecutionPath = CudaExecutionPath::GPU;
+    }
+    else
+    {
+      cif::DFBHostBuffers<T> buffers(plan);
+      std::copy(subbands.begin(), subbands.end(), buffers.storage[subbandBuffer].begin());
+      progress.Completed();
+      cif::RunDFBPlanOnHost(plan, buffers, MakeParallelFor(this->GetMultiThreader()), progress.HostCallback());
+      std::copy(buffers.At(plan.image), buffers.At(plan.image) + plan.image.Size(), image.begin());
+      m_LastExecutionPath = CudaExecutionPath::CPU;
+    }
+    std::size_t k = 0;
+    for (ImageRegionIterator<OutputImageType> it(output, output->GetBufferedRegion()); !it.IsAtEnd(); ++it)
+    {
+      it.Set(static_cast<typename OutputImageType::PixelType>(image[k++]));
+    }
+    progress.Completed();
   }
-  else
+  catch (...)
   {
-    cif::DFBHostBuffers<T> buffers(plan);
-    std::copy(subbands.begin(), subbands.end(), buffers.storage[subbandBuffer].begin());
-    cif::RunDFBPlanOnHost(plan, buffers, MakeParallelFor(this->GetMultiThreader()));
-    std::copy(buffers.At(plan.image), buffers.At(plan.image) + plan.image.Size(), image.begin());
-    m_LastExecutionPath = CudaExecutionPath::CPU;
-  }
-  std::size_t k = 0;
-  for (ImageRegionIterator<OutputImageType> it(output, output->GetBufferedRegion()); !it.IsAtEnd(); ++it)
-  {
-    it.Set(static_cast<typename OutputImageType::PixelType>(image[k++]));
+    output->Initialize(); // no half-reconstructed (or aborted) image is left behind
+    throw;
   }
 }
 

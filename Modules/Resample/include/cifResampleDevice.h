@@ -4,6 +4,8 @@
 #include "CudaImageFiltersExport.h"
 #include "cifScalarTypes.h"
 #include "cifResampleMath.h"
+#include "cifResampleSlabs.h"
+#include "cifStageCallback.h"
 
 namespace cif
 {
@@ -12,11 +14,15 @@ namespace cif
  * \a mappedPoints (device, D doubles per output voxel) the transformed points come
  * from there instead of \a chain. With \a linearRows (a chain that is linear, as
  * ResampleImageFilter decides it) the continuous index of a voxel is interpolated
- * between its row's endpoints, as ITK's linear path does. D = 2, 3 or 4. */
+ * between its row's endpoints, as ITK's linear path does. D = 2, 3 or 4.
+ * With \a slabs (PlanResampleSlabs) the output is computed slab by slab, one launch
+ * each, the same kernel for all of them (the same bits as one piece), and
+ * \a afterSlab is called after each slab is queued (not waited for). */
 template <int D, typename TCoefficient, typename TOut>
 CudaImageFilters_EXPORT void
 ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geometry, const TransformChain & chain,
-                 const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output);
+                 const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output,
+                 const ResampleSlabs & slabs = {}, const StageCallback & afterSlab = {});
 
 /** The input continuous indices at both ends of every output row (2 kMaxDimension
  * doubles per row into \a endpoints, device: start, then end) for a linear
@@ -27,31 +33,33 @@ CudaImageFilters_EXPORT void
 RowEndpointsOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, double * endpoints);
 
 /** Dense displacement field T(p) - p over the output grid of \a geometry (D
- * components per voxel, interleaved), as itk::TransformToDisplacementFieldFilter. */
+ * components per voxel, interleaved), as itk::TransformToDisplacementFieldFilter.
+ * \a slabs and \a afterSlab as for ResampleOnDevice. */
 template <int D, typename TOut>
 CudaImageFilters_EXPORT void
-DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, TOut * field);
+DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, TOut * field,
+                          const ResampleSlabs & slabs = {}, const StageCallback & afterSlab = {});
 
 /** The explicit instantiations, for the CUDA source and its no-CUDA twin alike:
  * CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE). */
 #define CIF_INSTANTIATE_RESAMPLE(TO)                                                                                 \
-  template void ResampleOnDevice<2, float, TO>(                                                                      \
-    const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
-  template void ResampleOnDevice<2, double, TO>(                                                                     \
-    const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);               \
-  template void ResampleOnDevice<3, float, TO>(                                                                      \
-    const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
-  template void ResampleOnDevice<3, double, TO>(                                                                     \
-    const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);               \
-  template void ResampleOnDevice<4, float, TO>(                                                                      \
-    const float *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);                \
-  template void ResampleOnDevice<4, double, TO>(                                                                     \
-    const double *, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);
+  CIF_INSTANTIATE_RESAMPLE_DC(2, float, TO)                                                                          \
+  CIF_INSTANTIATE_RESAMPLE_DC(2, double, TO)                                                                         \
+  CIF_INSTANTIATE_RESAMPLE_DC(3, float, TO)                                                                          \
+  CIF_INSTANTIATE_RESAMPLE_DC(3, double, TO)                                                                         \
+  CIF_INSTANTIATE_RESAMPLE_DC(4, float, TO)                                                                          \
+  CIF_INSTANTIATE_RESAMPLE_DC(4, double, TO)
+#define CIF_INSTANTIATE_RESAMPLE_DC(D, TC, TO)                                                                       \
+  template void ResampleOnDevice<D, TC, TO>(const TC *, const ResampleGeometry &, const TransformChain &,           \
+                                            const double *, bool, TO, TO *, const ResampleSlabs &,                   \
+                                            const StageCallback &);
 /** The row-endpoint and displacement-field instantiations (2-D, 3-D; float and double). */
-#define CIF_INSTANTIATE_FIELD(D)                                                                          \
+#define CIF_INSTANTIATE_FIELD(D)                                                                                     \
   template void RowEndpointsOnDevice<D>(const ResampleGeometry &, const TransformChain &, double *);                \
-  template void DisplacementFieldOnDevice<D, float>(const ResampleGeometry &, const TransformChain &, float *);      \
-  template void DisplacementFieldOnDevice<D, double>(const ResampleGeometry &, const TransformChain &, double *);
+  template void DisplacementFieldOnDevice<D, float>(const ResampleGeometry &, const TransformChain &, float *,      \
+                                                    const ResampleSlabs &, const StageCallback &);                   \
+  template void DisplacementFieldOnDevice<D, double>(const ResampleGeometry &, const TransformChain &, double *,    \
+                                                     const ResampleSlabs &, const StageCallback &);
 
 } // namespace cif
 

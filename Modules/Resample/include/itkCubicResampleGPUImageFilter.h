@@ -1,6 +1,7 @@
 #ifndef itkCubicResampleGPUImageFilter_h
 #define itkCubicResampleGPUImageFilter_h
 
+#include "cifResampleSlabs.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCudaExecutionPath.h"
 #include "itkCudaPixelTraits.h"
@@ -33,6 +34,12 @@ namespace itk
  * With InputIsCoefficients on, the input already holds B-spline coefficients (the
  * output of BSplinePrefilterGPUImageFilter, for instance a CudaImage left on the
  * device): no prefilter runs and, for a CudaImage, nothing is uploaded.
+ *
+ * Progress: on the module's path the filter reports ProgressEvent at its stages
+ * (input on the device or converted, each prefilter axis, each slab of the output,
+ * the download) and stops with ProcessAborted between them when AbortGenerateData is
+ * set, leaving the output empty (itk::FilterStageProgress). The superclass's path
+ * reports as ResampleImageFilter does.
  *
  * \ingroup CudaImageFilters
  */
@@ -103,6 +110,15 @@ public:
   itkGetConstMacro(InputIsCoefficients, bool);
   itkBooleanMacro(InputIsCoefficients);
 
+  /** The exact mode computes the output in slabs along its slowest axis, reporting
+   * progress (ProgressEvent) and honouring AbortGenerateData between them: slabs of
+   * at least this many output voxels (default 4 Mi), at most 16 of them; a smaller
+   * output is one piece. Slabs give the same bits as one piece, so this only trades
+   * progress steps against launches; tests lower it to force many slabs. The texture
+   * mode builds its texture per call and always runs in one piece. */
+  itkSetMacro(MinimumVoxelsPerSlab, SizeValueType);
+  itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
+
   ExecutionPath
   GetLastExecutionPath() const
   {
@@ -145,6 +161,7 @@ private:
   bool          m_InputIsCoefficients{ false };
   bool          m_UseTextureInterpolation{ false };
   bool          m_CubicBSplinePerComponent{ false };
+  SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
   ExecutionPath m_LastExecutionPath{ ExecutionPath::None };
 };
 } // namespace itk

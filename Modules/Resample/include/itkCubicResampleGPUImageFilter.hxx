@@ -5,10 +5,12 @@
 #include "cifBSplinePrefilterHost.h"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
+#include "cifResampleSlabs.h"
 #include "cifTextureResampleDevice.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaTransformChain.h"
 #include "itkCudaParallelFor.h"
+#include "itkFilterStageProgress.h"
 
 #include <algorithm>
 #include <sstream>
@@ -125,28 +127,47 @@ MapPointsOnHost(TFilter * filter, const cif::ResampleGeometry & g, const TOutput
   return mapped;
 }
 
-/** The CPU path's evaluation of every output voxel from host coefficients. */
+/** The CPU path's evaluation of every output voxel from host coefficients, slab by
+ * slab (cifResampleSlabs.h; \a afterSlab after each). \a mapped: D transformed
+ * points per output voxel, or nullptr where \a hostChain maps them. */
 template <unsigned int D, typename TC, typename TOut, typename TFilter>
 void
-ResampleOnHost(TFilter * filter, const TC * coefficients, const cif::ResampleGeometry & g,
-               const cif::TransformChain & hostChain, const std::vector<double> & mapped, bool linearRows,
-               TOut defaultValue, TOut * out)
+ResampleOnHost(TFilter * filter, const TC * coefficients, const cif::ResampleGeometry & whole,
+               const cif::ResampleSlabs & slabs, const cif::TransformChain & hostChain, const double * mapped,
+               bool linearRows, TOut defaultValue, TOut * out, const cif::StageCallback & afterSlab)
 {
-  ForEachOutputRow(filter, g, [&](std::int64_t row) {
-    double start[cif::kMaxDimension], end[cif::kMaxDimension];
-    if (linearRows)
-    {
-      cif::RowEndpoints<static_cast<int>(D)>(g, hostChain, row, start, end);
-    }
-    for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
-    {
-      const std::int64_t i = row * g.outputSize[0] + x;
-      out[i] = linearRows ? cif::ResampleVoxelOnRow<static_cast<int>(D), TC, TOut>(coefficients, g, start, end, x,
-                                                                                   defaultValue)
-                          : cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
-                              coefficients, g, hostChain, mapped.empty() ? nullptr : &mapped[D * i], i, defaultValue);
-    }
-  });
+  for (std::int64_t slab = 0; slab < slabs.count; ++slab)
+  {
+    const cif::ResampleGeometry g = cif::SlabGeometry(whole, slabs, slab);
+    const std::int64_t          first = cif::SlabFirstVoxel(slabs, slab);
+    ForEachOutputRow(filter, g, [&](std::int64_t row) {
+      double start[cif::kMaxDimension], end[cif::kMaxDimension];
+      if (linearRows)
+      {
+        cif::RowEndpoints<static_cast<int>(D)>(g, hostChain, row, start, end);
+      }
+      for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
+      {
+        const std::int64_t i = row * g.outputSize[0] + x; // within the slab
+        out[first + i] =
+          linearRows ? cif::ResampleVoxelOnRow<static_cast<int>(D), TC, TOut>(coefficients, g, start, end, x,
+                                                                            defaultValue)
+                     : cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
+                         coefficients, g, hostChain, mapped ? mapped + D * (first + i) : nullptr, i, defaultValue);
+      }
+    });
+    cif::StageDone(afterSlab);
+  }
+}
+
+/** Progress stages of one scalar image (or of one component): its samples on the
+ * device or converted on the host, one prefilter pass per axis (unless the input
+ * holds coefficients), the slabs, and on the GPU path the download (for components,
+ * on either path, the copy into the interleaved output). */
+inline unsigned int
+ResampleStages(unsigned int dimension, bool prefilter, const cif::ResampleSlabs & slabs, bool outputStage)
+{
+  return 1 + (prefilter ? dimension : 0) + static_cast<unsigned int>(slabs.count) + (outputStage ? 1 : 0);
 }
 } // namespace CubicResampleDetail
 
@@ -224,11 +245,25 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       cif::SplinePoles       poles;
       cif::MakeSplinePoles(3, poles);
 
+      const bool     onGPU = m_UseGPU && cif::IsGPUAvailable();
+      constexpr bool texturesExist = std::is_same_v<TC, float> && D <= 3; // 4-D: exact mode always
+      const bool     useTextures = onGPU && texturesExist && m_UseTextureInterpolation;
+      // The texture mode builds its texture per call: one piece.
+      const cif::ResampleSlabs slabs =
+        useTextures ? cif::ResampleSlabs{} : cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
+      const bool          mapsOnHost = !chain.IsDeviceEvaluable();
+      FilterStageProgress progress(this, (mapsOnHost ? 1 : 0) +
+                                           CubicResampleDetail::ResampleStages(D, !m_InputIsCoefficients, slabs, onGPU));
+
       // Transforms the device cannot evaluate: ITK maps every output point here.
       const std::vector<double> mapped =
-        chain.IsDeviceEvaluable() ? std::vector<double>{} : CubicResampleDetail::MapPointsOnHost<D>(this, g, output, transform);
+        mapsOnHost ? CubicResampleDetail::MapPointsOnHost<D>(this, g, output, transform) : std::vector<double>{};
+      if (mapsOnHost)
+      {
+        progress.Completed();
+      }
 
-      if (m_UseGPU && cif::IsGPUAvailable())
+      if (onGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
           constexpr bool inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
@@ -279,21 +314,28 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
               }
               if constexpr (sameType)
               {
+                progress.CompletedOnDevice();
                 // m_InputIsCoefficients here means a host input, already uploaded
                 if (!m_InputIsCoefficients)
                 {
-                  cif::PrefilterOnDevice<TC>(source, own, shape, poles, cif::BoundaryMode::Mirror);
+                  cif::PrefilterOnDevice<TC>(source, own, shape, poles, cif::BoundaryMode::Mirror,
+                                             progress.DeviceCallback());
                 }
               }
               else
               {
                 cif::ConvertOnDevice<TIn, TC>(source, own, inputCount);
+                progress.CompletedOnDevice();
                 if (!m_InputIsCoefficients)
                 {
-                  cif::PrefilterOnDevice<TC>(own, shape, poles, cif::BoundaryMode::Mirror);
+                  cif::PrefilterOnDevice<TC>(own, shape, poles, cif::BoundaryMode::Mirror, progress.DeviceCallback());
                 }
               }
               coefficients = own;
+            }
+            else
+            {
+              progress.Completed(); // the input's own device buffer holds the coefficients
             }
             // No wait here: the staging buffer's release is ordered after the
             // prefilter on the stream (cifDeviceMemoryPool.h).
@@ -316,26 +358,27 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             out = outputScratch.As<TOut>();
           }
           const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
-          constexpr bool texturesExist = std::is_same_v<TC, float> && D <= 3; // 4-D: exact mode always
           if constexpr (texturesExist)
           {
-            if (m_UseTextureInterpolation)
+            if (useTextures)
             {
               cif::ResampleWithTexturesOnDevice<static_cast<int>(D), TOut>(
                 coefficients, g, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue, out);
+              progress.CompletedOnDevice();
             }
           }
-          if (!m_UseTextureInterpolation || !texturesExist)
+          if (!useTextures)
           {
             cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients, g, deviceChain,
                                                                  mappedOnDevice.As<const double>(), linearRows,
-                                                                 defaultValue, out);
+                                                                 defaultValue, out, slabs, progress.DeviceCallback());
           }
           cif::Synchronize();
           if constexpr (!outputIsCuda)
           {
             outputScratch.Download(output->GetBufferPointer(), outputCount * sizeof(TOut));
           }
+          progress.Completed();
         });
         m_LastExecutionPath = ExecutionPath::GPU;
       }
@@ -344,13 +387,16 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         std::vector<TC> coefficients(static_cast<std::size_t>(inputCount));
         const auto *    source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
         std::transform(source, source + inputCount, coefficients.begin(), [](TIn v) { return static_cast<TC>(v); });
+        progress.Completed();
         if (!m_InputIsCoefficients)
         {
           cif::PrefilterOnHost(coefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
-                               MakeParallelFor(this->GetMultiThreader()));
+                               MakeParallelFor(this->GetMultiThreader()), progress.HostCallback());
         }
-        CubicResampleDetail::ResampleOnHost<D>(this, coefficients.data(), g, chain.HostChain(), mapped, linearRows,
-                                               defaultValue, reinterpret_cast<TOut *>(output->GetBufferPointer()));
+        CubicResampleDetail::ResampleOnHost<D>(this, coefficients.data(), g, slabs, chain.HostChain(),
+                                               mapped.empty() ? nullptr : mapped.data(), linearRows, defaultValue,
+                                               reinterpret_cast<TOut *>(output->GetBufferPointer()),
+                                               progress.HostCallback());
         m_LastExecutionPath = ExecutionPath::CPU;
       }
     }
@@ -394,8 +440,18 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       const cif::BufferShape shape = CubicResampleDetail::InputShape<D>(g);
       cif::SplinePoles       poles;
       cif::MakeSplinePoles(3, poles);
+      const bool               onGPU = m_UseGPU && cif::IsGPUAvailable();
+      const cif::ResampleSlabs slabs = cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
+      const bool               mapsOnHost = !chain.IsDeviceEvaluable();
+      FilterStageProgress      progress(this, (mapsOnHost ? 1 : 0) +
+                                           components * CubicResampleDetail::ResampleStages(
+                                                          D, !m_InputIsCoefficients, slabs, true));
       const std::vector<double> mapped =
-        chain.IsDeviceEvaluable() ? std::vector<double>{} : CubicResampleDetail::MapPointsOnHost<D>(this, g, output, transform);
+        mapsOnHost ? CubicResampleDetail::MapPointsOnHost<D>(this, g, output, transform) : std::vector<double>{};
+      if (mapsOnHost)
+      {
+        progress.Completed();
+      }
       const auto defaultPixel = this->GetDefaultPixelValue();
       auto       defaultOf = [&](unsigned int c) -> TOut {
         // a VectorImage's default may be empty: zero then, as ITK fills it
@@ -425,7 +481,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         }
       };
 
-      if (m_UseGPU && cif::IsGPUAvailable())
+      if (onGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
           std::ostringstream what;
@@ -447,15 +503,18 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             takeComponent(c);
             staging.Upload(plane.data(), inputCount * sizeof(TIn));
             cif::ConvertOnDevice<TIn, TC>(staging.As<TIn>(), coefficients.As<TC>(), inputCount);
+            progress.CompletedOnDevice();
             if (!m_InputIsCoefficients)
             {
-              cif::PrefilterOnDevice<TC>(coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror);
+              cif::PrefilterOnDevice<TC>(coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror,
+                                         progress.DeviceCallback());
             }
-            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), g, deviceChain,
-                                                                 mappedOnDevice.As<const double>(), linearRows,
-                                                                 defaultOf(c), outputPlane.As<TOut>());
+            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
+              coefficients.As<const TC>(), g, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultOf(c),
+              outputPlane.As<TOut>(), slabs, progress.DeviceCallback());
             outputPlane.Download(outPlane.data(), outputCount * sizeof(TOut));
             putComponent(c);
+            progress.Completed();
           }
         });
         m_LastExecutionPath = ExecutionPath::GPU;
@@ -467,14 +526,17 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         {
           takeComponent(c);
           std::transform(plane.begin(), plane.end(), coefficients.begin(), [](TIn v) { return static_cast<TC>(v); });
+          progress.Completed();
           if (!m_InputIsCoefficients)
           {
             cif::PrefilterOnHost(coefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
-                                 MakeParallelFor(this->GetMultiThreader()));
+                                 MakeParallelFor(this->GetMultiThreader()), progress.HostCallback());
           }
-          CubicResampleDetail::ResampleOnHost<D>(this, coefficients.data(), g, chain.HostChain(), mapped, linearRows,
-                                                 defaultOf(c), outPlane.data());
+          CubicResampleDetail::ResampleOnHost<D>(this, coefficients.data(), g, slabs, chain.HostChain(),
+                                                 mapped.empty() ? nullptr : mapped.data(), linearRows, defaultOf(c),
+                                                 outPlane.data(), progress.HostCallback());
           putComponent(c);
+          progress.Completed();
         }
         m_LastExecutionPath = ExecutionPath::CPU;
       }
@@ -498,6 +560,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   os << indent << "InputIsCoefficients: " << (m_InputIsCoefficients ? "On" : "Off") << std::endl;
   os << indent << "UseTextureInterpolation: " << (m_UseTextureInterpolation ? "On" : "Off") << std::endl;
   os << indent << "CubicBSplinePerComponent: " << (m_CubicBSplinePerComponent ? "On" : "Off") << std::endl;
+  os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
   os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
 }
 

@@ -3,11 +3,13 @@
 
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
+#include "cifResampleSlabs.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
 #include "itkCudaExecutionPath.h"
 #include "itkCudaPixelTraits.h"
 #include "itkCudaTransformChain.h"
+#include "itkFilterStageProgress.h"
 #include "itkTransformToDisplacementFieldFilter.h"
 
 #include <sstream>
@@ -26,6 +28,11 @@ namespace itk
  * these and B-splines, run on the device too; any other transform, or a pixel type
  * other than Vector<float|double, D> in 2-D or 3-D, runs the superclass.
  * Without a GPU (or with UseGPU off) the same arithmetic runs on the CPU.
+ *
+ * Progress: the field is computed in slabs along the slowest axis (see
+ * MinimumVoxelsPerSlab); ProgressEvent follows the slabs and the download, and
+ * AbortGenerateData stops the filter between them with ProcessAborted, leaving the
+ * output empty (itk::FilterStageProgress).
  *
  * \ingroup CudaImageFilters
  */
@@ -54,6 +61,13 @@ public:
   itkSetMacro(UseGPU, bool);
   itkGetConstMacro(UseGPU, bool);
   itkBooleanMacro(UseGPU);
+
+  /** Slabs of at least this many output voxels (default 4 Mi; at most 16 slabs; a
+   * smaller field is one piece): progress and abort come between slabs. The field is
+   * the same, bit for bit, whatever the setting; tests lower it to force slabs. */
+  itkSetMacro(MinimumVoxelsPerSlab, SizeValueType);
+  itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
+
   ExecutionPath
   GetLastExecutionPath() const
   {
@@ -86,12 +100,14 @@ protected:
           g.outputOrigin[a] = output->GetOrigin()[a];
         }
         IndexToPointMatrix<D>(output, g.outputIndexToPoint);
-        const std::int64_t count = g.OutputCount();
-        auto *             field = reinterpret_cast<ComponentType *>(output->GetBufferPointer());
+        const std::int64_t       count = g.OutputCount();
+        auto *                   field = reinterpret_cast<ComponentType *>(output->GetBufferPointer());
+        const cif::ResampleSlabs slabs = cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
         try
         {
           if (m_UseGPU && cif::IsGPUAvailable())
           {
+            FilterStageProgress progress(this, static_cast<unsigned int>(slabs.count) + 1); // slabs, download
             CIF_ITK_TRY_CUDA([&] {
               const std::size_t bytes = static_cast<std::size_t>(count) * D * sizeof(ComponentType);
               std::ostringstream what;
@@ -99,24 +115,32 @@ protected:
               cif::RequireDeviceMemory(bytes, what.str());
               cif::DeviceBuffer onDevice(bytes);
               cif::DisplacementFieldOnDevice<static_cast<int>(D), ComponentType>(
-                g, chain.DeviceChain(), onDevice.As<ComponentType>());
+                g, chain.DeviceChain(), onDevice.As<ComponentType>(), slabs, progress.DeviceCallback());
               cif::Synchronize();
               onDevice.Download(field, bytes);
+              progress.Completed();
             });
             m_LastExecutionPath = ExecutionPath::GPU;
           }
           else
           {
+            FilterStageProgress         progress(this, static_cast<unsigned int>(slabs.count));
             const cif::TransformChain & host = chain.HostChain();
-            CudaParallelFor(this->GetMultiThreader(), count, [&](std::int64_t i) {
-              double p[cif::kMaxDimension], q[cif::kMaxDimension];
-              cif::OutputPoint<static_cast<int>(D)>(g, i, p);
-              cif::ApplyTransformChain<static_cast<int>(D)>(host, p, q);
-              for (unsigned int a = 0; a < D; ++a)
-              {
-                field[D * i + a] = static_cast<ComponentType>(q[a] - p[a]);
-              }
-            });
+            for (std::int64_t slab = 0; slab < slabs.count; ++slab)
+            {
+              const cif::ResampleGeometry slabGeometry = cif::SlabGeometry(g, slabs, slab);
+              ComponentType *             slabField = field + D * cif::SlabFirstVoxel(slabs, slab);
+              CudaParallelFor(this->GetMultiThreader(), slabGeometry.OutputCount(), [&](std::int64_t i) {
+                double p[cif::kMaxDimension], q[cif::kMaxDimension];
+                cif::OutputPoint<static_cast<int>(D)>(slabGeometry, i, p);
+                cif::ApplyTransformChain<static_cast<int>(D)>(host, p, q);
+                for (unsigned int a = 0; a < D; ++a)
+                {
+                  slabField[D * i + a] = static_cast<ComponentType>(q[a] - p[a]);
+                }
+              });
+              progress.Completed();
+            }
             m_LastExecutionPath = ExecutionPath::CPU;
           }
         }
@@ -137,11 +161,13 @@ protected:
   {
     Superclass::PrintSelf(os, indent);
     os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
+    os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
     os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
   }
 
 private:
   bool          m_UseGPU{ true };
+  SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
   ExecutionPath m_LastExecutionPath{ ExecutionPath::None };
 };
 } // namespace itk

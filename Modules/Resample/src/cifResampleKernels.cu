@@ -327,53 +327,83 @@ BSplineRowBlocks(const ResampleGeometry & geometry)
 template <int D, typename TCoefficient, typename TOut>
 void
 ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geometry, const TransformChain & chain,
-                 const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output)
+                 const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output,
+                 const ResampleSlabs & slabs, const StageCallback & afterSlab)
 {
-  const std::int64_t count = geometry.OutputCount();
-  if (count == 0)
+  // The kernel is chosen once, from the whole output, so that every slab is computed
+  // the same way (RowsShareBSplineSupport, for one, looks at the output's row count).
+  enum class Path
   {
-    return;
-  }
+    Rows,        // ResampleImageFilter's linear path
+    BSplineRows, // one B-spline stage whose support is shared along output rows
+    Voxels       // one thread per voxel
+  };
+  Path path = Path::Voxels;
   if (linearRows && mappedPoints == nullptr)
   {
-    const RowShear     shear = MakeRowShear<D>(geometry, chain);
-    const std::int64_t planes = geometry.OutputRows() / geometry.outputSize[1];
-    const std::int64_t blockCount = (shear.rowsPerPlane + kBlockRows - 1) / kBlockRows * planes *
-                                    ((geometry.outputSize[0] + kBlockColumns - 1) / kBlockColumns);
-    if (blockCount > 0x7FFFFFFF)
-    {
-      throw CudaError("cubic resampling: an output of " + std::to_string(count) +
-                      " voxels needs more thread blocks than one launch takes");
-    }
-    const unsigned int blocks = static_cast<unsigned int>(blockCount);
-    const std::size_t  sharedBytes = sizeof(double) * 2 * kMaxDimension * RowsTouched(shear, kBlockRows, kBlockColumns);
-    const InsideBounds bounds = MakeInsideBounds(geometry.input);
-    if (Indexable32(geometry.input))
-    {
-      ResampleRowsKernel<D, TCoefficient, TOut, true>
-        <<<blocks, kThreads, sharedBytes>>>(coefficients, geometry, chain, shear, bounds, defaultValue, output);
-    }
-    else
-    {
-      ResampleRowsKernel<D, TCoefficient, TOut, false>
-        <<<blocks, kThreads, sharedBytes>>>(coefficients, geometry, chain, shear, bounds, defaultValue, output);
-    }
-    CIF_CUDA_CHECK_LAUNCH();
-    return;
+    path = Path::Rows;
   }
-  if constexpr (D <= 3)
+  else if constexpr (D <= 3)
   {
     if (mappedPoints == nullptr && RowsShareBSplineSupport<D>(geometry, chain))
     {
-      ResampleBSplineRowsKernel<D, TCoefficient, TOut><<<BSplineRowBlocks(geometry), kThreads>>>(
-        coefficients, geometry, chain.stage[0], MakeInsideBounds(geometry.input), defaultValue, output);
-      CIF_CUDA_CHECK_LAUNCH();
-      return;
+      path = Path::BSplineRows;
     }
   }
-  ResampleKernel<D, TCoefficient, TOut>
-    <<<BlocksFor(count), kThreads>>>(coefficients, geometry, chain, mappedPoints, defaultValue, output);
-  CIF_CUDA_CHECK_LAUNCH();
+  const InsideBounds bounds = MakeInsideBounds(geometry.input);
+  const bool         indexable32 = Indexable32(geometry.input);
+  for (std::int64_t slab = 0; slab < slabs.count; ++slab)
+  {
+    const ResampleGeometry g = SlabGeometry(geometry, slabs, slab);
+    const std::int64_t     first = SlabFirstVoxel(slabs, slab);
+    const std::int64_t     count = g.OutputCount();
+    TOut *                 out = output + first;
+    if (count == 0)
+    {
+      // nothing to launch
+    }
+    else if (path == Path::Rows)
+    {
+      const RowShear     shear = MakeRowShear<D>(g, chain); // decides speed only, never values
+      const std::int64_t planes = g.OutputRows() / g.outputSize[1];
+      const std::int64_t blockCount = (shear.rowsPerPlane + kBlockRows - 1) / kBlockRows * planes *
+                                      ((g.outputSize[0] + kBlockColumns - 1) / kBlockColumns);
+      if (blockCount > 0x7FFFFFFF)
+      {
+        throw CudaError("cubic resampling: an output of " + std::to_string(count) +
+                        " voxels needs more thread blocks than one launch takes");
+      }
+      const unsigned int blocks = static_cast<unsigned int>(blockCount);
+      const std::size_t  sharedBytes = sizeof(double) * 2 * kMaxDimension * RowsTouched(shear, kBlockRows, kBlockColumns);
+      if (indexable32)
+      {
+        ResampleRowsKernel<D, TCoefficient, TOut, true>
+          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+      }
+      else
+      {
+        ResampleRowsKernel<D, TCoefficient, TOut, false>
+          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+      }
+      CIF_CUDA_CHECK_LAUNCH();
+    }
+    else if (path == Path::BSplineRows)
+    {
+      if constexpr (D <= 3)
+      {
+        ResampleBSplineRowsKernel<D, TCoefficient, TOut>
+          <<<BSplineRowBlocks(g), kThreads>>>(coefficients, g, chain.stage[0], bounds, defaultValue, out);
+        CIF_CUDA_CHECK_LAUNCH();
+      }
+    }
+    else
+    {
+      ResampleKernel<D, TCoefficient, TOut><<<BlocksFor(count), kThreads>>>(
+        coefficients, g, chain, mappedPoints ? mappedPoints + D * first : nullptr, defaultValue, out);
+      CIF_CUDA_CHECK_LAUNCH();
+    }
+    StageDone(afterSlab);
+  }
 }
 
 template <int D>
@@ -391,24 +421,34 @@ RowEndpointsOnDevice(const ResampleGeometry & geometry, const TransformChain & c
 
 template <int D, typename TOut>
 void
-DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, TOut * field)
+DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, TOut * field,
+                          const ResampleSlabs & slabs, const StageCallback & afterSlab)
 {
-  const std::int64_t count = geometry.OutputCount();
-  if (count == 0)
-  {
-    return;
-  }
+  bool sharedRows = false; // chosen once for the whole output, as in ResampleOnDevice
   if constexpr (D <= 3)
   {
-    if (RowsShareBSplineSupport<D>(geometry, chain))
-    {
-      BSplineFieldRowsKernel<D, TOut><<<BSplineRowBlocks(geometry), kThreads>>>(geometry, chain.stage[0], field);
-      CIF_CUDA_CHECK_LAUNCH();
-      return;
-    }
+    sharedRows = RowsShareBSplineSupport<D>(geometry, chain);
   }
-  DisplacementFieldKernel<D, TOut><<<BlocksFor(count), kThreads>>>(geometry, chain, field);
-  CIF_CUDA_CHECK_LAUNCH();
+  for (std::int64_t slab = 0; slab < slabs.count; ++slab)
+  {
+    const ResampleGeometry g = SlabGeometry(geometry, slabs, slab);
+    const std::int64_t     count = g.OutputCount();
+    TOut *                 out = field + static_cast<std::int64_t>(D) * SlabFirstVoxel(slabs, slab);
+    if (count > 0 && sharedRows)
+    {
+      if constexpr (D <= 3)
+      {
+        BSplineFieldRowsKernel<D, TOut><<<BSplineRowBlocks(g), kThreads>>>(g, chain.stage[0], out);
+        CIF_CUDA_CHECK_LAUNCH();
+      }
+    }
+    else if (count > 0)
+    {
+      DisplacementFieldKernel<D, TOut><<<BlocksFor(count), kThreads>>>(g, chain, out);
+      CIF_CUDA_CHECK_LAUNCH();
+    }
+    StageDone(afterSlab);
+  }
 }
 
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE)

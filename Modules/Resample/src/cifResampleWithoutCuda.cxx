@@ -18,7 +18,7 @@ ThrowNoCuda(const char * what)
 template <int D, typename TCoefficient, typename TOut>
 void
 ResampleOnDevice(const TCoefficient *, const ResampleGeometry &, const TransformChain &, const double *, bool, TOut,
-                 TOut *)
+                 TOut *, const ResampleSlabs &, const StageCallback &)
 {
   ThrowNoCuda("ResampleOnDevice");
 }
@@ -30,7 +30,8 @@ RowEndpointsOnDevice(const ResampleGeometry &, const TransformChain &, double *)
 }
 template <int D, typename TOut>
 void
-DisplacementFieldOnDevice(const ResampleGeometry &, const TransformChain &, TOut *)
+DisplacementFieldOnDevice(const ResampleGeometry &, const TransformChain &, TOut *, const ResampleSlabs &,
+                          const StageCallback &)
 {
   ThrowNoCuda("DisplacementFieldOnDevice");
 }
