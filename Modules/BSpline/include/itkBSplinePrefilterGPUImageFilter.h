@@ -4,7 +4,7 @@
 #include "cifBSplinePrefilterMath.h"
 #include "cifBoundaryMode.h"
 #include "itkBSplineDecompositionImageFilter.h"
-#include "itkCudaExecutionPath.h"
+#include "itkCudaImageFilterBase.h"
 #include "itkCudaPixelTraits.h"
 #include "itkRGBPixelScalarProduct.h"
 
@@ -42,12 +42,12 @@ namespace itk
  */
 template <typename TInputImage, typename TOutputImage>
 class ITK_TEMPLATE_EXPORT BSplinePrefilterGPUImageFilter
-  : public BSplineDecompositionImageFilter<TInputImage, TOutputImage>
+  : public CudaImageFilterBase<BSplineDecompositionImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(BSplinePrefilterGPUImageFilter);
   using Self = BSplinePrefilterGPUImageFilter;
-  using Superclass = BSplineDecompositionImageFilter<TInputImage, TOutputImage>;
+  using Superclass = CudaImageFilterBase<BSplineDecompositionImageFilter<TInputImage, TOutputImage>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -73,17 +73,6 @@ public:
   itkSetEnumMacro(BoundaryMode, cif::BoundaryMode);
   itkGetEnumMacro(BoundaryMode, cif::BoundaryMode);
 
-  /** Use the GPU when one is present (default on). Off forces the CPU path. */
-  itkSetMacro(UseGPU, bool);
-  itkGetConstMacro(UseGPU, bool);
-  itkBooleanMacro(UseGPU);
-
-  ExecutionPath
-  GetLastExecutionPath() const
-  {
-    return m_LastExecutionPath;
-  }
-
 protected:
   BSplinePrefilterGPUImageFilter() = default;
   ~BSplinePrefilterGPUImageFilter() override = default;
@@ -101,8 +90,6 @@ private:
   GenerateDataOnCPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
 
   cif::BoundaryMode m_BoundaryMode{ cif::BoundaryMode::Mirror };
-  bool              m_UseGPU{ true };
-  ExecutionPath     m_LastExecutionPath{ ExecutionPath::None };
 };
 } // namespace itk
 

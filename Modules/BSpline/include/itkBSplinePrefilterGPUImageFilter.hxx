@@ -58,7 +58,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
                                             "components, 1 to 4 dimensions); ITK's own filter only mirrors");
     }
     Superclass::GenerateData();
-    m_LastExecutionPath = ExecutionPath::ITK;
+    this->SetLastExecutionPath(ExecutionPath::ITK);
   }
   else
   {
@@ -84,15 +84,15 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     const cif::BufferShape shape = BSplinePrefilterDetail::ShapeOf(input, components);
     try
     {
-      if (m_UseGPU && cif::IsGPUAvailable())
+      if (this->RunsOnGPU())
       {
         this->GenerateDataOnGPU(shape, poles);
-        m_LastExecutionPath = ExecutionPath::GPU;
+        this->SetLastExecutionPath(ExecutionPath::GPU);
       }
       else
       {
         this->GenerateDataOnCPU(shape, poles);
-        m_LastExecutionPath = ExecutionPath::CPU;
+        this->SetLastExecutionPath(ExecutionPath::CPU);
       }
     }
     catch (...)
@@ -103,7 +103,6 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     }
   }
 }
-
 
 template <typename TInputImage, typename TOutputImage>
 void
@@ -234,8 +233,6 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostrea
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "BoundaryMode: " << m_BoundaryMode << std::endl;
-  os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
-  os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
 }
 
 } // namespace itk

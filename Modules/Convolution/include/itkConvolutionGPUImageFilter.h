@@ -3,7 +3,7 @@
 
 #include "itkConvolutionImageFilter.h"
 #include "itkCovariantVector.h"
-#include "itkCudaExecutionPath.h"
+#include "itkCudaImageFilterBase.h"
 #include "itkCudaPixelTraits.h"
 #include "itkVector.h"
 
@@ -65,19 +65,20 @@ constexpr bool ITKConvolves =
  */
 template <typename TInputImage, typename TKernelImage = TInputImage, typename TOutputImage = TInputImage>
 class ITK_TEMPLATE_EXPORT ConvolutionGPUImageFilter
-  : public std::conditional_t<ConvolutionGPUDetail::ITKConvolves<TInputImage> &&
-                                ConvolutionGPUDetail::ITKConvolves<TOutputImage>,
-                              ConvolutionImageFilter<TInputImage, TKernelImage, TOutputImage>,
-                              ConvolutionImageFilterBase<TInputImage, TKernelImage, TOutputImage>>
+  : public CudaImageFilterBase<
+      std::conditional_t<ConvolutionGPUDetail::ITKConvolves<TInputImage> &&
+                           ConvolutionGPUDetail::ITKConvolves<TOutputImage>,
+                         ConvolutionImageFilter<TInputImage, TKernelImage, TOutputImage>,
+                         ConvolutionImageFilterBase<TInputImage, TKernelImage, TOutputImage>>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(ConvolutionGPUImageFilter);
   static constexpr bool ITKFallbackAvailable =
     ConvolutionGPUDetail::ITKConvolves<TInputImage> && ConvolutionGPUDetail::ITKConvolves<TOutputImage>;
   using Self = ConvolutionGPUImageFilter;
-  using Superclass = std::conditional_t<ITKFallbackAvailable,
-                                        ConvolutionImageFilter<TInputImage, TKernelImage, TOutputImage>,
-                                        ConvolutionImageFilterBase<TInputImage, TKernelImage, TOutputImage>>;
+  using Superclass = CudaImageFilterBase<std::conditional_t<ITKFallbackAvailable,
+                                                            ConvolutionImageFilter<TInputImage, TKernelImage, TOutputImage>,
+                                                            ConvolutionImageFilterBase<TInputImage, TKernelImage, TOutputImage>>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -95,20 +96,11 @@ public:
 
   using ExecutionPath = CudaExecutionPath;
 
-  itkSetMacro(UseGPU, bool);
-  itkGetConstMacro(UseGPU, bool);
-  itkBooleanMacro(UseGPU);
-
   /** Runs the general path even for a separable kernel (benchmarks, tests). */
   itkSetMacro(ForceGeneralPath, bool);
   itkGetConstMacro(ForceGeneralPath, bool);
   itkBooleanMacro(ForceGeneralPath);
 
-  ExecutionPath
-  GetLastExecutionPath() const
-  {
-    return m_LastExecutionPath;
-  }
   /** Whether the last module run took the separable path. */
   bool
   GetLastRunWasSeparable() const
@@ -136,10 +128,8 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override;
 
 private:
-  bool          m_UseGPU{ true };
   bool          m_ForceGeneralPath{ false };
   bool          m_LastRunWasSeparable{ false };
-  ExecutionPath m_LastExecutionPath{ ExecutionPath::None };
 };
 } // namespace itk
 

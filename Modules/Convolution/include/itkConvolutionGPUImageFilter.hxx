@@ -92,7 +92,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
     if constexpr (ITKFallbackAvailable)
     {
       Superclass::GenerateData();
-      m_LastExecutionPath = ExecutionPath::ITK;
+      this->SetLastExecutionPath(ExecutionPath::ITK);
       return;
     }
     else
@@ -142,7 +142,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
 
       // Stages, on either path: the input in planar float, the convolution, the output.
       FilterStageProgress progress(this, 3);
-      if (m_UseGPU && cif::IsGPUAvailable())
+      if (this->RunsOnGPU())
       {
         CIF_ITK_TRY_CUDA([&] {
           constexpr bool     inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
@@ -194,7 +194,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
           }
           progress.Completed();
         });
-        m_LastExecutionPath = ExecutionPath::GPU;
+        this->SetLastExecutionPath(ExecutionPath::GPU);
       }
       else
       {
@@ -210,7 +210,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
         cif::FromPlanarOnHost(planarOut.data(), g.OutVolume(), components,
                               reinterpret_cast<TOut *>(output->GetBufferPointer()), parallelFor);
         progress.Completed();
-        m_LastExecutionPath = ExecutionPath::CPU;
+        this->SetLastExecutionPath(ExecutionPath::CPU);
       }
       m_LastRunWasSeparable = plan.separable;
     }
@@ -227,9 +227,7 @@ void
 ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
   os << indent << "ForceGeneralPath: " << (m_ForceGeneralPath ? "On" : "Off") << std::endl;
-  os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
   os << indent << "LastRunWasSeparable: " << (m_LastRunWasSeparable ? "yes" : "no") << std::endl;
 }
 } // namespace itk

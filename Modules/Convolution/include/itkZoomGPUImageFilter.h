@@ -3,7 +3,7 @@
 
 #include "cifConvolutionKernel.h"
 #include "cifZoomMath.h"
-#include "itkCudaExecutionPath.h"
+#include "itkCudaImageFilterBase.h"
 #include "itkCudaPixelTraits.h"
 #include "itkImageToImageFilter.h"
 
@@ -45,12 +45,12 @@ namespace itk
  * \ingroup CudaImageFilters
  */
 template <typename TInputImage, typename TOutputImage = TInputImage>
-class ITK_TEMPLATE_EXPORT ZoomGPUImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT ZoomGPUImageFilter : public CudaImageFilterBase<ImageToImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(ZoomGPUImageFilter);
   using Self = ZoomGPUImageFilter;
-  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Superclass = CudaImageFilterBase<ImageToImageFilter<TInputImage, TOutputImage>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -76,9 +76,6 @@ public:
   itkGetConstMacro(ZoomFactor, double);
   itkSetMacro(Interpolation, Interpolation);
   itkGetConstMacro(Interpolation, Interpolation);
-  itkSetMacro(UseGPU, bool);
-  itkGetConstMacro(UseGPU, bool);
-  itkBooleanMacro(UseGPU);
   /** Runs the general convolution path even for a separable kernel. */
   itkSetMacro(ForceGeneralPath, bool);
   itkGetConstMacro(ForceGeneralPath, bool);
@@ -110,12 +107,6 @@ public:
    * radius where the image allows; valid after UpdateOutputInformation). */
   itkGetConstReferenceMacro(CanvasRegion, RegionType);
 
-  ExecutionPath
-  GetLastExecutionPath() const
-  {
-    return m_LastExecutionPath;
-  }
-
 protected:
   ZoomGPUImageFilter();
   ~ZoomGPUImageFilter() override = default;
@@ -138,14 +129,12 @@ private:
   SizeType               m_CutOutSize;
   double                 m_ZoomFactor{ 2.0 };
   Interpolation          m_Interpolation{ Interpolation::Cubic };
-  bool                   m_UseGPU{ true };
   bool                   m_ForceGeneralPath{ false };
   bool                   m_HasKernel{ false };
   cif::ConvolutionKernel m_Kernel;
   RegionType             m_CutOutRegion;
   RegionType             m_InterpolationRegion;
   RegionType             m_CanvasRegion;
-  ExecutionPath          m_LastExecutionPath{ ExecutionPath::None };
 };
 } // namespace itk
 

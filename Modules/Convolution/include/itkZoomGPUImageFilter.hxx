@@ -253,7 +253,7 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     FilterStageProgress progress(this, 1 + (cubic ? 2 * static_cast<unsigned int>(components) : 0) + 1 +
                                          (m_HasKernel ? 1 : 0) + 1);
 
-    if (m_UseGPU && cif::IsGPUAvailable())
+    if (this->RunsOnGPU())
     {
       CIF_ITK_TRY_CUDA([&] {
         const std::size_t needed = regionScalars * (sizeof(TIn) + sizeof(float)) + canvasScalars * sizeof(float) +
@@ -300,7 +300,7 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
         raw.Download(output->GetBufferPointer(), outPixels * components * sizeof(TOut));
         progress.Completed();
       });
-      m_LastExecutionPath = ExecutionPath::GPU;
+      this->SetLastExecutionPath(ExecutionPath::GPU);
     }
     else
     {
@@ -331,7 +331,7 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
       cif::FromPlanarOnHost(result, outPixels, components, reinterpret_cast<TOut *>(output->GetBufferPointer()),
                             parallelFor);
       progress.Completed();
-      m_LastExecutionPath = ExecutionPath::CPU;
+      this->SetLastExecutionPath(ExecutionPath::CPU);
     }
   }
   catch (...)
@@ -351,9 +351,7 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Inde
   os << indent << "ZoomFactor: " << m_ZoomFactor << std::endl;
   os << indent << "Interpolation: " << cif::ToString(m_Interpolation) << std::endl;
   os << indent << "Kernel: " << (m_HasKernel ? m_Kernel.name : std::string("none")) << std::endl;
-  os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
   os << indent << "ForceGeneralPath: " << (m_ForceGeneralPath ? "On" : "Off") << std::endl;
-  os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
 }
 } // namespace itk
 

@@ -3,7 +3,7 @@
 
 #include "cifDirectionalFilterBankFilters.h"
 #include "cifDirectionalFilterBankGeometry.h"
-#include "itkCudaExecutionPath.h"
+#include "itkCudaImageFilterBase.h"
 #include "itkImageToImageFilter.h"
 
 #include <type_traits>
@@ -40,13 +40,13 @@ namespace itk
  * \ingroup CudaImageFilters
  */
 template <typename TInputImage, typename TOutputImage = Image<float, TInputImage::ImageDimension>>
-class ITK_TEMPLATE_EXPORT DirectionalFilterBankGPUImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
+class ITK_TEMPLATE_EXPORT DirectionalFilterBankGPUImageFilter : public CudaImageFilterBase<ImageToImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(DirectionalFilterBankGPUImageFilter);
 
   using Self = DirectionalFilterBankGPUImageFilter;
-  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Superclass = CudaImageFilterBase<ImageToImageFilter<TInputImage, TOutputImage>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -72,12 +72,6 @@ public:
   /** The 2-band stages' filters (default cif::DirectionalFilterSet::LadderPKVA12). */
   itkSetEnumMacro(FilterSet, FilterSetType);
   itkGetEnumMacro(FilterSet, FilterSetType);
-
-  /** Use the GPU when a CUDA device is usable (default on). */
-  itkSetMacro(UseGPU, bool);
-  itkGetConstMacro(UseGPU, bool);
-  itkBooleanMacro(UseGPU);
-  itkGetConstMacro(LastExecutionPath, CudaExecutionPath);
 
   OutputImageType *
   GetSubband(unsigned int subband)
@@ -112,8 +106,6 @@ protected:
 private:
   unsigned int      m_NumberOfLevels = 3;
   FilterSetType     m_FilterSet = FilterSetType::LadderPKVA12;
-  bool              m_UseGPU = true;
-  CudaExecutionPath m_LastExecutionPath = CudaExecutionPath::None;
 };
 } // namespace itk
 

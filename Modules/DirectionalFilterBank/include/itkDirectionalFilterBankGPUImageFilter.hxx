@@ -139,7 +139,7 @@ DirectionalFilterBankGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
       }
     };
 
-    if (m_UseGPU && cif::IsGPUAvailable())
+    if (this->RunsOnGPU())
     {
       CIF_ITK_TRY_CUDA([&] {
         cif::DFBDeviceWorkspace<T> workspace(plan);
@@ -153,7 +153,7 @@ DirectionalFilterBankGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
         copyOut(subbands.data(), 0);
         progress.Completed();
       });
-      m_LastExecutionPath = CudaExecutionPath::GPU;
+      this->SetLastExecutionPath(CudaExecutionPath::GPU);
     }
     else
     {
@@ -163,7 +163,7 @@ DirectionalFilterBankGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
       cif::RunDFBPlanOnHost(plan, buffers, MakeParallelFor(this->GetMultiThreader()), progress.HostCallback());
       copyOut(buffers.storage[plan.subbands.front().buffer].data(), 0);
       progress.Completed();
-      m_LastExecutionPath = CudaExecutionPath::CPU;
+      this->SetLastExecutionPath(CudaExecutionPath::CPU);
     }
   }
   catch (...)
@@ -187,8 +187,6 @@ DirectionalFilterBankGPUImageFilter<TInputImage, TOutputImage>::PrintSelf(std::o
   Superclass::PrintSelf(os, indent);
   os << indent << "NumberOfLevels: " << m_NumberOfLevels << " (" << (1u << m_NumberOfLevels) << " subbands)\n";
   os << indent << "FilterSet: " << cif::ToString(m_FilterSet) << '\n';
-  os << indent << "UseGPU: " << m_UseGPU << '\n';
-  os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << '\n';
 }
 } // namespace itk
 

@@ -2,7 +2,7 @@
 #define itkDirectionalFilterBankSynthesisGPUImageFilter_h
 
 #include "cifDirectionalFilterBankFilters.h"
-#include "itkCudaExecutionPath.h"
+#include "itkCudaImageFilterBase.h"
 #include "itkImageToImageFilter.h"
 
 #include <type_traits>
@@ -26,13 +26,13 @@ namespace itk
  */
 template <typename TInputImage, typename TOutputImage = TInputImage>
 class ITK_TEMPLATE_EXPORT DirectionalFilterBankSynthesisGPUImageFilter
-  : public ImageToImageFilter<TInputImage, TOutputImage>
+  : public CudaImageFilterBase<ImageToImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(DirectionalFilterBankSynthesisGPUImageFilter);
 
   using Self = DirectionalFilterBankSynthesisGPUImageFilter;
-  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Superclass = CudaImageFilterBase<ImageToImageFilter<TInputImage, TOutputImage>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -57,10 +57,6 @@ public:
 
   itkSetEnumMacro(FilterSet, FilterSetType);
   itkGetEnumMacro(FilterSet, FilterSetType);
-  itkSetMacro(UseGPU, bool);
-  itkGetConstMacro(UseGPU, bool);
-  itkBooleanMacro(UseGPU);
-  itkGetConstMacro(LastExecutionPath, CudaExecutionPath);
 
   void
   SetSubband(unsigned int subband, const InputImageType * image)
@@ -95,8 +91,6 @@ private:
 
   unsigned int      m_NumberOfLevels = 3;
   FilterSetType     m_FilterSet = FilterSetType::LadderPKVA12;
-  bool              m_UseGPU = true;
-  CudaExecutionPath m_LastExecutionPath = CudaExecutionPath::None;
 };
 } // namespace itk
 

@@ -135,7 +135,7 @@ DirectionalFilterBankSynthesisGPUImageFilter<TInputImage, TOutputImage>::Generat
     output->Allocate();
     std::vector<T> image(static_cast<std::size_t>(plan.image.Size()));
 
-    if (m_UseGPU && cif::IsGPUAvailable())
+    if (this->RunsOnGPU())
     {
       CIF_ITK_TRY_CUDA([&] {
         cif::DFBDeviceWorkspace<T> workspace(plan);
@@ -144,7 +144,7 @@ DirectionalFilterBankSynthesisGPUImageFilter<TInputImage, TOutputImage>::Generat
         workspace.Run(progress.DeviceCallback());
         workspace.Download(plan.image.buffer, image.data(), plan.image.Size());
       });
-      m_LastExecutionPath = CudaExecutionPath::GPU;
+      this->SetLastExecutionPath(CudaExecutionPath::GPU);
     }
     else
     {
@@ -153,7 +153,7 @@ DirectionalFilterBankSynthesisGPUImageFilter<TInputImage, TOutputImage>::Generat
       progress.Completed();
       cif::RunDFBPlanOnHost(plan, buffers, MakeParallelFor(this->GetMultiThreader()), progress.HostCallback());
       std::copy(buffers.At(plan.image), buffers.At(plan.image) + plan.image.Size(), image.begin());
-      m_LastExecutionPath = CudaExecutionPath::CPU;
+      this->SetLastExecutionPath(CudaExecutionPath::CPU);
     }
     std::size_t k = 0;
     for (ImageRegionIterator<OutputImageType> it(output, output->GetBufferedRegion()); !it.IsAtEnd(); ++it)
@@ -177,8 +177,6 @@ DirectionalFilterBankSynthesisGPUImageFilter<TInputImage, TOutputImage>::PrintSe
   Superclass::PrintSelf(os, indent);
   os << indent << "NumberOfLevels: " << m_NumberOfLevels << " (" << (1u << m_NumberOfLevels) << " subbands)\n";
   os << indent << "FilterSet: " << cif::ToString(m_FilterSet) << '\n';
-  os << indent << "UseGPU: " << m_UseGPU << '\n';
-  os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << '\n';
 }
 } // namespace itk
 

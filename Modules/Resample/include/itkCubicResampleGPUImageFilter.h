@@ -3,7 +3,7 @@
 
 #include "cifResampleSlabs.h"
 #include "itkBSplineInterpolateImageFunction.h"
-#include "itkCudaExecutionPath.h"
+#include "itkCudaImageFilterBase.h"
 #include "itkCudaPixelTraits.h"
 #include "itkResampleImageFilter.h"
 
@@ -48,12 +48,12 @@ template <typename TInputImage,
           typename TInterpolatorPrecisionType = double,
           typename TTransformPrecisionType = TInterpolatorPrecisionType>
 class ITK_TEMPLATE_EXPORT CubicResampleGPUImageFilter
-  : public ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>
+  : public CudaImageFilterBase<ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CubicResampleGPUImageFilter);
   using Self = CubicResampleGPUImageFilter;
-  using Superclass = ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>;
+  using Superclass = CudaImageFilterBase<ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -81,10 +81,6 @@ public:
 
   /** Which code produced the last output. */
   using ExecutionPath = CudaExecutionPath;
-
-  itkSetMacro(UseGPU, bool);
-  itkGetConstMacro(UseGPU, bool);
-  itkBooleanMacro(UseGPU);
 
   /** Opt-in texture-accelerated mode (seed 002): 2^D hardware linear fetches per
    * voxel instead of 4^D exact terms. The texture unit's interpolation weights have
@@ -119,12 +115,6 @@ public:
   itkSetMacro(MinimumVoxelsPerSlab, SizeValueType);
   itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
 
-  ExecutionPath
-  GetLastExecutionPath() const
-  {
-    return m_LastExecutionPath;
-  }
-
   /** True when the current interpolator, extrapolator and types take the module's path. */
   bool
   UsesModulePath() const;
@@ -157,12 +147,10 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override;
 
 private:
-  bool          m_UseGPU{ true };
   bool          m_InputIsCoefficients{ false };
   bool          m_UseTextureInterpolation{ false };
   bool          m_CubicBSplinePerComponent{ false };
   SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
-  ExecutionPath m_LastExecutionPath{ ExecutionPath::None };
 };
 } // namespace itk
 

@@ -213,7 +213,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   if (!this->UsesModulePath())
   {
     Superclass::GenerateData();
-    m_LastExecutionPath = ExecutionPath::ITK;
+    this->SetLastExecutionPath(ExecutionPath::ITK);
     return;
   }
   if constexpr (ComponentsSupported)
@@ -245,7 +245,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       cif::SplinePoles       poles;
       cif::MakeSplinePoles(3, poles);
 
-      const bool     onGPU = m_UseGPU && cif::IsGPUAvailable();
+      const bool     onGPU = this->RunsOnGPU();
       constexpr bool texturesExist = std::is_same_v<TC, float> && D <= 3; // 4-D: exact mode always
       const bool     useTextures = onGPU && texturesExist && m_UseTextureInterpolation;
       // The texture mode builds its texture per call: one piece.
@@ -380,7 +380,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           }
           progress.Completed();
         });
-        m_LastExecutionPath = ExecutionPath::GPU;
+        this->SetLastExecutionPath(ExecutionPath::GPU);
       }
       else
       {
@@ -397,7 +397,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                                mapped.empty() ? nullptr : mapped.data(), linearRows, defaultValue,
                                                reinterpret_cast<TOut *>(output->GetBufferPointer()),
                                                progress.HostCallback());
-        m_LastExecutionPath = ExecutionPath::CPU;
+        this->SetLastExecutionPath(ExecutionPath::CPU);
       }
     }
     catch (...)
@@ -440,7 +440,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       const cif::BufferShape shape = CubicResampleDetail::InputShape<D>(g);
       cif::SplinePoles       poles;
       cif::MakeSplinePoles(3, poles);
-      const bool               onGPU = m_UseGPU && cif::IsGPUAvailable();
+      const bool               onGPU = this->RunsOnGPU();
       const cif::ResampleSlabs slabs = cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
       const bool               mapsOnHost = !chain.IsDeviceEvaluable();
       FilterStageProgress      progress(this, (mapsOnHost ? 1 : 0) +
@@ -517,7 +517,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             progress.Completed();
           }
         });
-        m_LastExecutionPath = ExecutionPath::GPU;
+        this->SetLastExecutionPath(ExecutionPath::GPU);
       }
       else
       {
@@ -538,7 +538,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           putComponent(c);
           progress.Completed();
         }
-        m_LastExecutionPath = ExecutionPath::CPU;
+        this->SetLastExecutionPath(ExecutionPath::CPU);
       }
     }
     catch (...)
@@ -556,12 +556,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   Indent         indent) const
 {
   Superclass::PrintSelf(os, indent);
-  os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
   os << indent << "InputIsCoefficients: " << (m_InputIsCoefficients ? "On" : "Off") << std::endl;
   os << indent << "UseTextureInterpolation: " << (m_UseTextureInterpolation ? "On" : "Off") << std::endl;
   os << indent << "CubicBSplinePerComponent: " << (m_CubicBSplinePerComponent ? "On" : "Off") << std::endl;
   os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
-  os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
 }
 
 } // namespace itk

@@ -6,7 +6,7 @@
 #include "cifResampleSlabs.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
-#include "itkCudaExecutionPath.h"
+#include "itkCudaImageFilterBase.h"
 #include "itkCudaPixelTraits.h"
 #include "itkCudaTransformChain.h"
 #include "itkFilterStageProgress.h"
@@ -38,12 +38,12 @@ namespace itk
  */
 template <typename TOutputImage, typename TParametersValueType = double>
 class ITK_TEMPLATE_EXPORT TransformToDisplacementFieldGPUFilter
-  : public TransformToDisplacementFieldFilter<TOutputImage, TParametersValueType>
+  : public CudaImageFilterBase<TransformToDisplacementFieldFilter<TOutputImage, TParametersValueType>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(TransformToDisplacementFieldGPUFilter);
   using Self = TransformToDisplacementFieldGPUFilter;
-  using Superclass = TransformToDisplacementFieldFilter<TOutputImage, TParametersValueType>;
+  using Superclass = CudaImageFilterBase<TransformToDisplacementFieldFilter<TOutputImage, TParametersValueType>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -58,21 +58,11 @@ public:
   /** Which code produced the last output. */
   using ExecutionPath = CudaExecutionPath;
 
-  itkSetMacro(UseGPU, bool);
-  itkGetConstMacro(UseGPU, bool);
-  itkBooleanMacro(UseGPU);
-
   /** Slabs of at least this many output voxels (default 4 Mi; at most 16 slabs; a
    * smaller field is one piece): progress and abort come between slabs. The field is
    * the same, bit for bit, whatever the setting; tests lower it to force slabs. */
   itkSetMacro(MinimumVoxelsPerSlab, SizeValueType);
   itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
-
-  ExecutionPath
-  GetLastExecutionPath() const
-  {
-    return m_LastExecutionPath;
-  }
 
 protected:
   TransformToDisplacementFieldGPUFilter() = default;
@@ -105,7 +95,7 @@ protected:
         const cif::ResampleSlabs slabs = cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
         try
         {
-          if (m_UseGPU && cif::IsGPUAvailable())
+          if (this->RunsOnGPU())
           {
             FilterStageProgress progress(this, static_cast<unsigned int>(slabs.count) + 1); // slabs, download
             CIF_ITK_TRY_CUDA([&] {
@@ -120,7 +110,7 @@ protected:
               onDevice.Download(field, bytes);
               progress.Completed();
             });
-            m_LastExecutionPath = ExecutionPath::GPU;
+            this->SetLastExecutionPath(ExecutionPath::GPU);
           }
           else
           {
@@ -141,7 +131,7 @@ protected:
               });
               progress.Completed();
             }
-            m_LastExecutionPath = ExecutionPath::CPU;
+            this->SetLastExecutionPath(ExecutionPath::CPU);
           }
         }
         catch (...)
@@ -153,22 +143,18 @@ protected:
       }
     }
     Superclass::GenerateData();
-    m_LastExecutionPath = ExecutionPath::ITK;
+    this->SetLastExecutionPath(ExecutionPath::ITK);
   }
 
   void
   PrintSelf(std::ostream & os, Indent indent) const override
   {
     Superclass::PrintSelf(os, indent);
-    os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
     os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
-    os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
   }
 
 private:
-  bool          m_UseGPU{ true };
   SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
-  ExecutionPath m_LastExecutionPath{ ExecutionPath::None };
 };
 } // namespace itk
 

@@ -1,0 +1,79 @@
+#ifndef itkCudaImageFilterBase_h
+#define itkCudaImageFilterBase_h
+
+#include "cifCudaRuntime.h"
+#include "itkCudaExecutionPath.h"
+#include "itkIndent.h"
+#include "itkMacro.h"
+#include "itkSmartPointer.h"
+
+namespace itk
+{
+/** \class CudaImageFilterBase
+ * \brief What every GPU filter of the module adds to the ITK class it derives from:
+ * the UseGPU switch, which code produced the last output, and their PrintSelf lines.
+ *
+ * A GPU filter derives from CudaImageFilterBase<its ITK twin or ImageToImageFilter>,
+ * so it stays a subclass of the ITK class (every Set/Get a user knows still works)
+ * and asks RunsOnGPU() which path an update takes.
+ *
+ * \ingroup CudaImageFilters
+ */
+template <typename TSuperclass>
+class ITK_TEMPLATE_EXPORT CudaImageFilterBase : public TSuperclass
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(CudaImageFilterBase);
+  using Self = CudaImageFilterBase;
+  using Superclass = TSuperclass;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  /** Which code produced the last output. */
+  using ExecutionPath = CudaExecutionPath;
+
+  /** Use the GPU when one is present (default on). Off forces the module's CPU path. */
+  itkSetMacro(UseGPU, bool);
+  itkGetConstMacro(UseGPU, bool);
+  itkBooleanMacro(UseGPU);
+
+  /** GPU, CPU (the module's CPU path), ITK (the superclass's own code, for cases the
+   * module does not take), or None before the first update. */
+  ExecutionPath
+  GetLastExecutionPath() const
+  {
+    return m_LastExecutionPath;
+  }
+
+protected:
+  CudaImageFilterBase() = default;
+  ~CudaImageFilterBase() override = default;
+
+  /** Whether this update takes the GPU path: UseGPU on and a CUDA device usable. */
+  bool
+  RunsOnGPU() const
+  {
+    return m_UseGPU && cif::IsGPUAvailable();
+  }
+
+  void
+  SetLastExecutionPath(ExecutionPath path)
+  {
+    m_LastExecutionPath = path;
+  }
+
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override
+  {
+    Superclass::PrintSelf(os, indent);
+    os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
+    os << indent << "LastExecutionPath: " << ToString(m_LastExecutionPath) << std::endl;
+  }
+
+private:
+  bool          m_UseGPU{ true };
+  ExecutionPath m_LastExecutionPath{ ExecutionPath::None };
+};
+} // namespace itk
+
+#endif
