@@ -72,19 +72,8 @@ const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
       <element>clamp</element>
       <element>periodic</element>
     </string-enumeration>
-    <boolean>
-      <name>cpu</name>
-      <longflag>cpu</longflag>
-      <label>Force CPU</label>
-      <description>Run the CPU path even when a GPU is present.</description>
-      <default>false</default>
-    </boolean>
-  </parameters>
-  <parameters>
-    <label>Outputs</label>
-    <description>What the run reports.</description>
-)" CIF_EXECUTION_PATH_PARAMETER_XML R"(  </parameters>
-  <parameters>
+)" CIF_FORCE_CPU_PARAMETER_XML R"(  </parameters>
+)" CIF_OUTPUTS_GROUP_XML R"(  <parameters>
     <label>IO</label>
     <description>Input and output volumes.</description>
     <image type="any">

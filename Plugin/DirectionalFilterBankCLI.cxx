@@ -137,14 +137,7 @@ const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
       <description>Where decompose writes the subbands (subband_00.nrrd, ...) and reconstruct reads them.</description>
       <channel>input</channel>
     </directory>
-    <boolean>
-      <name>cpu</name>
-      <longflag>cpu</longflag>
-      <label>Force CPU</label>
-      <description>Run the CPU path even when a GPU is present.</description>
-      <default>false</default>
-    </boolean>
-  </parameters>
+)" CIF_FORCE_CPU_PARAMETER_XML R"(  </parameters>
   <parameters>
     <label>Denoising</label>
     <description>Settings of the denoise mode.</description>

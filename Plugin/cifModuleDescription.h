@@ -25,4 +25,20 @@
   "      <channel>output</channel>\n"                                                                                 \
   "    </string>\n"
 
+/** The switch every module has: the CPU path even with a GPU. */
+#define CIF_FORCE_CPU_PARAMETER_XML                                                                                  \
+  "    <boolean>\n"                                                                                                   \
+  "      <name>cpu</name>\n"                                                                                          \
+  "      <longflag>cpu</longflag>\n"                                                                                  \
+  "      <label>Force CPU</label>\n"                                                                                  \
+  "      <description>Run the CPU path even when a GPU is present.</description>\n"                                   \
+  "      <default>false</default>\n"                                                                                  \
+  "    </boolean>\n"
+
+/** The output group of a module whose only output parameter is executionPath. */
+#define CIF_OUTPUTS_GROUP_XML                                                                                        \
+  "  <parameters>\n"                                                                                                  \
+  "    <label>Outputs</label>\n"                                                                                      \
+  "    <description>What the run reports.</description>\n" CIF_EXECUTION_PATH_PARAMETER_XML "  </parameters>\n"
+
 #endif
