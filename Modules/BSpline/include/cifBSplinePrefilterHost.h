@@ -3,19 +3,22 @@
 
 #include "cifBSplinePrefilterMath.h"
 
+#include <utility>
 #include <vector>
 
 namespace cif
 {
 /** The CPU path of the prefilter: every axis of a buffer of \a shape, in place.
- * Each line is gathered into a contiguous scratch line (cache friendly on every
- * axis), filtered by the same PrefilterLine the GPU fallback kernel runs, and
+ * Each line is gathered into a contiguous scratch line of TCompute (cache friendly on
+ * every axis), filtered by the same PrefilterLine the GPU fallback kernel runs, and
  * scattered back. \a parallelFor(count, body) runs body(line) for line in
- * [0, count) on any number of threads (the ITK side passes ITK's threader). */
-template <typename T, typename TParallelFor>
+ * [0, count) on any number of threads (the ITK side passes ITK's threader).
+ * TCompute is T for the module's filters; double for float data computed in double
+ * (the CPU twin of PrefilterOnDeviceInDouble). */
+template <typename TCompute, typename T, typename TParallelFor>
 void
-PrefilterOnHost(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
-                TParallelFor && parallelFor)
+PrefilterOnHostComputingIn(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
+                           TParallelFor && parallelFor)
 {
   if (poles.count == 0)
   {
@@ -29,21 +32,30 @@ PrefilterOnHost(T * data, const BufferShape & shape, const SplinePoles & poles, 
       continue;
     }
     parallelFor(lines.count, [&](std::int64_t line) {
-      thread_local std::vector<T> scratch;
+      thread_local std::vector<TCompute> scratch;
       scratch.resize(static_cast<std::size_t>(lines.length));
       const StridedLine<T> source{ data + lines.Start(line), lines.stride };
       for (std::int64_t k = 0; k < lines.length; ++k)
       {
-        scratch[k] = source[k];
+        scratch[k] = static_cast<TCompute>(source[k]);
       }
-      T * contiguous = scratch.data();
-      PrefilterLine<T>(contiguous, lines.length, poles, mode);
+      TCompute * contiguous = scratch.data();
+      PrefilterLine<TCompute>(contiguous, lines.length, poles, mode);
       for (std::int64_t k = 0; k < lines.length; ++k)
       {
-        source[k] = scratch[k];
+        source[k] = static_cast<T>(scratch[k]);
       }
     });
   }
+}
+
+/** The CPU path of the prefilter, computed in the type of the data. */
+template <typename T, typename TParallelFor>
+void
+PrefilterOnHost(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
+                TParallelFor && parallelFor)
+{
+  PrefilterOnHostComputingIn<T>(data, shape, poles, mode, std::forward<TParallelFor>(parallelFor));
 }
 } // namespace cif
 
