@@ -2,6 +2,7 @@
 # with VTK's own CPU classes run in the same test; GPU twins skip without a device.
 if(CIF_HAVE_VTK)
   cif_add_test_binary(VTKAdapterTests
-    vtkCudaImageBSplineCoefficientsTest.cxx)
+    vtkCudaImageBSplineCoefficientsTest.cxx
+    vtkCudaImageResliceTest.cxx)
   target_link_libraries(VTKAdapterTests PRIVATE CudaImageFiltersVTK)
 endif()
