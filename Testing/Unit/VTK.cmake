@@ -3,6 +3,7 @@
 if(CIF_HAVE_VTK)
   cif_add_test_binary(VTKAdapterTests
     vtkCudaImageBSplineCoefficientsTest.cxx
-    vtkCudaImageResliceTest.cxx)
+    vtkCudaImageResliceTest.cxx
+    cifITKVTKBridgeTest.cxx)
   target_link_libraries(VTKAdapterTests PRIVATE CudaImageFiltersVTK)
 endif()
