@@ -4,6 +4,7 @@ if(CIF_HAVE_VTK)
   cif_add_test_binary(VTKAdapterTests
     vtkCudaImageBSplineCoefficientsTest.cxx
     vtkCudaImageResliceTest.cxx
-    cifITKVTKBridgeTest.cxx)
+    cifITKVTKBridgeTest.cxx
+    vtkCudaDeviceArrayTest.cxx)
   target_link_libraries(VTKAdapterTests PRIVATE CudaImageFiltersVTK)
 endif()
