@@ -107,13 +107,15 @@ CompareImages(vtkImageData * a, vtkImageData * b)
   return s;
 }
 
-/** Largest minus smallest scalar of \a image. */
+/** The scale the tolerances refer to: the data's range (largest minus smallest
+ * scalar), or its largest magnitude where that is larger (two samples of 49.3 and
+ * 51.5 have a range of 2.2, but their float coefficients are rounded at 62). */
 inline double
 ValueRange(vtkImageData * image)
 {
   double range[2];
   image->GetPointData()->GetScalars()->GetRange(range, -1);
-  return range[1] - range[0];
+  return std::max(range[1] - range[0], std::max(std::fabs(range[0]), std::fabs(range[1])));
 }
 
 /** Number of scalars equal to \a value in one image but not the other (the voxels

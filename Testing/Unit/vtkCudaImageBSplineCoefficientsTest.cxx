@@ -2,8 +2,11 @@
 // class, run in the same test): every border mode, float and double output, 1-D to
 // 3-D extents starting away from 0, lengths around VTK's switch from the exact to
 // the truncated causal start (16 and 28), several components, integer inputs,
-// random and smooth data. Criteria: float output within 1e-6 of the input's range,
-// double within 1e-12 of it. Each test runs on the CPU path and on the GPU.
+// random and smooth data. Criteria: float output within 1e-6 of the input's scale
+// (its range, or its largest magnitude where larger: cifVTKTestSupport.h), double
+// within 1e-12 of it. Each test runs on the CPU path and on the GPU. Both sides
+// compute in double and round to float once per axis, so they agree to the bit but
+// where the two double results straddle a float rounding point (one ulp).
 #include "cifVTKTestSupport.h"
 #include "vtkCudaDeviceArray.h"
 #include "vtkCudaImageBSplineCoefficients.h"
@@ -29,12 +32,12 @@ BorderName(int border)
   return border == VTK_IMAGE_BORDER_CLAMP ? "clamp" : border == VTK_IMAGE_BORDER_REPEAT ? "repeat" : "mirror";
 }
 
-/** The largest error seen, per output type, as a fraction of the input's range
+/** The largest error seen, per output type, as a fraction of the input's scale
  * (printed by the tests: the README's accuracy table). */
 struct Worst
 {
   double asFloat = 0, asDouble = 0;
-  ~Worst() { std::cout << "largest |difference| / input range: float output " << asFloat << ", double output " << asDouble << std::endl; }
+  ~Worst() { std::cout << "largest |difference| / input scale: float output " << asFloat << ", double output " << asDouble << std::endl; }
 };
 
 /** Runs both classes on one input and compares. */
@@ -73,7 +76,7 @@ CheckAgainstVTK(Worst & worst, vtkImageData * input, int border, int outputType,
   const ErrorStats stats = CompareImages(a, b);
   const double     range = ValueRange(input);
   const double     tolerance = (outputType == VTK_FLOAT ? 1e-6 : 1e-12) * range;
-  EXPECT_LE(stats.maxAbs, tolerance) << stats << ", input range " << range;
+  EXPECT_LE(stats.maxAbs, tolerance) << stats << ", input scale " << range;
   double & w = outputType == VTK_FLOAT ? worst.asFloat : worst.asDouble;
   w = std::max(w, stats.maxAbs / range);
 }

@@ -4,7 +4,8 @@
 // device) and other transforms (mapped on the host), output spacing, origin, extent
 // and scalar type, background, border modes, several components and a component
 // range, extents not at 0, 1-D to 3-D inputs, random and smooth data. Criteria:
-// float output within 1e-5 of the input's range, integer output within 1, and the
+// float output within 1e-5 of the input's scale (range, or largest magnitude where
+// larger), integer output within 1, and the
 // same voxels outside (the background). Each test runs on the CPU path and the GPU.
 #include "cifVTKTestSupport.h"
 #include "vtkCudaDeviceArray.h"
@@ -37,15 +38,15 @@ constexpr double kBackground = -777.25;
 struct Expectation
 {
   const char * positioning = "index matrix";
-  double       tolerance = 1e-5; ///< of the input's range (float output); integers: 1
+  double       tolerance = 1e-5; ///< of the input's scale (float output); integers: 1
 };
 
-/** The largest error seen (fraction of the input's range), printed at the end. */
+/** The largest error seen (fraction of the input's scale), printed at the end. */
 struct Worst
 {
   std::string name;
   double      value = 0;
-  ~Worst() { std::cout << name << ": largest |difference| / input range " << value << std::endl; }
+  ~Worst() { std::cout << name << ": largest |difference| / input scale " << value << std::endl; }
 };
 
 /** VTK's coefficients of \a samples with the border Wrap/Mirror of the reslice select. */
@@ -109,7 +110,7 @@ Check(Worst & worst, vtkImageData * samples, const Configure & configure, bool g
   const ErrorStats stats = CompareImages(actual, expected);
   const double     range = ValueRange(samples);
   const bool       integer = actual->GetScalarType() != VTK_FLOAT && actual->GetScalarType() != VTK_DOUBLE;
-  EXPECT_LE(stats.maxAbs, integer ? 1.0 : expect.tolerance * range) << stats << ", input range " << range;
+  EXPECT_LE(stats.maxAbs, integer ? 1.0 : expect.tolerance * range) << stats << ", input scale " << range;
   const std::size_t outside = CountEqual(expected, static_cast<float>(kBackground));
   EXPECT_LT(outside, stats.count * 9 / 10) << "mostly background";
   if (!integer)

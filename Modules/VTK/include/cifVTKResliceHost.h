@@ -22,19 +22,37 @@ ResliceOnHost(const ResliceJob & job, TParallelFor && parallelFor)
     return;
   }
   const std::int64_t nx = job.OutputSize(0);
-  parallelFor(voxels / nx, [&job, nx](std::int64_t row) {
-    for (std::int64_t v = row * nx; v < (row + 1) * nx; ++v)
+  const auto         rows = [&](auto voxel) {
+    parallelFor(voxels / nx, [&job, nx, voxel](std::int64_t row) {
+      for (std::int64_t v = row * nx; v < (row + 1) * nx; ++v)
+      {
+        voxel(job, v);
+      }
+    });
+  };
+  const auto withSource = [&](auto input) {
+    using TIn = decltype(input);
+    switch (job.source)
     {
-      if (job.inputIsDouble)
-      {
-        ResliceVoxel<double>(job, v);
-      }
-      else
-      {
-        ResliceVoxel<float>(job, v);
-      }
+      case PointSource::Matrix:
+        rows(ResliceVoxel<TIn, PointSource::Matrix>);
+        break;
+      case PointSource::Stages:
+        rows(ResliceVoxel<TIn, PointSource::Stages>);
+        break;
+      case PointSource::Given:
+        rows(ResliceVoxel<TIn, PointSource::Given>);
+        break;
     }
-  });
+  };
+  if (job.inputIsDouble)
+  {
+    withSource(double{});
+  }
+  else
+  {
+    withSource(float{});
+  }
 }
 } // namespace vtkmath
 } // namespace cif

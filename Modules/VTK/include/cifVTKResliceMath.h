@@ -18,11 +18,13 @@ namespace cif
 namespace vtkmath
 {
 
-/** The input position (index space) of output voxel (i, j, k). */
+/** The input position (index space) of output voxel (i, j, k); \a S is job.source
+ * (a template argument, so that a kernel carries only the code of its source). */
+template <PointSource S>
 CIF_HD void
 InputPosition(const ResliceJob & job, int i, int j, int k, std::int64_t voxel, double p[3])
 {
-  if (job.source == PointSource::Given)
+  if (S == PointSource::Given)
   {
     p[0] = job.points[3 * voxel];
     p[1] = job.points[3 * voxel + 1];
@@ -31,6 +33,7 @@ InputPosition(const ResliceJob & job, int i, int j, int k, std::int64_t voxel, d
   }
   // origin + k zAxis, then + j yAxis, then + i xAxis (vtkImageResliceExecute)
   double q[4];
+  CIF_UNROLL
   for (int r = 0; r < 4; ++r)
   {
     const double z = Add(job.matrix[r][3], Mul(static_cast<double>(k), job.matrix[r][2]));
@@ -51,7 +54,7 @@ InputPosition(const ResliceJob & job, int i, int j, int k, std::int64_t voxel, d
   p[0] = q[0];
   p[1] = q[1];
   p[2] = q[2];
-  if (job.source == PointSource::Stages)
+  if (S == PointSource::Stages)
   {
     ApplyStages(job.stages, p);
     for (int a = 0; a < 3; ++a)
@@ -78,6 +81,7 @@ AxisSupport(const ResliceJob & job, int axis, double x, std::int64_t offset[4], 
   double    f;
   const int first = FixedFloor(x, f) - 1;
   const int lo = job.inputExtent[2 * axis], hi = job.inputExtent[2 * axis + 1];
+  CIF_UNROLL
   for (int l = 0; l < 4; ++l)
   {
     offset[l] = BorderIndex(first + l, lo, hi, job.border) * job.inputIncrement[axis];
@@ -103,6 +107,7 @@ struct Support
 CIF_HD void
 MakeSupport(const ResliceJob & job, const double p[3], Support & s)
 {
+  CIF_UNROLL
   for (int a = 0; a < 3; ++a)
   {
     s.taps[a] = AxisSupport(job, a, p[a], s.offset[a], s.weight[a]);
@@ -117,18 +122,32 @@ InterpolateComponent(const ResliceJob & job, const Support & s, int component)
 {
   const TIn * c = static_cast<const TIn *>(job.input) + component;
   double      sum = 0;
-  for (int k = 0; k < s.taps[2]; ++k)
+  // Loops of a fixed four with the taps as a guard: unrolled, the support stays in
+  // registers; a single-sample axis takes its one tap, as in VTK.
+  CIF_UNROLL
+  for (int k = 0; k < 4; ++k)
   {
-    for (int j = 0; j < s.taps[1]; ++j)
+    if (k < s.taps[2])
     {
-      const double wzy = Mul(s.weight[2][k], s.weight[1][j]);
-      const TIn *  row = c + s.offset[2][k] + s.offset[1][j];
-      double       line = 0;
-      for (int i = 0; i < s.taps[0]; ++i)
+      CIF_UNROLL
+      for (int j = 0; j < 4; ++j)
       {
-        line = Add(line, Mul(s.weight[0][i], static_cast<double>(row[s.offset[0][i]])));
+        if (j < s.taps[1])
+        {
+          const double wzy = Mul(s.weight[2][k], s.weight[1][j]);
+          const TIn *  row = c + s.offset[2][k] + s.offset[1][j];
+          double       line = 0;
+          CIF_UNROLL
+          for (int i = 0; i < 4; ++i)
+          {
+            if (i < s.taps[0])
+            {
+              line = Add(line, Mul(s.weight[0][i], static_cast<double>(row[s.offset[0][i]])));
+            }
+          }
+          sum = Add(sum, Mul(wzy, line));
+        }
       }
-      sum = Add(sum, Mul(wzy, line));
     }
   }
   return sum;
@@ -177,8 +196,9 @@ Store(void * output, ScalarKind kind, std::int64_t index, double v)
   }
 }
 
-/** Output voxel number \a voxel of job.outputExtent (x fastest), every component. */
-template <typename TIn>
+/** Output voxel number \a voxel of job.outputExtent (x fastest), every component;
+ * \a S is job.source. */
+template <typename TIn, PointSource S>
 CIF_HD void
 ResliceVoxel(const ResliceJob & job, std::int64_t voxel)
 {
@@ -187,7 +207,7 @@ ResliceVoxel(const ResliceJob & job, std::int64_t voxel)
   const int          j = job.outputExtent[2] + static_cast<int>((voxel / nx) % ny);
   const int          k = job.outputExtent[4] + static_cast<int>(voxel / (nx * ny));
   double             p[3];
-  InputPosition(job, i, j, k, voxel, p);
+  InputPosition<S>(job, i, j, k, voxel, p);
   const std::int64_t first = voxel * job.components;
   if (!InsideBounds(job, p))
   {

@@ -180,6 +180,7 @@ GridDisplacement(const TransformStage & s, const double index[3], double displac
   int    id[3][4] = { { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 } };
   int    last[3];
   bool   outside = false;
+  CIF_UNROLL
   for (int a = 0; a < 3; ++a)
   {
     last[a] = s.gridExtent[2 * a + 1] - s.gridExtent[2 * a];
@@ -188,6 +189,7 @@ GridDisplacement(const TransformStage & s, const double index[3], double displac
       int          i = TruncatingFloor(index[a]);
       const double f = Sub(index[a], static_cast<double>(i));
       i -= s.gridExtent[2 * a] + 1;
+      CIF_UNROLL
       for (int l = 0; l < 4; ++l)
       {
         id[a][l] = i + l;
@@ -199,6 +201,7 @@ GridDisplacement(const TransformStage & s, const double index[3], double displac
   bool invalid = false;
   if (outside)
   {
+    CIF_UNROLL
     for (int a = 0; a < 3; ++a)
     {
       // vtkBSplineTransform adjusts the weights of single-sample axes too (their
@@ -215,16 +218,28 @@ GridDisplacement(const TransformStage & s, const double index[3], double displac
     return;
   }
   const TGrid * grid = static_cast<const TGrid *>(s.grid);
-  // 1-D and 2-D grids: only the middle weight (1) of a single-sample axis
+  // 1-D and 2-D grids: only the middle weight (1) of a single-sample axis. Loops of a
+  // fixed four with guards, so that the weights and indices stay in registers.
   const int zFirst = last[2] == 0 ? 1 : 0, zEnd = last[2] == 0 ? 2 : 4;
   const int yFirst = last[1] == 0 ? 1 : 0, yEnd = last[1] == 0 ? 2 : 4;
-  for (int j = zFirst; j < zEnd; ++j)
+  CIF_UNROLL
+  for (int j = 0; j < 4; ++j)
   {
-    double vz[3] = { 0, 0, 0 };
-    for (int k = yFirst; k < yEnd; ++k)
+    if (j < zFirst || j >= zEnd)
     {
-      double       vy[3] = { 0, 0, 0 };
+      continue;
+    }
+    double vz[3] = { 0, 0, 0 };
+    CIF_UNROLL
+    for (int k = 0; k < 4; ++k)
+    {
+      if (k < yFirst || k >= yEnd)
+      {
+        continue;
+      }
+      double        vy[3] = { 0, 0, 0 };
       const TGrid * row = grid + id[2][j] * s.gridIncrement[2] + id[1][k] * s.gridIncrement[1];
+      CIF_UNROLL
       for (int l = 0; l < 4; ++l)
       {
         const TGrid * c = row + id[0][l] * s.gridIncrement[0];

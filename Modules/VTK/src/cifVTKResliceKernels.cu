@@ -14,7 +14,7 @@ namespace vtkmath
 {
 namespace
 {
-template <typename TIn>
+template <typename TIn, PointSource S>
 __global__ void
 ResliceKernel(const ResliceJob job)
 {
@@ -22,7 +22,7 @@ ResliceKernel(const ResliceJob job)
   for (std::int64_t v = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; v < voxels;
        v += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
-    ResliceVoxel<TIn>(job, v);
+    ResliceVoxel<TIn, S>(job, v);
   }
 }
 } // namespace
@@ -37,13 +37,28 @@ ResliceOnDevice(const ResliceJob & job)
   }
   constexpr int      threads = 128;
   const unsigned int blocks = GridStrideBlocks(voxels, threads);
+  const auto launch = [&](auto input) {
+    using TIn = decltype(input);
+    switch (job.source)
+    {
+      case PointSource::Matrix:
+        ResliceKernel<TIn, PointSource::Matrix><<<blocks, threads>>>(job);
+        break;
+      case PointSource::Stages:
+        ResliceKernel<TIn, PointSource::Stages><<<blocks, threads>>>(job);
+        break;
+      case PointSource::Given:
+        ResliceKernel<TIn, PointSource::Given><<<blocks, threads>>>(job);
+        break;
+    }
+  };
   if (job.inputIsDouble)
   {
-    ResliceKernel<double><<<blocks, threads>>>(job);
+    launch(double{});
   }
   else
   {
-    ResliceKernel<float><<<blocks, threads>>>(job);
+    launch(float{});
   }
   CIF_CUDA_CHECK_LAUNCH();
 }

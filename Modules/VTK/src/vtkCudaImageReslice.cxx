@@ -103,7 +103,7 @@ MapOnHost(const ResliceJob & batch, vtkAbstractTransform * transform, double * p
     {
       const std::int64_t voxel = row * nx + x;
       double             p[3];
-      cif::vtkmath::InputPosition(matrixOnly, batch.outputExtent[0] + static_cast<int>(x), j, k, voxel, p);
+      cif::vtkmath::InputPosition<PointSource::Matrix>(matrixOnly, batch.outputExtent[0] + static_cast<int>(x), j, k, voxel, p);
       transform->InternalTransformPoint(p, p);
       for (int a = 0; a < 3; ++a)
       {
