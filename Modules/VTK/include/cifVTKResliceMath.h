@@ -18,19 +18,34 @@ namespace cif
 namespace vtkmath
 {
 
+template <PointSource S>
+CIF_HD void
+PositionFromMatrix(const ResliceJob & job, int i, int j, int k, double p[3]);
+
 /** The input position (index space) of output voxel (i, j, k); \a S is job.source
  * (a template argument, so that a kernel carries only the code of its source). */
 template <PointSource S>
 CIF_HD void
 InputPosition(const ResliceJob & job, int i, int j, int k, std::int64_t voxel, double p[3])
 {
-  if (S == PointSource::Given)
+  if constexpr (S == PointSource::Given)
   {
     p[0] = job.points[3 * voxel];
     p[1] = job.points[3 * voxel + 1];
     p[2] = job.points[3 * voxel + 2];
     return;
   }
+  else
+  {
+    PositionFromMatrix<S>(job, i, j, k, p);
+  }
+}
+
+/** Index matrix (and perspective divide), then the device stages if \a S says so. */
+template <PointSource S>
+CIF_HD void
+PositionFromMatrix(const ResliceJob & job, int i, int j, int k, double p[3])
+{
   // origin + k zAxis, then + j yAxis, then + i xAxis (vtkImageResliceExecute)
   double q[4];
   CIF_UNROLL
@@ -54,7 +69,7 @@ InputPosition(const ResliceJob & job, int i, int j, int k, std::int64_t voxel, d
   p[0] = q[0];
   p[1] = q[1];
   p[2] = q[2];
-  if (S == PointSource::Stages)
+  if constexpr (S == PointSource::Stages)
   {
     ApplyStages(job.stages, p);
     for (int a = 0; a < 3; ++a)
