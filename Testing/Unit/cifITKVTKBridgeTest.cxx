@@ -19,6 +19,8 @@
 #include "vtkNew.h"
 #include "vtkTransform.h"
 
+#include <iostream>
+
 namespace
 {
 using namespace cif_test;
@@ -258,6 +260,8 @@ CIF_VTK_TEST_BOTH_PATHS(ITKVTKBridge, ITKPrefilterFeedsVTKReslice)
   // a few 1e-6 of VTK's coefficients, well inside the reslice's criterion.
   const ErrorStats stats = CompareImages(reslice->GetOutput(), reference->GetOutput());
   EXPECT_LE(stats.maxAbs, 1e-5 * ValueRange(samples)) << stats;
+  std::cout << "ITK prefilter -> vtkCudaImageReslice vs VTK: largest |difference| / input scale "
+            << stats.maxAbs / ValueRange(samples) << std::endl;
 }
 
 /** And back: VTK's GPU prefilter's coefficients into an itk::CudaImage, by one
