@@ -4,6 +4,8 @@
 // axis, with the coefficient just past each end continued as the mode implies:
 //   Mirror:      c[-1] = c[1]
 //   Periodic:    c[-1] = c[n-1]
+//   HalfSampleMirror: c[-1] = c[0] (the coefficients share the samples' half-sample
+//                symmetry)
 //   ClampToEdge: the input is constant x[0] before the start, so the coefficients
 //                relax to it as powers of the pole: c[-1] = x[0] + z (c[0] - x[0]).
 // Evaluated in double on the host, with none of the filter's code.
@@ -52,6 +54,11 @@ EvaluateAtGridPointsAlongAxis(std::vector<double> & values, const cif::BufferSha
     {
       before = c[n - 1];
       after = c[0];
+    }
+    else if (mode == cif::BoundaryMode::HalfSampleMirror)
+    {
+      before = c[0];
+      after = c[n - 1];
     }
     else if (mode == cif::BoundaryMode::ClampToEdge)
     {
@@ -102,7 +109,8 @@ CheckInterpolation(const itk::Size<D> & size, cif::BoundaryMode mode, Path path)
 void
 CheckAllModes(Path path)
 {
-  for (auto mode : { cif::BoundaryMode::Mirror, cif::BoundaryMode::ClampToEdge, cif::BoundaryMode::Periodic })
+  for (auto mode : { cif::BoundaryMode::Mirror, cif::BoundaryMode::ClampToEdge, cif::BoundaryMode::Periodic,
+                     cif::BoundaryMode::HalfSampleMirror })
   {
     for (itk::SizeValueType n : { 2, 3, 5, 17, 18, 19, 40, 300 })
     {

@@ -4,21 +4,24 @@
 #include "cifBSplinePrefilterMath.h"
 #include "cifStageCallback.h"
 
+#include <utility>
 #include <vector>
 
 namespace cif
 {
 /** The CPU path of the prefilter: every axis of a buffer of \a shape, in place.
- * Each line is gathered into a contiguous scratch line (cache friendly on every
- * axis), filtered by the same PrefilterLine the GPU fallback kernel runs, and
+ * Each line is gathered into a contiguous scratch line of TCompute (cache friendly on
+ * every axis), filtered by the same PrefilterLine the GPU fallback kernel runs, and
  * scattered back. \a parallelFor(count, body) runs body(line) for line in
  * [0, count) on any number of threads (the ITK side passes ITK's threader).
- * \a afterAxis is called once per axis of \a shape, after that axis (also where an
- * axis needs no filtering: one call per axis, whatever the data). */
-template <typename T, typename TParallelFor>
+ * TCompute is T for the module's filters; double for float data computed in double
+ * (the CPU twin of PrefilterOnDeviceInDouble). \a afterAxis is called once per axis
+ * of \a shape, after that axis (also where an axis needs no filtering: one call per
+ * axis, whatever the data). */
+template <typename TCompute, typename T, typename TParallelFor>
 void
-PrefilterOnHost(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
-                TParallelFor && parallelFor, const StageCallback & afterAxis = {})
+PrefilterOnHostComputingIn(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
+                           TParallelFor && parallelFor, const StageCallback & afterAxis = {})
 {
   for (int axis = 0; axis < shape.dimension; ++axis)
   {
@@ -29,22 +32,31 @@ PrefilterOnHost(T * data, const BufferShape & shape, const SplinePoles & poles, 
       continue;
     }
     parallelFor(lines.count, [&](std::int64_t line) {
-      thread_local std::vector<T> scratch;
+      thread_local std::vector<TCompute> scratch;
       scratch.resize(static_cast<std::size_t>(lines.length));
       const StridedLine<T> source{ data + lines.Start(line), lines.stride };
       for (std::int64_t k = 0; k < lines.length; ++k)
       {
-        scratch[k] = source[k];
+        scratch[k] = static_cast<TCompute>(source[k]);
       }
-      T * contiguous = scratch.data();
-      PrefilterLine<T>(contiguous, lines.length, poles, mode);
+      TCompute * contiguous = scratch.data();
+      PrefilterLine<TCompute>(contiguous, lines.length, poles, mode);
       for (std::int64_t k = 0; k < lines.length; ++k)
       {
-        source[k] = scratch[k];
+        source[k] = static_cast<T>(scratch[k]);
       }
     });
     StageDone(afterAxis);
   }
+}
+
+/** The CPU path of the prefilter, computed in the type of the data. */
+template <typename T, typename TParallelFor>
+void
+PrefilterOnHost(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
+                TParallelFor && parallelFor, const StageCallback & afterAxis = {})
+{
+  PrefilterOnHostComputingIn<T>(data, shape, poles, mode, std::forward<TParallelFor>(parallelFor), afterAxis);
 }
 } // namespace cif
 

@@ -29,6 +29,36 @@ CausalInitialValue(const Line & x, std::int64_t n, double z, int horizon, Bounda
     // x[-k] = x[0] for all k: a geometric series.
     return static_cast<double>(x[0]) / (1.0 - z);
   }
+  if (mode == BoundaryMode::HalfSampleMirror)
+  {
+    // x[-k] = x[k-1] for k >= 1, so c+[0] = x[0] + z sum_{m>=0} z^m y[m] with y the
+    // extension of period 2n (y[m] = x[m], then x[2n-1-m]). Truncated after
+    // \a horizon terms when that is shorter than the line, else closed exactly:
+    // one period weighs x[m] by z^m + z^(2n-1-m), the periods by 1 / (1 - z^(2n)).
+    if (horizon < n)
+    {
+      double sum = 0;
+      double zm = 1.0;
+      for (int m = 0; m < horizon; ++m)
+      {
+        sum += zm * static_cast<double>(x[m]);
+        zm *= z;
+      }
+      return static_cast<double>(x[0]) + z * sum;
+    }
+    const double z2n = pow(z, static_cast<double>(2 * n));
+    double       zm = 1.0;
+    double       zMirror = z2n / z; // z^(2n-1-m) for m = 0
+    const double iz = 1.0 / z;
+    double       sum = 0;
+    for (std::int64_t m = 0; m < n; ++m)
+    {
+      sum += (zm + zMirror) * static_cast<double>(x[m]);
+      zm *= z;
+      zMirror *= iz;
+    }
+    return static_cast<double>(x[0]) + z * sum / (1.0 - z2n);
+  }
   if (mode == BoundaryMode::Periodic)
   {
     // x[-k] = x[n-k]: sum over one period, closed exactly when it is short.
@@ -83,6 +113,12 @@ AnticausalInitialValue(const Line & c, std::int64_t n, double z, int horizon, Bo
     const double a = (last - z * beforeLast) / (1.0 - z);
     const double d = last - a;
     return -z * (a / (1.0 - z) + d / (1.0 - z * z));
+  }
+  if (mode == BoundaryMode::HalfSampleMirror)
+  {
+    // Past the end the input repeats the line backwards (x[n-1+j] = x[n-j]); the
+    // sum of the anticausal series over that extension closes to z / (z - 1) c+[n-1].
+    return z / (z - 1.0) * last;
   }
   if (mode == BoundaryMode::Periodic)
   {

@@ -10,13 +10,17 @@ namespace cif
  * with ITK. ClampToEdge repeats the edge sample (a texture unit's clamp addressing,
  * the mode of the prefilter paper's GPU code). Periodic continues with the other end
  * (the directional filter bank works on one period). Constant (resampling only)
- * gives a fixed value outside the image. */
+ * gives a fixed value outside the image. HalfSampleMirror (prefilter only) is the
+ * half-sample symmetric extension x[-1-k] = x[k], x[n+k] = x[n-1-k]: the extension
+ * VTK's vtkImageBSplineCoefficients computes for its "clamp" border mode (the
+ * interpolation side of VTK's clamp then clamps indices, a separate matter). */
 enum class BoundaryMode : int
 {
   Mirror = 0,
   ClampToEdge = 1,
   Periodic = 2,
-  Constant = 3
+  Constant = 3,
+  HalfSampleMirror = 4
 };
 
 inline const char *
@@ -32,6 +36,8 @@ ToString(BoundaryMode mode)
       return "Periodic";
     case BoundaryMode::Constant:
       return "Constant";
+    case BoundaryMode::HalfSampleMirror:
+      return "HalfSampleMirror";
   }
   return "Unknown";
 }

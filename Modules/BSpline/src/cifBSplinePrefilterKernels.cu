@@ -12,10 +12,12 @@
 #include "cifBSplinePrefilterDevice.h"
 #include "cifScalarTypes.h"
 #include "cifCudaCheck.cuh"
+#include "cifDeviceBuffer.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstdint>
+#include <type_traits>
 
 namespace cif
 {
@@ -27,9 +29,10 @@ constexpr int kChunks = 16;
 template <int LANES>
 constexpr int kThreadsPerBlock = LANES * kChunks;
 /** Blocks per SM the register budget must allow (1536 float or 1024 double threads
- * per SM), so that occupancy is set by the shared memory of the tiles. */
-template <typename T, int LANES>
-constexpr int kMinBlocksPerSM = (sizeof(T) == 4 ? 1536 : 1024) / kThreadsPerBlock<LANES>;
+ * per SM), so that occupancy is set by the shared memory of the tiles. TC is the type
+ * the sweeps compute in. */
+template <typename TC, int LANES>
+constexpr int kMinBlocksPerSM = (sizeof(TC) == 4 ? 1536 : 1024) / kThreadsPerBlock<LANES>;
 constexpr int kMaxTileBytes = 100 * 1024; // three blocks of float 512-lines per SM
 
 /** One line of a tile in shared memory (samples pitch apart). */
@@ -42,8 +45,12 @@ struct TileColumn
   __device__ T & operator[](int k) const { return base[k * pitch]; }
 };
 
-template <typename T, int LANES>
-__global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, LANES>))
+/** T is the type in global memory, TC the type of the tile and of the sweeps: T for
+ * the module's own filters; double for float data when a caller needs each line
+ * computed in double and stored as float after each axis (VTK's
+ * vtkImageBSplineCoefficients with float output). */
+template <typename T, typename TC, int LANES>
+__global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, LANES>))
   PrefilterAxisTiled(const T * source, T * data, AxisLines axis, SplinePoles poles, BoundaryMode mode, int chunkLength)
 {
   constexpr int THREADS = kThreadsPerBlock<LANES>;
@@ -51,8 +58,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
   constexpr int pitch = LANES + 1; // odd pitch: no bank conflicts along either direction
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   const int n = static_cast<int>(axis.length);
-  T *       tile = reinterpret_cast<T *>(sharedBytes);
-  T *       carry = tile + n * pitch; // [kChunks][LANES]
+  TC *      tile = reinterpret_cast<TC *>(sharedBytes);
+  TC *      carry = tile + n * pitch; // [kChunks][LANES]
   __shared__ std::int64_t laneStart[LANES];
 
   const int          lane = threadIdx.x % LANES;
@@ -69,7 +76,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
   // warp reads along one line. Otherwise neighbouring lines are neighbouring
   // addresses and a warp reads across lines. No division per element, and the
   // unrolled loops keep many loads in flight.
-  const T    gain = static_cast<T>(poles.gain);
+  const TC   gain = static_cast<TC>(poles.gain);
   const bool alongLine = axis.stride == 1;
   const int  warp = threadIdx.x / 32, laneOfWarp = threadIdx.x % 32;
   if (alongLine)
@@ -81,7 +88,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
 #pragma unroll 8
       for (int k = laneOfWarp; k < n; k += 32)
       {
-        tile[k * pitch + l] = present ? gain * line[k] : T(0);
+        tile[k * pitch + l] = present ? gain * static_cast<TC>(line[k]) : TC(0);
       }
     }
   }
@@ -93,7 +100,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
 #pragma unroll 8
     for (int k = chunk; k < n; k += ROWS)
     {
-      tile[k * pitch + lane] = present ? gain * line[k * axis.stride] : T(0);
+      tile[k * pitch + lane] = present ? gain * static_cast<TC>(line[k * axis.stride]) : TC(0);
     }
   }
 
@@ -105,23 +112,23 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
   const int           begin = chunk * chunkLength;
   const int           end = min(begin + chunkLength, n);
   const int           lastChunk = (n - 1) / chunkLength;
-  const TileColumn<T> column{ tile + lane, pitch };
+  const TileColumn<TC> column{ tile + lane, pitch };
   for (int p = 0; p < poles.count; ++p)
   {
     const double z = poles.pole[p];
-    const T      zt = static_cast<T>(z);
-    const T      zFull = static_cast<T>(pow(z, static_cast<double>(chunkLength)));
+    const TC     zt = static_cast<TC>(z);
+    const TC     zFull = static_cast<TC>(pow(z, static_cast<double>(chunkLength)));
     __syncthreads(); // tile loaded, or the previous pole finished
 
     // --- causal: c+[k] = x[k] + z c+[k-1]
-    T start = 0;
+    TC start = 0;
     if (chunk == 0)
     {
-      start = static_cast<T>(CausalInitialValue(column, n, z, poles.horizon[p], mode));
+      start = static_cast<TC>(CausalInitialValue(column, n, z, poles.horizon[p], mode));
     }
     if (begin < end)
     {
-      T y = chunk == 0 ? start : column[begin];
+      TC y = chunk == 0 ? start : column[begin];
 #pragma unroll 4
       for (int k = begin + 1; k < end; ++k)
       {
@@ -134,12 +141,12 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
     {
       // True state leaving chunk c-1: fold the outgoing states of chunks 0..c-1,
       // each full chunk decaying the state before it by z^chunkLength.
-      T entering = 0;
+      TC entering = 0;
       for (int c = 0; c < chunk; ++c)
       {
         entering = carry[c * LANES + lane] + zFull * entering;
       }
-      T y = chunk == 0 ? start : column[begin] + zt * entering;
+      TC y = chunk == 0 ? start : column[begin] + zt * entering;
       column[begin] = y;
 #pragma unroll 4
       for (int k = begin + 1; k < end; ++k)
@@ -153,11 +160,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
     // --- anticausal: c[k] = z (c[k+1] - c+[k])
     if (chunk == lastChunk)
     {
-      start = static_cast<T>(AnticausalInitialValue(column, n, z, poles.horizon[p], mode));
+      start = static_cast<TC>(AnticausalInitialValue(column, n, z, poles.horizon[p], mode));
     }
     if (begin < end)
     {
-      T y = chunk == lastChunk ? start : -zt * column[end - 1];
+      TC y = chunk == lastChunk ? start : -zt * column[end - 1];
 #pragma unroll 4
       for (int k = end - 2; k >= begin; --k)
       {
@@ -169,12 +176,12 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
     if (begin < end)
     {
       // True value at the start of chunk c+1, folded from the last chunk down.
-      T entering = 0;
+      TC entering = 0;
       for (int c = lastChunk; c > chunk; --c)
       {
         entering = carry[c * LANES + lane] + zFull * entering;
       }
-      T y = chunk == lastChunk ? start : zt * (entering - column[end - 1]);
+      TC y = chunk == lastChunk ? start : zt * (entering - column[end - 1]);
       column[end - 1] = y;
 #pragma unroll 4
       for (int k = end - 2; k >= begin; --k)
@@ -194,7 +201,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
 #pragma unroll 8
       for (int k = laneOfWarp; k < n; k += 32)
       {
-        line[k] = tile[k * pitch + l];
+        line[k] = static_cast<T>(tile[k * pitch + l]);
       }
     }
   }
@@ -205,7 +212,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, L
 #pragma unroll 8
     for (int k = chunk; k < n; k += ROWS)
     {
-      line[k * axis.stride] = tile[k * pitch + lane];
+      line[k * axis.stride] = static_cast<T>(tile[k * pitch + lane]);
     }
   }
 }
@@ -231,24 +238,24 @@ TileBytes(int lanes, std::int64_t n)
   return sizeof(T) * (static_cast<std::size_t>(n) * (lanes + 1) + static_cast<std::size_t>(lanes) * kChunks);
 }
 
-template <typename T, int LANES>
+template <typename T, typename TC, int LANES>
 bool
 TryTiled(const T * source, T * data, const AxisLines & axis, const SplinePoles & poles, BoundaryMode mode)
 {
   const int  chunkLength = static_cast<int>((axis.length + kChunks - 1) / kChunks);
-  const auto bytes = TileBytes<T>(LANES, axis.length);
+  const auto bytes = TileBytes<TC>(LANES, axis.length);
   if (bytes > static_cast<std::size_t>(kMaxTileBytes))
   {
     return false;
   }
   static const bool configured = [] {
     CIF_CUDA_CHECK(cudaFuncSetAttribute(
-      PrefilterAxisTiled<T, LANES>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxTileBytes));
+      PrefilterAxisTiled<T, TC, LANES>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxTileBytes));
     return true;
   }();
   (void)configured;
   const std::int64_t blocks = (axis.count + LANES - 1) / LANES;
-  PrefilterAxisTiled<T, LANES>
+  PrefilterAxisTiled<T, TC, LANES>
     <<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(source, data, axis, poles, mode,
                                                                                 chunkLength);
   CIF_CUDA_CHECK_LAUNCH();
@@ -278,12 +285,38 @@ ConvertKernel(const TIn * in, T * out, std::int64_t count)
     out[i] = static_cast<T>(in[i]);
   }
 }
-} // namespace
 
-template <typename T>
+/** One axis of lines too long for a tile: one thread per line in global memory. With
+ * TC wider than T (float data computed in double), the axis is widened into a
+ * scratch buffer first, so that every line is still swept and stored in TC. */
+template <typename T, typename TC>
 void
-PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
-                  BoundaryMode mode, const StageCallback & afterAxis)
+PrefilterAxisInGlobalMemory(T * deviceData, const BufferShape & shape, const AxisLines & lines,
+                            const SplinePoles & poles, BoundaryMode mode)
+{
+  const int          threads = 128;
+  const std::int64_t blocks = (lines.count + threads - 1) / threads;
+  if constexpr (std::is_same_v<T, TC>)
+  {
+    PrefilterAxisGlobal<T><<<static_cast<unsigned int>(blocks), threads>>>(deviceData, lines, poles, mode);
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+  else
+  {
+    const std::int64_t count = shape.ScalarCount();
+    DeviceBuffer       wide(static_cast<std::size_t>(count) * sizeof(TC));
+    ConvertOnDevice<T, TC>(deviceData, wide.As<TC>(), count);
+    PrefilterAxisGlobal<TC><<<static_cast<unsigned int>(blocks), threads>>>(wide.As<TC>(), lines, poles, mode);
+    CIF_CUDA_CHECK_LAUNCH();
+    ConvertOnDevice<TC, T>(wide.As<TC>(), deviceData, count);
+  }
+}
+
+/** Every axis: T in global memory, TC in the tiles and the sweeps. */
+template <typename T, typename TC>
+void
+PrefilterAxes(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
+              BoundaryMode mode, const StageCallback & afterAxis)
 {
   // The first axis filtered reads from source, the others in place. A tile reads its
   // whole tile before it writes, so source == deviceData is the in-place filter.
@@ -315,21 +348,34 @@ PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, c
       continue;
     }
     const int widest = WidestTile();
-    if ((widest >= 32 && TryTiled<T, 32>(from, deviceData, lines, poles, mode)) ||
-        (widest >= 16 && TryTiled<T, 16>(from, deviceData, lines, poles, mode)) ||
-        TryTiled<T, 8>(from, deviceData, lines, poles, mode))
+    if ((widest >= 32 && TryTiled<T, TC, 32>(from, deviceData, lines, poles, mode)) ||
+        (widest >= 16 && TryTiled<T, TC, 16>(from, deviceData, lines, poles, mode)) ||
+        TryTiled<T, TC, 8>(from, deviceData, lines, poles, mode))
     {
       from = deviceData;
       StageDone(afterAxis);
       continue;
     }
     copyFromSource();
-    const int          threads = 128;
-    const std::int64_t blocks = (lines.count + threads - 1) / threads;
-    PrefilterAxisGlobal<T><<<static_cast<unsigned int>(blocks), threads>>>(deviceData, lines, poles, mode);
-    CIF_CUDA_CHECK_LAUNCH();
+    PrefilterAxisInGlobalMemory<T, TC>(deviceData, shape, lines, poles, mode);
     StageDone(afterAxis);
   }
+}
+} // namespace
+
+template <typename T>
+void
+PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
+                  BoundaryMode mode, const StageCallback & afterAxis)
+{
+  PrefilterAxes<T, T>(source, deviceData, shape, poles, mode, afterAxis);
+}
+
+void
+PrefilterOnDeviceInDouble(const float * source, float * deviceData, const BufferShape & shape,
+                          const SplinePoles & poles, BoundaryMode mode, const StageCallback & afterAxis)
+{
+  PrefilterAxes<float, double>(source, deviceData, shape, poles, mode, afterAxis);
 }
 
 template <typename T>

@@ -20,6 +20,12 @@ PrefilterOnDevice(const T *, T *, const BufferShape &, const SplinePoles &, Boun
 {
   throw CudaError("PrefilterOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
+void
+PrefilterOnDeviceInDouble(const float *, float *, const BufferShape &, const SplinePoles &, BoundaryMode,
+                          const StageCallback &)
+{
+  throw CudaError("PrefilterOnDeviceInDouble: CudaImageFilters was built without the CUDA toolkit");
+}
 template <typename TIn, typename T>
 void
 ConvertOnDevice(const TIn *, T *, std::int64_t)

@@ -1,0 +1,32 @@
+#ifndef cifVTKTransformFlattening_h
+#define cifVTKTransformFlattening_h
+
+#include "CudaImageFiltersVTKExport.h"
+#include "cifVTKTransformStages.h"
+
+#include <string>
+#include <vector>
+
+class vtkAbstractTransform;
+class vtkDataArray;
+
+/** \file cifVTKTransformFlattening.h
+ * A VTK transform as device stages (cifVTKTransformStages.h): a vtkLinearTransform,
+ * a forward vtkBSplineTransform with a 3-component float or double grid, or a
+ * vtkGeneralTransform made of these (nested ones included), in the order VTK applies
+ * them (vtkGeneralTransform::GetConcatenatedTransform, which already accounts for
+ * an inverted concatenation). */
+namespace cif
+{
+namespace vtkmath
+{
+/** Fills \a stages and, per stage, the B-spline grid's scalars (nullptr for linear
+ * stages: the caller puts the grid where the code that runs the stages can read it
+ * and sets stage.grid). Returns "" on success, else why the transform must be
+ * mapped on the host (another kind, an inverted B-spline, too many stages). */
+CudaImageFiltersVTK_EXPORT std::string
+FlattenTransform(vtkAbstractTransform * transform, TransformStages & stages, std::vector<vtkDataArray *> & grids);
+} // namespace vtkmath
+} // namespace cif
+
+#endif
