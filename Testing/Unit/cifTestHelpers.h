@@ -74,6 +74,9 @@ MakeImage(const typename TImage::SizeType & size, const typename TImage::IndexTy
     phase[d] = 6.28 * unit(rng);
   }
   using PixelType = typename TImage::PixelType;
+  // Past 4-D the cosines could add up beyond [0, 1] over a whole small image, which
+  // the clamp below would make constant: each gets a smaller share there.
+  const double amplitude = D > 4 ? 0.45 / D : 0.2;
   for (itk::ImageRegionIteratorWithIndex<TImage> it(image, image->GetBufferedRegion()); !it.IsAtEnd(); ++it)
   {
     double value;
@@ -87,7 +90,7 @@ MakeImage(const typename TImage::SizeType & size, const typename TImage::IndexTy
       for (unsigned int d = 0; d < TImage::ImageDimension; ++d)
       {
         const double x = static_cast<double>(it.GetIndex()[d] - start[d]);
-        value += 0.2 * std::cos(frequency[d] * x + phase[d]) + 0.01 * x / (1.0 + size[d]);
+        value += amplitude * std::cos(frequency[d] * x + phase[d]) + 0.01 * x / (1.0 + size[d]);
       }
       value = std::clamp(value, 0.0, 1.0);
     }
