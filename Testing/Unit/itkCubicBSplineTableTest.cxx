@@ -292,6 +292,28 @@ TEST(CubicBSplineTableGPU, MatchesITKFrom1DTo6D)
   CheckEveryDimension(true);
 }
 
+/** GetCoefficients: the samples prefiltered along every axis, ITK's coefficients. */
+void
+CheckCoefficients(bool useGPU)
+{
+  const auto t = MakeCase<5>({ { 7, 6, 5, 6, 8 } }, Content::Random, FreshSeed());
+  auto       table = MakeTable<double>(t, Source::HostFloat, useGPU);
+  std::vector<double> coefficients;
+  table->GetCoefficients(coefficients);
+  ASSERT_EQ(static_cast<std::int64_t>(coefficients.size()), t.Count());
+  auto itkFilter = itk::BSplineDecompositionImageFilter<TableCase<5>::Image, itk::Image<double, 5>>::New();
+  itkFilter->SetInput(t.image);
+  itkFilter->Update();
+  const ErrorStats stats = Compare(coefficients.data(), itkFilter->GetOutput()->GetBufferPointer(), t.values.size());
+  EXPECT_LE(stats.maxAbs, 1e-12 * stats.maxRef) << stats;
+}
+TEST(CubicBSplineTableCPU, CoefficientsAreITKs) { CheckCoefficients(false); }
+TEST(CubicBSplineTableGPU, CoefficientsAreITKs)
+{
+  CIF_REQUIRE_GPU();
+  CheckCoefficients(true);
+}
+
 /** Values of another scalar type: the table holds what ITK holds for those numbers. */
 TEST(CubicBSplineTableCPU, ValuesOfAnotherScalarType)
 {

@@ -224,6 +224,12 @@ public:
   {
     return m_OnDevice;
   }
+  /** A host copy of the coefficients (the samples prefiltered along every axis, as
+   * BSplineDecompositionImageFilter computes them; axis 0 fastest): for other cubic
+   * B-spline code, such as scipy's or CuPy's map_coordinates with prefilter=False and
+   * mode 'mirror' on the array with its axes reversed. */
+  void
+  GetCoefficients(std::vector<TCoefficient> & coefficients) const;
 
 protected:
   CubicBSplineTable() = default;

@@ -427,6 +427,22 @@ CubicBSplineTable<TCoefficient>::EvaluateOnDevice(const double * devicePoints, s
 
 template <typename TCoefficient>
 void
+CubicBSplineTable<TCoefficient>::GetCoefficients(std::vector<TCoefficient> & coefficients) const
+{
+  this->RequireCoefficients("GetCoefficients");
+  if (!m_OnDevice)
+  {
+    coefficients = m_HostCoefficients;
+    return;
+  }
+  const std::int64_t count = this->GetNumberOfValues();
+  this->AllocateHost(coefficients, count);
+  CIF_ITK_TRY_CUDA(
+    [&] { m_DeviceCoefficients.Download(coefficients.data(), static_cast<std::size_t>(count) * sizeof(TCoefficient)); });
+}
+
+template <typename TCoefficient>
+void
 CubicBSplineTable<TCoefficient>::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
