@@ -115,9 +115,9 @@ CheckAllModes(Path path)
     CheckInterpolation<2, double>({ { 7, 64 } }, mode, path);
     CheckInterpolation<3, float>({ { 20, 17, 9 } }, mode, path);
     CheckInterpolation<3, double>({ { 5, 1, 30 } }, mode, path);
-    CheckInterpolation<5, float>({ { 6, 5, 3, 4, 19 } }, mode, path);
-    CheckInterpolation<6, double>({ { 3, 4, 2, 5, 1, 19 } }, mode, path);
-    CheckInterpolation<6, float>({ { 18, 2, 3, 2, 2, 5 } }, mode, path);
+    CheckInterpolation<5, double>({ { 6, 5, 3, 4, 19 } }, mode, path);
+    CheckInterpolation<6, float>({ { 18, 2, 3, 2, 1, 5 } }, mode, path);
+    CheckInterpolation<6, float>({ { 3, 4, 2, 5, 2, 19 } }, mode, path);
   }
 }
 

@@ -128,10 +128,11 @@ TEST(PointEvaluatorCPU, MatchesITK2D) { CheckPoints<2, float>(false); }
 TEST(PointEvaluatorCPU, MatchesITK3DDouble) { CheckPoints<3, double>(false); }
 TEST(PointEvaluatorCPU, MatchesITK4D) { CheckPoints<4, float>(false); }
 TEST(PointEvaluatorCPU, MatchesITK1D) { CheckPoints<1, double>(false); }
+// 5-D and 6-D: double coefficients in 6-D only (each instantiation is compile time).
 TEST(PointEvaluatorCPU, MatchesITK5D)
 {
   CheckPoints<5, float>(false);
-  CheckPoints<5, double>(false, Api::HostVectors, false, Content::Random);
+  CheckPoints<5, float>(false, Api::HostVectors, false, Content::Random);
 }
 TEST(PointEvaluatorCPU, MatchesITK6D)
 {
@@ -159,7 +160,6 @@ TEST(PointEvaluatorGPU, MatchesITK5D)
 {
   CIF_REQUIRE_GPU();
   CheckPoints<5, float>(true);
-  CheckPoints<5, double>(true, Api::HostVectors, false, Content::Random);
   CheckPoints<5, float>(true, Api::DeviceBuffers, false, Content::Random);
 }
 TEST(PointEvaluatorGPU, MatchesITK6D)
@@ -168,7 +168,7 @@ TEST(PointEvaluatorGPU, MatchesITK6D)
   CheckPoints<6, float>(true);
   CheckPoints<6, float>(true, Api::HostVectors, false, Content::Random);
   CheckPoints<6, double>(true, Api::DeviceBuffers);
-  CheckPoints<1, float>(true);
+  CheckPoints<1, double>(true);
 }
 TEST(PointEvaluatorGPU, DeviceBuffersMatchITK)
 {
