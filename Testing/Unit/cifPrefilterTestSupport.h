@@ -7,7 +7,6 @@
 #include "itkBSplineDecompositionImageFilter.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
 
-#include <cmath>
 #include <type_traits>
 
 namespace cif_test
@@ -31,19 +30,6 @@ ToString(Path p)
  * Double: relative 1e-12 of the largest coefficient. */
 constexpr double kFloatToleranceOfRange = 4e-6;
 constexpr double kDoubleRelativeTolerance = 1e-12;
-
-/** Float: each pass rounds to float, and every later pass can amplify those errors
- * by the cubic prefilter's gain, at most its impulse response's sum of magnitudes
- * sqrt(3) (1 + |z|) / (1 - |z|) = 3. The tolerance above covers 1-D to 4-D (measured
- * there); each axis past the fourth multiplies it by that gain. Measured on the CPU
- * path (smooth data of range 300, 5 seeds): max |float - ITK double| up to 1.0e-3 in
- * 5-D and 2.6e-3 in 6-D, 2 to 4 times ITK's own float filter's (which sums each
- * line in double); tolerances 3.6e-3 and 1.1e-2. */
-inline double
-FloatPassGrowth(unsigned int dimension)
-{
-  return dimension > 4 ? std::pow(3.0, static_cast<double>(dimension - 4)) : 1.0;
-}
 
 template <typename TOutputComponent>
 double

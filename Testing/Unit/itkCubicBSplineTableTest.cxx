@@ -607,7 +607,9 @@ TEST(CubicBSplineTableGPU, PointsOutsideTheTable)
   CheckOutsideRules<6>({ { 5, 4, 6, 4, 5, 4 } }, true);
 }
 
-/** The GPU and the CPU path run the same math: float tables agree to float rounding. */
+/** The GPU and the CPU path run the same math: float tables agree to float rounding
+ * (their prefilters round differently, the GPU's sweeping chunks of each line in
+ * parallel: each is within the tolerance of ITK used above). */
 TEST(CubicBSplineTableGPU, AgreesWithCPUPath)
 {
   CIF_REQUIRE_GPU();
@@ -627,8 +629,8 @@ TEST(CubicBSplineTableGPU, AgreesWithCPUPath)
   cpu->Evaluate(points, cv, &cg);
   const ErrorStats values = Compare(gv.data(), cv.data(), gv.size());
   const ErrorStats gradients = Compare(gg.data(), cg.data(), gg.size());
-  EXPECT_LE(values.maxAbs, 1e-4) << values;
-  EXPECT_LE(gradients.maxAbs, 1e-3) << gradients;
+  EXPECT_LE(values.maxAbs, ValueTolerance<float>(5)) << values;
+  EXPECT_LE(gradients.maxAbs, ValueTolerance<float>(5) / 0.3) << gradients;
 }
 
 /** Exceptions that say what is wrong, never a crash. */
