@@ -33,10 +33,11 @@ constexpr double kDoubleRelativeTolerance = 1e-12;
 
 template <typename TOutputComponent>
 double
-Tolerance(double dataRange, double maxReference)
+Tolerance(double dataRange, double maxReference, unsigned int dimension = 3)
 {
-  return std::is_same_v<TOutputComponent, double> ? kDoubleRelativeTolerance * std::max(1.0, maxReference)
-                                                  : kFloatToleranceOfRange * std::max(dataRange, maxReference);
+  return std::is_same_v<TOutputComponent, double>
+           ? kDoubleRelativeTolerance * std::max(1.0, maxReference)
+           : kFloatToleranceOfRange * std::max(dataRange, maxReference) * FloatPassGrowth(dimension);
 }
 
 /** Runs the module's filter on \a input through \a path and returns its output. */

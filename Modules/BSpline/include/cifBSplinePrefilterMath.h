@@ -179,12 +179,17 @@ struct StridedLine
   CIF_HD T & operator[](std::int64_t k) const { return base[k * stride]; }
 };
 
-/** Shape of an interleaved image buffer: up to 4 axes, \a components scalars per
- * pixel, the first axis fastest (ITK's layout). Sizes are 64-bit throughout. */
+/** Axes a prefiltered buffer may have: 1-D images to 6-D tables. The per-axis
+ * passes see one axis at a time (AxisLines), so the kernels are the same for any. */
+constexpr int kMaxBufferDimension = 6;
+
+/** Shape of an interleaved image buffer: up to kMaxBufferDimension axes, \a
+ * components scalars per pixel, the first axis fastest (ITK's layout). Sizes are
+ * 64-bit throughout. */
 struct BufferShape
 {
   int          dimension = 1;
-  std::int64_t size[4] = { 1, 1, 1, 1 };
+  std::int64_t size[kMaxBufferDimension] = { 1, 1, 1, 1, 1, 1 };
   int          components = 1;
 
   CIF_HD std::int64_t

@@ -18,7 +18,8 @@ namespace itk
  * starting value truncated at the same tolerance), computed on the GPU with the
  * recursive filter of Ruijters & Thevenaz (2012), one in-place pass per axis.
  *
- * - Images of 1 to 4 dimensions; input scalars uchar, char, short, ushort, int, uint,
+ * - Images of 1 to 6 dimensions (every axis filtered; 5-D and 6-D for the lookup
+ *   tables of CubicBSplineTable); input scalars uchar, char, short, ushort, int, uint,
  *   float, double; output float (computed in float) or double (computed in double).
  * - Multi-component pixels (RGBPixel, Vector, CovariantVector, and VectorImage with
  *   any number of components) are filtered per component in the same pass.
@@ -66,7 +67,7 @@ public:
 
   /** True for the type combinations the GPU and CPU paths of this module handle. */
   static constexpr bool TypesSupported =
-    ImageDimension >= 1 && ImageDimension <= 4 && IsCudaInputScalar<InputComponentType> &&
+    ImageDimension >= 1 && ImageDimension <= cif::kMaxBufferDimension && IsCudaInputScalar<InputComponentType> &&
     IsCudaRealScalar<OutputComponentType> && CudaImageTraits<TInputImage>::Components == Components;
 
   /** Boundary continuation; Mirror (default) matches ITK. */

@@ -55,7 +55,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     {
       itkExceptionMacro("boundary mode " << m_BoundaryMode
                                          << " needs a pixel type this filter handles (float or double output "
-                                            "components, 1 to 4 dimensions); ITK's own filter only mirrors");
+                                            "components, 1 to 6 dimensions); ITK's own filter only mirrors");
     }
     Superclass::GenerateData();
     this->SetLastExecutionPath(ExecutionPath::ITK);

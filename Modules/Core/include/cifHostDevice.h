@@ -4,13 +4,16 @@
 /** \file cifHostDevice.h
  * CIF_HD marks functions compiled for both the host and the device. The CPU path
  * and the CUDA kernels call the very same math, so CI (which has no GPU) tests the
- * arithmetic that the GPU runs. */
+ * arithmetic that the GPU runs. CIF_NO_UNROLL keeps a loop rolled on the device
+ * (nvcc unrolls short constant-trip loops by itself) where its body is large. */
 #if defined(__CUDACC__)
 #  define CIF_HD __host__ __device__ __forceinline__
 #  define CIF_UNROLL _Pragma("unroll")
+#  define CIF_NO_UNROLL _Pragma("unroll 1")
 #else
 #  define CIF_HD inline
 #  define CIF_UNROLL
+#  define CIF_NO_UNROLL
 #endif
 
 #endif

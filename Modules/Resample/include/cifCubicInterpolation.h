@@ -15,12 +15,14 @@
  * at \a start); sums are in double. */
 namespace cif
 {
-/** The buffered grid of the coefficients: up to kMaxDimension axes. */
+/** The buffered grid of the coefficients: up to kMaxGridDimension axes (unused
+ * axes one sample at index 0). */
 struct CoefficientGrid
 {
-  std::int64_t size[kMaxDimension] = { 1, 1, 1, 1 };
-  std::int64_t start[kMaxDimension] = { 0, 0, 0, 0 };
+  std::int64_t size[kMaxGridDimension] = { 1, 1, 1, 1, 1, 1 };
+  std::int64_t start[kMaxGridDimension] = { 0, 0, 0, 0, 0, 0 };
 };
+static_assert(kMaxGridDimension == 6, "CoefficientGrid's initializers list 6 axes");
 
 /** ITK's support start: floor((float) x) - 1 (ITK casts the continuous index to
  * float first, which decides the support of points within float rounding of an
@@ -135,27 +137,38 @@ InsideBuffer(const double x[], const CoefficientGrid & grid)
 CIF_HD bool
 Indexable32(const CoefficientGrid & grid)
 {
-  return grid.size[0] * grid.size[1] * grid.size[2] * grid.size[3] < 0x7FFFFFFFll;
+  std::int64_t count = 1;
+  for (int a = 0; a < kMaxGridDimension; ++a)
+  {
+    count *= grid.size[a];
+  }
+  return count < 0x7FFFFFFFll;
 }
 
-/** Support and weights of one evaluation: per axis the first support index and the
- * 4 value (and derivative) weights, in the accumulation type Acc. */
-template <typename Acc>
+/** Axes a support of D-dimensional evaluation carries: at least kMaxDimension, since
+ * the 1-D to 4-D sums read the unit weights of the axes past D. */
+template <int D>
+constexpr int kSupportAxes = D > kMaxDimension ? D : kMaxDimension;
+
+/** Support and weights of one evaluation: per axis (N of them) the first support
+ * index and the 4 value (and derivative) weights, in the accumulation type Acc. */
+template <typename Acc, int N = kMaxDimension>
 struct CubicSupport
 {
-  std::int64_t first[kMaxDimension] = { 0, 0, 0, 0 };
-  Acc          w[kMaxDimension][4];
-  Acc          d[kMaxDimension][4];
+  std::int64_t first[N] = {};
+  Acc          w[N][4];
+  Acc          d[N][4];
 };
 
 /** The support of x (D axes used, the others a single unit weight), as ITK takes it. */
 template <int D, typename Acc>
-CIF_HD CubicSupport<Acc>
+CIF_HD CubicSupport<Acc, kSupportAxes<D>>
 MakeCubicSupport(const double x[], bool withDerivative)
 {
-  CubicSupport<Acc> support;
+  static_assert(D >= 1 && D <= kMaxGridDimension, "1-D to kMaxGridDimension-D");
+  CubicSupport<Acc, kSupportAxes<D>> support;
   CIF_UNROLL
-  for (int a = 0; a < kMaxDimension; ++a)
+  for (int a = 0; a < kSupportAxes<D>; ++a)
   {
     if (a >= D)
     {
@@ -183,15 +196,17 @@ MakeCubicSupport(const double x[], bool withDerivative)
   return support;
 }
 
-/** The weighted sum over the 4^D support, reading coefficient (kx, ky, kz, kw) at
- * c[offset[0][kx] + offset[1][ky] + offset[2][kz] + offset[3][kw]] (offsets with
- * strides applied). One order of summation for every caller, so every path gives
- * the same numbers. With \a gradient, the D partial derivatives in index space. */
-template <int D, typename Acc, typename TCoefficient, typename TIndex>
+/** The weighted sum over the 4^D support (D = 1..4), reading coefficient (kx, ky,
+ * kz, kw) at c[offset[0][kx] + offset[1][ky] + offset[2][kz] + offset[3][kw]]
+ * (offsets with strides applied). One order of summation for every caller, so every
+ * path gives the same numbers. With \a gradient, the D partial derivatives in index
+ * space. */
+template <int D, typename Acc, typename TCoefficient, typename TIndex, int N>
 CIF_HD Acc
-CubicWeightedSum(const TCoefficient * __restrict__ c, const TIndex offset[kMaxDimension][4],
-                 const CubicSupport<Acc> & s, double * gradient)
+CubicWeightedSum(const TCoefficient * __restrict__ c, const TIndex offset[][4], const CubicSupport<Acc, N> & s,
+                 double * gradient)
 {
+  static_assert(D >= 1 && D <= kMaxDimension && N >= kMaxDimension, "1-D to 4-D, a support of 4 axes or more");
   constexpr int KY = D > 1 ? 4 : 1;
   constexpr int KZ = D > 2 ? 4 : 1;
   constexpr int KW = D > 3 ? 4 : 1;
@@ -245,6 +260,87 @@ CubicWeightedSum(const TCoefficient * __restrict__ c, const TIndex offset[kMaxDi
   return value;
 }
 
+/** v[k] for a k known only at run time, by selects over the 4 entries: indexing a
+ * register array with a variable would move the array to local memory on the GPU. */
+template <typename T>
+CIF_HD T
+PickOf4(const T v[4], int k)
+{
+  T picked = v[0];
+  CIF_UNROLL
+  for (int j = 1; j < 4; ++j)
+  {
+    picked = k == j ? v[j] : picked;
+  }
+  return picked;
+}
+
+/** The weighted sum over the 4^D support for D = 5 and 6: the 3-D sum of
+ * CubicWeightedSum over axes 0..2, once per support position (k3, k4, k5) of the
+ * axes past the third, each weighted by those axes' weights (for the value and the
+ * gradients of axes 0..2) or by one derivative weight among them (for the gradients
+ * of axes 3..5). The loop over the outer positions (16 or 64) stays rolled around
+ * the 3-D sum's 64 unrolled reads: unrolled, or around the 4-D sum, it held so many
+ * values at once that the kernels spilled registers by kilobytes (ptxas, sm_90), and
+ * it would multiply code and compile time without saving a read. The 1-D to 4-D
+ * sums keep their own order (and numbers). */
+template <int D, typename Acc, typename TCoefficient, typename TIndex, int N>
+CIF_HD Acc
+CubicWeightedSumOuter(const TCoefficient * __restrict__ c, const TIndex offset[][4], const CubicSupport<Acc, N> & s,
+                      double * gradient)
+{
+  static_assert(D > kMaxDimension && D <= 6 && N >= D, "5-D or 6-D");
+  constexpr int outerPositions = D > 5 ? 64 : 16;
+  // The 3-D sum adds offset[3][0] to every row (0 below 4-D): here axis 3 is outer.
+  TIndex inner3[kMaxDimension][4];
+  CIF_UNROLL
+  for (int k = 0; k < 4; ++k)
+  {
+    inner3[0][k] = offset[0][k];
+    inner3[1][k] = offset[1][k];
+    inner3[2][k] = offset[2][k];
+    inner3[3][k] = 0;
+  }
+  Acc value = 0, g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0;
+  CIF_NO_UNROLL
+  for (int r = 0; r < outerPositions; ++r)
+  {
+    const int k3 = r & 3, k4 = (r >> 2) & 3, k5 = r >> 4;
+    const Acc w3 = PickOf4(s.w[3], k3), w4 = PickOf4(s.w[4], k4);
+    Acc       w5 = 1, d5 = 0;
+    TIndex    shift = PickOf4(offset[3], k3) + PickOf4(offset[4], k4);
+    if constexpr (D > 5)
+    {
+      w5 = PickOf4(s.w[5], k5);
+      d5 = PickOf4(s.d[5], k5);
+      shift += PickOf4(offset[5], k5);
+    }
+    double    inner[3];
+    const Acc partial = CubicWeightedSum<3, Acc>(c + shift, inner3, s, gradient ? inner : nullptr);
+    const Acc w45 = w4 * w5;
+    const Acc outer = w3 * w45;
+    value += outer * partial;
+    if (gradient)
+    {
+      g0 += outer * static_cast<Acc>(inner[0]);
+      g1 += outer * static_cast<Acc>(inner[1]);
+      g2 += outer * static_cast<Acc>(inner[2]);
+      g3 += PickOf4(s.d[3], k3) * w45 * partial;
+      g4 += w3 * PickOf4(s.d[4], k4) * w5 * partial;
+      g5 += w3 * w4 * d5 * partial;
+    }
+  }
+  if (gradient)
+  {
+    const Acc g[6] = { g0, g1, g2, g3, g4, g5 };
+    for (int a = 0; a < D; ++a)
+    {
+      gradient[a] = g[a];
+    }
+  }
+  return value;
+}
+
 /** EvaluateCubic with buffer offsets of type TIndex. */
 template <int D, typename TIndex, typename TCoefficient>
 CIF_HD double
@@ -252,13 +348,19 @@ EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid 
                      double * gradient)
 {
   using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
-  const CubicSupport<Acc> support = MakeCubicSupport<D, Acc>(x, gradient != nullptr);
-  const TIndex            stride[kMaxDimension] = { 1, static_cast<TIndex>(grid.size[0]),
-                                                    static_cast<TIndex>(grid.size[0] * grid.size[1]),
-                                                    static_cast<TIndex>(grid.size[0] * grid.size[1] * grid.size[2]) };
-  TIndex                  offset[kMaxDimension][4];
+  constexpr int                N = kSupportAxes<D>;
+  const CubicSupport<Acc, N>   support = MakeCubicSupport<D, Acc>(x, gradient != nullptr);
+  TIndex                       stride[N];
+  std::int64_t                 step = 1;
   CIF_UNROLL
-  for (int a = 0; a < kMaxDimension; ++a)
+  for (int a = 0; a < N; ++a)
+  {
+    stride[a] = static_cast<TIndex>(step);
+    step *= grid.size[a];
+  }
+  TIndex offset[N][4];
+  CIF_UNROLL
+  for (int a = 0; a < N; ++a)
   {
     const std::int64_t first = support.first[a] - grid.start[a];
     if (a >= D)
@@ -286,18 +388,20 @@ EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid 
       }
     }
   }
-  return CubicWeightedSum<D, Acc>(c, offset, support, gradient);
+  if constexpr (D > kMaxDimension)
+  {
+    return CubicWeightedSumOuter<D, Acc>(c, offset, support, gradient);
+  }
+  else
+  {
+    return CubicWeightedSum<D, Acc>(c, offset, support, gradient);
+  }
 }
 
-/** The spline's value alone at continuous index \a x, for buffers of fewer than 2^31
- * samples, with the same terms in the same order as EvaluateCubic (so the same
- * numbers). Where the support lies inside the buffer (every voxel but a border
- * layer) the 4 samples of each row along axis 0 are contiguous: one address per
- * row, the 4 reads at fixed offsets from it. Reads and their address arithmetic are
- * what the resampling kernels spend their instructions on (64 reads per 3-D voxel). */
+/** EvaluateCubicValue32 for D = 1..4. */
 template <int D, typename TCoefficient>
 CIF_HD double
-EvaluateCubicValue32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[])
+EvaluateCubicValue32Core(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[])
 {
   using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
   const CubicSupport<Acc> s = MakeCubicSupport<D, Acc>(x, false);
@@ -345,8 +449,30 @@ EvaluateCubicValue32(const TCoefficient * __restrict__ c, const CoefficientGrid 
   return value;
 }
 
-/** The spline's value at continuous index \a x (D = 1..4), and with \a gradient its
- * partial derivatives in index space (ITK divides them by the spacing and, for
+/** The spline's value alone at continuous index \a x, for buffers of fewer than 2^31
+ * samples, with the same terms in the same order as EvaluateCubic (so the same
+ * numbers). Where the support lies inside the buffer (every voxel but a border
+ * layer) the 4 samples of each row along axis 0 are contiguous: one address per
+ * row, the 4 reads at fixed offsets from it. Reads and their address arithmetic are
+ * what the resampling kernels spend their instructions on (64 reads per 3-D voxel). */
+template <int D, typename TCoefficient>
+CIF_HD double
+EvaluateCubicValue32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[])
+{
+  if constexpr (D > kMaxDimension)
+  {
+    // 5-D and 6-D: the general sum of CubicWeightedSumOuter (no corner-pointer path
+    // written for them).
+    return EvaluateCubicIndexed<D, std::int32_t>(c, grid, x, nullptr);
+  }
+  else
+  {
+    return EvaluateCubicValue32Core<D>(c, grid, x);
+  }
+}
+
+/** The spline's value at continuous index \a x (D = 1..6), and with \a gradient its
+ * D partial derivatives in index space (ITK divides them by the spacing and, for
  * physical gradients, rotates them by the direction). Support and indices come from
  * x exactly as ITK computes them; weights and the weighted sum run in the
  * coefficients' precision (float coefficients: float, within float rounding of

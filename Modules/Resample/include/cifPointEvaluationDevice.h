@@ -33,21 +33,26 @@ enum class PointOrder
 /** Values at \a count physical points (\a points: D doubles each, device memory)
  * into \a values, and with \a gradients (D doubles per point) the physical
  * gradients, as itk::BSplineInterpolateImageFunction (order 3) Evaluate and
- * EvaluateDerivative through \a frame. Asynchronous on the default stream. */
+ * EvaluateDerivative through \a frame; points outside the grid's extent as \a outside
+ * says (cifOutsideRule.h: by default ITK's mirror). D = 1..6. Asynchronous on the
+ * default stream. */
 template <int D, typename TCoefficient>
 CudaImageFilters_EXPORT void
 EvaluatePhysicalPointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid & grid,
                                const ImageFrame & frame, const double * points, std::int64_t count, double * values,
-                               double * gradients, PointOrder order = PointOrder::AsGiven);
+                               double * gradients, PointOrder order = PointOrder::AsGiven,
+                               const OutsideRule & outside = OutsideRule{});
 
-/** The explicit instantiations, for the CUDA source and its no-CUDA twin alike. */
+/** The explicit instantiations, for the CUDA source and its no-CUDA twin alike:
+ * CIF_FOR_EACH_POINT_DIMENSION(CIF_INSTANTIATE_PHYSICAL_POINTS). */
 #define CIF_INSTANTIATE_PHYSICAL_POINTS(D)                                                                          \
   template void EvaluatePhysicalPointsOnDevice<D, float>(const float *, const CoefficientGrid &, const ImageFrame &, \
                                                          const double *, std::int64_t, double *, double *,        \
-                                                         PointOrder);                                             \
+                                                         PointOrder, const OutsideRule &);                        \
   template void EvaluatePhysicalPointsOnDevice<D, double>(const double *, const CoefficientGrid &,                 \
                                                           const ImageFrame &, const double *, std::int64_t,       \
-                                                          double *, double *, PointOrder);
+                                                          double *, double *, PointOrder, const OutsideRule &);
+#define CIF_FOR_EACH_POINT_DIMENSION(M) M(1) M(2) M(3) M(4) M(5) M(6)
 } // namespace cif
 
 #endif

@@ -30,7 +30,9 @@ namespace itk
  * (index-space derivative divided by the spacing, then rotated by the direction);
  * points outside the image are mirrored back as ITK does; a point with a NaN or
  * infinite coordinate gets a NaN value and gradient (ITK's own indices overflow
- * there). TCoefficient float (default) or double; 2-D to 4-D.
+ * there). TCoefficient float (default) or double; 1-D to 6-D (a 5-D or 6-D
+ * point sums 1024 or 4096 coefficients, so expect those batches to take 4 or 16
+ * times as long as 4-D ones).
  *
  * Evaluate() takes and returns host vectors. EvaluateOnDevice() takes points already
  * in device memory and leaves values and gradients there: a registration metric that
@@ -54,7 +56,7 @@ public:
   using PointType = typename TImage::PointType;
   using GradientType = CovariantVector<double, ImageDimension>;
   using InputComponentType = CudaScalar<typename CudaImageTraits<TImage>::ComponentType>;
-  static_assert(ImageDimension >= 2 && ImageDimension <= 4, "2-D to 4-D images");
+  static_assert(ImageDimension >= 1 && ImageDimension <= cif::kMaxGridDimension, "1-D to 6-D images");
   static_assert(IsCudaRealScalar<TCoefficient>, "coefficients are float or double");
 
   itkSetMacro(UseGPU, bool);

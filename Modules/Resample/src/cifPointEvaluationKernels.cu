@@ -24,7 +24,7 @@ constexpr int kThreads = 256;
 template <int D, typename TCoefficient>
 __global__ void
 EvaluatePhysicalPointsKernel(const TCoefficient * __restrict__ coefficients, CoefficientGrid grid, ImageFrame frame,
-                             const double * __restrict__ points, std::int64_t count,
+                             OutsideRule outside, const double * __restrict__ points, std::int64_t count,
                              const std::int32_t * __restrict__ order, double * __restrict__ values,
                              double * __restrict__ gradients)
 {
@@ -38,7 +38,8 @@ EvaluatePhysicalPointsKernel(const TCoefficient * __restrict__ coefficients, Coe
       point[a] = points[D * i + a];
     }
     double gradient[D];
-    values[s] = EvaluateCubicAtPhysicalPoint<D>(coefficients, grid, frame, point, gradients ? gradient : nullptr);
+    values[s] =
+      EvaluateCubicAtPhysicalPoint<D>(coefficients, grid, frame, point, gradients ? gradient : nullptr, outside);
     if (gradients)
     {
       for (int a = 0; a < D; ++a)
@@ -59,7 +60,7 @@ PointCellKeysKernel(CoefficientGrid grid, ImageFrame frame, const double * __res
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
-    double index[kMaxDimension];
+    double index[ImageFrame::N];
     PhysicalPointToContinuousIndex<D>(frame, points + D * i, index);
     TKey key = 0;
     for (int a = D - 1; a >= 0; --a)
@@ -133,7 +134,8 @@ CellKeyBits(const CoefficientGrid & grid, int dimension)
 template <int D, typename TCoefficient, typename TKey>
 bool
 EvaluateInImageOrder(const TCoefficient * coefficients, const CoefficientGrid & grid, const ImageFrame & frame,
-                     const double * points, std::int32_t count, double * values, double * gradients)
+                     const OutsideRule & outside, const double * points, std::int32_t count, double * values,
+                     double * gradients)
 {
   const unsigned int blocks = GridStrideBlocks(count, kThreads);
   const int          endBit = CellKeyBits(grid, D);
@@ -167,7 +169,7 @@ EvaluateInImageOrder(const TCoefficient * coefficients, const CoefficientGrid & 
   CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.Data(), scratchBytes, keyBuffers, orderBuffers, count, 0,
                                                  endBit));
   EvaluatePhysicalPointsKernel<D, TCoefficient><<<blocks, kThreads>>>(
-    coefficients, grid, frame, points, count, orderBuffers.Current(), sortedValues.As<double>(),
+    coefficients, grid, frame, outside, points, count, orderBuffers.Current(), sortedValues.As<double>(),
     gradients ? sortedGradients.As<double>() : nullptr);
   CIF_CUDA_CHECK_LAUNCH();
   // The keys are done with: their buffer (at least 4 bytes per point) holds the inverse.
@@ -185,7 +187,7 @@ template <int D, typename TCoefficient>
 void
 EvaluatePhysicalPointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid & grid,
                                const ImageFrame & frame, const double * points, std::int64_t count, double * values,
-                               double * gradients, PointOrder order)
+                               double * gradients, PointOrder order, const OutsideRule & outside)
 {
   if (count == 0)
   {
@@ -195,10 +197,10 @@ EvaluatePhysicalPointsOnDevice(const TCoefficient * coefficients, const Coeffici
   {
     const auto n = static_cast<std::int32_t>(count);
     const bool sorted = CellKeyBits(grid, D) <= 32
-                          ? EvaluateInImageOrder<D, TCoefficient, std::uint32_t>(coefficients, grid, frame, points, n,
-                                                                                 values, gradients)
-                          : EvaluateInImageOrder<D, TCoefficient, std::uint64_t>(coefficients, grid, frame, points, n,
-                                                                                 values, gradients);
+                          ? EvaluateInImageOrder<D, TCoefficient, std::uint32_t>(coefficients, grid, frame, outside,
+                                                                                 points, n, values, gradients)
+                          : EvaluateInImageOrder<D, TCoefficient, std::uint64_t>(coefficients, grid, frame, outside,
+                                                                                 points, n, values, gradients);
     if (sorted)
     {
       return;
@@ -206,11 +208,9 @@ EvaluatePhysicalPointsOnDevice(const TCoefficient * coefficients, const Coeffici
     // No room to sort: the same results, with the points visited as given.
   }
   EvaluatePhysicalPointsKernel<D, TCoefficient><<<GridStrideBlocks(count, kThreads), kThreads>>>(
-    coefficients, grid, frame, points, count, nullptr, values, gradients);
+    coefficients, grid, frame, outside, points, count, nullptr, values, gradients);
   CIF_CUDA_CHECK_LAUNCH();
 }
 
-CIF_INSTANTIATE_PHYSICAL_POINTS(2)
-CIF_INSTANTIATE_PHYSICAL_POINTS(3)
-CIF_INSTANTIATE_PHYSICAL_POINTS(4)
+CIF_FOR_EACH_POINT_DIMENSION(CIF_INSTANTIATE_PHYSICAL_POINTS)
 } // namespace cif

@@ -9,12 +9,10 @@ namespace cif
 template <int D, typename TCoefficient>
 void
 EvaluatePhysicalPointsOnDevice(const TCoefficient *, const CoefficientGrid &, const ImageFrame &, const double *,
-                               std::int64_t, double *, double *, PointOrder)
+                               std::int64_t, double *, double *, PointOrder, const OutsideRule &)
 {
   throw CudaError("EvaluatePhysicalPointsOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 
-CIF_INSTANTIATE_PHYSICAL_POINTS(2)
-CIF_INSTANTIATE_PHYSICAL_POINTS(3)
-CIF_INSTANTIATE_PHYSICAL_POINTS(4)
+CIF_FOR_EACH_POINT_DIMENSION(CIF_INSTANTIATE_PHYSICAL_POINTS)
 } // namespace cif
