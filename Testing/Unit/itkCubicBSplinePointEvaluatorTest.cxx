@@ -234,8 +234,8 @@ TEST(PointEvaluatorGPU, SortedPointsMatchITKAndTheGivenOrderBitForBit)
   EXPECT_EQ(differ, 0u) << "points whose value or gradient changed with the order";
 }
 
-/** SortPoints when the device has no room for the sort (about 8 (D + 3) bytes per
- * point): the points are visited as given, with the same results and no error. The
+/** SortPoints when the device has no room for the sort (about 16 bytes per point:
+ * keys and order, twice): the points are visited as given, with the same results and no error. The
  * device memory is first filled but for less than the sort needs. */
 TEST(PointEvaluatorGPU, SortPointsWithoutRoomVisitsThePointsAsGiven)
 {
@@ -248,7 +248,7 @@ TEST(PointEvaluatorGPU, SortPointsWithoutRoomVisitsThePointsAsGiven)
   evaluator->SetInputImage(image);
 
   constexpr std::int64_t count = std::int64_t(1) << 21;
-  constexpr std::size_t  sortBytes = count * 8 * (3 + 3); // 96 MiB
+  constexpr std::size_t  sortBytes = count * 16; // 32 MiB
   std::vector<double>    points(3 * count);
   std::mt19937           rng(seed);
   std::uniform_real_distribution<double> u(0.0, 15.0); // unit spacing, origin 0: indices

@@ -19,10 +19,10 @@ namespace cif
  *   in the image (a metric that samples the fixed image's grid in order).
  * - ImageOrder: the points are first radix-sorted on the device by the image cell
  *   they fall in (CUB), so that neighbouring threads read the same coefficients,
- *   and the results are gathered back into the caller's order. For scattered points
+ *   and each result is written at the caller's position. For scattered points
  *   (random sampling) about twice as fast; for points that already come in image
- *   order it only adds the sort. Needs about 8 (D + 3) bytes of device memory per
- *   point (with gradients); without them (or beyond 2^31 - 1 points) the points are
+ *   order it only adds the sort. Needs about 16 bytes of device memory per point
+ *   (24 where the image has more than 2^32 cells); without them (or beyond 2^31 - 1 points) the points are
  *   visited as given. */
 enum class PointOrder
 {

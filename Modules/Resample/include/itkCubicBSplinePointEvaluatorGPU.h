@@ -67,7 +67,7 @@ public:
    * they fall in, on the device) rather than as given: for scattered points, such
    * as a metric's random samples, about twice as fast; for points that already
    * follow the image (a metric sampling the fixed image's grid) it only adds the
-   * sort. Takes about 8 (D + 3) bytes of device memory per point while it runs
+   * sort. Takes about 16 bytes of device memory per point while it runs
    * (without them, the points are visited as given). Values and gradients are the
    * same, bit for bit, and in the caller's order either way (cif::PointOrder). GPU
    * path only; off by default. */

@@ -19,14 +19,18 @@ namespace
 {
 constexpr int kThreads = 256;
 
-/** The s-th point of the grid stride: point order[s] (or s without an order), its
- * value and gradient written at position s (coalesced either way). */
-template <int D, typename TCoefficient>
-__global__ void
-EvaluatePhysicalPointsKernel(const TCoefficient * __restrict__ coefficients, CoefficientGrid grid, ImageFrame frame,
-                             OutsideRule outside, const double * __restrict__ points, std::int64_t count,
-                             const std::int32_t * __restrict__ order, double * __restrict__ values,
-                             double * __restrict__ gradients)
+/** The s-th point of the grid stride: point i = order[s] (or s without an order),
+ * its value and gradient written at the caller's position i. With an order the
+ * writes scatter; measured on an H100 (64^4 table, 64^4 sorted lookups) that is
+ * 1.2 ms faster than writing in sorted order and gathering back through the inverse
+ * permutation, whose own scattered writes cost 1 ms. WithGradients is a template
+ * argument: without it the gradient code compiles away. */
+template <int D, typename TCoefficient, bool WithGradients>
+__device__ __forceinline__ void
+EvaluatePhysicalPoints(const TCoefficient * __restrict__ coefficients, const CoefficientGrid & grid,
+                       const ImageFrame & frame, const OutsideRule & outside, const double * __restrict__ points,
+                       std::int64_t count, const std::int32_t * __restrict__ order, double * __restrict__ values,
+                       double * __restrict__ gradients)
 {
   for (std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; s < count;
        s += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
@@ -38,15 +42,92 @@ EvaluatePhysicalPointsKernel(const TCoefficient * __restrict__ coefficients, Coe
       point[a] = points[D * i + a];
     }
     double gradient[D];
-    values[s] =
-      EvaluateCubicAtPhysicalPoint<D>(coefficients, grid, frame, point, gradients ? gradient : nullptr, outside);
-    if (gradients)
+    values[i] =
+      EvaluateCubicAtPhysicalPoint<D>(coefficients, grid, frame, point, WithGradients ? gradient : nullptr, outside);
+    if constexpr (WithGradients)
     {
       for (int a = 0; a < D; ++a)
       {
-        gradients[D * s + a] = gradient[a];
+        gradients[D * i + a] = gradient[a];
       }
     }
+  }
+}
+
+template <int D, typename TCoefficient, bool WithGradients>
+__global__ void
+EvaluatePhysicalPointsKernel(const TCoefficient * __restrict__ coefficients, CoefficientGrid grid, ImageFrame frame,
+                             OutsideRule outside, const double * __restrict__ points, std::int64_t count,
+                             const std::int32_t * __restrict__ order, double * __restrict__ values,
+                             double * __restrict__ gradients)
+{
+  EvaluatePhysicalPoints<D, TCoefficient, WithGradients>(coefficients, grid, frame, outside, points, count, order,
+                                                         values, gradients);
+}
+
+/** The same, held to 128 registers (two blocks of kThreads per SM), for points
+ * visited in image order: the 4-D to 6-D sums, which ptxas otherwise gives 142-218
+ * registers (one block per SM), for a few bytes of spill. Measured on an H100 with
+ * sorted points: 64^4 values 5.6 -> 4.5 ms, 32^5 7.2 -> 5.3 ms, 16^6 2.9 -> 2.6 ms;
+ * with points as given (scattered gathers) it was slower (32^5: 57.5 -> 66.6 ms), so
+ * those keep the unbounded kernel. */
+template <int D, typename TCoefficient, bool WithGradients>
+__global__ void __launch_bounds__(kThreads, 2)
+EvaluatePhysicalPointsKernelTwoBlocks(const TCoefficient * __restrict__ coefficients, CoefficientGrid grid,
+                                      ImageFrame frame, OutsideRule outside, const double * __restrict__ points,
+                                      std::int64_t count, const std::int32_t * __restrict__ order,
+                                      double * __restrict__ values, double * __restrict__ gradients)
+{
+  EvaluatePhysicalPoints<D, TCoefficient, WithGradients>(coefficients, grid, frame, outside, points, count, order,
+                                                         values, gradients);
+}
+
+/** Where the two-block kernel serves sorted points: where 128 registers cost at most
+ * a few bytes of spill (ptxas, sm_90: 4-D float with or without gradients, 4-D double
+ * values, 5-D and 6-D float values; hundreds of bytes in the other 4-D to 6-D cases). */
+template <int D, typename TCoefficient, bool WithGradients>
+constexpr bool kTwoBlocksPerSM = (D == 4 && (sizeof(TCoefficient) == 4 || !WithGradients)) ||
+                                 (D > 4 && sizeof(TCoefficient) == 4 && !WithGradients);
+
+template <int D, typename TCoefficient, bool WithGradients>
+void
+LaunchEvaluationKernel(const TCoefficient * coefficients, const CoefficientGrid & grid, const ImageFrame & frame,
+                       const OutsideRule & outside, const double * points, std::int64_t count,
+                       const std::int32_t * order, double * values, double * gradients)
+{
+  const unsigned int blocks = GridStrideBlocks(count, kThreads);
+  if constexpr (kTwoBlocksPerSM<D, TCoefficient, WithGradients>)
+  {
+    if (order)
+    {
+      EvaluatePhysicalPointsKernelTwoBlocks<D, TCoefficient, WithGradients>
+        <<<blocks, kThreads>>>(coefficients, grid, frame, outside, points, count, order, values, gradients);
+      CIF_CUDA_CHECK_LAUNCH();
+      return;
+    }
+  }
+  EvaluatePhysicalPointsKernel<D, TCoefficient, WithGradients>
+    <<<blocks, kThreads>>>(coefficients, grid, frame, outside, points, count, order, values, gradients);
+  CIF_CUDA_CHECK_LAUNCH();
+}
+
+/** Points \a order[s] for s in [0, count) (every point, in that order; or as given
+ * without an order): values, and gradients where \a gradients is not null. */
+template <int D, typename TCoefficient>
+void
+LaunchEvaluation(const TCoefficient * coefficients, const CoefficientGrid & grid, const ImageFrame & frame,
+                 const OutsideRule & outside, const double * points, std::int64_t count, const std::int32_t * order,
+                 double * values, double * gradients)
+{
+  if (gradients)
+  {
+    LaunchEvaluationKernel<D, TCoefficient, true>(coefficients, grid, frame, outside, points, count, order, values,
+                                                  gradients);
+  }
+  else
+  {
+    LaunchEvaluationKernel<D, TCoefficient, false>(coefficients, grid, frame, outside, points, count, order, values,
+                                                   nullptr);
   }
 }
 
@@ -75,41 +156,6 @@ PointCellKeysKernel(CoefficientGrid grid, ImageFrame frame, const double * __res
   }
 }
 
-/** inverse[order[s]] = s. */
-__global__ void
-InversePermutationKernel(std::int32_t count, const std::int32_t * __restrict__ order, std::int32_t * __restrict__ inverse)
-{
-  for (std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; s < count;
-       s += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-  {
-    inverse[order[s]] = static_cast<std::int32_t>(s);
-  }
-}
-
-/** The results back in the caller's order: point i's from sorted position
- * inverse[i]. Gathering (scattered reads, coalesced writes) rather than scattering
- * the sorted results: scattered 8- and 24-byte writes cost 3x more on the H100. */
-template <int D>
-__global__ void
-GatherResultsKernel(std::int32_t count, const std::int32_t * __restrict__ inverse,
-                    const double * __restrict__ sortedValues, const double * __restrict__ sortedGradients,
-                    double * __restrict__ values, double * __restrict__ gradients)
-{
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-  {
-    const std::int64_t s = inverse[i];
-    values[i] = sortedValues[s];
-    if (gradients)
-    {
-      for (int a = 0; a < D; ++a)
-      {
-        gradients[D * i + a] = sortedGradients[D * s + a];
-      }
-    }
-  }
-}
-
 /** Bits that hold every cell offset of \a grid (the radix sort's end bit). */
 int
 CellKeyBits(const CoefficientGrid & grid, int dimension)
@@ -127,10 +173,10 @@ CellKeyBits(const CoefficientGrid & grid, int dimension)
   return bits;
 }
 
-/** PointOrder::ImageOrder: cell keys, a radix sort of (key, point) pairs, the
- * evaluation in sorted order into sorted results, then the results gathered back
- * into the caller's order. Returns false, having launched nothing, when the device
- * memory for it (about 8 (D + 3) bytes per point with gradients) cannot be had. */
+/** PointOrder::ImageOrder: cell keys, a radix sort of (key, point index) pairs, the
+ * evaluation in sorted order, each result written at the caller's position. Returns
+ * false, having launched nothing, when the device memory for it (keys and indices,
+ * twice: 16 bytes per point, 24 with 64-bit keys) cannot be had. */
 template <int D, typename TCoefficient, typename TKey>
 bool
 EvaluateInImageOrder(const TCoefficient * coefficients, const CoefficientGrid & grid, const ImageFrame & frame,
@@ -146,7 +192,7 @@ EvaluateInImageOrder(const TCoefficient * coefficients, const CoefficientGrid & 
     CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, scratchBytes, noKeys, noOrder, count, 0, endBit));
   }
   const std::size_t n = static_cast<std::size_t>(count);
-  DeviceBuffer      keys, sortedKeys, identity, sortedOrder, scratch, sortedValues, sortedGradients;
+  DeviceBuffer      keys, sortedKeys, identity, sortedOrder, scratch;
   try
   {
     keys.Allocate(n * sizeof(TKey));
@@ -154,8 +200,6 @@ EvaluateInImageOrder(const TCoefficient * coefficients, const CoefficientGrid & 
     identity.Allocate(n * sizeof(std::int32_t));
     sortedOrder.Allocate(n * sizeof(std::int32_t));
     scratch.Allocate(scratchBytes);
-    sortedValues.Allocate(n * sizeof(double));
-    sortedGradients.Allocate(gradients ? n * D * sizeof(double) : 0);
   }
   catch (const CudaOutOfMemory &)
   {
@@ -168,17 +212,7 @@ EvaluateInImageOrder(const TCoefficient * coefficients, const CoefficientGrid & 
   cub::DoubleBuffer<std::int32_t> orderBuffers(identity.As<std::int32_t>(), sortedOrder.As<std::int32_t>());
   CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.Data(), scratchBytes, keyBuffers, orderBuffers, count, 0,
                                                  endBit));
-  EvaluatePhysicalPointsKernel<D, TCoefficient><<<blocks, kThreads>>>(
-    coefficients, grid, frame, outside, points, count, orderBuffers.Current(), sortedValues.As<double>(),
-    gradients ? sortedGradients.As<double>() : nullptr);
-  CIF_CUDA_CHECK_LAUNCH();
-  // The keys are done with: their buffer (at least 4 bytes per point) holds the inverse.
-  auto * inverse = reinterpret_cast<std::int32_t *>(keyBuffers.Current());
-  InversePermutationKernel<<<blocks, kThreads>>>(count, orderBuffers.Current(), inverse);
-  CIF_CUDA_CHECK_LAUNCH();
-  GatherResultsKernel<D><<<blocks, kThreads>>>(count, inverse, sortedValues.As<const double>(),
-                                               sortedGradients.As<const double>(), values, gradients);
-  CIF_CUDA_CHECK_LAUNCH();
+  LaunchEvaluation<D>(coefficients, grid, frame, outside, points, count, orderBuffers.Current(), values, gradients);
   return true; // the buffers go back to the pool in stream order, after the kernels
 }
 } // namespace
@@ -207,9 +241,7 @@ EvaluatePhysicalPointsOnDevice(const TCoefficient * coefficients, const Coeffici
     }
     // No room to sort: the same results, with the points visited as given.
   }
-  EvaluatePhysicalPointsKernel<D, TCoefficient><<<GridStrideBlocks(count, kThreads), kThreads>>>(
-    coefficients, grid, frame, outside, points, count, nullptr, values, gradients);
-  CIF_CUDA_CHECK_LAUNCH();
+  LaunchEvaluation<D>(coefficients, grid, frame, outside, points, count, nullptr, values, gradients);
 }
 
 CIF_FOR_EACH_POINT_DIMENSION(CIF_INSTANTIATE_PHYSICAL_POINTS)
