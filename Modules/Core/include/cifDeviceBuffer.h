@@ -28,8 +28,11 @@ struct CudaImageFilters_EXPORT TransferCounters
  * Owns one block of device memory (RAII, move-only). Every CUDA call is checked and
  * becomes CudaError; the memory is released in the destructor, on every path. The
  * memory comes from the library's stream-ordered pool (cifDeviceMemoryPool.h):
- * release is ordered after the work already queued on the default stream, and the
- * next allocation of the same size reuses it. */
+ * release is ordered after the work the calling thread already queued on its default
+ * stream, and the next allocation of the same size reuses it. Upload and Download of
+ * large pageable host buffers go through the pinned staging rings
+ * (cifPinnedStaging.h); both are ordered after the calling thread's queued work and
+ * return when the data has arrived. */
 class CudaImageFilters_EXPORT DeviceBuffer
 {
 public:

@@ -1,5 +1,6 @@
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
+#include "cifPinnedStaging.h"
 
 #include <cstdio>
 #include <mutex>
@@ -222,7 +223,7 @@ DeviceBuffer::Download(void * host, std::size_t bytes) const
     throw CudaError("DeviceBuffer::Download: " + std::to_string(bytes) + " bytes from a buffer of " +
                     std::to_string(m_Bytes));
   }
-  CIF_CUDA_CHECK(cudaMemcpy(host, m_Allocation.pointer, bytes, cudaMemcpyDeviceToHost));
+  detail::StagedCopyToHost(host, m_Allocation.pointer, bytes);
   ++g_Downloads;
   g_DownloadedBytes += bytes;
 }
@@ -230,7 +231,7 @@ DeviceBuffer::Download(void * host, std::size_t bytes) const
 void
 CopyHostToDevice(void * device, const void * host, std::size_t bytes)
 {
-  CIF_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  detail::StagedCopyToDevice(device, host, bytes);
   ++g_Uploads;
   g_UploadedBytes += bytes;
 }
