@@ -84,7 +84,7 @@ private:
 };
 
 /** \class DeviceTimer
- * CUDA-event timer on the default stream (for benchmarks): Start(), Stop() returns
+ * CUDA-event timer on the calling thread's default stream (for benchmarks): Start(), Stop() returns
  * the elapsed milliseconds of the device work queued in between. */
 class CudaImageFilters_EXPORT DeviceTimer
 {
@@ -108,7 +108,8 @@ private:
 CudaImageFilters_EXPORT void
 CopyHostToDevice(void * device, const void * host, std::size_t bytes);
 
-/** Device -> device copy of \a bytes (a benchmark's bandwidth reference too). */
+/** Device -> device copy of \a bytes, queued on the calling thread's default stream
+ * (a benchmark's bandwidth reference too). */
 CudaImageFilters_EXPORT void
 CopyDeviceToDevice(void * destination, const void * source, std::size_t bytes);
 

@@ -105,7 +105,8 @@ SelectDevice(int index)
 void
 Synchronize()
 {
-  CIF_CUDA_CHECK(cudaDeviceSynchronize());
+  // The calling thread's stream only: a pipeline in another host thread goes on.
+  CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
 }
 
 void
@@ -239,7 +240,7 @@ CopyHostToDevice(void * device, const void * host, std::size_t bytes)
 void
 CopyDeviceToDevice(void * destination, const void * source, std::size_t bytes)
 {
-  CIF_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, 0));
+  CIF_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, cudaStreamPerThread));
 }
 
 // ----------------------------------------------------------------- DeviceTimer
@@ -267,13 +268,13 @@ DeviceTimer::~DeviceTimer()
 void
 DeviceTimer::Start()
 {
-  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Start), 0));
+  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Start), cudaStreamPerThread));
 }
 
 double
 DeviceTimer::StopMilliseconds()
 {
-  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Stop), 0));
+  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Stop), cudaStreamPerThread));
   CIF_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(m_Stop)));
   float ms = 0.f;
   CIF_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(m_Start), static_cast<cudaEvent_t>(m_Stop)));
