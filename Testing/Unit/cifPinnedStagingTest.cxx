@@ -12,22 +12,7 @@
 
 namespace
 {
-/** Restores the staging settings of the process when the test ends. */
-class ScopedStagingSettings
-{
-public:
-  explicit ScopedStagingSettings(const cif::PinnedStagingSettings & settings)
-  {
-    cif::SetPinnedStagingSettings(settings);
-  }
-  ~ScopedStagingSettings() { cif::SetPinnedStagingSettings(m_Saved); }
-  ScopedStagingSettings(const ScopedStagingSettings &) = delete;
-  ScopedStagingSettings &
-  operator=(const ScopedStagingSettings &) = delete;
-
-private:
-  cif::PinnedStagingSettings m_Saved = cif::GetPinnedStagingSettings();
-};
+using cif_test::ScopedStagingSettings;
 
 std::vector<unsigned char>
 RandomBytes(std::size_t count, std::uint32_t seed)
