@@ -28,7 +28,8 @@
 namespace cif
 {
 
-/** The staging knobs. Defaults (see cifPinnedStaging.cu for why) can be overridden
+/** The staging knobs. Defaults (see cifPinnedStaging.cu for why; not yet measured on
+ * a device) can be overridden
  * by the environment, read once: CIF_STAGING_CHUNK_KIB, CIF_STAGING_THREADS,
  * CIF_STAGING_RINGS, CIF_STAGING_DIRECT_BELOW_KIB; CIF_STAGING_THREADS=0 turns staging
  * off (every copy direct, the behaviour before staging). */
@@ -60,8 +61,9 @@ SetPinnedStagingSettings(const PinnedStagingSettings & settings);
 CudaImageFilters_EXPORT std::size_t
 GetPinnedStagingBytes();
 
-/** Frees the rings that no copy is using (their pinned memory and threads); the next
- * large copy makes a ring again. Nothing to do without CUDA. */
+/** Frees the rings (their pinned memory and threads): idle ones at once, busy ones
+ * when their copy ends; the next large copy makes a ring again. Nothing to do
+ * without CUDA. */
 CudaImageFilters_EXPORT void
 ReleasePinnedStagingMemory();
 

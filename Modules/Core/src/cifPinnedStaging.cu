@@ -57,7 +57,7 @@ class Ring
 public:
   Ring(int device, const PinnedStagingSettings & settings, std::uint64_t generation)
     : m_Device(device)
-    , m_Settings(settings)
+    , m_Settings(AtLeastOneThread(settings))
     , m_Generation(generation)
   {
     try
@@ -104,10 +104,21 @@ public:
     return m_Generation;
   }
 
-  /** Runs \a job with the ring's threads; returns when the data has arrived. */
+  /** Copies \a bytes in \a direction with the ring's threads, in chunks of the ring's
+   * own settings (not the process's, which may have changed since it was made);
+   * returns when the data has arrived. */
   void
-  Copy(const Job & job)
+  Copy(Direction direction, char * device, char * host, std::size_t bytes)
   {
+    Job job;
+    job.direction = direction;
+    job.device = device;
+    job.host = host;
+    job.bytes = bytes;
+    job.chunkBytes = m_Settings.chunkBytes;
+    job.chunks = static_cast<std::int64_t>((bytes + job.chunkBytes - 1) / job.chunkBytes);
+    job.participants = static_cast<int>(std::min<std::int64_t>(m_Settings.threads, job.chunks));
+
     // The copy stream first waits for what the calling thread queued before: the
     // kernels writing the source of a download, earlier users of an upload's
     // destination, the stream-ordered allocation of the device buffer itself.
@@ -141,6 +152,16 @@ public:
   }
 
 private:
+  /** Staging may have been turned off (threads 0) after the copy asking for this
+   * ring decided to stage: it still gets a ring that works. */
+  static PinnedStagingSettings
+  AtLeastOneThread(PinnedStagingSettings settings)
+  {
+    settings.threads = std::max(1, settings.threads);
+    settings.chunksPerThread = std::max(1, settings.chunksPerThread);
+    return settings;
+  }
+
   struct Chunk
   {
     void *      pinned = nullptr;
@@ -397,11 +418,12 @@ ThePool()
 {
   static Pool * const pool = [] {
     auto * p = new Pool;
-    // Defaults, measured on an H100 host (Modules/Core/README.md, "Host copies"):
-    // 4 MiB chunks are 80 us on the bus, long enough that the per-chunk calls
-    // (an event wait, a copy and an event record, a few us) vanish, short enough that
-    // the first DMA starts early; 4 threads copy pageable <-> pinned faster than the
-    // bus moves it.
+    // Defaults, reasoned and not yet measured (HostTransferBenchmark --sweep measures
+    // chunk sizes and thread counts; Modules/Core/README.md, "Host copies"): a 4 MiB
+    // chunk is about 80 us on a 50 GB/s bus, long enough that the per-chunk calls (an
+    // event wait, a copy and an event record: a few us) vanish, short enough that the
+    // first DMA starts early; 4 threads of memcpy at 10-15 GB/s each should outrun
+    // the bus without taking a busy host's cores.
     PinnedStagingSettings & s = p->settings;
     s.chunkBytes = static_cast<std::size_t>(std::max(64, EnvironmentInt("CIF_STAGING_CHUNK_KIB", 4096))) << 10;
     s.threads = std::max(0, EnvironmentInt("CIF_STAGING_THREADS", s.threads));
@@ -466,7 +488,7 @@ public:
           {
             --pool.devices[device].made;
           }
-          pool.returned.notify_one();
+          pool.returned.notify_all();
           throw;
         }
         return;
@@ -490,7 +512,8 @@ public:
         stale = std::move(m_Ring);
       }
     }
-    pool.returned.notify_one();
+    // all: a waiter for another device must not swallow the wake-up of one for this
+    pool.returned.notify_all();
     // stale, if any, is freed here, outside the lock
   }
 
@@ -536,20 +559,12 @@ Staged(const void * host, std::size_t bytes, const PinnedStagingSettings & setti
 }
 
 void
-StagedCopy(Direction direction, void * device, void * host, std::size_t bytes, const PinnedStagingSettings & s)
+StagedCopy(Direction direction, void * device, void * host, std::size_t bytes)
 {
-  Job job;
-  job.direction = direction;
-  job.device = static_cast<char *>(device);
-  job.host = static_cast<char *>(host);
-  job.bytes = bytes;
-  job.chunkBytes = s.chunkBytes;
-  job.chunks = static_cast<std::int64_t>((bytes + s.chunkBytes - 1) / s.chunkBytes);
-  job.participants = static_cast<int>(std::min<std::int64_t>(s.threads, job.chunks));
   int current = 0;
   CIF_CUDA_CHECK(cudaGetDevice(&current));
   Lease ring(current);
-  (*ring).Copy(job);
+  (*ring).Copy(direction, static_cast<char *>(device), static_cast<char *>(host), bytes);
 }
 } // namespace
 
@@ -612,7 +627,7 @@ StagedCopyToDevice(void * device, const void * host, std::size_t bytes)
     CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
     return;
   }
-  StagedCopy(Direction::ToDevice, device, const_cast<void *>(host), bytes, settings);
+  StagedCopy(Direction::ToDevice, device, const_cast<void *>(host), bytes);
 }
 
 void
@@ -629,7 +644,7 @@ StagedCopyToHost(void * host, const void * device, std::size_t bytes)
     CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
     return;
   }
-  StagedCopy(Direction::ToHost, const_cast<void *>(device), host, bytes, settings);
+  StagedCopy(Direction::ToHost, const_cast<void *>(device), host, bytes);
 }
 } // namespace detail
 } // namespace cif
