@@ -6,6 +6,7 @@
 #include "cifCLIModuleEntryPoint.h"
 #include "cifCommandLineSupport.h"
 #include "cifDeviceMemoryPool.h"
+#include "cifPinnedStaging.h"
 
 #include <tclap/CmdLine.h>
 
@@ -70,6 +71,9 @@ RunModule(int argc, char * argv[], TWork && work)
   try
   {
     ReleaseCachedDeviceMemory();
+    // The staging rings' pinned memory and copy threads too: the threads must not
+    // outlive the module's shared library in a host that unloads it.
+    ReleasePinnedStagingMemory();
   }
   catch (const std::exception & e)
   {

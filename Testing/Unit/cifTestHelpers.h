@@ -4,6 +4,7 @@
 // Shared pieces of the unit tests: fresh random and smooth test images, error
 // measures, and the skip for machines without a GPU.
 #include "cifCudaRuntime.h"
+#include "cifPinnedStaging.h"
 #include "itkImage.h"
 #include "itkImageRegionIteratorWithIndex.h"
 #include "itkObjectFactoryBase.h"
@@ -159,6 +160,24 @@ public:
 
 private:
   typename TFactory::Pointer m_Factory;
+};
+
+/** Sets the pinned staging settings (cifPinnedStaging.h) for the lifetime of this
+ * object, then restores the process's. */
+class ScopedStagingSettings
+{
+public:
+  explicit ScopedStagingSettings(const cif::PinnedStagingSettings & settings)
+  {
+    cif::SetPinnedStagingSettings(settings);
+  }
+  ~ScopedStagingSettings() { cif::SetPinnedStagingSettings(m_Saved); }
+  ScopedStagingSettings(const ScopedStagingSettings &) = delete;
+  ScopedStagingSettings &
+  operator=(const ScopedStagingSettings &) = delete;
+
+private:
+  cif::PinnedStagingSettings m_Saved = cif::GetPinnedStagingSettings();
 };
 
 inline std::ostream &

@@ -72,7 +72,9 @@ GetDeviceInfo(int index = -1);
 CudaImageFilters_EXPORT void
 SelectDevice(int index);
 
-/** Waits for all work queued on the current device; throws on an asynchronous error. */
+/** Waits for the work the calling thread queued on the current device (its default
+ * stream: the library is compiled with nvcc --default-stream per-thread, so host
+ * threads do not wait for each other); throws on an asynchronous error. */
 CudaImageFilters_EXPORT void
 Synchronize();
 

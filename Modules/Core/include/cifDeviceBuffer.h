@@ -28,8 +28,11 @@ struct CudaImageFilters_EXPORT TransferCounters
  * Owns one block of device memory (RAII, move-only). Every CUDA call is checked and
  * becomes CudaError; the memory is released in the destructor, on every path. The
  * memory comes from the library's stream-ordered pool (cifDeviceMemoryPool.h):
- * release is ordered after the work already queued on the default stream, and the
- * next allocation of the same size reuses it. */
+ * release is ordered after the work the calling thread already queued on its default
+ * stream, and the next allocation of the same size reuses it. Upload and Download of
+ * large pageable host buffers go through the pinned staging rings
+ * (cifPinnedStaging.h); both are ordered after the calling thread's queued work and
+ * return when the data has arrived. */
 class CudaImageFilters_EXPORT DeviceBuffer
 {
 public:
@@ -81,7 +84,7 @@ private:
 };
 
 /** \class DeviceTimer
- * CUDA-event timer on the default stream (for benchmarks): Start(), Stop() returns
+ * CUDA-event timer on the calling thread's default stream (for benchmarks): Start(), Stop() returns
  * the elapsed milliseconds of the device work queued in between. */
 class CudaImageFilters_EXPORT DeviceTimer
 {
@@ -105,7 +108,8 @@ private:
 CudaImageFilters_EXPORT void
 CopyHostToDevice(void * device, const void * host, std::size_t bytes);
 
-/** Device -> device copy of \a bytes (a benchmark's bandwidth reference too). */
+/** Device -> device copy of \a bytes, queued on the calling thread's default stream
+ * (a benchmark's bandwidth reference too). */
 CudaImageFilters_EXPORT void
 CopyDeviceToDevice(void * destination, const void * source, std::size_t bytes);
 

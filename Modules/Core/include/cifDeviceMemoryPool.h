@@ -41,12 +41,13 @@ struct DeviceAllocation
   bool   fromPool = false;
 };
 
-/** Allocates \a bytes on the current device, stream-ordered on the default stream
- * where pools are supported. Returns the CUDA status (as int, to keep CUDA's headers
+/** Allocates \a bytes on the current device, stream-ordered on the calling thread's
+ * default stream where pools are supported. Returns the CUDA status (as int, to keep CUDA's headers
  * out of this one); on failure the allocation's pointer is null. */
 int
 AllocateDeviceMemory(std::size_t bytes, DeviceAllocation & allocation);
-/** Frees an allocation (ordered after the work queued so far on its device). */
+/** Frees an allocation (ordered after the work the calling thread queued so far on
+ * its device). */
 void
 FreeDeviceMemory(const DeviceAllocation & allocation) noexcept;
 } // namespace detail

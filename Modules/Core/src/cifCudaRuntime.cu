@@ -1,5 +1,6 @@
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
+#include "cifPinnedStaging.h"
 
 #include <cstdio>
 #include <mutex>
@@ -104,7 +105,8 @@ SelectDevice(int index)
 void
 Synchronize()
 {
-  CIF_CUDA_CHECK(cudaDeviceSynchronize());
+  // The calling thread's stream only: a pipeline in another host thread goes on.
+  CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
 }
 
 void
@@ -222,7 +224,7 @@ DeviceBuffer::Download(void * host, std::size_t bytes) const
     throw CudaError("DeviceBuffer::Download: " + std::to_string(bytes) + " bytes from a buffer of " +
                     std::to_string(m_Bytes));
   }
-  CIF_CUDA_CHECK(cudaMemcpy(host, m_Allocation.pointer, bytes, cudaMemcpyDeviceToHost));
+  detail::StagedCopyToHost(host, m_Allocation.pointer, bytes);
   ++g_Downloads;
   g_DownloadedBytes += bytes;
 }
@@ -230,7 +232,7 @@ DeviceBuffer::Download(void * host, std::size_t bytes) const
 void
 CopyHostToDevice(void * device, const void * host, std::size_t bytes)
 {
-  CIF_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  detail::StagedCopyToDevice(device, host, bytes);
   ++g_Uploads;
   g_UploadedBytes += bytes;
 }
@@ -238,7 +240,7 @@ CopyHostToDevice(void * device, const void * host, std::size_t bytes)
 void
 CopyDeviceToDevice(void * destination, const void * source, std::size_t bytes)
 {
-  CIF_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, 0));
+  CIF_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, cudaStreamPerThread));
 }
 
 // ----------------------------------------------------------------- DeviceTimer
@@ -266,13 +268,13 @@ DeviceTimer::~DeviceTimer()
 void
 DeviceTimer::Start()
 {
-  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Start), 0));
+  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Start), cudaStreamPerThread));
 }
 
 double
 DeviceTimer::StopMilliseconds()
 {
-  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Stop), 0));
+  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Stop), cudaStreamPerThread));
   CIF_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(m_Stop)));
   float ms = 0.f;
   CIF_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(m_Start), static_cast<cudaEvent_t>(m_Stop)));

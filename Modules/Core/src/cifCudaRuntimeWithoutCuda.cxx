@@ -1,6 +1,7 @@
 // The GPU runtime layer of a build without the CUDA toolkit: the same functions,
 // reporting that no device exists, so that every filter takes its CPU path.
 #include "cifDeviceBuffer.h"
+#include "cifPinnedStaging.h"
 
 #include <cstdio>
 
@@ -67,6 +68,23 @@ GetCachedDeviceMemoryBytes()
 }
 void
 ReleaseCachedDeviceMemory()
+{}
+
+PinnedStagingSettings
+GetPinnedStagingSettings()
+{
+  return {};
+}
+void
+SetPinnedStagingSettings(const PinnedStagingSettings &)
+{}
+std::size_t
+GetPinnedStagingBytes()
+{
+  return 0;
+}
+void
+ReleasePinnedStagingMemory()
 {}
 
 TransferCounters

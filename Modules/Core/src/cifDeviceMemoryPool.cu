@@ -136,14 +136,14 @@ AllocateDeviceMemory(std::size_t bytes, DeviceAllocation & allocation)
     return status;
   }
   allocation.fromPool = true;
-  cudaError_t status = cudaMallocFromPoolAsync(&allocation.pointer, bytes, pool, 0);
+  cudaError_t status = cudaMallocFromPoolAsync(&allocation.pointer, bytes, pool, cudaStreamPerThread);
   if (status == cudaErrorMemoryAllocation)
   {
     // Memory this library cached may be what is missing (or it is fragmented):
     // give it back and try once more.
     cudaGetLastError();
     Trim(pool);
-    status = cudaMallocFromPoolAsync(&allocation.pointer, bytes, pool, 0);
+    status = cudaMallocFromPoolAsync(&allocation.pointer, bytes, pool, cudaStreamPerThread);
   }
   if (status != cudaSuccess)
   {
@@ -165,15 +165,17 @@ FreeDeviceMemory(const DeviceAllocation & allocation) noexcept
     cudaFree(allocation.pointer);
     return;
   }
-  // Stream-ordered: the memory returns to the pool once the work queued so far on the
-  // allocating device's default stream has used it.
+  // Stream-ordered: the memory returns to the pool once the work the calling thread
+  // queued so far on its default stream of the allocating device has used it. Work of
+  // another thread is not waited for: every filter drains its thread's stream before
+  // it returns (cif::Synchronize), so a buffer changing hands between threads is idle.
   int current = allocation.device;
   cudaGetDevice(&current);
   if (current != allocation.device)
   {
     cudaSetDevice(allocation.device);
   }
-  if (cudaFreeAsync(allocation.pointer, 0) != cudaSuccess)
+  if (cudaFreeAsync(allocation.pointer, cudaStreamPerThread) != cudaSuccess)
   {
     cudaGetLastError(); // not left for the next launch check to misreport
   }

@@ -1,0 +1,89 @@
+// HostTransferBenchmark's bus floor (cifBusFloor.h): cudaMemcpy from and to pinned
+// and pageable host memory, with nothing of the library in between.
+#include "cifBusFloor.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace cif_bench
+{
+namespace
+{
+bool
+Check(cudaError_t status, const char * what)
+{
+  if (status != cudaSuccess)
+  {
+    std::fprintf(stderr, "cifBusFloor: %s: %s\n", what, cudaGetErrorString(status));
+    return false;
+  }
+  return true;
+}
+
+template <typename F>
+double
+MedianWallMs(int repeat, F && f)
+{
+  std::vector<double> t;
+  f(); // warm-up
+  for (int r = 0; r < repeat; ++r)
+  {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+}
+} // namespace
+
+BusTimes
+MeasureBus(std::size_t bytes, int repeat)
+{
+  BusTimes times;
+  void *   device = nullptr;
+  void *   pinned = nullptr;
+  if (!Check(cudaMalloc(&device, bytes), "cudaMalloc") || !Check(cudaMallocHost(&pinned, bytes), "cudaMallocHost"))
+  {
+    cudaFree(device);
+    return times;
+  }
+  std::vector<unsigned char> pageable(bytes, 1); // touched: resident pages
+  std::memset(pinned, 2, bytes);
+  bool ok = true;
+  const auto copy = [&](void * to, const void * from, cudaMemcpyKind kind) {
+    ok = Check(cudaMemcpy(to, from, bytes, kind), "cudaMemcpy") && ok;
+  };
+  times.pinnedUpMs = MedianWallMs(repeat, [&] { copy(device, pinned, cudaMemcpyHostToDevice); });
+  times.pinnedDownMs = MedianWallMs(repeat, [&] { copy(pinned, device, cudaMemcpyDeviceToHost); });
+  times.pageableUpMs = MedianWallMs(repeat, [&] { copy(device, pageable.data(), cudaMemcpyHostToDevice); });
+  times.pageableDownMs = MedianWallMs(repeat, [&] { copy(pageable.data(), device, cudaMemcpyDeviceToHost); });
+  pageable = {};
+  // new[] of unsigned char leaves the pages untouched, as in an image buffer ITK has
+  // just allocated for a filter's output (its first Update). Allocation and release
+  // are not timed.
+  std::vector<double> fresh;
+  for (int r = 0; r < repeat; ++r)
+  {
+    const std::unique_ptr<unsigned char[]> buffer(new unsigned char[bytes]);
+    const auto                             start = std::chrono::steady_clock::now();
+    copy(buffer.get(), device, cudaMemcpyDeviceToHost);
+    fresh.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(fresh.begin(), fresh.end());
+  times.pageableDownFreshMs = fresh[fresh.size() / 2];
+  cudaFreeHost(pinned);
+  cudaFree(device);
+  if (!ok)
+  {
+    return BusTimes{};
+  }
+  return times;
+}
+} // namespace cif_bench
