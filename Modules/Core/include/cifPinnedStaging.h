@@ -28,17 +28,18 @@
 namespace cif
 {
 
-/** The staging knobs. Defaults (see cifPinnedStaging.cu for why; not yet measured on
- * a device) can be overridden
- * by the environment, read once: CIF_STAGING_CHUNK_KIB, CIF_STAGING_THREADS,
+/** The staging knobs. Defaults (measured: see cifPinnedStaging.cu): 2 MiB chunks,
+ * min(8, half the host's cores) threads, 4 rings, direct below 1 MiB; overridden by
+ * the environment, read once: CIF_STAGING_CHUNK_KIB, CIF_STAGING_THREADS,
  * CIF_STAGING_RINGS, CIF_STAGING_DIRECT_BELOW_KIB; CIF_STAGING_THREADS=0 turns staging
  * off (every copy direct, the behaviour before staging). */
 struct PinnedStagingSettings
 {
   /** Bytes of one pinned chunk. */
-  std::size_t chunkBytes = 4u << 20;
+  std::size_t chunkBytes = 2u << 20;
   /** Host threads copying into/out of chunks for one transfer (the calling thread is
-   * one of them); 0 turns staging off. */
+   * one of them); 0 turns staging off. (The pool's default is min(8, half the
+   * host's cores).) */
   int threads = 4;
   /** Chunks per thread: 2 lets a thread fill one while the other is on the bus. */
   int chunksPerThread = 2;

@@ -418,15 +418,16 @@ ThePool()
 {
   static Pool * const pool = [] {
     auto * p = new Pool;
-    // Defaults, reasoned and not yet measured (HostTransferBenchmark --sweep measures
-    // chunk sizes and thread counts; Modules/Core/README.md, "Host copies"): a 4 MiB
-    // chunk is about 80 us on a 50 GB/s bus, long enough that the per-chunk calls (an
-    // event wait, a copy and an event record: a few us) vanish, short enough that the
-    // first DMA starts early; 4 threads of memcpy at 10-15 GB/s each should outrun
-    // the bus without taking a busy host's cores.
+    // Defaults measured (HostTransferBenchmark --sweep, H100 host with 16 cores,
+    // 2026-11-24; Modules/Core/README.md, "Host copies"): 2 MiB chunks and 8 threads
+    // gave 512 MiB in 12.7 ms up and 14.1 ms down (1.30x and 1.45x the pinned copies),
+    // against 19.4 / 22.2 ms with 4 MiB and 4 threads; larger chunks were slower at
+    // every thread count. The threads are capped at half the host's cores, so that a
+    // small host is not taken over.
     PinnedStagingSettings & s = p->settings;
-    s.chunkBytes = static_cast<std::size_t>(std::max(64, EnvironmentInt("CIF_STAGING_CHUNK_KIB", 4096))) << 10;
-    s.threads = std::max(0, EnvironmentInt("CIF_STAGING_THREADS", s.threads));
+    const int halfTheCores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()) / 2);
+    s.chunkBytes = static_cast<std::size_t>(std::max(64, EnvironmentInt("CIF_STAGING_CHUNK_KIB", 2048))) << 10;
+    s.threads = std::max(0, EnvironmentInt("CIF_STAGING_THREADS", std::min(8, halfTheCores)));
     s.rings = std::max(1, EnvironmentInt("CIF_STAGING_RINGS", s.rings));
     s.directBelowBytes = static_cast<std::size_t>(std::max(0, EnvironmentInt("CIF_STAGING_DIRECT_BELOW_KIB", 1024)))
                          << 10;

@@ -88,10 +88,12 @@ InsideBounds(const ResliceJob & job, const double p[3])
            p[2] < job.bounds[4] || p[2] > job.bounds[5]);
 }
 
-/** The support of one axis: four offsets (in scalars) and four weights; one of each
- * for a single-sample axis. Returns the number of taps. */
+/** The support of one axis: four offsets (in scalars, of type TOffset: 32 bits on the
+ * device where the input has fewer than 2^31 scalars, fewer instructions per tap) and
+ * four weights; one of each for a single-sample axis. Returns the number of taps. */
+template <typename TOffset>
 CIF_HD int
-AxisSupport(const ResliceJob & job, int axis, double x, std::int64_t offset[4], double weight[4])
+AxisSupport(const ResliceJob & job, int axis, double x, TOffset offset[4], double weight[4])
 {
   double    f;
   const int first = FixedFloor(x, f) - 1;
@@ -99,7 +101,8 @@ AxisSupport(const ResliceJob & job, int axis, double x, std::int64_t offset[4], 
   CIF_UNROLL
   for (int l = 0; l < 4; ++l)
   {
-    offset[l] = BorderIndex(first + l, lo, hi, job.border) * job.inputIncrement[axis];
+    offset[l] = static_cast<TOffset>(BorderIndex(first + l, lo, hi, job.border)) *
+                static_cast<TOffset>(job.inputIncrement[axis]);
   }
   if (lo == hi)
   {
@@ -112,15 +115,17 @@ AxisSupport(const ResliceJob & job, int axis, double x, std::int64_t offset[4], 
 
 /** The separable support of one input position: offsets (in scalars) and weights
  * per axis, computed once for all components. */
+template <typename TOffset>
 struct Support
 {
-  std::int64_t offset[3][4];
-  double       weight[3][4];
-  int          taps[3];
+  TOffset offset[3][4];
+  double  weight[3][4];
+  int     taps[3];
 };
 
+template <typename TOffset>
 CIF_HD void
-MakeSupport(const ResliceJob & job, const double p[3], Support & s)
+MakeSupport(const ResliceJob & job, const double p[3], Support<TOffset> & s)
 {
   CIF_UNROLL
   for (int a = 0; a < 3; ++a)
@@ -131,9 +136,9 @@ MakeSupport(const ResliceJob & job, const double p[3], Support & s)
 
 /** One component at the support, in double: over z, then y, the x sum of each row
  * weighted by wz wy (vtkImageBSplineInterpolate::BSpline). */
-template <typename TIn>
+template <typename TIn, typename TOffset>
 CIF_HD double
-InterpolateComponent(const ResliceJob & job, const Support & s, int component)
+InterpolateComponent(const ResliceJob & job, const Support<TOffset> & s, int component)
 {
   const TIn * c = static_cast<const TIn *>(job.input) + component;
   double      sum = 0;
@@ -150,7 +155,7 @@ InterpolateComponent(const ResliceJob & job, const Support & s, int component)
         if (j < s.taps[1])
         {
           const double wzy = Mul(s.weight[2][k], s.weight[1][j]);
-          const TIn *  row = c + s.offset[2][k] + s.offset[1][j];
+          const TIn *  row = c + (s.offset[2][k] + s.offset[1][j]);
           double       line = 0;
           CIF_UNROLL
           for (int i = 0; i < 4; ++i)
@@ -211,16 +216,12 @@ Store(void * output, ScalarKind kind, std::int64_t index, double v)
   }
 }
 
-/** Output voxel number \a voxel of job.outputExtent (x fastest), every component;
- * \a S is job.source. */
-template <typename TIn, PointSource S>
+/** Output voxel (i, j, k) of job.outputExtent, number \a voxel (x fastest), every
+ * component; \a S is job.source, \a TOffset the type of the input offsets. */
+template <typename TIn, PointSource S, typename TOffset = std::int64_t>
 CIF_HD void
-ResliceVoxel(const ResliceJob & job, std::int64_t voxel)
+ResliceVoxelAt(const ResliceJob & job, int i, int j, int k, std::int64_t voxel)
 {
-  const std::int64_t nx = job.OutputSize(0), ny = job.OutputSize(1);
-  const int          i = job.outputExtent[0] + static_cast<int>(voxel % nx);
-  const int          j = job.outputExtent[2] + static_cast<int>((voxel / nx) % ny);
-  const int          k = job.outputExtent[4] + static_cast<int>(voxel / (nx * ny));
   double             p[3];
   InputPosition<S>(job, i, j, k, voxel, p);
   const std::int64_t first = voxel * job.components;
@@ -232,8 +233,8 @@ ResliceVoxel(const ResliceJob & job, std::int64_t voxel)
     }
     return;
   }
-  const bool rescale = job.scalarShift != 0.0 || job.scalarScale != 1.0;
-  Support    support;
+  const bool       rescale = job.scalarShift != 0.0 || job.scalarScale != 1.0;
+  Support<TOffset> support;
   MakeSupport(job, p, support);
   for (int c = 0; c < job.components; ++c)
   {
@@ -244,6 +245,18 @@ ResliceVoxel(const ResliceJob & job, std::int64_t voxel)
     }
     Store(job.output, job.outputKind, first + c, v);
   }
+}
+
+/** Output voxel number \a voxel of job.outputExtent (x fastest), every component. */
+template <typename TIn, PointSource S>
+CIF_HD void
+ResliceVoxel(const ResliceJob & job, std::int64_t voxel)
+{
+  const std::int64_t nx = job.OutputSize(0), ny = job.OutputSize(1);
+  const int          i = job.outputExtent[0] + static_cast<int>(voxel % nx);
+  const int          j = job.outputExtent[2] + static_cast<int>((voxel / nx) % ny);
+  const int          k = job.outputExtent[4] + static_cast<int>(voxel / (nx * ny));
+  ResliceVoxelAt<TIn, S>(job, i, j, k, voxel);
 }
 
 } // namespace vtkmath

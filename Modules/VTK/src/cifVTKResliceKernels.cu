@@ -1,5 +1,5 @@
-// GPU path of vtkCudaImageReslice: one thread per output voxel (grid-stride), each
-// running the shared per-voxel code of cifVTKResliceMath.h. The job (index matrix,
+// GPU path of vtkCudaImageReslice: one thread per output voxel, each running the
+// shared per-voxel code of cifVTKResliceMath.h. The job (index matrix,
 // transform stages, bounds, background) travels as the kernel's parameter. Threads
 // of a warp take neighbouring output voxels of a row, whose supports overlap in the
 // input, so most coefficient reads hit the caches.
@@ -8,12 +8,18 @@
 #include "cifCudaCheck.cuh"
 #include "cifGridStride.cuh"
 
+#include <type_traits>
+
 namespace cif
 {
 namespace vtkmath
 {
 namespace
 {
+constexpr int kResliceThreads = 128;
+
+/** Grid-stride over every output voxel: outputs whose y or z extent exceeds a grid's
+ * 65535 blocks. */
 template <typename TIn, PointSource S>
 __global__ void
 ResliceKernel(const ResliceJob job)
@@ -25,6 +31,34 @@ ResliceKernel(const ResliceJob job)
     ResliceVoxel<TIn, S>(job, v);
   }
 }
+
+/** One thread per output voxel on a (x, y, z) grid of blocks along x: no division of
+ * a 64-bit voxel number into (i, j, k) (about 300 instructions a voxel; the kernel is
+ * bound by issued instructions, not memory), and 32-bit input offsets (TOffset) where
+ * the input allows. */
+template <typename TIn, PointSource S, typename TOffset>
+__global__ void __launch_bounds__(kResliceThreads, 4)
+ResliceRowsKernel(const ResliceJob job)
+{
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (x >= job.OutputSize(0))
+  {
+    return;
+  }
+  const int          y = static_cast<int>(blockIdx.y), z = static_cast<int>(blockIdx.z);
+  const std::int64_t voxel = (static_cast<std::int64_t>(z) * job.OutputSize(1) + y) * job.OutputSize(0) + x;
+  ResliceVoxelAt<TIn, S, TOffset>(job, job.outputExtent[0] + x, job.outputExtent[2] + y, job.outputExtent[4] + z,
+                                  voxel);
+}
+
+/** Whether the input's offsets fit 32 bits: every scalar of the input extent. */
+bool
+InputFitsInt32(const ResliceJob & job)
+{
+  std::int64_t scalars = job.inputIncrement[2];
+  scalars *= static_cast<std::int64_t>(job.inputExtent[5]) - job.inputExtent[4] + 1;
+  return scalars < (std::int64_t{ 1 } << 31);
+}
 } // namespace
 
 void
@@ -35,20 +69,39 @@ ResliceOnDevice(const ResliceJob & job)
   {
     return;
   }
-  constexpr int      threads = 128;
+  constexpr int      threads = kResliceThreads;
+  const bool         rows = job.OutputSize(1) <= 65535 && job.OutputSize(2) <= 65535;
+  const bool         narrow = InputFitsInt32(job);
+  const dim3         rowGrid(static_cast<unsigned int>((job.OutputSize(0) + threads - 1) / threads),
+                     static_cast<unsigned int>(job.OutputSize(1)), static_cast<unsigned int>(job.OutputSize(2)));
   const unsigned int blocks = GridStrideBlocks(voxels, threads);
-  const auto launch = [&](auto input) {
+  const auto         launchSource = [&](auto input, auto source) {
     using TIn = decltype(input);
+    constexpr PointSource S = decltype(source)::value;
+    if (rows && narrow)
+    {
+      ResliceRowsKernel<TIn, S, std::int32_t><<<rowGrid, threads>>>(job);
+    }
+    else if (rows)
+    {
+      ResliceRowsKernel<TIn, S, std::int64_t><<<rowGrid, threads>>>(job);
+    }
+    else
+    {
+      ResliceKernel<TIn, S><<<blocks, threads>>>(job);
+    }
+  };
+  const auto launch = [&](auto input) {
     switch (job.source)
     {
       case PointSource::Matrix:
-        ResliceKernel<TIn, PointSource::Matrix><<<blocks, threads>>>(job);
+        launchSource(input, std::integral_constant<PointSource, PointSource::Matrix>{});
         break;
       case PointSource::Stages:
-        ResliceKernel<TIn, PointSource::Stages><<<blocks, threads>>>(job);
+        launchSource(input, std::integral_constant<PointSource, PointSource::Stages>{});
         break;
       case PointSource::Given:
-        ResliceKernel<TIn, PointSource::Given><<<blocks, threads>>>(job);
+        launchSource(input, std::integral_constant<PointSource, PointSource::Given>{});
         break;
     }
   };
