@@ -110,6 +110,14 @@ Synchronize()
   CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
 }
 
+std::size_t
+GetAvailableDeviceMemory()
+{
+  std::size_t freeBytes = 0, totalBytes = 0;
+  CIF_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+  return freeBytes + GetCachedDeviceMemoryBytes();
+}
+
 void
 RequireDeviceMemory(std::size_t bytes, const std::string & what)
 {

@@ -2,7 +2,6 @@
 // CIF_DEVICE_MEMORY_LIMIT (the Slicer CLI modules have no other way to be told).
 #include "cifDeviceMemoryLimit.h"
 #include "cifCudaRuntime.h"
-#include "cifDeviceMemoryPool.h"
 
 #include <atomic>
 #include <cctype>
@@ -128,8 +127,7 @@ GetDeviceMemoryBudget(bool onDevice)
   std::size_t       budget = limit != 0 ? limit : std::numeric_limits<std::size_t>::max();
   if (onDevice)
   {
-    const DeviceInfo info = GetDeviceInfo();
-    const std::size_t available = info.freeMemoryBytes + GetCachedDeviceMemoryBytes();
+    const std::size_t available = GetAvailableDeviceMemory();
     budget = budget < available ? budget : available;
   }
   return budget;
