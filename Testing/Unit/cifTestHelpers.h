@@ -4,6 +4,7 @@
 // Shared pieces of the unit tests: fresh random and smooth test images, error
 // measures, and the skip for machines without a GPU.
 #include "cifCudaRuntime.h"
+#include "cifDeviceMemoryLimit.h"
 #include "cifPinnedStaging.h"
 #include "itkImage.h"
 #include "itkImageRegionIteratorWithIndex.h"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 namespace cif_test
@@ -179,6 +181,32 @@ public:
 private:
   cif::PinnedStagingSettings m_Saved = cif::GetPinnedStagingSettings();
 };
+
+/** Sets the device memory limit for the scope of a test, then restores it. */
+class ScopedDeviceMemoryLimit
+{
+public:
+  explicit ScopedDeviceMemoryLimit(std::size_t bytes)
+    : m_Previous(cif::GetDeviceMemoryLimit())
+  {
+    cif::SetDeviceMemoryLimit(bytes);
+  }
+  ~ScopedDeviceMemoryLimit() { cif::SetDeviceMemoryLimit(m_Previous); }
+  ScopedDeviceMemoryLimit(const ScopedDeviceMemoryLimit &) = delete;
+  ScopedDeviceMemoryLimit &
+  operator=(const ScopedDeviceMemoryLimit &) = delete;
+
+private:
+  std::size_t m_Previous;
+};
+
+/** True when two buffers hold the same bits (NaN equal to the same NaN). */
+template <typename T>
+bool
+SameBits(const T * a, const T * b, std::size_t count)
+{
+  return std::memcmp(a, b, count * sizeof(T)) == 0;
+}
 
 inline std::ostream &
 operator<<(std::ostream & os, const ErrorStats & s)

@@ -30,13 +30,26 @@ CudaImageFilters_EXPORT void
 PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
                   BoundaryMode mode, const StageCallback & afterAxis = {});
 
+/** The passes along axes [0, \a axisEnd) of \a shape only, in place: the prefilter
+ * of a volume larger than the device runs them on slabs of its slowest axis, and
+ * the slowest axis's pass on slabs of another axis (cifSlabbedPrefilter.h). Each
+ * line is filtered exactly as PrefilterOnDevice filters it (the kernels' choices
+ * depend on the line's length, never on how many lines there are), so slabs give
+ * the bits of one piece. \a afterAxis: once per axis below \a axisEnd. */
+template <typename T>
+CudaImageFilters_EXPORT void
+PrefilterLeadingAxesOnDevice(T * deviceData, const BufferShape & shape, int axisEnd, const SplinePoles & poles,
+                             BoundaryMode mode, const StageCallback & afterAxis = {});
+
 /** The explicit instantiations of both overloads (T float, double), for the CUDA
  * source and its no-CUDA twin alike. */
 #define CIF_INSTANTIATE_PREFILTER(T)                                                                                 \
   template void PrefilterOnDevice<T>(T *, const BufferShape &, const SplinePoles &, BoundaryMode,                    \
                                      const StageCallback &);                                                         \
   template void PrefilterOnDevice<T>(const T *, T *, const BufferShape &, const SplinePoles &, BoundaryMode,         \
-                                     const StageCallback &);
+                                     const StageCallback &);                                                         \
+  template void PrefilterLeadingAxesOnDevice<T>(T *, const BufferShape &, int, const SplinePoles &, BoundaryMode,    \
+                                                const StageCallback &);
 
 /** The prefilter of float samples with every line computed in double and stored as
  * float after each axis: what VTK's vtkImageBSplineCoefficients does for float

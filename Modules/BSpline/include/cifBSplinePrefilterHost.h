@@ -4,6 +4,7 @@
 #include "cifBSplinePrefilterMath.h"
 #include "cifStageCallback.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -16,14 +17,14 @@ namespace cif
  * [0, count) on any number of threads (the ITK side passes ITK's threader).
  * TCompute is T for the module's filters; double for float data computed in double
  * (the CPU twin of PrefilterOnDeviceInDouble). \a afterAxis is called once per axis
- * of \a shape, after that axis (also where an axis needs no filtering: one call per
- * axis, whatever the data). */
+ * of \a shape below \a axisEnd, after that axis (also where an axis needs no
+ * filtering: one call per axis, whatever the data). */
 template <typename TCompute, typename T, typename TParallelFor>
 void
-PrefilterOnHostComputingIn(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
-                           TParallelFor && parallelFor, const StageCallback & afterAxis = {})
+PrefilterLeadingAxesOnHostComputingIn(T * data, const BufferShape & shape, int axisEnd, const SplinePoles & poles,
+                                      BoundaryMode mode, TParallelFor && parallelFor, const StageCallback & afterAxis)
 {
-  for (int axis = 0; axis < shape.dimension; ++axis)
+  for (int axis = 0; axis < std::min(axisEnd, shape.dimension); ++axis)
   {
     const AxisLines lines = MakeAxisLines(shape, axis);
     if (poles.count == 0 || lines.length < 2)
@@ -48,6 +49,27 @@ PrefilterOnHostComputingIn(T * data, const BufferShape & shape, const SplinePole
     });
     StageDone(afterAxis);
   }
+}
+
+/** Every axis (see above). */
+template <typename TCompute, typename T, typename TParallelFor>
+void
+PrefilterOnHostComputingIn(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
+                           TParallelFor && parallelFor, const StageCallback & afterAxis = {})
+{
+  PrefilterLeadingAxesOnHostComputingIn<TCompute>(data, shape, shape.dimension, poles, mode,
+                                                  std::forward<TParallelFor>(parallelFor), afterAxis);
+}
+
+/** The passes along axes [0, \a axisEnd) only, in the type of the data: the CPU twin
+ * of PrefilterLeadingAxesOnDevice (cifSlabbedPrefilter.h). */
+template <typename T, typename TParallelFor>
+void
+PrefilterLeadingAxesOnHost(T * data, const BufferShape & shape, int axisEnd, const SplinePoles & poles,
+                           BoundaryMode mode, TParallelFor && parallelFor, const StageCallback & afterAxis = {})
+{
+  PrefilterLeadingAxesOnHostComputingIn<T>(data, shape, axisEnd, poles, mode, std::forward<TParallelFor>(parallelFor),
+                                           afterAxis);
 }
 
 /** The CPU path of the prefilter, computed in the type of the data. */

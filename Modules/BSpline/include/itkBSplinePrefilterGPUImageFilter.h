@@ -30,6 +30,14 @@ namespace itk
  *   CPU, multithreaded with ITK's threader. Types this filter does not handle go to
  *   the superclass (ITK's own code), never to an approximation.
  *
+ * Larger than the device: with host images in and out, a job that does not fit in
+ * the device's free memory or under cif::SetDeviceMemoryLimit (CIF_DEVICE_MEMORY_LIMIT)
+ * runs in slabs (the passes along the fast axes per slab of the slowest axis, the
+ * slowest axis's pass per slab of the next one; cifSlabbedPrefilter.h), with the
+ * bits of one piece. The CPU path runs the same plans under a limit. A job whose
+ * smallest slab does not fit (a 1-D line; one plane) is an ExceptionObject naming
+ * the sizes. CudaImage inputs and outputs live on the device whole.
+ *
  * A line of one sample is left unchanged, as ITK does. NaN in the input spreads
  * along every line through it, as in ITK (the recursion carries it), so the NaN
  * pattern of the output equals ITK's. An empty input is an error.
@@ -89,6 +97,10 @@ private:
   GenerateDataOnGPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
   void
   GenerateDataOnCPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
+  /** The input's samples into the output buffer as the coefficients' type, on the
+   * host's threads (the slabbed path's and the CPU path's first stage). */
+  void
+  ConvertInputOnHost();
 
   cif::BoundaryMode m_BoundaryMode{ cif::BoundaryMode::Mirror };
 };

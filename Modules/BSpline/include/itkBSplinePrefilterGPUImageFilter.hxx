@@ -4,6 +4,8 @@
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBSplinePrefilterHost.h"
 #include "cifDeviceBuffer.h"
+#include "cifDeviceMemoryLimit.h"
+#include "cifSlabbedPrefilter.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
 #include "itkFilterStageProgress.h"
@@ -125,6 +127,29 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
     // Stages: the samples on the device, one pass per axis, the coefficients back.
     FilterStageProgress progress(this, static_cast<unsigned int>(shape.dimension) + 2);
 
+    std::ostringstream what;
+    what << "the B-spline prefilter of a " << shape.ScalarCount() / shape.components << "-pixel image ("
+         << shape.components << " component(s) of " << sizeof(T) << " bytes)";
+    if constexpr (!inputIsCuda && !outputIsCuda)
+    {
+      // Host image in and out: a job larger than the device (or the device memory
+      // limit) runs in slabs, with the same bits (cifSlabbedPrefilter.h).
+      const std::size_t oneShot = bytes + (sameType ? 0 : inputBytes);
+      const std::size_t budget = cif::GetDeviceMemoryBudget(true);
+      if (oneShot > budget)
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          const cif::SlabbedPrefilterPlan plan = cif::PlanSlabbedPrefilter(shape, sizeof(T), budget, what.str());
+          this->ConvertInputOnHost();
+          progress.Completed();
+          cif::DeviceSlabExecutor<T> executor(poles, m_BoundaryMode);
+          cif::RunSlabbedPrefilter(reinterpret_cast<T *>(output->GetBufferPointer()), shape, plan, executor,
+                                   progress.HostCallback());
+          progress.Completed();
+        });
+        return;
+      }
+    }
     CIF_ITK_TRY_CUDA([&] {
       // Fail before touching anything when the job cannot fit: the coefficients, plus
       // a staging copy of an input of another type, plus a CudaImage input's own copy.
@@ -141,10 +166,6 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
       {
         needed += inputBytes;
       }
-      std::ostringstream what;
-      what << "the B-spline prefilter of a " << shape.ScalarCount() / shape.components << "-pixel image ("
-           << shape.components
-           << " component(s) of " << sizeof(T) << " bytes)";
       cif::RequireDeviceMemory(needed, what.str());
 
       cif::DeviceBuffer hostOutputScratch; // device copy of a plain itk::Image output
@@ -216,14 +237,63 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(con
     using TIn = InputComponentType;
     const TInputImage * input = this->GetInput();
     TOutputImage *      output = this->GetOutput();
-    const auto *        source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
-    T *                    coefficients = reinterpret_cast<T *>(output->GetBufferPointer());
+    T *                 coefficients = reinterpret_cast<T *>(output->GetBufferPointer());
     // Stages: the conversion to the coefficients' type, one pass per axis.
     FilterStageProgress progress(this, static_cast<unsigned int>(shape.dimension) + 1);
-    std::transform(source, source + shape.ScalarCount(), coefficients, [](TIn v) { return static_cast<T>(v); });
+    // Under a device memory limit the CPU path runs the slabs the device would run
+    // (and fails where the device would), so that CI tests the slab logic.
+    cif::SlabbedPrefilterPlan plan;
+    if (cif::GetDeviceMemoryLimit() != 0)
+    {
+      std::ostringstream what;
+      what << "the B-spline prefilter of a " << shape.ScalarCount() / shape.components << "-pixel image ("
+           << shape.components << " component(s) of " << sizeof(T) << " bytes)";
+      CIF_ITK_TRY_CUDA([&] {
+        plan = cif::PlanSlabbedPrefilter(shape, sizeof(T), cif::GetDeviceMemoryBudget(false), what.str());
+      });
+    }
+    this->ConvertInputOnHost();
     progress.Completed();
-    cif::PrefilterOnHost(coefficients, shape, poles, m_BoundaryMode, MakeParallelFor(this->GetMultiThreader()),
-                         progress.HostCallback());
+    auto parallelFor = MakeParallelFor(this->GetMultiThreader());
+    if (plan.whole)
+    {
+      cif::PrefilterOnHost(coefficients, shape, poles, m_BoundaryMode, parallelFor, progress.HostCallback());
+    }
+    else
+    {
+      const cif::BoundaryMode mode = m_BoundaryMode;
+      auto filterLeading = [&poles, mode, parallelFor](T * data, const cif::BufferShape & slab, int axisEnd,
+                                                       const cif::StageCallback & afterAxis) {
+        cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, mode, parallelFor, afterAxis);
+      };
+      cif::HostSlabExecutor<T, decltype(filterLeading)> executor(filterLeading);
+      cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback());
+    }
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::ConvertInputOnHost()
+{
+  if constexpr (TypesSupported)
+  {
+    using T = OutputComponentType;
+    using TIn = InputComponentType;
+    const auto *       source = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
+    T *                coefficients = reinterpret_cast<T *>(this->GetOutput()->GetBufferPointer());
+    const std::int64_t count =
+      static_cast<std::int64_t>(this->GetInput()->GetBufferedRegion().GetNumberOfPixels()) *
+      CudaImageTraits<TInputImage>::ComponentsOf(this->GetInput());
+    // In blocks over the threads: a volume larger than the device is tens of GiB.
+    constexpr std::int64_t block = std::int64_t(1) << 20;
+    CudaParallelFor(this->GetMultiThreader(), (count + block - 1) / block, [&](std::int64_t b) {
+      const std::int64_t end = std::min(count, (b + 1) * block);
+      for (std::int64_t i = b * block; i < end; ++i)
+      {
+        coefficients[i] = static_cast<T>(source[i]);
+      }
+    });
   }
 }
 

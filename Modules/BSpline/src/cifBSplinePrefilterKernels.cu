@@ -316,7 +316,7 @@ PrefilterAxisInGlobalMemory(T * deviceData, const BufferShape & shape, const Axi
 template <typename T, typename TC>
 void
 PrefilterAxes(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
-              BoundaryMode mode, const StageCallback & afterAxis)
+              BoundaryMode mode, const StageCallback & afterAxis, int axisEnd)
 {
   // The first axis filtered reads from source, the others in place. A tile reads its
   // whole tile before it writes, so source == deviceData is the in-place filter.
@@ -331,7 +331,7 @@ PrefilterAxes(const T * source, T * deviceData, const BufferShape & shape, const
   };
   const auto filtered = [&](const AxisLines & lines) { return poles.count > 0 && lines.length >= 2 && lines.count > 0; };
   bool       anyFiltered = false;
-  for (int axis = 0; axis < shape.dimension; ++axis)
+  for (int axis = 0; axis < axisEnd; ++axis)
   {
     anyFiltered = anyFiltered || filtered(MakeAxisLines(shape, axis));
   }
@@ -339,7 +339,7 @@ PrefilterAxes(const T * source, T * deviceData, const BufferShape & shape, const
   {
     copyFromSource(); // nothing to filter: the coefficients are the samples (before any axis is reported)
   }
-  for (int axis = 0; axis < shape.dimension; ++axis)
+  for (int axis = 0; axis < axisEnd; ++axis)
   {
     const AxisLines lines = MakeAxisLines(shape, axis);
     if (!filtered(lines))
@@ -368,14 +368,14 @@ void
 PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
                   BoundaryMode mode, const StageCallback & afterAxis)
 {
-  PrefilterAxes<T, T>(source, deviceData, shape, poles, mode, afterAxis);
+  PrefilterAxes<T, T>(source, deviceData, shape, poles, mode, afterAxis, shape.dimension);
 }
 
 void
 PrefilterOnDeviceInDouble(const float * source, float * deviceData, const BufferShape & shape,
                           const SplinePoles & poles, BoundaryMode mode, const StageCallback & afterAxis)
 {
-  PrefilterAxes<float, double>(source, deviceData, shape, poles, mode, afterAxis);
+  PrefilterAxes<float, double>(source, deviceData, shape, poles, mode, afterAxis, shape.dimension);
 }
 
 template <typename T>
@@ -384,6 +384,14 @@ PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles &
                   const StageCallback & afterAxis)
 {
   PrefilterOnDevice<T>(deviceData, deviceData, shape, poles, mode, afterAxis);
+}
+
+template <typename T>
+void
+PrefilterLeadingAxesOnDevice(T * deviceData, const BufferShape & shape, int axisEnd, const SplinePoles & poles,
+                             BoundaryMode mode, const StageCallback & afterAxis)
+{
+  PrefilterAxes<T, T>(deviceData, deviceData, shape, poles, mode, afterAxis, std::min(axisEnd, shape.dimension));
 }
 
 template <typename TIn, typename T>

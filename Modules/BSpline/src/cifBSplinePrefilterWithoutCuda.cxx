@@ -20,6 +20,12 @@ PrefilterOnDevice(const T *, T *, const BufferShape &, const SplinePoles &, Boun
 {
   throw CudaError("PrefilterOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
+template <typename T>
+void
+PrefilterLeadingAxesOnDevice(T *, const BufferShape &, int, const SplinePoles &, BoundaryMode, const StageCallback &)
+{
+  throw CudaError("PrefilterLeadingAxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
 void
 PrefilterOnDeviceInDouble(const float *, float *, const BufferShape &, const SplinePoles &, BoundaryMode,
                           const StageCallback &)

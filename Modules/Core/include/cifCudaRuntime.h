@@ -78,8 +78,14 @@ SelectDevice(int index);
 CudaImageFilters_EXPORT void
 Synchronize();
 
+/** Free memory of the current device plus what this library's pool caches (one
+ * cudaMemGetInfo: cheap enough for every update, unlike GetDeviceInfo). */
+CudaImageFilters_EXPORT std::size_t
+GetAvailableDeviceMemory();
+
 /** Throws CudaOutOfMemory, naming \a what and the sizes, when \a bytes exceed the
- * free memory of the current device. Called before any allocation of a large job so
+ * free memory of the current device, or the device memory limit
+ * (cifDeviceMemoryLimit.h). Called before any allocation of a large job so
  * that a job too large fails before touching its output. */
 CudaImageFilters_EXPORT void
 RequireDeviceMemory(std::size_t bytes, const std::string & what);

@@ -1,5 +1,6 @@
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
+#include "cifDeviceMemoryLimit.h"
 #include "cifPinnedStaging.h"
 
 #include <cstdio>
@@ -109,12 +110,27 @@ Synchronize()
   CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
 }
 
+std::size_t
+GetAvailableDeviceMemory()
+{
+  std::size_t freeBytes = 0, totalBytes = 0;
+  CIF_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+  return freeBytes + GetCachedDeviceMemoryBytes();
+}
+
 void
 RequireDeviceMemory(std::size_t bytes, const std::string & what)
 {
   std::size_t freeBytes = 0, totalBytes = 0;
   CIF_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
   freeBytes += GetCachedDeviceMemoryBytes(); // held by this library's pool, free to its buffers
+  const std::size_t limit = GetDeviceMemoryLimit();
+  if (limit != 0 && bytes > limit)
+  {
+    throw CudaOutOfMemory("not enough GPU memory for " + what + ": it needs " + MiB(bytes) +
+                          ", more than the device memory limit of " + MiB(limit) +
+                          " (cif::SetDeviceMemoryLimit or CIF_DEVICE_MEMORY_LIMIT)");
+  }
   if (bytes > freeBytes)
   {
     throw CudaOutOfMemory("not enough GPU memory for " + what + ": it needs " + MiB(bytes) + ", the device has " +

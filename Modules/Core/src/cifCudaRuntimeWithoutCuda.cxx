@@ -55,6 +55,11 @@ SelectDevice(int)
 void
 Synchronize()
 {}
+std::size_t
+GetAvailableDeviceMemory()
+{
+  ThrowNoCuda();
+}
 void
 RequireDeviceMemory(std::size_t, const std::string &)
 {

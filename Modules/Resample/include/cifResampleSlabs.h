@@ -4,6 +4,8 @@
 #include "cifResampleMath.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdint>
 
 /** \file cifResampleSlabs.h
@@ -84,6 +86,106 @@ inline std::int64_t
 SlabFirstVoxel(const ResampleSlabs & slabs, std::int64_t slab)
 {
   return slab * slabs.planesPerSlab * slabs.voxelsPerPlane;
+}
+/** Extra input voxels on every side of an input box (InputBoxOfRegion): the corners'
+ * mapped indices are exact in real arithmetic but rounded in double, and a voxel's
+ * own index (on ITK's scanline, interpolated between its row's ends) rounds
+ * differently; two voxels are far more than any such rounding. */
+constexpr std::int64_t kInputBoxMargin = 2;
+
+/** The input voxels (a box inside the whole input grid \a g.input) that the output
+ * region of \a g (outputStart, outputSize) reads through a linear \a chain: the
+ * bounding box of its corners' continuous indices, widened by the cubic support
+ * (floor - 1 ... floor + 2) and kInputBoxMargin, clipped to the input. An affine map
+ * takes the region into the convex hull of its corners' images, so every voxel's
+ * support lies in the box. Evaluating the region against the box as its grid gives
+ * the bits of the whole grid: inside the box every offset is the same, the box's
+ * edges are the input's wherever a support reaches past them (so the mirror is the
+ * same), and a point outside the input is outside the box. An output region that
+ * maps wholly outside the input gets a box of one voxel (every voxel is then the
+ * default value). */
+template <int D>
+inline CoefficientGrid
+InputBoxOfRegion(const ResampleGeometry & g, const TransformChain & chain)
+{
+  double low[kMaxDimension], high[kMaxDimension];
+  for (int a = 0; a < kMaxDimension; ++a)
+  {
+    low[a] = std::numeric_limits<double>::infinity();
+    high[a] = -std::numeric_limits<double>::infinity();
+  }
+  for (int corner = 0; corner < (1 << D); ++corner)
+  {
+    std::int64_t index[kMaxDimension] = { 0, 0, 0, 0 };
+    for (int a = 0; a < D; ++a)
+    {
+      index[a] = g.outputStart[a] + (((corner >> a) & 1) ? g.outputSize[a] - 1 : 0);
+    }
+    double x[kMaxDimension];
+    OutputIndexToInputIndex<D>(g, chain, index, x);
+    for (int a = 0; a < D; ++a)
+    {
+      low[a] = std::min(low[a], x[a]);
+      high[a] = std::max(high[a], x[a]);
+    }
+  }
+  CoefficientGrid box = g.input;
+  for (int a = 0; a < D; ++a)
+  {
+    const std::int64_t first = g.input.start[a], last = g.input.start[a] + g.input.size[a] - 1;
+    // Non-finite or huge indices: the whole axis (never a wrong box).
+    if (!(low[a] > -1e15 && high[a] < 1e15))
+    {
+      continue;
+    }
+    std::int64_t lo = static_cast<std::int64_t>(std::floor(low[a])) - 1 - kInputBoxMargin;
+    std::int64_t hi = static_cast<std::int64_t>(std::floor(high[a])) + 2 + kInputBoxMargin;
+    lo = std::max(lo, first);
+    hi = std::min(hi, last);
+    if (lo > hi) // wholly outside along this axis
+    {
+      lo = hi = std::min(std::max(lo, first), last);
+    }
+    box.start[a] = lo;
+    box.size[a] = hi - lo + 1;
+  }
+  return box;
+}
+
+/** Copies box \a box of a buffer laid out as \a whole (D axes) into \a out
+ * (contiguous, the box's layout). */
+template <int D, typename T>
+inline void
+CopyInputBox(const T * data, const CoefficientGrid & whole, const CoefficientGrid & box, T * out)
+{
+  std::int64_t rows = 1;
+  for (int a = 1; a < D; ++a)
+  {
+    rows *= box.size[a];
+  }
+  for (std::int64_t row = 0; row < rows; ++row)
+  {
+    std::int64_t rest = row, offset = box.start[0] - whole.start[0], stride = whole.size[0];
+    for (int a = 1; a < D; ++a)
+    {
+      offset += (box.start[a] - whole.start[a] + rest % box.size[a]) * stride;
+      rest /= box.size[a];
+      stride *= whole.size[a];
+    }
+    std::copy(data + offset, data + offset + box.size[0], out + row * box.size[0]);
+  }
+}
+
+/** Voxels of a grid. */
+inline std::int64_t
+GridCount(const CoefficientGrid & grid, int dimension)
+{
+  std::int64_t count = 1;
+  for (int a = 0; a < dimension; ++a)
+  {
+    count *= grid.size[a];
+  }
+  return count;
 }
 } // namespace cif
 

@@ -1,7 +1,11 @@
 #ifndef itkCubicResampleGPUImageFilter_h
 #define itkCubicResampleGPUImageFilter_h
 
+#include "cifBSplinePrefilterMath.h"
+#include "cifDeviceBuffer.h"
 #include "cifResampleSlabs.h"
+#include "cifTransformChain.h"
+#include "itkFilterStageProgress.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCudaImageFilterBase.h"
 #include "itkCudaPixelTraits.h"
@@ -146,7 +150,50 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
+  /** True when the coefficients of the current input (pointer, MTime, buffered
+   * region), for this filter's settings (its MTime, transform included), are kept
+   * from the last piece: on the device (\a onDevice) or on the host. */
+  bool
+  CoefficientsCached(bool onDevice) const;
+  void
+  StampCoefficientCache();
+  /** Keeps device coefficients for the next piece of a streamed output. */
+  void
+  KeepCoefficients(cif::DeviceBuffer && coefficients);
+  /** The whole input's coefficients on the host (kept for the next piece): the
+   * samples converted, then prefiltered on the device in slabs (\a prefilterOnDevice)
+   * or on the host (in the same slabs under a device memory limit). Reports 1 + D
+   * stages (1 with InputIsCoefficients). */
+  template <typename TC>
+  const TC *
+  HostCoefficients(const cif::BufferShape & shape, const cif::SplinePoles & poles, FilterStageProgress & progress,
+                   bool prefilterOnDevice);
+  /** True when a job of host images does not fit the device (or the device memory
+   * limit) in one piece; on the CPU path, when it would not fit the limit. */
+  bool
+  TakesSlabbedPath(bool deviceExact, std::int64_t inputCount, std::int64_t outputCount, bool mapsOnHost) const;
+  /** The output in slabs of its slowest axis that fit the budget, each reading only
+   * the input box it needs (a linear transform: cif::InputBoxOfRegion) or the whole
+   * input's coefficients; the same bits as one piece. */
+  template <typename TChain, typename TTransform>
+  void
+  ResampleInSlabs(const cif::ResampleGeometry & g, TChain & chain, const TTransform * transform, bool linearRows,
+                  OutputComponentType defaultValue, bool onGPU);
+
 private:
+  /** Coefficients kept between the pieces of a streamed output (see GenerateData). */
+  struct CoefficientCache
+  {
+    const void *                       input = nullptr;
+    ModifiedTimeType                   inputTime = 0;
+    ModifiedTimeType                   filterTime = 0;
+    typename TInputImage::RegionType   region;
+    bool                               inputIsCoefficients = false;
+    std::vector<char>                  host;
+    cif::DeviceBuffer                  device;
+  };
+  CoefficientCache m_CoefficientCache;
+
   bool          m_InputIsCoefficients{ false };
   bool          m_UseTextureInterpolation{ false };
   bool          m_CubicBSplinePerComponent{ false };

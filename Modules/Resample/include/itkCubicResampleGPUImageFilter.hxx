@@ -4,6 +4,9 @@
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBSplinePrefilterHost.h"
 #include "cifDeviceBuffer.h"
+#include "cifDeviceMemoryLimit.h"
+#include "cifSlabPlan.h"
+#include "cifSlabbedPrefilter.h"
 #include "cifResampleDevice.h"
 #include "cifResampleSlabs.h"
 #include "cifTextureResampleDevice.h"
@@ -104,11 +107,12 @@ MapPointsOnHost(TFilter * filter, const cif::ResampleGeometry & g, const TOutput
 {
   std::vector<double> mapped(D * static_cast<std::size_t>(g.OutputCount()), 0.0);
   ForEachOutputRow(filter, g, [&](std::int64_t row) {
-    typename TOutputImage::IndexType index = output->GetBufferedRegion().GetIndex();
+    typename TOutputImage::IndexType index;
     std::int64_t                     rest = row;
+    index[0] = g.outputStart[0];
     for (unsigned int a = 1; a < D; ++a) // rows run over axes 1.., axis 1 fastest
     {
-      index[a] += rest % g.outputSize[a];
+      index[a] = g.outputStart[a] + rest % g.outputSize[a];
       rest /= g.outputSize[a];
     }
     for (std::int64_t x = 0; x < g.outputSize[0]; ++x)
@@ -252,6 +256,29 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       const cif::ResampleSlabs slabs =
         useTextures ? cif::ResampleSlabs{} : cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
       const bool          mapsOnHost = !chain.IsDeviceEvaluable();
+      // Pieces of a streamed output (StreamingImageFilter, a streaming writer) keep
+      // the whole input's coefficients for the next piece (see CoefficientsCached).
+      const auto & largest = output->GetLargestPossibleRegion();
+      const auto & piece = output->GetBufferedRegion();
+      const bool   keepCoefficients = piece != largest;
+      bool         lastPiece = true;
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        lastPiece = lastPiece && piece.GetUpperIndex()[a] == largest.GetUpperIndex()[a];
+      }
+
+      // Larger than the device, or than the device memory limit: slabs of the
+      // output, each reading the input box it needs (ResampleInSlabs).
+      if (this->TakesSlabbedPath(onGPU && !useTextures, inputCount, outputCount, mapsOnHost))
+      {
+        this->ResampleInSlabs(g, chain, transform, linearRows, defaultValue, onGPU);
+        if (lastPiece || !keepCoefficients)
+        {
+          m_CoefficientCache = CoefficientCache{};
+        }
+        return;
+      }
+
       FilterStageProgress progress(this, (mapsOnHost ? 1 : 0) +
                                            CubicResampleDetail::ResampleStages(D, !m_InputIsCoefficients, slabs, onGPU));
 
@@ -275,8 +302,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           constexpr bool sameType = std::is_same_v<TIn, TC>;
           const bool     borrowsInput = inputIsCuda && sameType && m_InputIsCoefficients;
           constexpr bool needsStaging = !inputIsCuda && !sameType;
-          const std::size_t needed = inputCount * ((borrowsInput ? 0 : sizeof(TC)) + (needsStaging ? sizeof(TIn) : 0)) +
-                                     mapped.size() * sizeof(double) + outputCount * sizeof(TOut);
+          const bool        cached = !borrowsInput && this->CoefficientsCached(true);
+          const std::size_t needed =
+            inputCount * ((borrowsInput || cached ? 0 : sizeof(TC)) + (needsStaging && !cached ? sizeof(TIn) : 0)) +
+            mapped.size() * sizeof(double) + outputCount * sizeof(TOut);
           std::ostringstream what;
           what << "cubic resampling of a " << inputCount << "-voxel image into " << outputCount << " voxels";
           cif::RequireDeviceMemory(needed, what.str());
@@ -297,7 +326,16 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                 coefficients = source;
               }
             }
-            if (!borrowsInput)
+            if (cached)
+            {
+              coefficients = m_CoefficientCache.device.template As<const TC>();
+              progress.Completed();
+              for (unsigned int a = 0; a < (m_InputIsCoefficients ? 0u : D); ++a)
+              {
+                progress.Completed();
+              }
+            }
+            else if (!borrowsInput)
             {
               ownCoefficients.Allocate(inputCount * sizeof(TC));
               TC * own = ownCoefficients.As<TC>();
@@ -358,6 +396,12 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             out = outputScratch.As<TOut>();
           }
           const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
+          if (!cached && !borrowsInput && keepCoefficients)
+          {
+            // A piece of a streamed output: the next pieces read these coefficients.
+            this->KeepCoefficients(std::move(ownCoefficients));
+            coefficients = m_CoefficientCache.device.template As<const TC>();
+          }
           if constexpr (texturesExist)
           {
             if (useTextures)
@@ -384,27 +428,313 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       }
       else
       {
-        std::vector<TC> coefficients(static_cast<std::size_t>(inputCount));
-        const auto *    source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
-        std::transform(source, source + inputCount, coefficients.begin(), [](TIn v) { return static_cast<TC>(v); });
-        progress.Completed();
-        if (!m_InputIsCoefficients)
-        {
-          cif::PrefilterOnHost(coefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
-                               MakeParallelFor(this->GetMultiThreader()), progress.HostCallback());
-        }
-        CubicResampleDetail::ResampleOnHost<D>(this, coefficients.data(), g, slabs, chain.HostChain(),
+        const TC * coefficients = this->template HostCoefficients<TC>(shape, poles, progress, false);
+        CubicResampleDetail::ResampleOnHost<D>(this, coefficients, g, slabs, chain.HostChain(),
                                                mapped.empty() ? nullptr : mapped.data(), linearRows, defaultValue,
                                                reinterpret_cast<TOut *>(output->GetBufferPointer()),
                                                progress.HostCallback());
+        if (!keepCoefficients)
+        {
+          m_CoefficientCache = CoefficientCache{};
+        }
         this->SetLastExecutionPath(ExecutionPath::CPU);
+      }
+      if (lastPiece)
+      {
+        m_CoefficientCache = CoefficientCache{}; // the stream is done: give the memory back
       }
     }
     catch (...)
     {
+      m_CoefficientCache = CoefficientCache{};
       output->Initialize(); // no half-resampled image is left behind
       throw;
     }
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+bool
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  CoefficientsCached(bool onDevice) const
+{
+  const TInputImage * input = this->GetInput();
+  const auto &        c = m_CoefficientCache;
+  return c.input == input && c.inputTime == input->GetMTime() && c.filterTime == this->GetMTime() &&
+         c.region == input->GetBufferedRegion() && c.inputIsCoefficients == m_InputIsCoefficients &&
+         (onDevice ? c.device.Bytes() > 0 : !c.host.empty());
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  StampCoefficientCache()
+{
+  const TInputImage * input = this->GetInput();
+  m_CoefficientCache.input = input;
+  m_CoefficientCache.inputTime = input->GetMTime();
+  m_CoefficientCache.filterTime = this->GetMTime();
+  m_CoefficientCache.region = input->GetBufferedRegion();
+  m_CoefficientCache.inputIsCoefficients = m_InputIsCoefficients;
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  KeepCoefficients(cif::DeviceBuffer && coefficients)
+{
+  m_CoefficientCache = CoefficientCache{};
+  m_CoefficientCache.device = std::move(coefficients);
+  this->StampCoefficientCache();
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TC>
+const TC *
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  HostCoefficients(const cif::BufferShape & shape, const cif::SplinePoles & poles, FilterStageProgress & progress,
+                   bool prefilterOnDevice)
+{
+  if constexpr (TypesSupported)
+  {
+    const unsigned int D = ImageDimension;
+    if (this->CoefficientsCached(false))
+    {
+      for (unsigned int stage = 0; stage < 1 + (m_InputIsCoefficients ? 0 : D); ++stage)
+      {
+        progress.Completed();
+      }
+      return reinterpret_cast<const TC *>(m_CoefficientCache.host.data());
+    }
+    using TIn = InputComponentType;
+    m_CoefficientCache = CoefficientCache{};
+    const std::int64_t count = shape.ScalarCount();
+    std::vector<char>  storage(static_cast<std::size_t>(count) * sizeof(TC));
+    TC *               coefficients = reinterpret_cast<TC *>(storage.data());
+    const auto *       source = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
+    constexpr std::int64_t block = std::int64_t(1) << 20;
+    CudaParallelFor(this->GetMultiThreader(), (count + block - 1) / block, [&](std::int64_t b) {
+      const std::int64_t end = std::min(count, (b + 1) * block);
+      for (std::int64_t i = b * block; i < end; ++i)
+      {
+        coefficients[i] = static_cast<TC>(source[i]);
+      }
+    });
+    progress.Completed();
+    if (!m_InputIsCoefficients)
+    {
+      std::ostringstream what;
+      what << "the B-spline prefilter of a " << count << "-voxel image";
+      auto parallelFor = MakeParallelFor(this->GetMultiThreader());
+      if (prefilterOnDevice)
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          const auto plan =
+            cif::PlanSlabbedPrefilter(shape, sizeof(TC), cif::GetDeviceMemoryBudget(true), what.str());
+          cif::DeviceSlabExecutor<TC> executor(poles, cif::BoundaryMode::Mirror);
+          cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback());
+        });
+      }
+      else
+      {
+        cif::SlabbedPrefilterPlan plan;
+        if (cif::GetDeviceMemoryLimit() != 0)
+        {
+          CIF_ITK_TRY_CUDA([&] {
+            plan = cif::PlanSlabbedPrefilter(shape, sizeof(TC), cif::GetDeviceMemoryBudget(false), what.str());
+          });
+        }
+        if (plan.whole)
+        {
+          cif::PrefilterOnHost(coefficients, shape, poles, cif::BoundaryMode::Mirror, parallelFor,
+                               progress.HostCallback());
+        }
+        else
+        {
+          auto filterLeading = [&poles, parallelFor](TC * data, const cif::BufferShape & slab, int axisEnd,
+                                                     const cif::StageCallback & afterAxis) {
+            cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, cif::BoundaryMode::Mirror, parallelFor,
+                                            afterAxis);
+          };
+          cif::HostSlabExecutor<TC, decltype(filterLeading)> executor(filterLeading);
+          cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback());
+        }
+      }
+    }
+    m_CoefficientCache.host = std::move(storage);
+    this->StampCoefficientCache();
+    return reinterpret_cast<const TC *>(m_CoefficientCache.host.data());
+  }
+  else
+  {
+    return nullptr;
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+bool
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  TakesSlabbedPath(bool deviceExact, std::int64_t inputCount, std::int64_t outputCount, bool mapsOnHost) const
+{
+  if constexpr (TypesSupported && !CudaImageTraits<TInputImage>::IsCudaImage &&
+                !CudaImageTraits<TOutputImage>::IsCudaImage)
+  {
+    const bool        onGPU = this->RunsOnGPU();
+    const std::size_t oneShot =
+      static_cast<std::size_t>(inputCount) *
+        (sizeof(CoefficientType) + (std::is_same_v<InputComponentType, CoefficientType> ? 0 : sizeof(InputComponentType))) +
+      static_cast<std::size_t>(outputCount) * (sizeof(OutputComponentType) + (mapsOnHost ? ImageDimension * sizeof(double) : 0));
+    if (onGPU)
+    {
+      return deviceExact && oneShot > cif::GetDeviceMemoryBudget(true);
+    }
+    return cif::GetDeviceMemoryLimit() != 0 && oneShot > cif::GetDeviceMemoryLimit();
+  }
+  else
+  {
+    (void)deviceExact;
+    (void)inputCount;
+    (void)outputCount;
+    (void)mapsOnHost;
+    return false;
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TChain, typename TTransform>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  ResampleInSlabs(const cif::ResampleGeometry & g, TChain & chain, const TTransform * transform, bool linearRows,
+                  OutputComponentType defaultValue, bool onGPU)
+{
+  if constexpr (TypesSupported)
+  {
+    constexpr unsigned int D = ImageDimension;
+    using TC = CoefficientType;
+    using TOut = OutputComponentType;
+    TOutputImage *         output = this->GetOutput();
+    const bool             mapsOnHost = !chain.IsDeviceEvaluable();
+    const cif::BufferShape shape = CubicResampleDetail::InputShape<D>(g);
+    cif::SplinePoles       poles;
+    cif::MakeSplinePoles(3, poles);
+    const std::int64_t inputCount = cif::GridCount(g.input, D);
+
+    // The output's slabs: planes of its slowest axis, each with its output (and
+    // mapped points) and the input it reads (a box for a linear transform, else the
+    // whole coefficients), within the budget.
+    const std::size_t  budget = cif::GetDeviceMemoryBudget(onGPU);
+    const int          axis = static_cast<int>(D) - 1;
+    const std::int64_t planes = g.outputSize[axis];
+    cif::ResampleSlabs slabs;
+    slabs.axis = axis;
+    slabs.voxelsPerPlane = g.OutputCount() / planes;
+    const std::size_t perPlane =
+      static_cast<std::size_t>(slabs.voxelsPerPlane) * (sizeof(TOut) + (mapsOnHost ? D * sizeof(double) : 0));
+    std::ostringstream what;
+    what << "cubic resampling of a " << inputCount << "-voxel image into " << g.OutputCount() << " voxels";
+    CIF_ITK_TRY_CUDA([&] {
+      if (!linearRows)
+      {
+        const cif::SlabPlan plan =
+          cif::PlanSlabs(planes, perPlane, static_cast<std::size_t>(inputCount) * sizeof(TC), budget,
+                         what.str() + " (the whole input's coefficients: the transform is not linear)");
+        slabs.planesPerSlab = plan.unitsPerSlab;
+        slabs.count = plan.count;
+        return;
+      }
+      // Linear: halve the slabs until every slab's output and input box fit.
+      std::int64_t per = cif::PlanSlabs(planes, perPlane, 0, budget / 2 > 0 ? budget / 2 : 1, what.str()).unitsPerSlab;
+      for (;;)
+      {
+        slabs.planesPerSlab = per;
+        slabs.count = (planes + per - 1) / per;
+        std::size_t largest = 0;
+        for (std::int64_t s = 0; s < slabs.count; ++s)
+        {
+          const cif::ResampleGeometry gs = cif::SlabGeometry(g, slabs, s);
+          largest = std::max(largest, static_cast<std::size_t>(cif::GridCount(
+                                        cif::InputBoxOfRegion<static_cast<int>(D)>(gs, chain.HostChain()), D)) *
+                                        sizeof(TC));
+        }
+        if (perPlane * static_cast<std::size_t>(per) + largest <= budget)
+        {
+          return;
+        }
+        if (per == 1)
+        {
+          cif::PlanSlabs(1, perPlane, largest, budget, what.str() + " (one output plane and the input box it reads)");
+        }
+        per = (per + 1) / 2;
+      }
+    });
+
+    FilterStageProgress progress(this, (m_InputIsCoefficients ? 1 : 1 + D) + static_cast<unsigned int>(slabs.count) +
+                                         (mapsOnHost ? static_cast<unsigned int>(slabs.count) : 0));
+    const TC * coefficients = this->template HostCoefficients<TC>(shape, poles, progress, onGPU);
+    TOut *     out = reinterpret_cast<TOut *>(output->GetBufferPointer());
+
+    std::vector<TC>   box;
+    cif::DeviceBuffer deviceCoefficients, deviceMapped, deviceOut;
+    if (onGPU && !linearRows)
+    {
+      CIF_ITK_TRY_CUDA([&] {
+        deviceCoefficients.Allocate(static_cast<std::size_t>(inputCount) * sizeof(TC));
+        deviceCoefficients.Upload(coefficients, static_cast<std::size_t>(inputCount) * sizeof(TC));
+      });
+    }
+    for (std::int64_t s = 0; s < slabs.count; ++s)
+    {
+      cif::ResampleGeometry gs = cif::SlabGeometry(g, slabs, s);
+      const std::int64_t    first = cif::SlabFirstVoxel(slabs, s);
+      const std::int64_t    count = gs.OutputCount();
+      const TC *            slabCoefficients = coefficients;
+      if (linearRows)
+      {
+        gs.input = cif::InputBoxOfRegion<static_cast<int>(D)>(gs, chain.HostChain());
+        box.resize(static_cast<std::size_t>(cif::GridCount(gs.input, D)));
+        cif::CopyInputBox<static_cast<int>(D)>(coefficients, g.input, gs.input, box.data());
+        slabCoefficients = box.data();
+      }
+      std::vector<double> mapped;
+      if (mapsOnHost)
+      {
+        mapped = CubicResampleDetail::MapPointsOnHost<D>(this, gs, output, transform);
+        progress.Completed();
+      }
+      if (onGPU)
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          const TC * deviceSlabCoefficients = deviceCoefficients.As<const TC>();
+          if (linearRows)
+          {
+            deviceCoefficients.Allocate(box.size() * sizeof(TC));
+            deviceCoefficients.Upload(box.data(), box.size() * sizeof(TC));
+            deviceSlabCoefficients = deviceCoefficients.As<const TC>();
+          }
+          if (mapsOnHost)
+          {
+            deviceMapped.Allocate(mapped.size() * sizeof(double));
+            deviceMapped.Upload(mapped.data(), mapped.size() * sizeof(double));
+          }
+          deviceOut.Allocate(static_cast<std::size_t>(count) * sizeof(TOut));
+          const cif::TransformChain & deviceChain =
+            chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
+          cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(deviceSlabCoefficients, gs, deviceChain,
+                                                               mapsOnHost ? deviceMapped.As<const double>() : nullptr,
+                                                               linearRows, defaultValue, deviceOut.As<TOut>());
+          cif::Synchronize();
+          deviceOut.Download(out + first, static_cast<std::size_t>(count) * sizeof(TOut));
+        });
+      }
+      else
+      {
+        CubicResampleDetail::ResampleOnHost<D>(this, slabCoefficients, gs, cif::ResampleSlabs{}, chain.HostChain(),
+                                               mapsOnHost ? mapped.data() : nullptr, linearRows, defaultValue,
+                                               out + first, cif::StageCallback{});
+      }
+      progress.Completed();
+    }
+    this->SetLastExecutionPath(onGPU ? ExecutionPath::GPU : ExecutionPath::CPU);
   }
 }
 

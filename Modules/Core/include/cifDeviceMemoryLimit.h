@@ -1,0 +1,47 @@
+#ifndef cifDeviceMemoryLimit_h
+#define cifDeviceMemoryLimit_h
+
+#include "CudaImageFiltersExport.h"
+
+#include <cstddef>
+#include <string>
+
+/** \file cifDeviceMemoryLimit.h
+ * A cap on the device memory one filter's job may use, below what the device has:
+ * for volumes larger than the device, for sharing a GPU with other work, and for
+ * tests that force many slabs on small images. Filters that can work in slabs
+ * (the prefilter, the resampler) plan their slabs within
+ * GetDeviceMemoryBudget(); the others fail before any work with CudaOutOfMemory
+ * (RequireDeviceMemory honours the cap too). Plain C++, no CUDA header. */
+namespace cif
+{
+/** Caps the device memory a filter's job may allocate at \a bytes (0: no cap but
+ * the device's free memory). Process-wide; takes precedence over the environment. */
+CudaImageFilters_EXPORT void
+SetDeviceMemoryLimit(std::size_t bytes);
+
+/** The cap: the last SetDeviceMemoryLimit() value, else the environment variable
+ * CIF_DEVICE_MEMORY_LIMIT (read once: bytes, or a number with K, M, G, T, KiB, MiB,
+ * GiB or TiB, powers of 1024), else 0 (none). A value that does not parse is
+ * reported once on stderr and ignored, so a typo cannot silently change results'
+ * timing without a word. */
+CudaImageFilters_EXPORT std::size_t
+GetDeviceMemoryLimit();
+
+/** \a text as a byte count ("4194304", "512M", "16 GiB"); false where it is not one. */
+CudaImageFilters_EXPORT bool
+ParseByteCount(const std::string & text, std::size_t & bytes);
+
+/** The bytes a job may plan for: the current device's free memory plus what this
+ * library's pool caches, capped by GetDeviceMemoryLimit(). With \a onDevice false
+ * (the CPU path, which runs the same slab plans so that CI tests them) only the cap
+ * counts, and no cap means no limit (SIZE_MAX). */
+CudaImageFilters_EXPORT std::size_t
+GetDeviceMemoryBudget(bool onDevice);
+
+/** "12.50 MiB": sizes in messages. */
+CudaImageFilters_EXPORT std::string
+FormatMiB(std::size_t bytes);
+} // namespace cif
+
+#endif

@@ -1,0 +1,188 @@
+// The resampler in ITK streaming and larger than the device: StreamingImageFilter
+// with 1 to 64 divisions and a streaming MetaImage writer give the bits of one
+// piece (the whole input's coefficients are kept between pieces); under a device
+// memory limit the filter resamples in output slabs, each reading the input box it
+// needs (linear transforms) or the whole coefficients (others), with the same bits.
+// CPU path everywhere (CI), GPU twins where a device is present.
+#include "cifResampleTestSupport.h"
+// The test names its image IO (MetaImage) instead of using ITK's generated factory
+// list, which this build's ITK components do not produce.
+#undef ITK_IO_FACTORY_REGISTER_MANAGER
+#include "itkImageFileReader.h"
+#include "itkImageFileWriter.h"
+#include "itkMetaImageIO.h"
+#include "itkStreamingImageFilter.h"
+
+#include <cstdio>
+#include <string>
+
+namespace
+{
+using namespace cif_resample_test;
+using InputImage = itk::Image<float, 3>;
+using OutputImage = itk::Image<float, 3>;
+using Resampler = itk::CubicResampleGPUImageFilter<InputImage, OutputImage>;
+constexpr double kDefault = -7.0;
+
+Resampler::Pointer
+MakeResampler(const InputImage * input, const itk::Transform<double, 3, 3> * transform, const OutputImage * geometry,
+              Path path)
+{
+  auto resample = Resampler::New();
+  ConfigureCubicResample(resample.GetPointer(), transform, geometry, kDefault);
+  resample->SetInput(input);
+  resample->SetUseGPU(path == Path::GPU);
+  return resample;
+}
+
+OutputImage::Pointer
+OnePiece(const InputImage * input, const itk::Transform<double, 3, 3> * transform, const OutputImage * geometry,
+         Path path)
+{
+  auto resample = MakeResampler(input, transform, geometry, path);
+  resample->Update();
+  OutputImage::Pointer out = resample->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
+void
+ExpectSameBits(const OutputImage * a, const OutputImage * b, const std::string & what)
+{
+  ASSERT_EQ(a->GetBufferedRegion(), b->GetBufferedRegion()) << what;
+  EXPECT_TRUE(SameBits(a->GetBufferPointer(), b->GetBufferPointer(), a->GetBufferedRegion().GetNumberOfPixels()))
+    << what;
+}
+
+struct Case
+{
+  InputImage::Pointer                     input;
+  OutputImage::Pointer                    geometry;
+  itk::Transform<double, 3, 3>::Pointer   affine;
+  itk::Transform<double, 3, 3>::Pointer   bspline;
+};
+
+Case
+MakeCase(std::uint32_t seed)
+{
+  std::mt19937 rng(seed);
+  Case         c;
+  c.input = MakeInput<InputImage>({ { 64, 60, 50 } }, Content::Random, seed);
+  c.geometry = OutputGeometry<OutputImage>({ { 70, 52, 66 } });
+  c.affine = RandomAffine<3>(rng).GetPointer();
+  c.bspline = RandomBSpline<3>(c.input.GetPointer(), 5, 1.5, rng).GetPointer();
+  return c;
+}
+
+void
+ExpectStreamingMatchesOnePiece(Path path)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const Case c = MakeCase(seed);
+  for (const auto * transform : { c.affine.GetPointer(), c.bspline.GetPointer() })
+  {
+    const auto whole = OnePiece(c.input.GetPointer(), transform, c.geometry.GetPointer(), path);
+    for (unsigned int divisions : { 1u, 2u, 3u, 7u, 16u, 64u })
+    {
+      auto resample = MakeResampler(c.input.GetPointer(), transform, c.geometry.GetPointer(), path);
+      auto streamer = itk::StreamingImageFilter<OutputImage, OutputImage>::New();
+      streamer->SetInput(resample->GetOutput());
+      streamer->SetNumberOfStreamDivisions(divisions);
+      streamer->Update();
+      ExpectSameBits(streamer->GetOutput(), whole.GetPointer(),
+                     std::string(transform->GetNameOfClass()) + ", " + std::to_string(divisions) + " divisions");
+    }
+  }
+}
+
+void
+ExpectStreamingWriterMatchesOnePiece(Path path)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const Case  c = MakeCase(seed);
+  const auto  whole = OnePiece(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), path);
+  auto        resample = MakeResampler(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), path);
+  const std::string file = testing::TempDir() + "cif_streamed_" + std::to_string(seed) + ".mha";
+  auto              writer = itk::ImageFileWriter<OutputImage>::New();
+  writer->SetInput(resample->GetOutput());
+  writer->SetFileName(file);
+  writer->SetImageIO(itk::MetaImageIO::New());
+  writer->SetNumberOfStreamDivisions(9);
+  writer->Update();
+  auto reader = itk::ImageFileReader<OutputImage>::New();
+  reader->SetFileName(file);
+  reader->SetImageIO(itk::MetaImageIO::New());
+  reader->Update();
+  auto read = reader->GetOutput();
+  std::remove(file.c_str());
+  EXPECT_TRUE(SameBits(read->GetBufferPointer(), whole->GetBufferPointer(), whole->GetBufferedRegion().GetNumberOfPixels()));
+}
+
+void
+ExpectSlabsUnderALimitMatchOnePiece(Path path)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const Case c = MakeCase(seed);
+  // 750 KiB of input coefficients, 940 KiB of output: the affine case fits 1 MiB
+  // only in slabs with input boxes, the B-spline case in slabs of the output with the
+  // whole coefficients.
+  for (const auto * transform : { c.affine.GetPointer(), c.bspline.GetPointer() })
+  {
+    const auto whole = OnePiece(c.input.GetPointer(), transform, c.geometry.GetPointer(), path);
+    for (std::size_t limit : { std::size_t(1) << 20, std::size_t(3) << 19 })
+    {
+      ScopedDeviceMemoryLimit scoped(limit);
+      const auto              slabbed = OnePiece(c.input.GetPointer(), transform, c.geometry.GetPointer(), path);
+      ExpectSameBits(slabbed.GetPointer(), whole.GetPointer(),
+                     std::string(transform->GetNameOfClass()) + ", limit " + std::to_string(limit));
+      // and streamed under the limit too
+      auto resample = MakeResampler(c.input.GetPointer(), transform, c.geometry.GetPointer(), path);
+      auto streamer = itk::StreamingImageFilter<OutputImage, OutputImage>::New();
+      streamer->SetInput(resample->GetOutput());
+      streamer->SetNumberOfStreamDivisions(5);
+      streamer->Update();
+      ExpectSameBits(streamer->GetOutput(), whole.GetPointer(),
+                     std::string(transform->GetNameOfClass()) + ", streamed, limit " + std::to_string(limit));
+    }
+  }
+  // The B-spline transform reads the whole input: 256 KiB cannot hold it.
+  ScopedDeviceMemoryLimit scoped(std::size_t(256) << 10);
+  try
+  {
+    OnePiece(c.input.GetPointer(), c.bspline.GetPointer(), c.geometry.GetPointer(), path);
+    ADD_FAILURE() << "the whole coefficients cannot fit 256 KiB";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string text = e.GetDescription();
+    EXPECT_NE(text.find("0.73 MiB"), std::string::npos) << text; // the coefficients
+    EXPECT_NE(text.find("0.25 MiB"), std::string::npos) << text; // the budget
+  }
+}
+
+TEST(CubicResampleStreaming, StreamingFilterGivesTheBitsOfOnePiece) { ExpectStreamingMatchesOnePiece(Path::CPU); }
+TEST(CubicResampleStreaming, StreamingWriterGivesTheBitsOfOnePiece) { ExpectStreamingWriterMatchesOnePiece(Path::CPU); }
+TEST(CubicResampleStreaming, SlabsUnderADeviceMemoryLimitGiveTheBitsOfOnePiece)
+{
+  ExpectSlabsUnderALimitMatchOnePiece(Path::CPU);
+}
+
+TEST(CubicResampleStreamingGPU, StreamingFilterGivesTheBitsOfOnePiece)
+{
+  CIF_REQUIRE_GPU();
+  ExpectStreamingMatchesOnePiece(Path::GPU);
+}
+TEST(CubicResampleStreamingGPU, StreamingWriterGivesTheBitsOfOnePiece)
+{
+  CIF_REQUIRE_GPU();
+  ExpectStreamingWriterMatchesOnePiece(Path::GPU);
+}
+TEST(CubicResampleStreamingGPU, SlabsUnderADeviceMemoryLimitGiveTheBitsOfOnePiece)
+{
+  CIF_REQUIRE_GPU();
+  ExpectSlabsUnderALimitMatchOnePiece(Path::GPU);
+}
+} // namespace
