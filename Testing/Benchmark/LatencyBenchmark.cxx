@@ -11,6 +11,8 @@
 // Update() <= 2 ms.
 //
 //   LatencyBenchmark [--runs 5]     (median over that many fresh processes)
+//   LatencyBenchmark --case resample --stages   (one process; where the first call's
+//                                                time goes, stage by stage)
 #include "cifBenchmarkSupport.h"
 #include "cifContextCreation.h"
 #include "itkAffineTransform.h"
@@ -22,6 +24,9 @@
 #  include "itkConvolutionKernelImage.h"
 #endif
 
+#include "itkCommand.h"
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -67,17 +72,76 @@ MakeImage(const typename TImage::SizeType & size)
   return image;
 }
 
+/** With --stages: the time since Update() began at each of the filter's progress
+ * reports (upload, prefilter axes, slabs, download), for the first Update(); an
+ * observer makes the filter wait for the device at each stage, so the stages add up
+ * to a little more than an unobserved Update(). */
+class StageClock : public itk::Command
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(StageClock);
+  using Self = StageClock;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+
+  void
+  Execute(itk::Object * caller, const itk::EventObject & event) override
+  {
+    Execute(static_cast<const itk::Object *>(caller), event);
+  }
+
+  void
+  Execute(const itk::Object * caller, const itk::EventObject & event) override
+  {
+    const auto now = std::chrono::steady_clock::now();
+    if (itk::StartEvent().CheckEvent(&event))
+    {
+      m_Start = now;
+      m_Marks.clear();
+    }
+    else if (const auto * process = dynamic_cast<const itk::ProcessObject *>(caller))
+    {
+      m_Marks.emplace_back(process->GetProgress(), std::chrono::duration<double, std::milli>(now - m_Start).count());
+    }
+  }
+
+  std::vector<std::pair<float, double>> m_Marks;
+
+protected:
+  StageClock() = default;
+
+private:
+  std::chrono::steady_clock::time_point m_Start;
+};
+
+bool g_Stages = false;
+
 /** Times three Update()s, each after new input data; prints the case's line. */
 template <typename TFilter, typename TImage>
 void
 TimeUpdates(const char * name, TFilter * filter, TImage * input, double contextMs)
 {
   std::mt19937 rng(std::random_device{}());
-  double       ms[3];
+  auto         clock = StageClock::New();
+  if (g_Stages)
+  {
+    filter->AddObserver(itk::StartEvent(), clock);
+    filter->AddObserver(itk::ProgressEvent(), clock);
+  }
+  double ms[3];
   for (double & t : ms)
   {
     FillRandom(input, rng);
     t = cif_bench::WallMilliseconds([&] { filter->Update(); });
+    if (g_Stages && &t == ms)
+    {
+      std::printf("STAGES %s, first Update(): progress at ms since it began:", name);
+      for (const auto & [progress, at] : clock->m_Marks)
+      {
+        std::printf(" %.2f@%.2f", progress, at);
+      }
+      std::printf("\n");
+    }
   }
   const bool gpu = filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU;
   std::printf("RESULT %s context=%.3f first=%.3f second=%.3f third=%.3f gpu=%d\n", name, contextMs, ms[0], ms[1],
@@ -181,8 +245,16 @@ main(int argc, char * argv[])
   for (int i = 1; i < argc; ++i)
   {
     const std::string a = argv[i];
-    if (a == "--case" && i + 1 < argc)
+    if (a == "--stages")
     {
+      g_Stages = true;
+    }
+    else if (a == "--case" && i + 1 < argc)
+    {
+      for (int j = i + 2; j < argc; ++j)
+      {
+        g_Stages = g_Stages || std::string(argv[j]) == "--stages";
+      }
       return RunCase(argv[i + 1]);
     }
     if (a == "--runs" && i + 1 < argc)
