@@ -1,6 +1,12 @@
+#ifndef cifResampleKernels_cuh
+#define cifResampleKernels_cuh
+
 // CUDA kernels of exact cubic resampling and displacement fields: one thread per
 // output voxel (or a block per few output rows), the per-voxel arithmetic of
-// cifResampleMath.h (shared with the CPU path).
+// cifResampleMath.h (shared with the CPU path). Included by the translation units
+// that instantiate them: one per output scalar type (cifResampleKernelsFor.cu.in,
+// configured by sources.cmake) and one for the fields (cifResampleFieldKernels.cu),
+// each a CUDA module of its own, so that lazy loading loads only what a pipeline uses.
 #include "cifCudaCheck.cuh"
 #include "cifGridStride.cuh"
 #include "cifDeviceBuffer.h"
@@ -451,7 +457,6 @@ DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChai
   }
 }
 
-CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE)
-CIF_INSTANTIATE_FIELD(2)
-CIF_INSTANTIATE_FIELD(3)
 } // namespace cif
+
+#endif
