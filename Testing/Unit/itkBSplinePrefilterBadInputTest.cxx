@@ -112,7 +112,7 @@ TEST(BSplinePrefilterGPU, VolumeLargerThanFreeMemoryRunsInSlabs)
   auto filter = Filter3::New();
   filter->SetInput(input);
   filter->Update(); // one piece, the device nearly empty
-  auto onePiece = filter->GetOutput();
+  const Image3::Pointer onePiece = filter->GetOutput(); // holds it past DisconnectPipeline
   onePiece->DisconnectPipeline();
 
   cif::ReleaseCachedDeviceMemory(); // what earlier tests freed: the driver's free memory is then all there is
