@@ -44,6 +44,7 @@
 
 namespace
 {
+using cif_bench::Cell;
 using cif_bench::DeviceMilliseconds;
 using cif_bench::WallMilliseconds;
 using Gray = itk::Image<float, 2>;
@@ -119,18 +120,6 @@ double
 Fastest(double a, double b)
 {
   return a < 0 ? b : (b < 0 ? a : std::min(a, b));
-}
-
-std::string
-Cell(double v, const char * format)
-{
-  if (v < 0)
-  {
-    return "n/a";
-  }
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
 }
 
 void

@@ -57,6 +57,7 @@ MeasureBus(std::size_t, int) // a build without CUDA: nothing measured
 
 namespace
 {
+using cif_bench::Cell;
 using cif_bench::Median;
 using cif_bench::WallMilliseconds;
 using Image = itk::Image<float, 3>;
@@ -97,18 +98,6 @@ Parse(int argc, char * argv[])
     }
   }
   return o;
-}
-
-std::string
-Cell(double v, const char * format)
-{
-  if (v < 0)
-  {
-    return "n/a";
-  }
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
 }
 
 /** Pinned bandwidths of this run, bytes per millisecond; the floor of a job. */

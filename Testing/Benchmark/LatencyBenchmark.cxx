@@ -225,17 +225,6 @@ RunFresh(const std::string & self, const std::string & which)
   return fields;
 }
 
-std::string
-Cell(double ms)
-{
-  if (ms < 0)
-  {
-    return "n/a";
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2f", ms);
-  return text;
-}
 } // namespace
 
 int
@@ -299,14 +288,15 @@ main(int argc, char * argv[])
     const double first = cif_bench::Median(samples["first"]);
     if (which == "context")
     {
-      std::printf("| CUDA context alone | %s | %s | | | |\n", gpu ? "GPU" : "no device", Cell(context).c_str());
+      std::printf("| CUDA context alone | %s | %s | | | |\n", gpu ? "GPU" : "no device", cif_bench::Cell(context, "%.2f").c_str());
       continue;
     }
     std::printf("| %s | %s | %s | %s | %s | %s |\n",
                 which == "resample" ? "CubicResampleGPUImageFilter, 128x128x64 float, affine"
                                     : "ConvolutionGPUImageFilter, 512^2 float, 15x15 Gaussian",
-                gpu ? "GPU" : "CPU", Cell(context).c_str(), Cell(first).c_str(),
-                Cell(cif_bench::Median(samples["second"])).c_str(), Cell(cif_bench::Median(samples["third"])).c_str());
+                gpu ? "GPU" : "CPU", cif_bench::Cell(context, "%.2f").c_str(), cif_bench::Cell(first, "%.2f").c_str(),
+                cif_bench::Cell(cif_bench::Median(samples["second"]), "%.2f").c_str(),
+                cif_bench::Cell(cif_bench::Median(samples["third"]), "%.2f").c_str());
   }
   std::printf("\nThe context is created before the filter is made, so 'first Update()' is what comes on top of it "
               "(module loading, memory pool, allocations, set-up, the work). Targets: first <= 30 ms beyond the "

@@ -45,20 +45,9 @@
 namespace
 {
 using Image = itk::Image<float, 3>;
+using cif_bench::Cell;
 using cif_bench::DeviceMilliseconds;
 using cif_bench::WallMilliseconds;
-
-std::string
-Cell(double v, const char * format)
-{
-  if (v < 0)
-  {
-    return "n/a";
-  }
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
-}
 
 Image::Pointer
 RandomVolume(long n)

@@ -48,6 +48,8 @@
 
 namespace
 {
+using cif_bench::Cell;
+using cif_bench::Ratio;
 using cif_bench::DeviceMilliseconds;
 using cif_bench::WallMilliseconds;
 
@@ -100,24 +102,6 @@ struct Case
   std::int64_t lookups;
   const char * lookupsLabel;
 };
-
-std::string
-Cell(double v, const char * format)
-{
-  if (v < 0)
-  {
-    return "n/a";
-  }
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
-}
-
-std::string
-Ratio(double peer, double ours)
-{
-  return peer > 0 && ours > 0 ? Cell(peer / ours, "%.1fx") : "n/a";
-}
 
 /** One row: ours on the GPU, the floor, and the peers (negative: not measured). */
 void

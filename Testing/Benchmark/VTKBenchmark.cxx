@@ -49,27 +49,11 @@
 
 namespace
 {
+using cif_bench::Cell;
+using cif_bench::Ratio;
 using cif_bench::DeviceMilliseconds;
 using cif_bench::Median;
 using cif_bench::WallMilliseconds;
-
-std::string
-Cell(double v, const char * format = "%.3f")
-{
-  if (!(v >= 0))
-  {
-    return "n/a";
-  }
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
-}
-
-std::string
-Ratio(double peer, double ours)
-{
-  return peer > 0 && ours > 0 ? Cell(peer / ours, "%.1fx") : "n/a";
-}
 
 template <typename F>
 double

@@ -14,6 +14,27 @@
 
 namespace cif_bench
 {
+/** A table cell: \a v printed with \a format, or "n/a" where it was not measured
+ * (negative or NaN). */
+inline std::string
+Cell(double v, const char * format = "%.3f")
+{
+  if (!(v >= 0))
+  {
+    return "n/a";
+  }
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, v);
+  return buffer;
+}
+
+/** "12.3x": how many times faster ours is than a peer's time; "n/a" without both. */
+inline std::string
+Ratio(double peer, double ours)
+{
+  return peer > 0 && ours > 0 ? Cell(peer / ours, "%.1fx") : "n/a";
+}
+
 inline double
 Median(std::vector<double> v)
 {
