@@ -195,8 +195,10 @@ TEST(BSplinePrefilterLargeGPU, LargerThan2To31Voxels)
     const std::int64_t i = p[0] + n * (p[1] + n * p[2]);
     worst = std::max(worst, std::abs(value - static_cast<double>(x[i])));
   }
-  // Float sweeps along 1300-sample lines: within a few 1e-6 of the range of 255.
-  EXPECT_LE(worst, 1e-5 * 255) << "largest interpolation error at " << points.size() << " sampled points";
+  // Float coefficients of hashed (high-frequency) data grow to some thousands, so the
+  // 27-term sum carries float rounding of a few 1e-4; a wrong offset anywhere gives
+  // errors of the order of the data (tens). 1e-4 of the range sits between the two.
+  EXPECT_LE(worst, 1e-4 * 255) << "largest interpolation error at " << points.size() << " sampled points";
 }
 
 // Large-ish: an axis longer than 65535 (70000 samples; 2.5 MB). Along the first axis
