@@ -190,6 +190,10 @@ __ldg(const T * p)
 } // namespace emu
 
 #define CIF_KERNEL_EMULATION 1
+// Batches of 2 blocks along y and z instead of CUDA's 65535: every test below with
+// more than two tiles of rows or slices x planes runs the batched launches (and
+// their block offsets) that a volume of more than 65535 slices needs on the device.
+#define CIF_MAX_GRID_YZ 2
 #define CIF_LAUNCH(kernel, ...) ::emu::Launch(kernel, ::emu::Config{ __VA_ARGS__ })
 #define CIF_DYNAMIC_SHARED(type, name) type * name = ::emu::shared
 #define CIF_CUDA_CHECK(call) (void)(call)
@@ -335,6 +339,18 @@ TEST(KernelEmulation, SeparablePathTilesMatchCPU)
   auto flat = cif::MakeGaussianKernel(5, 1.0);
   flat.dimension = 3;
   ExpectKernelsMatchCPU("3-D one-slice gaussian", flat, Geometry(33, 29, 11, 1), false, true, rng);
+}
+
+TEST(KernelEmulation, GridBatchesAlongYAndZMatchCPU)
+{
+  // With CIF_MAX_GRID_YZ 2: 3 tiles of rows and 5 x 3 slices x planes, in batches
+  // that end inside the grid on both axes.
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  std::mt19937 rng(seed);
+  const auto   g = Geometry(9, 150, 5, 3);
+  ExpectKernelsMatchCPU("general 3x5x3", RandomKernel(3, 5, 3, rng), g, false, false, rng);
+  ExpectKernelsMatchCPU("separable gaussian 5", cif::MakeGaussianKernel(5, 1.0), g, false, true, rng);
 }
 
 TEST(KernelEmulation, OffsetsOfValidRegionsAndZoomCanvasesMatchCPU)

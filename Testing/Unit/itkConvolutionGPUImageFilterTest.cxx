@@ -10,7 +10,9 @@
 #include "itkConvolutionGPUImageFilter.h"
 #include "itkConvolutionKernelImage.h"
 #include "itkCudaImage.h"
+#include "itkFlipImageFilter.h"
 #include "itkRGBPixel.h"
+#include "itkStreamingImageFilter.h"
 #include "itkVectorImage.h"
 
 #include <gtest/gtest.h>
@@ -402,6 +404,77 @@ TEST(ConvolutionGPU, NormalizeOfZeroSumKernelIsRefused)
   auto kernel = itk::MakeKernelImage<Kernel2>(cif::MakePresetKernel("edge"));
   auto filter = MakeFilter(input.GetPointer(), kernel.GetPointer(), Mode::Same, true, false);
   EXPECT_THROW(filter->Update(), itk::ExceptionObject);
+}
+
+/** Under StreamingImageFilter each piece convolves only its requested output region
+ * and asks upstream for that region plus the kernel's radius (cropped to the image,
+ * ITK's ConvolutionImageFilter semantics). The input comes through a filter that
+ * computes only what is asked of it (FlipImageFilter flipping no axis: a copy), so a
+ * piece sees an input buffer smaller than the image, whose clamped border is the
+ * image's only where the image ends. 1, 3 and 16 pieces give the bits of one, on
+ * the general and the separable path (with its z pass), SAME and VALID. */
+void
+ExpectStreamingMatchesOnePiece(bool gpu)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  auto input = MakeImage<Image3>({ { 40, 37, 33 } }, { { 2, -1, 5 } }, Content::Random, seed);
+  cif::ConvolutionKernel product;
+  product.name = "5x3x7 outer product";
+  product.dimension = 3;
+  product.size[0] = 5;
+  product.size[1] = 3;
+  product.size[2] = 7;
+  const auto a = RandomKernel(5, 1, 1, seed + 2), b = RandomKernel(3, 1, 1, seed + 3), c = RandomKernel(7, 1, 1, seed + 4);
+  for (int z = 0; z < 7; ++z)
+    for (int y = 0; y < 3; ++y)
+      for (int x = 0; x < 5; ++x)
+        product.weights.push_back(a.weights[x] * b.weights[y] * c.weights[z]);
+  for (const auto & k : { RandomKernel(3, 5, 7, seed), product })
+  {
+    auto kernel = itk::MakeKernelImage<Kernel3>(k);
+    for (Mode mode : { Mode::Same, Mode::Valid })
+    {
+      const std::string what = k.name + (mode == Mode::Valid ? ", VALID" : ", SAME");
+      auto              one = MakeFilter(input.GetPointer(), kernel.GetPointer(), mode, false, gpu);
+      one->Update();
+      ASSERT_EQ(one->GetLastExecutionPath(), gpu ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU) << what;
+      Image3::Pointer whole = one->GetOutput();
+      whole->DisconnectPipeline();
+      for (unsigned int divisions : { 1u, 3u, 16u })
+      {
+        SCOPED_TRACE(what + ", " + std::to_string(divisions) + " divisions");
+        auto copy = itk::FlipImageFilter<Image3>::New(); // flips no axis
+        copy->SetInput(input);
+        auto filter = MakeFilter(copy->GetOutput(), kernel.GetPointer(), mode, false, gpu);
+        auto streamer = itk::StreamingImageFilter<Image3, Image3>::New();
+        streamer->SetInput(filter->GetOutput());
+        streamer->SetNumberOfStreamDivisions(divisions);
+        streamer->Update();
+        EXPECT_EQ(filter->GetLastExecutionPath(), one->GetLastExecutionPath());
+        EXPECT_EQ(filter->GetLastRunWasSeparable(), one->GetLastRunWasSeparable());
+        ASSERT_EQ(streamer->GetOutput()->GetBufferedRegion(), whole->GetBufferedRegion());
+        // The last piece: its output region padded by the radius, cropped to the image.
+        auto expectedInput = filter->GetOutput()->GetBufferedRegion();
+        expectedInput.PadByRadius(Image3::SizeType{ { static_cast<itk::SizeValueType>(k.size[0] / 2),
+                                                      static_cast<itk::SizeValueType>(k.size[1] / 2),
+                                                      static_cast<itk::SizeValueType>(k.size[2] / 2) } });
+        expectedInput.Crop(input->GetLargestPossibleRegion());
+        // (what is buffered may be more: ITK does not rerun the copy for a piece whose
+        // request lies inside what the previous piece had computed)
+        EXPECT_EQ(copy->GetOutput()->GetRequestedRegion(), expectedInput);
+        EXPECT_TRUE(SameBits(streamer->GetOutput()->GetBufferPointer(), whole->GetBufferPointer(),
+                             whole->GetBufferedRegion().GetNumberOfPixels()));
+      }
+    }
+  }
+}
+
+TEST(ConvolutionGPU, StreamingFilterGivesTheBitsOfOnePiece) { ExpectStreamingMatchesOnePiece(false); }
+TEST(ConvolutionGPUDevice, StreamingFilterGivesTheBitsOfOnePiece)
+{
+  CIF_REQUIRE_GPU();
+  ExpectStreamingMatchesOnePiece(true);
 }
 
 TEST(ConvolutionGPU, GPUMatchesCPU)

@@ -11,8 +11,12 @@
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
 #include "itkMetaImageIO.h"
+#include "itkAffineTransform.h"
 #include "itkStreamingImageFilter.h"
+#include "itkTransformToDisplacementFieldGPUFilter.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -163,7 +167,63 @@ ExpectSlabsUnderALimitMatchOnePiece(Path path)
   }
 }
 
+/** TransformToDisplacementFieldGPUFilter under StreamingImageFilter: each piece is
+ * the field of the requested region only (the filter maps the output's buffered
+ * region, index and all), so 1, 3 and 16 pieces give the bits of one. */
+void
+ExpectFieldStreamingMatchesOnePiece(Path path)
+{
+  using Field = itk::Image<itk::Vector<float, 3>, 3>;
+  using FieldFilter = itk::TransformToDisplacementFieldGPUFilter<Field, double>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const Case c = MakeCase(seed);
+  for (const auto * transform : { c.affine.GetPointer(), c.bspline.GetPointer() })
+  {
+    const auto make = [&] {
+      auto filter = FieldFilter::New();
+      filter->SetTransform(transform);
+      filter->SetReferenceImage(c.geometry);
+      filter->SetUseReferenceImage(true);
+      filter->SetUseGPU(path == Path::GPU);
+      return filter;
+    };
+    auto one = make();
+    one->Update();
+    EXPECT_EQ(one->GetLastExecutionPath(), path == Path::GPU ? FieldFilter::ExecutionPath::GPU : FieldFilter::ExecutionPath::CPU);
+    Field::Pointer whole = one->GetOutput();
+    whole->DisconnectPipeline();
+    for (unsigned int divisions : { 1u, 3u, 16u })
+    {
+      auto filter = make();
+      auto streamer = itk::StreamingImageFilter<Field, Field>::New();
+      streamer->SetInput(filter->GetOutput());
+      streamer->SetNumberOfStreamDivisions(divisions);
+      streamer->Update();
+      const std::string what = std::string(transform->GetNameOfClass()) + ", " + std::to_string(divisions) + " divisions";
+      EXPECT_EQ(filter->GetLastExecutionPath(), one->GetLastExecutionPath()) << what;
+      ASSERT_EQ(streamer->GetOutput()->GetBufferedRegion(), whole->GetBufferedRegion()) << what;
+      if (divisions > 1)
+      {
+        // the last piece alone was computed: a slab of the output, not all of it
+        EXPECT_LT(filter->GetOutput()->GetBufferedRegion().GetNumberOfPixels(),
+                  whole->GetBufferedRegion().GetNumberOfPixels())
+          << what;
+      }
+      EXPECT_TRUE(SameBits(streamer->GetOutput()->GetBufferPointer()->GetDataPointer(),
+                           whole->GetBufferPointer()->GetDataPointer(), 3 * whole->GetBufferedRegion().GetNumberOfPixels()))
+        << what;
+    }
+  }
+}
+
 TEST(CubicResampleStreaming, StreamingFilterGivesTheBitsOfOnePiece) { ExpectStreamingMatchesOnePiece(Path::CPU); }
+TEST(DisplacementFieldStreaming, StreamingFilterGivesTheBitsOfOnePiece) { ExpectFieldStreamingMatchesOnePiece(Path::CPU); }
+TEST(DisplacementFieldStreamingGPU, StreamingFilterGivesTheBitsOfOnePiece)
+{
+  CIF_REQUIRE_GPU();
+  ExpectFieldStreamingMatchesOnePiece(Path::GPU);
+}
 TEST(CubicResampleStreaming, StreamingWriterGivesTheBitsOfOnePiece) { ExpectStreamingWriterMatchesOnePiece(Path::CPU); }
 TEST(CubicResampleStreaming, SlabsUnderADeviceMemoryLimitGiveTheBitsOfOnePiece)
 {
@@ -184,5 +244,52 @@ TEST(CubicResampleStreamingGPU, SlabsUnderADeviceMemoryLimitGiveTheBitsOfOnePiec
 {
   CIF_REQUIRE_GPU();
   ExpectSlabsUnderALimitMatchOnePiece(Path::GPU);
+}
+
+// Large-ish: an axis longer than 65535 (70000 samples) through the cubic resampler
+// with an affine transform (ResampleImageFilter's linear row path on the device),
+// along the first and along the last axis: the GPU against the CPU path within the
+// float tolerance (a few 1e-6 of the range), and the output covers the whole axis.
+TEST(CubicResampleLargeGPU, AxisLongerThan65535)
+{
+  CIF_REQUIRE_GPU();
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  for (unsigned int longAxis : { 0u, 2u })
+  {
+    InputImage::SizeType size{ { 3, 3, 3 } };
+    size[longAxis] = 70000;
+    auto input = MakeInput<InputImage>(size, Content::Random, seed);
+    // Near the identity, so that most output voxels map inside the 3-voxel-thin axes
+    // whatever the input's direction: an isotropic scale (points move along the line
+    // to the origin, close to the long axis), a slight shear, a sub-voxel shift.
+    auto affine = itk::AffineTransform<double, 3>::New();
+    auto matrix = affine->GetMatrix();
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      matrix[a][a] = 0.9993;
+    }
+    matrix[0][1] = 0.002;
+    affine->SetMatrix(matrix);
+    itk::AffineTransform<double, 3>::OutputVectorType shift;
+    shift.Fill(0.05);
+    affine->SetTranslation(shift);
+    const auto * geometry = input.GetPointer(); // the output on the input's grid
+    auto         cpu = OnePiece(input.GetPointer(), affine.GetPointer(), geometry, Path::CPU);
+    auto         gpu = OnePiece(input.GetPointer(), affine.GetPointer(), geometry, Path::GPU);
+    ASSERT_EQ(gpu->GetBufferedRegion(), cpu->GetBufferedRegion());
+    const auto count = cpu->GetBufferedRegion().GetNumberOfPixels();
+    double     range = 0, worst = 0;
+    std::size_t inside = 0;
+    for (std::size_t i = 0; i < count; ++i)
+    {
+      const double a = cpu->GetBufferPointer()[i], b = gpu->GetBufferPointer()[i];
+      range = std::max(range, std::abs(a));
+      worst = std::max(worst, std::abs(a - b));
+      inside += a != kDefault;
+    }
+    EXPECT_GT(inside, count / 4) << "too few output voxels map inside the input";
+    EXPECT_LE(worst, 1e-5 * range) << "long axis " << longAxis << ", range " << range;
+  }
 }
 } // namespace

@@ -43,13 +43,31 @@ SeparablePadded(int k)
   return (k + 3) / 4 * 4;
 }
 
+/** CUDA's limit on gridDim.y and gridDim.z. The 3-D launches below run as batches of
+ * at most this many blocks along y and z, each batch told where it starts, so that a
+ * volume with more than 65535 slices (or rows of tiles) times planes needs no special
+ * case. The unit tests emulating these kernels set a tiny limit to run the batches. */
+#ifndef CIF_MAX_GRID_YZ
+#  define CIF_MAX_GRID_YZ 65535
+#endif
+constexpr std::int64_t kMaxGridYZ = CIF_MAX_GRID_YZ;
+
+/** Calls launch(grid, firstBlockY, firstBlockZ) for batches of a grid of blocksX x
+ * blocksY x blocksZ blocks that respect kMaxGridYZ. gridDim.x takes 2^31 - 1 blocks:
+ * more than any image this module can hold. */
+template <typename TLaunch>
 void
-RequireGrid(std::int64_t y, std::int64_t z, const char * what)
+LaunchInGridBatches(std::int64_t blocksX, std::int64_t blocksY, std::int64_t blocksZ, TLaunch && launch)
 {
-  if (y > 65535 || z > 65535)
+  for (std::int64_t z0 = 0; z0 < blocksZ; z0 += kMaxGridYZ)
   {
-    throw CudaError(std::string(what) + ": image too large for one launch (grid " + std::to_string(y) + " x " +
-                    std::to_string(z) + " blocks; the limit is 65535 on y and z)");
+    for (std::int64_t y0 = 0; y0 < blocksY; y0 += kMaxGridYZ)
+    {
+      const dim3 grid(static_cast<unsigned int>(blocksX),
+                      static_cast<unsigned int>(blocksY - y0 < kMaxGridYZ ? blocksY - y0 : kMaxGridYZ),
+                      static_cast<unsigned int>(blocksZ - z0 < kMaxGridYZ ? blocksZ - z0 : kMaxGridYZ));
+      launch(grid, y0, z0);
+    }
   }
 }
 
@@ -87,7 +105,7 @@ AllowSharedMemory(TKernel kernel, std::size_t bytes, const char * what)
 
 __global__ void
 GeneralKernel(const float * __restrict__ in, ConvolutionGeometry g, const float * __restrict__ packed,
-              float * __restrict__ out)
+              float * __restrict__ out, std::int64_t firstBlockY, std::int64_t firstBlockZ)
 {
   CIF_DYNAMIC_SHARED(float4, sharedRaw);
   const int   kx = g.kernelSize[0], column = PaddedColumn(g.kernelSize[1]);
@@ -96,10 +114,12 @@ GeneralKernel(const float * __restrict__ in, ConvolutionGeometry g, const float 
   const int   width = GeneralTileX + kx - 1;
   const int   rows = GeneralTileY + column - 1;
   const int   tx = threadIdx.x, ty = threadIdx.y, tid = ty * GeneralTileX + tx;
-  const std::int64_t oz = blockIdx.z % g.outSize[2];
-  const std::int64_t plane = blockIdx.z / g.outSize[2];
+  // 64-bit block numbers: the launch runs in batches of 65535 along y and z.
+  const std::int64_t blockZ = firstBlockZ + blockIdx.z;
+  const std::int64_t oz = blockZ % g.outSize[2];
+  const std::int64_t plane = blockZ / g.outSize[2];
   const std::int64_t ox0 = std::int64_t(blockIdx.x) * GeneralTileX;
-  const std::int64_t oy0 = std::int64_t(blockIdx.y) * GeneralTileY;
+  const std::int64_t oy0 = (firstBlockY + blockIdx.y) * GeneralTileY;
   const float *      source = in + plane * g.InVolume();
 
   double sum[GeneralOutputs];
@@ -201,7 +221,8 @@ GeneralKernel(const float * __restrict__ in, ConvolutionGeometry g, const float 
 template <int Padded, int BlocksPerSM>
 __global__ void CIF_LAUNCH_BOUNDS(SeparableTileX * SeparableThreadsY, BlocksPerSM)
 SeparablePlaneKernel(const float * __restrict__ in, ConvolutionGeometry g, const float * __restrict__ factors,
-                     float * __restrict__ out, int slices, bool throughScratch)
+                     float * __restrict__ out, std::int64_t slices, bool throughScratch, std::int64_t firstBlockY,
+                     std::int64_t firstBlockZ)
 {
   CIF_DYNAMIC_SHARED(float4, sharedRaw);
   const int kx = g.kernelSize[0], ky = g.kernelSize[1];
@@ -215,12 +236,14 @@ SeparablePlaneKernel(const float * __restrict__ in, ConvolutionGeometry g, const
   float *   rowPass = tile + rows * width; // [rows][SeparableRowPitch]
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * SeparableTileX + tx;
   constexpr int threads = SeparableTileX * SeparableThreadsY;
-  // 32-bit: the launch keeps slices * planes within the grid's z limit.
-  const int          s = static_cast<int>(blockIdx.z) % slices;
-  const int          plane = static_cast<int>(blockIdx.z) / slices;
+  // 64-bit block numbers: the launch runs in batches of 65535 along y and z, and
+  // slices * planes may pass 2^31.
+  const std::int64_t blockZ = firstBlockZ + blockIdx.z;
+  const std::int64_t s = blockZ % slices;
+  const std::int64_t plane = blockZ / slices;
   const std::int64_t iz = throughScratch ? s : g.InputIndex(2, s, g.kernelSize[2] / 2);
   const std::int64_t ox0 = std::int64_t(blockIdx.x) * SeparableTileX;
-  const std::int64_t oy0 = std::int64_t(blockIdx.y) * SeparableTileY;
+  const std::int64_t oy0 = (firstBlockY + blockIdx.y) * SeparableTileY;
   const float *      slice = in + plane * g.InVolume() + iz * g.inSize[0] * g.inSize[1];
 
   for (int i = tid; i < kxp; i += threads)
@@ -430,15 +453,16 @@ FromPlanarKernel(const float * __restrict__ planar, std::int64_t pixels, int com
 }
 
 __global__ void
-ZoomKernel(const float * __restrict__ region, ZoomGeometry g, float * __restrict__ canvas)
+ZoomKernel(const float * __restrict__ region, ZoomGeometry g, float * __restrict__ canvas, std::int64_t firstBlockY,
+           std::int64_t firstBlockZ)
 {
   const std::int64_t cx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t cy = std::int64_t(blockIdx.y) * blockDim.y + threadIdx.y;
+  const std::int64_t cy = (firstBlockY + blockIdx.y) * blockDim.y + threadIdx.y;
   if (cx >= g.canvasSize[0] || cy >= g.canvasSize[1])
   {
     return;
   }
-  const std::int64_t plane = blockIdx.z;
+  const std::int64_t plane = firstBlockZ + blockIdx.z;
   canvas[plane * g.CanvasCount() + cy * g.canvasSize[0] + cx] =
     ZoomSample(region + plane * g.regionSize[0] * g.regionSize[1], g, cx, cy);
 }
@@ -460,14 +484,17 @@ SeparableSharedBytes(const ConvolutionGeometry & g)
 template <int Padded, int BlocksPerSM>
 void
 LaunchSeparablePlane(const float * in, const ConvolutionGeometry & g, const float * packedFactors, float * out,
-                     std::int64_t slices, bool throughScratch, dim3 grid)
+                     std::int64_t slices, bool throughScratch)
 {
   const auto        kernel = SeparablePlaneKernel<Padded, BlocksPerSM>;
   const std::size_t bytes = SeparableSharedBytes(g);
   AllowSharedMemory(kernel, bytes, "separable convolution");
-  CIF_LAUNCH(kernel, grid, dim3(SeparableTileX, SeparableThreadsY), bytes)(
-    in, g, packedFactors, out, static_cast<int>(slices), throughScratch);
-  CIF_CUDA_CHECK_LAUNCH();
+  LaunchInGridBatches(Blocks(g.outSize[0], SeparableTileX), Blocks(g.outSize[1], SeparableTileY), slices * g.planes,
+                      [&](dim3 grid, std::int64_t firstBlockY, std::int64_t firstBlockZ) {
+                        CIF_LAUNCH(kernel, grid, dim3(SeparableTileX, SeparableThreadsY), bytes)(
+                          in, g, packedFactors, out, slices, throughScratch, firstBlockY, firstBlockZ);
+                        CIF_CUDA_CHECK_LAUNCH();
+                      });
 }
 } // namespace
 
@@ -482,12 +509,13 @@ ConvolveGeneralOnDevice(const float * in, const ConvolutionGeometry & g, const f
   const std::size_t bytes =
     sizeof(float) * (std::size_t(g.kernelSize[0]) * column +
                      std::size_t(GeneralTileY + column - 1) * (GeneralTileX + g.kernelSize[0] - 1));
-  const dim3 grid(Blocks(g.outSize[0], GeneralTileX), Blocks(g.outSize[1], GeneralTileY),
-                  static_cast<unsigned int>(g.outSize[2] * g.planes));
-  RequireGrid(grid.y, g.outSize[2] * g.planes, "general convolution");
   AllowSharedMemory(GeneralKernel, bytes, "general convolution");
-  CIF_LAUNCH(GeneralKernel, grid, dim3(GeneralTileX, GeneralThreadsY), bytes)(in, g, packedWeights, out);
-  CIF_CUDA_CHECK_LAUNCH();
+  LaunchInGridBatches(Blocks(g.outSize[0], GeneralTileX), Blocks(g.outSize[1], GeneralTileY),
+                      g.outSize[2] * g.planes, [&](dim3 grid, std::int64_t firstBlockY, std::int64_t firstBlockZ) {
+                        CIF_LAUNCH(GeneralKernel, grid, dim3(GeneralTileX, GeneralThreadsY), bytes)(
+                          in, g, packedWeights, out, firstBlockY, firstBlockZ);
+                        CIF_CUDA_CHECK_LAUNCH();
+                      });
 }
 
 void
@@ -505,9 +533,6 @@ ConvolveSeparableOnDevice(const float * in, const ConvolutionGeometry & g, const
     throw CudaError("separable convolution along z needs a scratch buffer");
   }
   const int  kx = g.kernelSize[0], ky = g.kernelSize[1];
-  const dim3 grid(Blocks(g.outSize[0], SeparableTileX), Blocks(g.outSize[1], SeparableTileY),
-                  static_cast<unsigned int>(slices * g.planes));
-  RequireGrid(grid.y, slices * g.planes, "separable convolution");
   float * target = threeD ? scratch : out;
   // Kernels of up to 15 x 15 taps (square ones, mostly) have a compiled tile shape and
   // 32 registers, for 8 blocks an SM. Larger ones run the generic kernel: capped at 40
@@ -518,25 +543,25 @@ ConvolveSeparableOnDevice(const float * in, const ConvolutionGeometry & g, const
   switch (SeparablePadded(kx) == SeparablePadded(ky) ? SeparablePadded(kx) : 0)
   {
     case 4:
-      LaunchSeparablePlane<4, 8>(in, g, packedFactors, target, slices, threeD, grid);
+      LaunchSeparablePlane<4, 8>(in, g, packedFactors, target, slices, threeD);
       break;
     case 8:
-      LaunchSeparablePlane<8, 8>(in, g, packedFactors, target, slices, threeD, grid);
+      LaunchSeparablePlane<8, 8>(in, g, packedFactors, target, slices, threeD);
       break;
     case 12:
-      LaunchSeparablePlane<12, 8>(in, g, packedFactors, target, slices, threeD, grid);
+      LaunchSeparablePlane<12, 8>(in, g, packedFactors, target, slices, threeD);
       break;
     case 16:
-      LaunchSeparablePlane<16, 8>(in, g, packedFactors, target, slices, threeD, grid);
+      LaunchSeparablePlane<16, 8>(in, g, packedFactors, target, slices, threeD);
       break;
     default:
       if (6 * (SeparableSharedBytes(g) + reservedPerBlock) <= sharedPerSM)
       {
-        LaunchSeparablePlane<0, 6>(in, g, packedFactors, target, slices, threeD, grid);
+        LaunchSeparablePlane<0, 6>(in, g, packedFactors, target, slices, threeD);
       }
       else
       {
-        LaunchSeparablePlane<0, 1>(in, g, packedFactors, target, slices, threeD, grid);
+        LaunchSeparablePlane<0, 1>(in, g, packedFactors, target, slices, threeD);
       }
   }
   if (threeD)
@@ -577,10 +602,11 @@ ZoomOnDevice(const float * region, const ZoomGeometry & g, float * canvas)
     return;
   }
   const dim3 block(32, 8);
-  const dim3 grid(Blocks(g.canvasSize[0], 32), Blocks(g.canvasSize[1], 8), static_cast<unsigned int>(g.planes));
-  RequireGrid(grid.y, g.planes, "zoom");
-  CIF_LAUNCH(ZoomKernel, grid, block)(region, g, canvas);
-  CIF_CUDA_CHECK_LAUNCH();
+  LaunchInGridBatches(Blocks(g.canvasSize[0], 32), Blocks(g.canvasSize[1], 8), g.planes,
+                      [&](dim3 grid, std::int64_t firstBlockY, std::int64_t firstBlockZ) {
+                        CIF_LAUNCH(ZoomKernel, grid, block)(region, g, canvas, firstBlockY, firstBlockZ);
+                        CIF_CUDA_CHECK_LAUNCH();
+                      });
 }
 
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_PLANAR)
