@@ -219,6 +219,7 @@ private:
   {
     const void *                     input = nullptr;
     ModifiedTimeType                 inputTime = 0;
+    ModifiedTimeType                 pixelWriteTime = 0; // a CudaImage's data manager's MTime
     typename TInputImage::RegionType region;
     bool                             inputIsCoefficients = false;
     cif::CoefficientTexture          texture;

@@ -53,6 +53,23 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
 
 namespace CubicResampleDetail
 {
+/** When the pixels of \a input were last written through a CudaImage's data manager
+ * (host writes through its non-const accessors, device writes), which need not
+ * touch the image's MTime; 0 for other images. */
+template <typename TImage>
+ModifiedTimeType
+PixelWriteTime(const TImage * input)
+{
+  if constexpr (CudaImageTraits<TImage>::IsCudaImage)
+  {
+    return input->GetDataManager()->GetMTime();
+  }
+  else
+  {
+    return 0;
+  }
+}
+
 /** Geometry of the output's buffered region and the input's buffer. */
 template <unsigned int D, typename TInputImage, typename TOutputImage>
 cif::ResampleGeometry
@@ -427,6 +444,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                 m_TextureCache.texture.Build(static_cast<int>(D), coefficients, g.input, texels);
                 m_TextureCache.input = input;
                 m_TextureCache.inputTime = input->GetMTime();
+                m_TextureCache.pixelWriteTime = CubicResampleDetail::PixelWriteTime(input);
                 m_TextureCache.region = input->GetBufferedRegion();
                 m_TextureCache.inputIsCoefficients = m_InputIsCoefficients;
                 ownCoefficients.Release(); // the texture holds them now
@@ -500,7 +518,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   const TInputImage * input = this->GetInput();
   const auto &        c = m_TextureCache;
   // The device too: a texture object is only valid on the device that made it.
-  return c.input == input && c.inputTime == input->GetMTime() && c.region == input->GetBufferedRegion() &&
+  return c.input == input && c.inputTime == input->GetMTime() &&
+         c.pixelWriteTime == CubicResampleDetail::PixelWriteTime(input) && c.region == input->GetBufferedRegion() &&
          c.inputIsCoefficients == m_InputIsCoefficients && c.texture.Texels() == texels &&
          c.texture.OnCurrentDevice();
 }
