@@ -153,7 +153,9 @@ TexturedCubic(cudaTextureObject_t texture, const CoefficientGrid & grid, const d
   }
 }
 
-template <int D, typename TOut>
+/** kRows: linear transforms, every voxel from its row's endpoints (the common case,
+ * compiled apart so that the transform chain's registers do not weigh on it). */
+template <int D, typename TOut, bool kRows>
 __global__ void
 TexturedResampleKernel(cudaTextureObject_t texture, float scale, ResampleGeometry geometry, TransformChain chain,
                        const double * mappedPoints, const double * rowEndpoints, TOut defaultValue, TOut * output)
@@ -164,7 +166,7 @@ TexturedResampleKernel(cudaTextureObject_t texture, float scale, ResampleGeometr
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
     double x[kMaxDimension] = { 0, 0, 0, 0 };
-    if (rowEndpoints)
+    if constexpr (kRows)
     {
       const std::int64_t row = i / width;
       const double *     e = rowEndpoints + 2 * kMaxDimension * row;
@@ -377,9 +379,16 @@ ResampleWithTextureOnDevice(const CoefficientTexture & texture, const ResampleGe
     endpoints.Allocate(static_cast<std::size_t>(rows) * 2 * kMaxDimension * sizeof(double));
     RowEndpointsOnDevice<D>(geometry, chain, endpoints.As<double>());
   }
-  TexturedResampleKernel<D, TOut><<<BlocksFor(count), kThreads>>>(texture.Object(), texture.Scale(), geometry, chain,
-                                                                   mappedPoints, endpoints.As<const double>(),
-                                                                   defaultValue, output);
+  if (endpoints.Data())
+  {
+    TexturedResampleKernel<D, TOut, true><<<BlocksFor(count), kThreads>>>(
+      texture.Object(), texture.Scale(), geometry, chain, nullptr, endpoints.As<const double>(), defaultValue, output);
+  }
+  else
+  {
+    TexturedResampleKernel<D, TOut, false><<<BlocksFor(count), kThreads>>>(
+      texture.Object(), texture.Scale(), geometry, chain, mappedPoints, nullptr, defaultValue, output);
+  }
   CIF_CUDA_CHECK_LAUNCH();
   CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread)); // endpoints are released on return
 }
