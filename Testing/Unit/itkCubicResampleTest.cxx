@@ -397,6 +397,83 @@ TEST(CubicResampleGPU, TextureModeIsCloseToExactMode)
   EXPECT_LE(stats.rms, 0.01 * 200.0) << stats;
   EXPECT_GT(stats.rms, 1e-7 * 200.0) << "texture mode gave exactly the exact mode's values";
 }
+
+/** The texture is built once and kept: a second update with another transform (and
+ * output grid) uploads nothing and still matches the exact mode; an input changed
+ * in place and marked Modified() is uploaded and its texture rebuilt (a stale
+ * texture would give the old data's values, far outside the bounds on random
+ * data); switching to half texels rebuilds it too. Bounds as
+ * TextureModeIsCloseToExactMode: half texels add about 2^-12 of the coefficients
+ * (up to a few times the range on random data), well inside them. */
+TEST(CubicResampleGPU, TextureIsKeptUntilTheInputChanges)
+{
+  CIF_REQUIRE_GPU();
+  using Image = itk::Image<float, 3>;
+  const std::uint32_t seed = FreshSeed();
+  std::mt19937        rng(seed);
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  auto input = MakeInput<Image>({ { 40, 37, 33 } }, Content::Random, seed);
+  auto geometry = OutputGeometry<Image>({ { 38, 35, 30 } });
+  auto otherGeometry = OutputGeometry<Image>({ { 30, 41, 27 } });
+
+  using Filter = itk::CubicResampleGPUImageFilter<Image, Image>;
+  auto filter = Filter::New();
+  filter->SetInput(input);
+  filter->SetInterpolator(itk::BSplineInterpolateImageFunction<Image, double, double>::New());
+  filter->SetDefaultPixelValue(-7.0f);
+  filter->SetUseTextureInterpolation(true);
+  const auto expectCloseToExact = [&](const itk::Transform<double, 3, 3> * transform, const Image * grid,
+                                      const char * step) {
+    SCOPED_TRACE(step);
+    auto exact = ResampleWithModule<Image, Image>(input.GetPointer(), transform, grid, -7.0, Path::GPU);
+    ASSERT_EQ(filter->GetOutput()->GetBufferedRegion(), exact->GetBufferedRegion());
+    const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(), exact->GetBufferPointer(),
+                                     exact->GetBufferedRegion().GetNumberOfPixels());
+    EXPECT_LE(stats.maxAbs, 0.06 * 200.0) << stats;
+    EXPECT_LE(stats.rms, 0.01 * 200.0) << stats;
+  };
+
+  auto first = RandomAffine<3>(rng);
+  filter->SetTransform(first);
+  filter->SetOutputParametersFromImage(geometry);
+  cif::TransferCounters::Reset();
+  filter->Update();
+  EXPECT_EQ(filter->GetLastExecutionPath(), Filter::ExecutionPath::GPU);
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 1u) << "the first update uploads the input";
+  expectCloseToExact(first, geometry, "first update: texture built");
+
+  auto second = RandomAffine<3>(rng);
+  filter->SetTransform(second);
+  filter->SetOutputParametersFromImage(otherGeometry);
+  cif::TransferCounters::Reset();
+  filter->Update();
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 0u) << "the kept texture was not used";
+  expectCloseToExact(second, otherGeometry, "second update: texture kept, new transform and grid");
+
+  // New data in the same image object, same MTime until Modified().
+  std::mt19937                          values(seed + 1);
+  std::uniform_real_distribution<float> u(0.0f, 200.0f);
+  for (float *p = input->GetBufferPointer(), *end = p + input->GetBufferedRegion().GetNumberOfPixels(); p != end; ++p)
+  {
+    *p = u(values);
+  }
+  input->Modified();
+  cif::TransferCounters::Reset();
+  filter->Update();
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 1u) << "the modified input was not uploaded again";
+  expectCloseToExact(second, otherGeometry, "third update: input modified, texture rebuilt");
+
+  filter->SetTextureHalfFloat(true);
+  cif::TransferCounters::Reset();
+  filter->Update();
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 1u) << "half texels need the coefficients again";
+  expectCloseToExact(second, otherGeometry, "fourth update: half texels");
+  cif::TransferCounters::Reset();
+  filter->Modified(); // runs the filter again on the same input
+  filter->Update();
+  EXPECT_EQ(cif::TransferCounters::Get().uploads, 0u) << "the half texture was not kept";
+  expectCloseToExact(second, otherGeometry, "fifth update: half texture kept");
+}
 } // namespace
 
 #include "itkCubicResampleGPUFactory.h"

@@ -23,6 +23,23 @@ TEST(CudaImage, BehavesAsAnImageOnTheHost)
   EXPECT_EQ(grafted->GetPixel({ { 2, 3, 4 } }), 42.5f);
 }
 
+/** Every host write path bumps the data manager's MTime (what the resampler's kept
+ * texture compares): writes through the non-const accessors need not touch the
+ * image's own MTime. Reads through a const image do not. */
+TEST(CudaImage, HostWritesBumpTheDataManagersTime)
+{
+  auto image = cif_test::MakeImage<Image>({ { 5, 6, 7 } }, {}, cif_test::Content::Random, cif_test::FreshSeed());
+  const itk::ModifiedTimeType before = image->GetDataManager()->GetMTime();
+  const Image *               constImage = image.GetPointer();
+  EXPECT_NE(constImage->GetBufferPointer(), nullptr);
+  EXPECT_EQ(image->GetDataManager()->GetMTime(), before) << "a const read counted as a write";
+  image->GetBufferPointer()[0] = 3.0f;
+  const itk::ModifiedTimeType afterWrite = image->GetDataManager()->GetMTime();
+  EXPECT_GT(afterWrite, before);
+  image->SetPixel({ { 1, 1, 1 } }, 4.0f);
+  EXPECT_GT(image->GetDataManager()->GetMTime(), afterWrite);
+}
+
 TEST(CudaImage, SynchronisesLazily)
 {
   CIF_REQUIRE_GPU();
@@ -36,8 +53,10 @@ TEST(CudaImage, SynchronisesLazily)
   EXPECT_EQ(image->GetDataManager()->GetResidency(), Residency::Both);
 
   // "Device work": the host copy becomes stale and is downloaded on first host access.
+  const itk::ModifiedTimeType beforeDeviceWrite = image->GetDataManager()->GetMTime();
   image->GetDeviceBufferForWriting(true);
   EXPECT_EQ(image->GetDataManager()->GetResidency(), Residency::DeviceOnly);
+  EXPECT_GT(image->GetDataManager()->GetMTime(), beforeDeviceWrite) << "a device write left no trace";
   const Image * constImage = image.GetPointer();
   EXPECT_EQ(std::vector<float>(constImage->GetBufferPointer(), constImage->GetBufferPointer() + original.size()),
             original);

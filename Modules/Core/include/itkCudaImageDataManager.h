@@ -58,7 +58,11 @@ public:
   void
   SynchronizeHost(void * host, std::size_t bytes, bool hostWillBeModified);
 
-  /** The host buffer was replaced or rewritten behind the manager's back. */
+  /** The host buffer was replaced or rewritten behind the manager's back.
+   * This, GetDeviceBufferForWriting and SynchronizeHost(..., true) — every way the
+   * pixels may be written — also bump the manager's MTime, which a filter caching
+   * something derived from the pixels (the resampler's kept texture) compares,
+   * since writes through those paths need not touch the image's own MTime. */
   void
   MarkHostModified();
 

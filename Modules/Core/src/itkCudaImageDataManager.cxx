@@ -43,6 +43,7 @@ CudaImageDataManager::GetDeviceBufferForWriting(const void * host, std::size_t b
     this->EnsureDeviceBuffer(bytes);
   }
   m_Residency = Residency::DeviceOnly;
+  this->Modified(); // the pixels may change: what caches them (a kept texture) must see it
   return m_DeviceBuffer.Data();
 }
 
@@ -61,6 +62,7 @@ CudaImageDataManager::SynchronizeHost(void * host, std::size_t bytes, bool hostW
   if (hostWillBeModified)
   {
     m_Residency = Residency::HostOnly;
+    this->Modified();
   }
 }
 
@@ -68,6 +70,7 @@ void
 CudaImageDataManager::MarkHostModified()
 {
   m_Residency = Residency::HostOnly;
+  this->Modified();
 }
 
 void

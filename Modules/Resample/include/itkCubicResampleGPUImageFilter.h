@@ -4,6 +4,7 @@
 #include "cifBSplinePrefilterMath.h"
 #include "cifDeviceBuffer.h"
 #include "cifResampleSlabs.h"
+#include "cifTextureResampleDevice.h"
 #include "cifTransformChain.h"
 #include "itkFilterStageProgress.h"
 #include "itkBSplineInterpolateImageFunction.h"
@@ -90,10 +91,27 @@ public:
    * voxel instead of 4^D exact terms. The texture unit's interpolation weights have
    * about 8 fractional bits, so values differ from the exact mode (measured in the
    * Modules/Resample/README.md). GPU path, 2-D and 3-D, float coefficients (output other than double)
-   * only; elsewhere the exact mode runs. Off by default. */
+   * only; elsewhere the exact mode runs. Off by default.
+   *
+   * The texture is built once and kept with the filter: later updates of the same
+   * input (the same image object, MTime and buffered region, with the same
+   * InputIsCoefficients and TextureHalfFloat) read it without uploading or
+   * prefiltering again, whatever the transform and output grid — the texture holds
+   * only the input's coefficients. A modified input (Modified(), a new buffer, a new
+   * image) rebuilds it. It is released with the filter, when an update fails, and
+   * at the first update that does not use it (the mode turned off, the CPU path). */
   itkSetMacro(UseTextureInterpolation, bool);
   itkGetConstMacro(UseTextureInterpolation, bool);
   itkBooleanMacro(UseTextureInterpolation);
+
+  /** Texture mode only: 16-bit float texels (the coefficients rounded to half, 11
+   * significant bits, scaled by a power of two that keeps them finite) instead of
+   * 32-bit: half the texture's memory and of the bytes each fetch moves, at an
+   * error of about 2^-12 of the coefficients' magnitude on top of the texture
+   * mode's own (measured in Modules/Resample/README.md). Off by default. */
+  itkSetMacro(TextureHalfFloat, bool);
+  itkGetConstMacro(TextureHalfFloat, bool);
+  itkBooleanMacro(TextureHalfFloat);
 
   /** Cubic B-spline resampling of multi-component images. ITK has no B-spline
    * interpolator for multi-component pixels (BSplineInterpolateImageFunction takes
@@ -115,7 +133,7 @@ public:
    * at least this many output voxels (default 4 Mi), at most 16 of them; a smaller
    * output is one piece. Slabs give the same bits as one piece, so this only trades
    * progress steps against launches; tests lower it to force many slabs. The texture
-   * mode builds its texture per call and always runs in one piece. */
+   * mode always runs in one piece. */
   itkSetMacro(MinimumVoxelsPerSlab, SizeValueType);
   itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
 
@@ -194,8 +212,25 @@ private:
   };
   CoefficientCache m_CoefficientCache;
 
+  /** The texture mode's texture, kept between updates (see UseTextureInterpolation).
+   * Keyed on what decides the coefficients, not on the filter's MTime: a new
+   * transform or output grid reads the same texture. */
+  struct TextureCache
+  {
+    const void *                     input = nullptr;
+    ModifiedTimeType                 inputTime = 0;
+    ModifiedTimeType                 pixelWriteTime = 0; // a CudaImage's data manager's MTime
+    typename TInputImage::RegionType region;
+    bool                             inputIsCoefficients = false;
+    cif::CoefficientTexture          texture;
+  };
+  bool
+  TextureCached(cif::TextureTexels texels) const;
+  TextureCache m_TextureCache;
+
   bool          m_InputIsCoefficients{ false };
   bool          m_UseTextureInterpolation{ false };
+  bool          m_TextureHalfFloat{ false };
   bool          m_CubicBSplinePerComponent{ false };
   SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
 };

@@ -53,6 +53,23 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
 
 namespace CubicResampleDetail
 {
+/** When the pixels of \a input were last written through a CudaImage's data manager
+ * (host writes through its non-const accessors, device writes), which need not
+ * touch the image's MTime; 0 for other images. */
+template <typename TImage>
+ModifiedTimeType
+PixelWriteTime(const TImage * input)
+{
+  if constexpr (CudaImageTraits<TImage>::IsCudaImage)
+  {
+    return input->GetDataManager()->GetMTime();
+  }
+  else
+  {
+    return 0;
+  }
+}
+
 /** Geometry of the output's buffered region and the input's buffer. */
 template <unsigned int D, typename TInputImage, typename TOutputImage>
 cif::ResampleGeometry
@@ -252,7 +269,12 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       const bool     onGPU = this->RunsOnGPU();
       constexpr bool texturesExist = std::is_same_v<TC, float> && D <= 3; // 4-D: exact mode always
       const bool     useTextures = onGPU && texturesExist && m_UseTextureInterpolation;
-      // The texture mode builds its texture per call: one piece.
+      const cif::TextureTexels texels = m_TextureHalfFloat ? cif::TextureTexels::Half : cif::TextureTexels::Float;
+      if (!useTextures)
+      {
+        m_TextureCache = TextureCache{}; // the mode is off (or on the CPU): give its memory back
+      }
+      // The texture mode runs in one piece.
       const cif::ResampleSlabs slabs =
         useTextures ? cif::ResampleSlabs{} : cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
       const bool          mapsOnHost = !chain.IsDeviceEvaluable();
@@ -302,9 +324,17 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           constexpr bool sameType = std::is_same_v<TIn, TC>;
           const bool     borrowsInput = inputIsCuda && sameType && m_InputIsCoefficients;
           constexpr bool needsStaging = !inputIsCuda && !sameType;
-          const bool        cached = !borrowsInput && this->CoefficientsCached(true);
+          // The texture of this input already built: no coefficients needed at all.
+          const bool        textureReady = useTextures && this->TextureCached(texels);
+          const bool        cached = !textureReady && !borrowsInput && this->CoefficientsCached(true);
+          const bool        ownsCoefficients = !textureReady && !borrowsInput && !cached;
+          if (useTextures && !textureReady)
+          {
+            m_TextureCache = TextureCache{}; // a stale texture: free it before the new one's memory is counted
+          }
           const std::size_t needed =
-            inputCount * ((borrowsInput || cached ? 0 : sizeof(TC)) + (needsStaging && !cached ? sizeof(TIn) : 0)) +
+            inputCount * ((ownsCoefficients ? sizeof(TC) : 0) + (needsStaging && ownsCoefficients ? sizeof(TIn) : 0)) +
+            (useTextures && !textureReady ? cif::CoefficientTexture::BuildBytes(D, g.input, texels) : 0) +
             mapped.size() * sizeof(double) + outputCount * sizeof(TOut);
           std::ostringstream what;
           what << "cubic resampling of a " << inputCount << "-voxel image into " << outputCount << " voxels";
@@ -326,16 +356,19 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                 coefficients = source;
               }
             }
-            if (cached)
+            if (textureReady || cached)
             {
-              coefficients = m_CoefficientCache.device.template As<const TC>();
+              if (cached)
+              {
+                coefficients = m_CoefficientCache.device.template As<const TC>();
+              }
               progress.Completed();
               for (unsigned int a = 0; a < (m_InputIsCoefficients ? 0u : D); ++a)
               {
                 progress.Completed();
               }
             }
-            else if (!borrowsInput)
+            else if (ownsCoefficients)
             {
               ownCoefficients.Allocate(inputCount * sizeof(TC));
               TC * own = ownCoefficients.As<TC>();
@@ -396,7 +429,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             out = outputScratch.As<TOut>();
           }
           const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
-          if (!cached && !borrowsInput && keepCoefficients)
+          if (ownsCoefficients && keepCoefficients && !useTextures)
           {
             // A piece of a streamed output: the next pieces read these coefficients.
             this->KeepCoefficients(std::move(ownCoefficients));
@@ -406,8 +439,19 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           {
             if (useTextures)
             {
-              cif::ResampleWithTexturesOnDevice<static_cast<int>(D), TOut>(
-                coefficients, g, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue, out);
+              if (!textureReady)
+              {
+                m_TextureCache.texture.Build(static_cast<int>(D), coefficients, g.input, texels);
+                m_TextureCache.input = input;
+                m_TextureCache.inputTime = input->GetMTime();
+                m_TextureCache.pixelWriteTime = CubicResampleDetail::PixelWriteTime(input);
+                m_TextureCache.region = input->GetBufferedRegion();
+                m_TextureCache.inputIsCoefficients = m_InputIsCoefficients;
+                ownCoefficients.Release(); // the texture holds them now
+              }
+              cif::ResampleWithTextureOnDevice<static_cast<int>(D), TOut>(m_TextureCache.texture, g, deviceChain,
+                                                                          mappedOnDevice.As<const double>(),
+                                                                          linearRows, defaultValue, out);
               progress.CompletedOnDevice();
             }
           }
@@ -447,6 +491,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     catch (...)
     {
       m_CoefficientCache = CoefficientCache{};
+      m_TextureCache = TextureCache{};
       output->Initialize(); // no half-resampled image is left behind
       throw;
     }
@@ -463,6 +508,20 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   return c.input == input && c.inputTime == input->GetMTime() && c.filterTime == this->GetMTime() &&
          c.region == input->GetBufferedRegion() && c.inputIsCoefficients == m_InputIsCoefficients &&
          (onDevice ? c.device.Bytes() > 0 : !c.host.empty());
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+bool
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  TextureCached(cif::TextureTexels texels) const
+{
+  const TInputImage * input = this->GetInput();
+  const auto &        c = m_TextureCache;
+  // The device too: a texture object is only valid on the device that made it.
+  return c.input == input && c.inputTime == input->GetMTime() &&
+         c.pixelWriteTime == CubicResampleDetail::PixelWriteTime(input) && c.region == input->GetBufferedRegion() &&
+         c.inputIsCoefficients == m_InputIsCoefficients && c.texture.Texels() == texels &&
+         c.texture.OnCurrentDevice();
 }
 
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
@@ -888,6 +947,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   Superclass::PrintSelf(os, indent);
   os << indent << "InputIsCoefficients: " << (m_InputIsCoefficients ? "On" : "Off") << std::endl;
   os << indent << "UseTextureInterpolation: " << (m_UseTextureInterpolation ? "On" : "Off") << std::endl;
+  os << indent << "TextureHalfFloat: " << (m_TextureHalfFloat ? "On" : "Off") << std::endl;
+  os << indent << "Cached texture (bytes): " << m_TextureCache.texture.Bytes() << std::endl;
   os << indent << "CubicBSplinePerComponent: " << (m_CubicBSplinePerComponent ? "On" : "Off") << std::endl;
   os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
 }

@@ -10,7 +10,13 @@
 #include "cifTextureResampleDevice.h"
 #include "cifScalarTypes.h"
 
+#include <cuda_fp16.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <type_traits>
 
 namespace cif
 {
@@ -25,10 +31,11 @@ BlocksFor(std::int64_t count)
   return GridStrideBlocks(count, kThreads);
 }
 
-/** The coefficients with kPad mirrored samples around every used axis. */
-template <int D>
+/** The coefficients with kPad mirrored samples around every used axis, times
+ * \a scale, as T (float or __half). */
+template <int D, typename T>
 __global__ void
-PadWithMirror(const float * in, CoefficientGrid grid, float * out, std::int64_t outCount)
+PadWithMirror(const float * in, CoefficientGrid grid, float scale, T * out, std::int64_t outCount)
 {
   const std::int64_t w = grid.size[0] + 2 * kPad;
   const std::int64_t h = D > 1 ? grid.size[1] + 2 * kPad : 1;
@@ -42,78 +49,64 @@ PadWithMirror(const float * in, CoefficientGrid grid, float * out, std::int64_t 
       offset += MirroredOffset(grid.start[a] + p[a] - kPad, grid.start[a], grid.size[a]) * stride;
       stride *= grid.size[a];
     }
-    out[i] = in[offset];
+    if constexpr (std::is_same_v<T, __half>)
+    {
+      out[i] = __float2half_rn(in[offset] * scale);
+    }
+    else
+    {
+      out[i] = in[offset];
+    }
   }
 }
 
-/** Owns a CUDA array holding the padded coefficients and a linear-filtering texture on it. */
-class CoefficientTexture
+/** The largest |coefficient| as the bits of a float (non-negative floats order as
+ * their bits; a NaN's bits exceed every finite value's and infinity's). */
+__global__ void
+MaxAbsBits(const float * in, std::int64_t count, unsigned int * result)
 {
-public:
-  template <int D>
-  static CoefficientTexture
-  Make(const float * coefficients, const CoefficientGrid & grid)
+  unsigned int m = 0;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
-    CoefficientTexture t;
-    const std::size_t  w = grid.size[0] + 2 * kPad, h = D > 1 ? grid.size[1] + 2 * kPad : 1,
-                      d = D > 2 ? grid.size[2] + 2 * kPad : 1;
-    DeviceBuffer padded(w * h * d * sizeof(float));
-    PadWithMirror<D><<<BlocksFor(w * h * d), kThreads>>>(coefficients, grid, padded.As<float>(), w * h * d);
-    CIF_CUDA_CHECK_LAUNCH();
-    const cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
-    CIF_CUDA_CHECK(cudaMalloc3DArray(&t.m_Array, &channel, make_cudaExtent(w, h, D > 2 ? d : 0)));
-    cudaMemcpy3DParms copy{};
-    copy.srcPtr = make_cudaPitchedPtr(padded.Data(), w * sizeof(float), w, h);
-    copy.dstArray = t.m_Array;
-    copy.extent = make_cudaExtent(w, h, d);
-    copy.kind = cudaMemcpyDeviceToDevice;
-    CIF_CUDA_CHECK(cudaMemcpy3D(&copy));
-    cudaResourceDesc resource{};
-    resource.resType = cudaResourceTypeArray;
-    resource.res.array.array = t.m_Array;
-    cudaTextureDesc texture{};
-    texture.addressMode[0] = texture.addressMode[1] = texture.addressMode[2] = cudaAddressModeClamp;
-    texture.filterMode = cudaFilterModeLinear;
-    texture.readMode = cudaReadModeElementType;
-    texture.normalizedCoords = 0;
-    CIF_CUDA_CHECK(cudaCreateTextureObject(&t.m_Texture, &resource, &texture, nullptr));
-    CIF_CUDA_CHECK(cudaStreamSynchronize(0)); // the padded copy is freed on return
-    return t;
+    m = max(m, __float_as_uint(fabsf(in[i])));
   }
-  CoefficientTexture() = default;
-  CoefficientTexture(CoefficientTexture && o) noexcept
-    : m_Array(o.m_Array)
-    , m_Texture(o.m_Texture)
+  for (int offset = 16; offset > 0; offset /= 2)
   {
-    o.m_Array = nullptr;
-    o.m_Texture = 0;
+    m = max(m, __shfl_down_sync(0xffffffffu, m, offset));
   }
-  CoefficientTexture(const CoefficientTexture &) = delete;
-  CoefficientTexture &
-  operator=(const CoefficientTexture &) = delete;
-  CoefficientTexture &
-  operator=(CoefficientTexture &&) = delete;
-  ~CoefficientTexture()
+  if ((threadIdx.x & 31) == 0)
   {
-    if (m_Texture)
-    {
-      cudaDestroyTextureObject(m_Texture);
-    }
-    if (m_Array)
-    {
-      cudaFreeArray(m_Array);
-    }
+    atomicMax(result, m);
   }
-  cudaTextureObject_t
-  Object() const
-  {
-    return m_Texture;
-  }
+}
 
-private:
-  cudaArray_t         m_Array = nullptr;
-  cudaTextureObject_t m_Texture = 0;
-};
+/** The power of two that takes the largest |coefficient| \a maxAbs into
+ * [2^14, 2^15): finite in half (65504) with room for the linear filter, and every
+ * coefficient above 2^-29 of the largest stays a normal half. 1 for zero, NaN or
+ * infinity (those propagate as in float). */
+float
+HalfScaleFor(float maxAbs)
+{
+  if (!(maxAbs > 0.0f) || !std::isfinite(maxAbs))
+  {
+    return 1.0f;
+  }
+  int exponent = 0;
+  std::frexp(maxAbs, &exponent); // maxAbs = m 2^exponent, m in [0.5, 1)
+  return std::ldexp(1.0f, std::clamp(15 - exponent, -126, 127));
+}
+
+std::int64_t
+PaddedCount(int dimension, const CoefficientGrid & grid)
+{
+  std::int64_t count = 1;
+  for (int a = 0; a < dimension; ++a)
+  {
+    count *= grid.size[a] + 2 * kPad;
+  }
+  return count;
+}
 
 /** Fetch positions (texel coordinates, centres at +0.5) and weights of one axis. */
 __device__ __forceinline__ void
@@ -160,9 +153,11 @@ TexturedCubic(cudaTextureObject_t texture, const CoefficientGrid & grid, const d
   }
 }
 
-template <int D, typename TOut>
+/** kRows: linear transforms, every voxel from its row's endpoints (the common case,
+ * compiled apart so that the transform chain's registers do not weigh on it). */
+template <int D, typename TOut, bool kRows>
 __global__ void
-TexturedResampleKernel(cudaTextureObject_t texture, ResampleGeometry geometry, TransformChain chain,
+TexturedResampleKernel(cudaTextureObject_t texture, float scale, ResampleGeometry geometry, TransformChain chain,
                        const double * mappedPoints, const double * rowEndpoints, TOut defaultValue, TOut * output)
 {
   const std::int64_t count = geometry.OutputCount();
@@ -171,7 +166,7 @@ TexturedResampleKernel(cudaTextureObject_t texture, ResampleGeometry geometry, T
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
     double x[kMaxDimension] = { 0, 0, 0, 0 };
-    if (rowEndpoints)
+    if constexpr (kRows)
     {
       const std::int64_t row = i / width;
       const double *     e = rowEndpoints + 2 * kMaxDimension * row;
@@ -196,36 +191,206 @@ TexturedResampleKernel(cudaTextureObject_t texture, ResampleGeometry geometry, T
       InputContinuousIndex<D>(geometry, q, x);
     }
     output[i] = InsideBuffer<D>(x, geometry.input)
-                  ? CastWithBoundsChecking<TOut>(TexturedCubic<D>(texture, geometry.input, x))
+                  ? CastWithBoundsChecking<TOut>(scale * TexturedCubic<D>(texture, geometry.input, x))
                   : defaultValue;
   }
 }
 
 } // namespace
 
+std::size_t
+CoefficientTexture::BuildBytes(int dimension, const CoefficientGrid & grid, TextureTexels texels)
+{
+  const std::size_t texel = texels == TextureTexels::Half ? sizeof(__half) : sizeof(float);
+  return 2 * static_cast<std::size_t>(PaddedCount(dimension, grid)) * texel;
+}
+
+void
+CoefficientTexture::Build(int dimension, const float * coefficients, const CoefficientGrid & grid,
+                          TextureTexels texels)
+{
+  if (dimension != 2 && dimension != 3)
+  {
+    throw CudaError("CoefficientTexture::Build: 2 or 3 axes, not " + std::to_string(dimension));
+  }
+  this->Release();
+  try
+  {
+    CIF_CUDA_CHECK(cudaGetDevice(&m_Device));
+    m_Dimension = dimension;
+    m_Texels = texels;
+    m_Grid = grid;
+    const bool        half = texels == TextureTexels::Half;
+    const std::size_t texel = half ? sizeof(__half) : sizeof(float);
+    const std::size_t w = grid.size[0] + 2 * kPad, h = grid.size[1] + 2 * kPad,
+                      d = dimension > 2 ? grid.size[2] + 2 * kPad : 1;
+    const std::int64_t count = PaddedCount(dimension, grid);
+    float              scale = 1.0f;
+    if (half)
+    {
+      // Half's largest value is 65504: a volume of 16-bit data has coefficients
+      // beyond it, which would become infinities. One read of the coefficients
+      // finds the power of two that keeps them finite.
+      std::int64_t input = 1;
+      for (int a = 0; a < dimension; ++a)
+      {
+        input *= grid.size[a];
+      }
+      DeviceBuffer maxBits(sizeof(unsigned int));
+      CIF_CUDA_CHECK(cudaMemsetAsync(maxBits.Data(), 0, sizeof(unsigned int), cudaStreamPerThread));
+      MaxAbsBits<<<BlocksFor(input), kThreads>>>(coefficients, input, maxBits.As<unsigned int>());
+      CIF_CUDA_CHECK_LAUNCH();
+      unsigned int bits = 0;
+      maxBits.Download(&bits, sizeof(bits));
+      float maxAbs = 0.0f;
+      std::memcpy(&maxAbs, &bits, sizeof(maxAbs));
+      scale = HalfScaleFor(maxAbs);
+    }
+    m_Scale = 1.0f / scale; // a power of two: exact
+    DeviceBuffer padded(count * texel);
+    if (half)
+    {
+      dimension == 2 ? PadWithMirror<2, __half><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale,
+                                                                                padded.As<__half>(), count)
+                     : PadWithMirror<3, __half><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale,
+                                                                                padded.As<__half>(), count);
+    }
+    else
+    {
+      dimension == 2 ? PadWithMirror<2, float><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale,
+                                                                               padded.As<float>(), count)
+                     : PadWithMirror<3, float><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale,
+                                                                               padded.As<float>(), count);
+    }
+    CIF_CUDA_CHECK_LAUNCH();
+    const cudaChannelFormatDesc channel =
+      half ? cudaCreateChannelDesc(16, 0, 0, 0, cudaChannelFormatKindFloat) : cudaCreateChannelDesc<float>();
+    cudaArray_t array = nullptr;
+    CIF_CUDA_CHECK(cudaMalloc3DArray(&array, &channel, make_cudaExtent(w, h, dimension > 2 ? d : 0)));
+    m_Array = array;
+    m_Bytes = count * texel;
+    cudaMemcpy3DParms copy{};
+    copy.srcPtr = make_cudaPitchedPtr(padded.Data(), w * texel, w, h);
+    copy.dstArray = array;
+    copy.extent = make_cudaExtent(w, h, d);
+    copy.kind = cudaMemcpyDeviceToDevice;
+    CIF_CUDA_CHECK(cudaMemcpy3DAsync(&copy, cudaStreamPerThread));
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypeArray;
+    resource.res.array.array = array;
+    cudaTextureDesc texture{};
+    texture.addressMode[0] = texture.addressMode[1] = texture.addressMode[2] = cudaAddressModeClamp;
+    texture.filterMode = cudaFilterModeLinear;
+    texture.readMode = cudaReadModeElementType; // half texels are read as float
+    texture.normalizedCoords = 0;
+    cudaTextureObject_t object = 0;
+    CIF_CUDA_CHECK(cudaCreateTextureObject(&object, &resource, &texture, nullptr));
+    m_Texture = object;
+    // Complete before return: the padded copy is released here, and the filter that
+    // keeps the texture may be updated next from another host thread (another
+    // per-thread stream).
+    CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+  }
+  catch (...)
+  {
+    this->Release();
+    throw;
+  }
+}
+
+void
+CoefficientTexture::Release() noexcept
+{
+  if (m_Texture)
+  {
+    cudaDestroyTextureObject(m_Texture);
+  }
+  if (m_Array)
+  {
+    cudaFreeArray(static_cast<cudaArray_t>(m_Array));
+  }
+  m_Texture = 0;
+  m_Array = nullptr;
+  m_Device = -1;
+  m_Dimension = 0;
+  m_Bytes = 0;
+  m_Scale = 1.0f;
+}
+
+CoefficientTexture::~CoefficientTexture() { this->Release(); }
+
+CoefficientTexture::CoefficientTexture(CoefficientTexture && other) noexcept
+{
+  *this = std::move(other);
+}
+
+CoefficientTexture &
+CoefficientTexture::operator=(CoefficientTexture && other) noexcept
+{
+  if (this != &other)
+  {
+    this->Release();
+    m_Array = other.m_Array;
+    m_Texture = other.m_Texture;
+    m_Device = other.m_Device;
+    m_Dimension = other.m_Dimension;
+    m_Texels = other.m_Texels;
+    m_Grid = other.m_Grid;
+    m_Bytes = other.m_Bytes;
+    m_Scale = other.m_Scale;
+    other.m_Array = nullptr;
+    other.m_Texture = 0;
+    other.Release();
+  }
+  return *this;
+}
+
+bool
+CoefficientTexture::OnCurrentDevice() const
+{
+  int device = -1;
+  return m_Texture != 0 && cudaGetDevice(&device) == cudaSuccess && device == m_Device;
+}
+
 template <int D, typename TOut>
 void
-ResampleWithTexturesOnDevice(const float * coefficients, const ResampleGeometry & geometry,
-                             const TransformChain & chain, const double * mappedPoints, bool linearRows,
-                             TOut defaultValue, TOut * output)
+ResampleWithTextureOnDevice(const CoefficientTexture & texture, const ResampleGeometry & geometry,
+                            const TransformChain & chain, const double * mappedPoints, bool linearRows,
+                            TOut defaultValue, TOut * output)
 {
+  bool matches = !texture.Empty() && texture.Dimension() == D;
+  for (int a = 0; a < D && matches; ++a)
+  {
+    matches = texture.Grid().size[a] == geometry.input.size[a] && texture.Grid().start[a] == geometry.input.start[a];
+  }
+  if (!matches)
+  {
+    throw CudaError("ResampleWithTextureOnDevice: the texture was not built for this input grid");
+  }
   const std::int64_t count = geometry.OutputCount();
   if (count == 0)
   {
     return;
   }
-  const CoefficientTexture texture = CoefficientTexture::Make<D>(coefficients, geometry.input);
-  DeviceBuffer             endpoints;
+  DeviceBuffer endpoints;
   if (linearRows && mappedPoints == nullptr)
   {
     const std::int64_t rows = geometry.OutputRows();
     endpoints.Allocate(static_cast<std::size_t>(rows) * 2 * kMaxDimension * sizeof(double));
     RowEndpointsOnDevice<D>(geometry, chain, endpoints.As<double>());
   }
-  TexturedResampleKernel<D, TOut><<<BlocksFor(count), kThreads>>>(
-    texture.Object(), geometry, chain, mappedPoints, endpoints.As<const double>(), defaultValue, output);
+  if (endpoints.Data())
+  {
+    TexturedResampleKernel<D, TOut, true><<<BlocksFor(count), kThreads>>>(
+      texture.Object(), texture.Scale(), geometry, chain, nullptr, endpoints.As<const double>(), defaultValue, output);
+  }
+  else
+  {
+    TexturedResampleKernel<D, TOut, false><<<BlocksFor(count), kThreads>>>(
+      texture.Object(), texture.Scale(), geometry, chain, mappedPoints, nullptr, defaultValue, output);
+  }
   CIF_CUDA_CHECK_LAUNCH();
-  CIF_CUDA_CHECK(cudaStreamSynchronize(0)); // texture and endpoints are released on return
+  CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread)); // endpoints are released on return
 }
 
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_TEXTURED)
