@@ -8,6 +8,7 @@
 //
 //   ElasticWarpExample [output prefix, default "elastic"] [edge length, default 512]
 #include "cifCudaRuntime.h"
+#include "cifExampleTiming.h"
 #include "cifExampleImages.h"
 #include "itkBSplineTransform.h"
 #include "itkCubicResampleGPUImageFilter.h"
@@ -18,18 +19,7 @@
 #include <random>
 
 using cif_example::Image2D;
-
-namespace
-{
-template <typename F>
-double
-Milliseconds(F && f)
-{
-  const auto start = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-} // namespace
+using cif_example::Milliseconds;
 
 int
 main(int argc, char * argv[])

@@ -10,6 +10,7 @@
 // Debian's VTK renders through X only: run it under xvfb-run where there is no
 // display (the test does).
 #include "cifCudaRuntime.h"
+#include "cifExampleTiming.h"
 #include "cifITKVTKBridge.h"
 #include "vtkCudaImageReslice.h"
 
@@ -100,14 +101,7 @@ MakePhantom(unsigned int n)
   return volume;
 }
 
-template <typename F>
-double
-Milliseconds(F && f)
-{
-  const auto start = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
+using cif_example::Milliseconds;
 
 vtkSmartPointer<vtkTextActor>
 Label(const std::string & text)

@@ -19,6 +19,7 @@
 // 64^4, against 2.6e-4 and 4.9e-7 with every axis), so a small run (--size 16) is a
 // test that tells the two apart.
 #include "cifCudaRuntime.h"
+#include "cifExampleTiming.h"
 #include "itkCubicBSplineTable.h"
 #include "itkMultiThreaderBase.h"
 
@@ -34,14 +35,7 @@
 
 namespace
 {
-template <typename F>
-double
-Milliseconds(F && f)
-{
-  const auto start = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
+using cif_example::Milliseconds;
 
 /** The tabulated function on [0, 1]^4: a Gaussian bump times a plane wave, smooth,
  * values in [-1, 1], with slopes at the table's edges. */
