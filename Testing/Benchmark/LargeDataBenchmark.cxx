@@ -26,17 +26,6 @@
 #include <thread>
 #include <vector>
 
-#ifndef CIF_BENCHMARK_BUS_FLOOR
-namespace cif_bench
-{
-BusTimes
-MeasureBus(std::size_t, int) // a build without CUDA: nothing measured
-{
-  return {};
-}
-} // namespace cif_bench
-#endif
-
 namespace
 {
 using cif_bench::Cell;

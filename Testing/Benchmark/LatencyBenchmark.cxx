@@ -37,17 +37,6 @@
 
 #include <unistd.h>
 
-#ifndef CIF_BENCHMARK_CONTEXT
-namespace cif_bench
-{
-double
-CreateContextMs() // a build without CUDA
-{
-  return -1;
-}
-} // namespace cif_bench
-#endif
-
 namespace
 {
 template <typename TImage>
