@@ -9,6 +9,8 @@
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplineTransform.h"
 #include "itkCubicResampleGPUImageFilter.h"
+#include "itkDisplacementFieldTransform.h"
+#include "itkImageRegionIterator.h"
 #include "itkResampleImageFilter.h"
 
 #include <random>
@@ -111,6 +113,31 @@ RandomBSpline(const itk::ImageBase<D> * domain, unsigned int meshSize, double am
   bspline->SetParameters(parameters);
   bspline->SetParametersByValue(parameters); // own the parameters
   return bspline;
+}
+
+/** A displacement field on \a domain's grid (its geometry and largest region) with
+ * random vectors of components in [-amplitude, amplitude], for a
+ * DisplacementFieldTransform. */
+template <unsigned int D>
+typename itk::DisplacementFieldTransform<double, D>::DisplacementFieldType::Pointer
+RandomDisplacementField(const itk::ImageBase<D> * domain, double amplitude, std::mt19937 & rng)
+{
+  using Field = typename itk::DisplacementFieldTransform<double, D>::DisplacementFieldType;
+  auto field = Field::New();
+  field->CopyInformation(domain);
+  field->SetRegions(domain->GetLargestPossibleRegion());
+  field->Allocate();
+  std::uniform_real_distribution<double> u(-amplitude, amplitude);
+  for (itk::ImageRegionIterator<Field> it(field, field->GetBufferedRegion()); !it.IsAtEnd(); ++it)
+  {
+    typename Field::PixelType v;
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      v[a] = u(rng);
+    }
+    it.Set(v);
+  }
+  return field;
 }
 
 /** Sets up any ResampleImageFilter (ITK's or the module's) as the tests compare them:

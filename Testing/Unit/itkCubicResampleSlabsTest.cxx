@@ -172,21 +172,7 @@ CheckResampleSlabs(Path path)
   cases.push_back({ "axis-aligned bspline", RandomBSpline<D>(aligned.GetPointer(), 3, 2.0, rng).GetPointer(), aligned });
   // host-mapped: the mapped points of each slab are its own
   using FieldTransform = itk::DisplacementFieldTransform<double, D>;
-  auto field = FieldTransform::DisplacementFieldType::New();
-  field->CopyInformation(input);
-  field->SetRegions(input->GetLargestPossibleRegion());
-  field->Allocate();
-  std::uniform_real_distribution<double> u(-1.5, 1.5);
-  for (itk::ImageRegionIterator<typename FieldTransform::DisplacementFieldType> it(field, field->GetBufferedRegion());
-       !it.IsAtEnd(); ++it)
-  {
-    typename FieldTransform::OutputVectorType v;
-    for (unsigned int a = 0; a < D; ++a)
-    {
-      v[a] = u(rng);
-    }
-    it.Set(v);
-  }
+  auto field = RandomDisplacementField<D>(input.GetPointer(), 1.5, rng);
   auto nearest = FieldTransform::New();
   nearest->SetDisplacementField(field);
   nearest->SetInterpolator(

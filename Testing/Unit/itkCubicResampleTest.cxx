@@ -85,21 +85,7 @@ CheckTransforms(Path path)
       transforms.emplace_back("euler", euler.GetPointer());
     }
     using FieldTransform = itk::DisplacementFieldTransform<double, D>;
-    auto field = FieldTransform::DisplacementFieldType::New();
-    field->CopyInformation(input);
-    field->SetRegions(input->GetLargestPossibleRegion());
-    field->Allocate();
-    std::uniform_real_distribution<double> u(-1.5, 1.5);
-    for (itk::ImageRegionIterator<typename FieldTransform::DisplacementFieldType> it(field, field->GetBufferedRegion());
-         !it.IsAtEnd(); ++it)
-    {
-      typename FieldTransform::OutputVectorType v;
-      for (unsigned int a = 0; a < D; ++a)
-      {
-        v[a] = u(rng);
-      }
-      it.Set(v);
-    }
+    auto field = RandomDisplacementField<D>(input.GetPointer(), 1.5, rng);
     auto displacement = FieldTransform::New();
     displacement->SetDisplacementField(field);
     transforms.emplace_back("displacement field" + gridTransform, displacement.GetPointer());
