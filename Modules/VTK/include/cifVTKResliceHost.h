@@ -6,7 +6,7 @@
 #include <cstdint>
 
 /** \file cifVTKResliceHost.h
- * The CPU path of vtkCudaImageReslice: ResliceVoxel (the device's code) over every
+ * The CPU path of vtkCudaImageReslice: ResliceVoxelAt (the device's code) over every
  * output row, rows spread over threads by \a parallelFor(count, body). */
 namespace cif
 {
@@ -21,12 +21,16 @@ ResliceOnHost(const ResliceJob & job, TParallelFor && parallelFor)
   {
     return;
   }
-  const std::int64_t nx = job.OutputSize(0);
-  const auto         rows = [&](auto voxel) {
-    parallelFor(voxels / nx, [&job, nx, voxel](std::int64_t row) {
-      for (std::int64_t v = row * nx; v < (row + 1) * nx; ++v)
+  // (j, k) once per row, as the device's grid gives them, not divided out of every
+  // voxel's number.
+  const std::int64_t nx = job.OutputSize(0), ny = job.OutputSize(1);
+  const auto         rows = [&](auto voxelAt) {
+    parallelFor(voxels / nx, [&job, nx, ny, voxelAt](std::int64_t row) {
+      const int j = job.outputExtent[2] + static_cast<int>(row % ny);
+      const int k = job.outputExtent[4] + static_cast<int>(row / ny);
+      for (std::int64_t x = 0; x < nx; ++x)
       {
-        voxel(job, v);
+        voxelAt(job, job.outputExtent[0] + static_cast<int>(x), j, k, row * nx + x);
       }
     });
   };
@@ -35,13 +39,13 @@ ResliceOnHost(const ResliceJob & job, TParallelFor && parallelFor)
     switch (job.source)
     {
       case PointSource::Matrix:
-        rows(ResliceVoxel<TIn, PointSource::Matrix>);
+        rows(ResliceVoxelAt<TIn, PointSource::Matrix>);
         break;
       case PointSource::Stages:
-        rows(ResliceVoxel<TIn, PointSource::Stages>);
+        rows(ResliceVoxelAt<TIn, PointSource::Stages>);
         break;
       case PointSource::Given:
-        rows(ResliceVoxel<TIn, PointSource::Given>);
+        rows(ResliceVoxelAt<TIn, PointSource::Given>);
         break;
     }
   };
