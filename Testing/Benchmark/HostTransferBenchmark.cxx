@@ -9,20 +9,24 @@
 //     prefilter (N^3 float), the resampler (prefilter + cubic resample through an
 //     affine, N^3 float), the field filter (a 10^3-mesh BSplineTransform, N^3 float
 //     vectors) and the convolution (M^2 RGB float, 15x15 Gaussian); first Update and
-//     median of the next --repeat;
+//     median of the next --repeat; each into the pinned output memory the filters
+//     give host images (cifPinnedHostMemory.h), then into ordinary memory;
 // each against its floor: bytes in at the pinned upload bandwidth plus bytes out at
 // the pinned download bandwidth, both measured above. Target: Update() <= 1.25x.
 //
-//   HostTransferBenchmark [--size 512] [--image 4096] [--repeat 10] [--sweep] [--cpu]
+//   HostTransferBenchmark [--size 512] [--image 4096] [--repeat 10] [--sweep] [--cpu] [--stages]
 //
 // --sweep adds a table of staged Upload/Download times over chunk sizes and thread
 // counts (the defaults of cifPinnedStaging.cu come from it). --cpu also times the
 // module's CPU path of each filter (always done without a GPU, where every GPU
-// column reads n/a: CI runs this at a small size).
+// column reads n/a: CI runs this at a small size). --stages prints, for each filter,
+// when its last Update() reached each progress stage (upload, passes, slabs, download).
 #include "cifBenchmarkSupport.h"
 #include "cifBusFloor.h"
 #include "cifDeviceBuffer.h"
+#include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
+#include "cifStageClock.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
@@ -60,6 +64,7 @@ struct Options
   int  repeat = 10;
   bool sweep = false;
   bool cpu = false;
+  bool stages = false;
   bool ok = true;
 };
 
@@ -80,9 +85,11 @@ Parse(int argc, char * argv[])
       o.sweep = true;
     else if (a == "--cpu")
       o.cpu = true;
+    else if (a == "--stages")
+      o.stages = true;
     else
     {
-      std::fprintf(stderr, "usage: HostTransferBenchmark [--size N] [--image M] [--repeat R] [--sweep] [--cpu]\n");
+      std::fprintf(stderr, "usage: HostTransferBenchmark [--size N] [--image M] [--repeat R] [--sweep] [--cpu] [--stages]\n");
       o.ok = false;
     }
   }
@@ -134,9 +141,12 @@ struct UpdateTimes
   bool   onGPU = false;
 };
 
+/** With --stages, the progress marks of each filter's last timed Update(). */
+bool g_Stages = false;
+
 template <typename TFilter>
 UpdateTimes
-TimeUpdates(TFilter * filter, int repeat)
+TimeUpdates(TFilter * filter, int repeat, const std::string & what)
 {
   UpdateTimes t;
   t.firstMs = WallMilliseconds([&] { filter->Update(); });
@@ -148,22 +158,43 @@ TimeUpdates(TFilter * filter, int repeat)
   }
   t.medianMs = Median(ms);
   t.onGPU = filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU;
+  if (g_Stages)
+  {
+    auto clock = cif_bench::StageClock::New();
+    filter->AddObserver(itk::StartEvent(), clock);
+    filter->AddObserver(itk::ProgressEvent(), clock);
+    filter->Modified();
+    filter->Update();
+    cif_bench::PrintStages(what.c_str(), *clock);
+    filter->RemoveAllObservers();
+  }
   return t;
 }
 
-/** One filter's row: the GPU times where there is a GPU, the CPU path's where asked
- * for or where there is none. \a make returns a configured filter. */
+/** One filter's rows: the GPU times where there is a GPU (into the pinned output
+ * memory the filters give host images, then with that turned off: ordinary memory,
+ * as before), the CPU path's where asked for or where there is none. \a make
+ * returns a configured filter. */
 template <typename TMake>
 void
 FilterRow(const std::string & what, double in, double out, TMake && make, bool gpu, bool cpu, int repeat,
           const Floor & floor, std::vector<std::string> & missed)
 {
-  UpdateTimes g;
+  UpdateTimes g, ordinary;
   if (gpu)
   {
-    auto filter = make();
-    g = TimeUpdates(filter.GetPointer(), repeat);
-    if (!g.onGPU)
+    {
+      auto filter = make();
+      g = TimeUpdates(filter.GetPointer(), repeat, what);
+    }
+    const std::size_t pinnedLimit = cif::GetPinnedHostLimit();
+    cif::SetPinnedHostLimit(0);
+    {
+      auto filter = make();
+      ordinary = TimeUpdates(filter.GetPointer(), repeat, what + ", ordinary output memory");
+    }
+    cif::SetPinnedHostLimit(pinnedLimit);
+    if (!g.onGPU || !ordinary.onGPU)
     {
       std::fprintf(stderr, "warning: %s did not run on the GPU\n", what.c_str());
     }
@@ -176,6 +207,10 @@ FilterRow(const std::string & what, double in, double out, TMake && make, bool g
     cpuMs = WallMilliseconds([&] { filter->Update(); });
   }
   Row(what, in, out, gpu ? g.firstMs : -1, gpu ? g.medianMs : -1, floor, cpuMs);
+  if (gpu)
+  {
+    Row("the same into ordinary (pageable) output memory", in, out, ordinary.firstMs, ordinary.medianMs, floor, -1);
+  }
   const double f = floor.Ms(in, out);
   if (gpu && f > 0 && g.medianMs > 1.25 * f)
   {
@@ -208,6 +243,7 @@ main(int argc, char * argv[])
   {
     return 2;
   }
+  g_Stages = options.stages;
   const long        n = options.size;
   const int         repeat = options.repeat;
   const bool        gpu = cif::IsGPUAvailable();

@@ -15,6 +15,7 @@
 //                                                time goes, stage by stage)
 #include "cifBenchmarkSupport.h"
 #include "cifContextCreation.h"
+#include "cifStageClock.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCubicResampleGPUImageFilter.h"
@@ -61,48 +62,6 @@ MakeImage(const typename TImage::SizeType & size)
   return image;
 }
 
-/** With --stages: the time since Update() began at each of the filter's progress
- * reports (upload, prefilter axes, slabs, download), for the first Update(); an
- * observer makes the filter wait for the device at each stage, so the stages add up
- * to a little more than an unobserved Update(). */
-class StageClock : public itk::Command
-{
-public:
-  ITK_DISALLOW_COPY_AND_MOVE(StageClock);
-  using Self = StageClock;
-  using Pointer = itk::SmartPointer<Self>;
-  itkNewMacro(Self);
-
-  void
-  Execute(itk::Object * caller, const itk::EventObject & event) override
-  {
-    Execute(static_cast<const itk::Object *>(caller), event);
-  }
-
-  void
-  Execute(const itk::Object * caller, const itk::EventObject & event) override
-  {
-    const auto now = std::chrono::steady_clock::now();
-    if (itk::StartEvent().CheckEvent(&event))
-    {
-      m_Start = now;
-      m_Marks.clear();
-    }
-    else if (const auto * process = dynamic_cast<const itk::ProcessObject *>(caller))
-    {
-      m_Marks.emplace_back(process->GetProgress(), std::chrono::duration<double, std::milli>(now - m_Start).count());
-    }
-  }
-
-  std::vector<std::pair<float, double>> m_Marks;
-
-protected:
-  StageClock() = default;
-
-private:
-  std::chrono::steady_clock::time_point m_Start;
-};
-
 bool g_Stages = false;
 
 /** Times three Update()s, each after new input data; prints the case's line. */
@@ -111,7 +70,7 @@ void
 TimeUpdates(const char * name, TFilter * filter, TImage * input, double contextMs)
 {
   std::mt19937 rng(std::random_device{}());
-  auto         clock = StageClock::New();
+  auto         clock = cif_bench::StageClock::New();
   if (g_Stages)
   {
     filter->AddObserver(itk::StartEvent(), clock);
@@ -124,12 +83,7 @@ TimeUpdates(const char * name, TFilter * filter, TImage * input, double contextM
     t = cif_bench::WallMilliseconds([&] { filter->Update(); });
     if (g_Stages && &t == ms)
     {
-      std::printf("STAGES %s, first Update(): progress at ms since it began:", name);
-      for (const auto & [progress, at] : clock->m_Marks)
-      {
-        std::printf(" %.2f@%.2f", progress, at);
-      }
-      std::printf("\n");
+      cif_bench::PrintStages((std::string(name) + ", first Update()").c_str(), *clock);
     }
   }
   const bool gpu = filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU;

@@ -83,6 +83,54 @@ private:
   std::size_t              m_Bytes = 0;
 };
 
+/** \class OverlappedDownload
+ * Downloads a device buffer's contents into a host buffer piece by piece while the
+ * device computes the next piece: a filter that writes its output in slabs calls
+ * Ready() after queueing each slab's kernels, and Finish() at the end.
+ *
+ * Into pinned host memory (an output image with a pinned pixel container) each
+ * Ready() range is copied on a copy stream of this object's own, ordered after the
+ * work the calling thread has queued so far (the kernels writing the range), so the
+ * download of slab k runs while slab k + 1 computes; Finish() copies what was never
+ * declared ready. Into ordinary memory there is
+ * no asynchronous copy to overlap: Ready() does nothing and Finish() downloads the
+ * whole buffer at once, through the staging rings, as DeviceBuffer::Download does.
+ * Either way TransferCounters count one download of the whole buffer. The object
+ * waits for its copies when destroyed (also on an exception), so destroy it before
+ * the device buffer it reads. */
+class CudaImageFilters_EXPORT OverlappedDownload
+{
+public:
+  OverlappedDownload(void * host, const void * device, std::size_t bytes);
+  ~OverlappedDownload();
+  OverlappedDownload(const OverlappedDownload &) = delete;
+  OverlappedDownload &
+  operator=(const OverlappedDownload &) = delete;
+
+  /** The next \a bytes of the buffer (pieces come in order, from the start) are
+   * queued on the calling thread's stream. */
+  void
+  Ready(std::size_t bytes);
+  /** Returns when the host buffer holds the whole device buffer. */
+  void
+  Finish();
+  /** Whether the pieces are copied as they become ready (pinned host memory). */
+  bool
+  Overlaps() const
+  {
+    return m_Stream != nullptr;
+  }
+
+private:
+  char *       m_Host;
+  const char * m_Device;
+  std::size_t  m_Bytes;
+  std::size_t  m_ReadyBytes = 0;
+  void *       m_Stream = nullptr;
+  void *       m_Ready = nullptr;
+  bool         m_Finished = false;
+};
+
 /** \class DeviceTimer
  * CUDA-event timer on the calling thread's default stream (for benchmarks): Start(), Stop() returns
  * the elapsed milliseconds of the device work queued in between. */

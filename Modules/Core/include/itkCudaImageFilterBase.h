@@ -3,6 +3,7 @@
 
 #include "cifCudaRuntime.h"
 #include "itkCudaExecutionPath.h"
+#include "itkCudaPinnedImportImageContainer.h"
 #include "itkIndent.h"
 #include "itkMacro.h"
 #include "itkSmartPointer.h"
@@ -54,6 +55,19 @@ protected:
   RunsOnGPU() const
   {
     return m_UseGPU && cif::IsGPUAvailable();
+  }
+
+  /** Call before allocating a host output \a image: on the GPU path an itk::Image
+   * gets pinned memory (UsePinnedPixelContainer), so its download, and the upload of
+   * the next GPU filter that reads it, run at the bus's speed. */
+  template <typename TImage>
+  void
+  PinHostOutput(TImage * image) const
+  {
+    if (this->RunsOnGPU())
+    {
+      UsePinnedPixelContainer(image);
+    }
   }
 
   void

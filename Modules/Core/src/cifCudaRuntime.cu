@@ -1,6 +1,7 @@
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifDeviceMemoryLimit.h"
+#include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
 
 #include <cstdio>
@@ -245,6 +246,97 @@ DeviceBuffer::Download(void * host, std::size_t bytes) const
   g_DownloadedBytes += bytes;
 }
 
+namespace
+{
+bool
+IsPageLocked(const void * host)
+{
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess)
+  {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+} // namespace
+
+OverlappedDownload::OverlappedDownload(void * host, const void * device, std::size_t bytes)
+  : m_Host(static_cast<char *>(host))
+  , m_Device(static_cast<const char *>(device))
+  , m_Bytes(bytes)
+{
+  if (bytes > 0 && IsPageLocked(host))
+  {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t  ready = nullptr;
+    CIF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    if (cudaEventCreateWithFlags(&ready, cudaEventDisableTiming) != cudaSuccess)
+    {
+      cudaStreamDestroy(stream);
+      CIF_CUDA_CHECK(cudaGetLastError());
+    }
+    m_Stream = stream;
+    m_Ready = ready;
+  }
+}
+
+OverlappedDownload::~OverlappedDownload()
+{
+  if (m_Stream != nullptr)
+  {
+    // Copies may still read the device buffer (an exception between Ready and
+    // Finish): wait for them before the buffer can go back to the pool.
+    cudaStreamSynchronize(static_cast<cudaStream_t>(m_Stream));
+    cudaEventDestroy(static_cast<cudaEvent_t>(m_Ready));
+    cudaStreamDestroy(static_cast<cudaStream_t>(m_Stream));
+    cudaGetLastError();
+  }
+}
+
+void
+OverlappedDownload::Ready(std::size_t bytes)
+{
+  if (m_Stream == nullptr || bytes == 0)
+  {
+    return;
+  }
+  if (bytes > m_Bytes - m_ReadyBytes)
+  {
+    throw CudaError("OverlappedDownload::Ready: " + std::to_string(bytes) + " more bytes after " +
+                    std::to_string(m_ReadyBytes) + " of a buffer of " + std::to_string(m_Bytes));
+  }
+  const std::size_t offset = m_ReadyBytes;
+  m_ReadyBytes += bytes;
+  const auto stream = static_cast<cudaStream_t>(m_Stream);
+  const auto ready = static_cast<cudaEvent_t>(m_Ready);
+  // One event serves every piece: a wait takes the record made just before it.
+  CIF_CUDA_CHECK(cudaEventRecord(ready, cudaStreamPerThread));
+  CIF_CUDA_CHECK(cudaStreamWaitEvent(stream, ready, 0));
+  CIF_CUDA_CHECK(cudaMemcpyAsync(m_Host + offset, m_Device + offset, bytes, cudaMemcpyDeviceToHost, stream));
+}
+
+void
+OverlappedDownload::Finish()
+{
+  if (m_Finished)
+  {
+    return;
+  }
+  if (m_Stream != nullptr)
+  {
+    this->Ready(m_Bytes - m_ReadyBytes);
+    CIF_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(m_Stream)));
+  }
+  else if (m_Bytes > 0)
+  {
+    detail::StagedCopyToHost(m_Host, m_Device, m_Bytes);
+  }
+  m_Finished = true;
+  ++g_Downloads;
+  g_DownloadedBytes += m_Bytes;
+}
+
 void
 CopyHostToDevice(void * device, const void * host, std::size_t bytes)
 {
@@ -296,5 +388,29 @@ DeviceTimer::StopMilliseconds()
   CIF_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(m_Start), static_cast<cudaEvent_t>(m_Stop)));
   return ms;
 }
+
+namespace detail
+{
+void *
+AllocatePageLocked(std::size_t bytes) noexcept
+{
+  void * memory = nullptr;
+  if (cudaHostAlloc(&memory, bytes, cudaHostAllocPortable) != cudaSuccess)
+  {
+    cudaGetLastError(); // a refusal is answered with ordinary memory, not an error
+    return nullptr;
+  }
+  return memory;
+}
+
+void
+FreePageLocked(void * memory) noexcept
+{
+  if (cudaFreeHost(memory) != cudaSuccess)
+  {
+    cudaGetLastError(); // e.g. at exit, after the driver has gone: nothing to do
+  }
+}
+} // namespace detail
 
 } // namespace cif

@@ -1,6 +1,7 @@
 // The GPU runtime layer of a build without the CUDA toolkit: the same functions,
 // reporting that no device exists, so that every filter takes its CPU path.
 #include "cifDeviceBuffer.h"
+#include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
 
 #include <cstdio>
@@ -133,6 +134,14 @@ CopyDeviceToDevice(void *, const void *, std::size_t)
 {
   ThrowNoCuda();
 }
+OverlappedDownload::OverlappedDownload(void *, const void *, std::size_t) { ThrowNoCuda(); }
+OverlappedDownload::~OverlappedDownload() = default;
+void
+OverlappedDownload::Ready(std::size_t)
+{}
+void
+OverlappedDownload::Finish()
+{}
 DeviceTimer::DeviceTimer() { ThrowNoCuda(); }
 DeviceTimer::~DeviceTimer() = default;
 void
@@ -143,4 +152,15 @@ DeviceTimer::StopMilliseconds()
 {
   return 0.0;
 }
+namespace detail
+{
+void *
+AllocatePageLocked(std::size_t) noexcept
+{
+  return nullptr;
+}
+void
+FreePageLocked(void *) noexcept
+{}
+} // namespace detail
 } // namespace cif

@@ -1,7 +1,9 @@
 #ifndef cifResampleSlabs_h
 #define cifResampleSlabs_h
 
+#include "cifDeviceBuffer.h"
 #include "cifResampleMath.h"
+#include "cifStageCallback.h"
 
 #include <algorithm>
 #include <cmath>
@@ -186,6 +188,20 @@ GridCount(const CoefficientGrid & grid, int dimension)
     count *= grid.size[a];
   }
   return count;
+}
+/** The afterSlab callback of a slabbed device computation whose host output is
+ * downloaded as it is written: after each slab, its bytes (\a bytesPerVoxel per
+ * output voxel) are ready on \a download, then \a then reports the stage. Slabs
+ * come in order, from the first. */
+inline StageCallback
+DownloadEachSlab(OverlappedDownload & download, const ResampleGeometry & g, const ResampleSlabs & slabs,
+                 std::size_t bytesPerVoxel, StageCallback then)
+{
+  return [&download, g, slabs, bytesPerVoxel, then = std::move(then), slab = std::int64_t(0)]() mutable {
+    download.Ready(static_cast<std::size_t>(SlabGeometry(g, slabs, slab).OutputCount()) * bytesPerVoxel);
+    ++slab;
+    StageDone(then);
+  };
 }
 } // namespace cif
 

@@ -16,6 +16,7 @@
 #include "itkFilterStageProgress.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -250,6 +251,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     const TInputImage * input = this->GetInput();
     const auto *        transform = this->CheckInputAndTransform();
 
+    this->PinHostOutput(this->GetOutput());
     this->AllocateOutputs();
     TOutputImage * output = this->GetOutput();
     try
@@ -455,16 +457,27 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
               progress.CompletedOnDevice();
             }
           }
-          if (!useTextures)
-          {
-            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients, g, deviceChain,
-                                                                 mappedOnDevice.As<const double>(), linearRows,
-                                                                 defaultValue, out, slabs, progress.DeviceCallback());
-          }
-          cif::Synchronize();
+          // A host output is downloaded slab by slab while the next slab computes (when
+          // its memory is pinned: see PinHostOutput), else at once after the last.
+          std::optional<cif::OverlappedDownload> download;
           if constexpr (!outputIsCuda)
           {
-            outputScratch.Download(output->GetBufferPointer(), outputCount * sizeof(TOut));
+            download.emplace(output->GetBufferPointer(), out, outputCount * sizeof(TOut));
+          }
+          if (!useTextures)
+          {
+            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
+              coefficients, g, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue, out, slabs,
+              download ? cif::DownloadEachSlab(*download, g, slabs, sizeof(TOut), progress.DeviceCallback())
+                       : progress.DeviceCallback());
+          }
+          if (download)
+          {
+            download->Finish();
+          }
+          else
+          {
+            cif::Synchronize();
           }
           progress.Completed();
         });
@@ -810,6 +823,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     using TOut = OutputComponentType;
     const TInputImage * input = this->GetInput();
     const auto *        transform = this->CheckInputAndTransform();
+    this->PinHostOutput(this->GetOutput());
     this->AllocateOutputs();
     TOutputImage *     output = this->GetOutput();
     const unsigned int components = CudaImageTraits<TInputImage>::ComponentsOf(input);

@@ -79,6 +79,7 @@ protected:
       CudaTransformChain<D>  chain(transform);
       if (chain.IsDeviceEvaluable())
       {
+        this->PinHostOutput(this->GetOutput());
         this->AllocateOutputs();
         TOutputImage *        output = this->GetOutput();
         cif::ResampleGeometry g;
@@ -104,10 +105,12 @@ protected:
               what << "a displacement field of " << count << " voxels";
               cif::RequireDeviceMemory(bytes, what.str());
               cif::DeviceBuffer onDevice(bytes);
+              // Downloaded slab by slab while the next computes (pinned output memory).
+              cif::OverlappedDownload download(field, onDevice.Data(), bytes);
               cif::DisplacementFieldOnDevice<static_cast<int>(D), ComponentType>(
-                g, chain.DeviceChain(), onDevice.As<ComponentType>(), slabs, progress.DeviceCallback());
-              cif::Synchronize();
-              onDevice.Download(field, bytes);
+                g, chain.DeviceChain(), onDevice.As<ComponentType>(), slabs,
+                cif::DownloadEachSlab(download, g, slabs, D * sizeof(ComponentType), progress.DeviceCallback()));
+              download.Finish();
               progress.Completed();
             });
             this->SetLastExecutionPath(ExecutionPath::GPU);

@@ -1,0 +1,145 @@
+// The bookkeeping of pinned host allocations: which pointers are ours (so that a
+// pixel container frees only what it pinned), how many bytes are held, and the cap.
+// The allocation itself is detail::AllocatePageLocked (cifCudaRuntime.cu, or the
+// build without CUDA, where it always fails).
+#include "cifPinnedHostMemory.h"
+#include "cifDeviceMemoryLimit.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <mutex>
+#include <unordered_map>
+
+#include <unistd.h>
+
+namespace cif
+{
+namespace
+{
+constexpr std::size_t kUnset = std::numeric_limits<std::size_t>::max();
+
+struct Registry
+{
+  std::mutex                              mutex;
+  std::unordered_map<void *, std::size_t> sizes;
+  std::size_t                             held = 0;
+  std::size_t                             limit = kUnset;
+};
+
+Registry &
+TheRegistry()
+{
+  // Never destroyed: images freed during static destruction still find it.
+  static Registry * registry = new Registry;
+  return *registry;
+}
+
+std::size_t
+DefaultLimit()
+{
+  const long        pages = sysconf(_SC_PHYS_PAGES);
+  const long        pageSize = sysconf(_SC_PAGESIZE);
+  const std::size_t physical =
+    pages > 0 && pageSize > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(pageSize) : 0;
+  return std::min<std::size_t>(physical / 4, std::size_t(16) << 30);
+}
+
+std::size_t
+LimitFromEnvironment()
+{
+  static const std::size_t fromEnvironment = [] {
+    const char * text = std::getenv("CIF_PINNED_HOST_LIMIT");
+    std::size_t  bytes = DefaultLimit();
+    if (text != nullptr && *text != '\0' && !ParseByteCount(text, bytes))
+    {
+      std::fprintf(stderr, "CudaImageFilters: CIF_PINNED_HOST_LIMIT=\"%s\" is not a byte count; ignored.\n", text);
+      bytes = DefaultLimit();
+    }
+    return bytes;
+  }();
+  return fromEnvironment;
+}
+
+std::size_t
+LimitLocked(const Registry & r)
+{
+  return r.limit != kUnset ? r.limit : LimitFromEnvironment();
+}
+} // namespace
+
+void *
+AllocatePinnedHostMemory(std::size_t bytes)
+{
+  if (bytes == 0)
+  {
+    return nullptr;
+  }
+  Registry & r = TheRegistry();
+  {
+    const std::lock_guard<std::mutex> lock(r.mutex);
+    const std::size_t                 limit = LimitLocked(r);
+    if (bytes > limit || r.held > limit - bytes)
+    {
+      return nullptr;
+    }
+    r.held += bytes; // reserved before the (slow) allocation, so two threads cannot both pass the cap
+  }
+  void * memory = detail::AllocatePageLocked(bytes);
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  if (memory == nullptr)
+  {
+    r.held -= bytes;
+    return nullptr;
+  }
+  r.sizes.emplace(memory, bytes);
+  return memory;
+}
+
+bool
+FreePinnedHostMemory(void * memory) noexcept
+{
+  if (memory == nullptr)
+  {
+    return false;
+  }
+  Registry & r = TheRegistry();
+  {
+    const std::lock_guard<std::mutex> lock(r.mutex);
+    const auto                        found = r.sizes.find(memory);
+    if (found == r.sizes.end())
+    {
+      return false;
+    }
+    r.held -= found->second;
+    r.sizes.erase(found);
+  }
+  detail::FreePageLocked(memory);
+  return true;
+}
+
+std::size_t
+GetPinnedHostBytes()
+{
+  Registry &                        r = TheRegistry();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  return r.held;
+}
+
+std::size_t
+GetPinnedHostLimit()
+{
+  Registry &                        r = TheRegistry();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  return LimitLocked(r);
+}
+
+void
+SetPinnedHostLimit(std::size_t bytes)
+{
+  Registry &                        r = TheRegistry();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  r.limit = bytes;
+}
+} // namespace cif
