@@ -7,6 +7,8 @@ cif_add_test_binary(ConvolutionTests
   cifKernelPresetsTest.cxx
   cifKernelFileTest.cxx
   cifKernelEmulationTest.cxx)
+# The zoom's streaming tests write MetaImage files through a streaming writer.
+target_link_libraries(ConvolutionTests PRIVATE ITKIOMeta)
 # The emulated kernels and the CPU path must round alike: no fused multiply-adds.
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   set_source_files_properties(cifKernelEmulationTest.cxx PROPERTIES COMPILE_OPTIONS -ffp-contract=off)

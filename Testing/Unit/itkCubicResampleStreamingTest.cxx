@@ -5,19 +5,13 @@
 // needs (linear transforms) or the whole coefficients (others), with the same bits.
 // CPU path everywhere (CI), GPU twins where a device is present.
 #include "cifResampleTestSupport.h"
-// The test names its image IO (MetaImage) instead of using ITK's generated factory
-// list, which this build's ITK components do not produce.
-#undef ITK_IO_FACTORY_REGISTER_MANAGER
-#include "itkImageFileReader.h"
-#include "itkImageFileWriter.h"
-#include "itkMetaImageIO.h"
+#include "cifStreamingWriterTestSupport.h"
 #include "itkAffineTransform.h"
 #include "itkStreamingImageFilter.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 namespace
@@ -108,19 +102,7 @@ ExpectStreamingWriterMatchesOnePiece(Path path)
   const Case  c = MakeCase(seed);
   const auto  whole = OnePiece(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), path);
   auto        resample = MakeResampler(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), path);
-  const std::string file = testing::TempDir() + "cif_streamed_" + std::to_string(seed) + ".mha";
-  auto              writer = itk::ImageFileWriter<OutputImage>::New();
-  writer->SetInput(resample->GetOutput());
-  writer->SetFileName(file);
-  writer->SetImageIO(itk::MetaImageIO::New());
-  writer->SetNumberOfStreamDivisions(9);
-  writer->Update();
-  auto reader = itk::ImageFileReader<OutputImage>::New();
-  reader->SetFileName(file);
-  reader->SetImageIO(itk::MetaImageIO::New());
-  reader->Update();
-  auto read = reader->GetOutput();
-  std::remove(file.c_str());
+  const auto  read = WriteStreamedAndReadBack(resample->GetOutput(), 9, std::to_string(seed));
   EXPECT_TRUE(SameBits(read->GetBufferPointer(), whole->GetBufferPointer(), whole->GetBufferedRegion().GetNumberOfPixels()));
 }
 

@@ -3,17 +3,22 @@
 // linear or nearest neighbour), convolve with ConvolutionImageFilter, crop to the
 // enlarged cut-out. Gray and RGB, cut-outs in the middle and at the image's edges,
 // integer and non-integer zooms; the seed's pixel replication; parameter validation;
-// the GPU against the CPU path.
+// the GPU against the CPU path. Streaming: pieces of StreamingImageFilter, a streaming
+// writer and a requested region alone give the bits of a one-piece run (CPU path in
+// CI, GPU twins where a device is present).
 #include "cifConvolutionTestSupport.h"
 #include "cifDeviceBuffer.h"
 #include "cifKernelPresets.h"
+#include "cifStreamingWriterTestSupport.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkConvolutionKernelImage.h"
 #include "itkExtractImageFilter.h"
+#include "itkFlipImageFilter.h"
 #include "itkLinearInterpolateImageFunction.h"
 #include "itkNearestNeighborInterpolateImageFunction.h"
 #include "itkRGBPixel.h"
 #include "itkResampleImageFilter.h"
+#include "itkStreamingImageFilter.h"
 #include "itkZoomGPUImageFilter.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +27,7 @@ namespace
 {
 using namespace cif_test;
 using Gray = itk::Image<float, 2>;
+using RGB8 = itk::Image<itk::RGBPixel<unsigned char>, 2>;
 using Interpolation = cif::ZoomInterpolation;
 constexpr double Tolerance = 1e-5;
 
@@ -188,6 +194,22 @@ TestPicture(std::uint32_t seed, Content content = Content::Smooth)
   return MakeImage<Gray>({ { 120, 90 } }, { { 0, 0 } }, content, seed, 0.0, 255.0);
 }
 
+/** An 8-bit RGB picture of independent random bytes (the seed's pixel type). */
+RGB8::Pointer
+RandomRGB8(const itk::Size<2> & size, std::uint32_t seed)
+{
+  auto input = RGB8::New();
+  input->SetRegions(size);
+  input->Allocate();
+  std::mt19937 rng(seed);
+  auto *       bytes = reinterpret_cast<unsigned char *>(input->GetBufferPointer());
+  for (std::size_t i = 0; i < input->GetBufferedRegion().GetNumberOfPixels() * 3; ++i)
+  {
+    bytes[i] = static_cast<unsigned char>(rng());
+  }
+  return input;
+}
+
 TEST(Zoom, CubicInTheMiddleMatchesITK)
 {
   const std::uint32_t seed = FreshSeed();
@@ -342,17 +364,9 @@ TEST(Zoom, BadParametersGiveClearErrors)
 TEST(Zoom, GPUMatchesCPUOnTheSeedsCase)
 {
   CIF_REQUIRE_GPU();
-  using RGB8 = itk::Image<itk::RGBPixel<unsigned char>, 2>;
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(seed);
-  auto input = RGB8::New();
-  input->SetRegions(itk::Size<2>{ { 640, 426 } });
-  input->Allocate();
-  std::mt19937 rng(seed);
-  for (std::size_t i = 0; i < 640 * 426 * 3; ++i)
-  {
-    reinterpret_cast<unsigned char *>(input->GetBufferPointer())[i] = static_cast<unsigned char>(rng());
-  }
+  auto input = RandomRGB8({ { 640, 426 } }, seed);
   for (bool forceGeneral : { false, true })
   {
     RGB8::Pointer out[2];
@@ -388,5 +402,210 @@ TEST(Zoom, GPUPathCrossesTheBusOnceEachWay)
   EXPECT_EQ(counters.uploads, 2u);
   EXPECT_EQ(counters.downloads, 1u);
   EXPECT_EQ(counters.downloadedBytes, filter->GetOutput()->GetBufferedRegion().GetNumberOfPixels() * sizeof(float));
+}
+
+/** The set-ups the streaming tests run: every interpolation, each with no
+ * enhancement, the seed's 15 x 15 Gaussian (separable path) and a random 7 x 5
+ * kernel (general path). The cut-out (20 x 28 at zoom 2.5: 50 x 70 output pixels,
+ * enough rows for 64 pieces) touches the image's top edge and lies 2 pixels from its
+ * left edge, so the canvas is clipped there and reads real pixels elsewhere. */
+struct StreamingSetUp
+{
+  Interpolation          interpolation;
+  cif::ConvolutionKernel kernel; // no weights: no enhancement
+};
+
+std::vector<StreamingSetUp>
+StreamingSetUps(std::uint32_t seed)
+{
+  std::vector<StreamingSetUp> setUps;
+  for (Interpolation interpolation : { Interpolation::Cubic, Interpolation::Nearest, Interpolation::Linear })
+  {
+    setUps.push_back({ interpolation, {} });
+    setUps.push_back({ interpolation, cif::MakePresetKernel("gaussian", 15, 5.0) });
+    setUps.push_back({ interpolation, RandomKernel(7, 5, 1, seed) });
+  }
+  return setUps;
+}
+
+std::string
+Describe(const StreamingSetUp & s)
+{
+  std::ostringstream text;
+  text << cif::ToString(s.interpolation) << ", kernel "
+       << (s.kernel.weights.empty() ? std::string("none") : std::to_string(s.kernel.size[0]) + " x " +
+                                                                std::to_string(s.kernel.size[1]));
+  return text.str();
+}
+
+template <typename TImage>
+typename itk::ZoomGPUImageFilter<TImage>::Pointer
+MakeStreamingZoom(const TImage * input, const StreamingSetUp & s, bool gpu)
+{
+  auto filter = itk::ZoomGPUImageFilter<TImage>::New();
+  Configure(filter.GetPointer(), input, { { { 12, 14 } }, { { 20, 28 } }, 2.5, s.interpolation, nullptr }, gpu);
+  if (!s.kernel.weights.empty())
+  {
+    filter->SetKernel(s.kernel);
+  }
+  return filter;
+}
+
+/** The output of a one-piece Update, cut off from its filter. */
+template <typename TImage>
+typename TImage::Pointer
+OnePieceZoom(const TImage * input, const StreamingSetUp & s, bool gpu)
+{
+  auto filter = MakeStreamingZoom(input, s, gpu);
+  filter->Update();
+  EXPECT_EQ(filter->GetLastExecutionPath(), gpu ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+  typename TImage::Pointer whole = filter->GetOutput();
+  whole->DisconnectPipeline();
+  return whole;
+}
+
+/** Whether the pixels of \a region in \a a and \a b have the same bits. */
+template <typename TImage>
+bool
+SameBitsIn(const TImage * a, const TImage * b, const typename TImage::RegionType & region)
+{
+  itk::ImageRegionConstIterator<TImage> i(a, region), j(b, region);
+  for (; !i.IsAtEnd(); ++i, ++j)
+  {
+    const auto p = i.Get(), q = j.Get();
+    if (std::memcmp(&p, &q, sizeof(p)) != 0)
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Under StreamingImageFilter each piece computes only its requested region of the
+ * output; 1, 2, 3, 7, 16 and 64 pieces give the bits of one. The input comes through
+ * a filter that computes only what is asked of it (FlipImageFilter flipping no axis:
+ * a copy), which must be asked for the interpolation region whatever the piece. */
+template <typename TImage>
+void
+ExpectStreamingMatchesOnePiece(const TImage * input, std::uint32_t seed, bool gpu)
+{
+  for (const StreamingSetUp & s : StreamingSetUps(seed))
+  {
+    SCOPED_TRACE(Describe(s));
+    const auto whole = OnePieceZoom(input, s, gpu);
+    ASSERT_EQ(whole->GetBufferedRegion().GetSize(), (itk::Size<2>{ { 50, 70 } }));
+    for (unsigned int divisions : { 1u, 2u, 3u, 7u, 16u, 64u })
+    {
+      SCOPED_TRACE(testing::Message() << divisions << " divisions");
+      auto copy = itk::FlipImageFilter<TImage>::New(); // flips no axis
+      copy->SetInput(input);
+      auto filter = MakeStreamingZoom(copy->GetOutput(), s, gpu);
+      auto streamer = itk::StreamingImageFilter<TImage, TImage>::New();
+      streamer->SetInput(filter->GetOutput());
+      streamer->SetNumberOfStreamDivisions(divisions);
+      streamer->Update();
+      EXPECT_EQ(filter->GetLastExecutionPath(), gpu ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+      EXPECT_EQ(copy->GetOutput()->GetRequestedRegion(), filter->GetInterpolationRegion());
+      if (divisions > 1)
+      {
+        // the last piece alone was computed: a slab of the output, not all of it
+        EXPECT_LT(filter->GetOutput()->GetBufferedRegion().GetNumberOfPixels(),
+                  whole->GetBufferedRegion().GetNumberOfPixels());
+      }
+      ASSERT_EQ(streamer->GetOutput()->GetBufferedRegion(), whole->GetBufferedRegion());
+      EXPECT_TRUE(SameBits(streamer->GetOutput()->GetBufferPointer(), whole->GetBufferPointer(),
+                           whole->GetBufferedRegion().GetNumberOfPixels()));
+    }
+  }
+}
+
+/** A requested region smaller than the output (set on the output before Update) is
+ * all the filter computes and allocates, with the bits of the same pixels of a
+ * one-piece run: single rows (first, middle, last), a block away from the edges, a
+ * corner pixel. */
+template <typename TImage>
+void
+ExpectRequestedRegionAloneIsComputed(const TImage * input, std::uint32_t seed, bool gpu)
+{
+  using Region = typename TImage::RegionType;
+  const Region requests[] = { Region({ { 0, 0 } }, { { 50, 1 } }), Region({ { 0, 33 } }, { { 50, 1 } }),
+                              Region({ { 0, 69 } }, { { 50, 1 } }), Region({ { 9, 20 } }, { { 17, 11 } }),
+                              Region({ { 49, 69 } }, { { 1, 1 } }) };
+  for (const StreamingSetUp & s : StreamingSetUps(seed))
+  {
+    SCOPED_TRACE(Describe(s));
+    const auto whole = OnePieceZoom(input, s, gpu);
+    for (const Region & request : requests)
+    {
+      SCOPED_TRACE(testing::Message() << "request " << request.GetIndex() << " + " << request.GetSize());
+      auto filter = MakeStreamingZoom(input, s, gpu);
+      filter->UpdateOutputInformation();
+      filter->GetOutput()->SetRequestedRegion(request);
+      filter->Update();
+      EXPECT_EQ(filter->GetLastExecutionPath(), gpu ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+      ASSERT_EQ(filter->GetOutput()->GetBufferedRegion(), request);
+      EXPECT_TRUE(SameBitsIn(filter->GetOutput(), whole.GetPointer(), request));
+    }
+  }
+}
+
+/** A streaming MetaImage writer (9 pieces) writes the bits of one piece. */
+template <typename TImage>
+void
+ExpectStreamingWriterMatchesOnePiece(const TImage * input, std::uint32_t seed, bool gpu)
+{
+  const StreamingSetUp s{ Interpolation::Cubic, cif::MakePresetKernel("gaussian", 15, 5.0) };
+  const auto           whole = OnePieceZoom(input, s, gpu);
+  auto                 filter = MakeStreamingZoom(input, s, gpu);
+  const auto           read = WriteStreamedAndReadBack(filter->GetOutput(), 9, "zoom_" + std::to_string(seed));
+  ASSERT_EQ(read->GetBufferedRegion(), whole->GetBufferedRegion());
+  EXPECT_TRUE(SameBits(read->GetBufferPointer(), whole->GetBufferPointer(), whole->GetBufferedRegion().GetNumberOfPixels()));
+}
+
+/** Runs \a check on a fresh random 8-bit RGB picture and a fresh random gray one. */
+template <typename TCheck>
+void
+OnRGBAndGray(TCheck && check)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  {
+    SCOPED_TRACE("RGB 8-bit");
+    const auto input = RandomRGB8({ { 64, 48 } }, seed);
+    check(input.GetPointer(), seed);
+  }
+  {
+    SCOPED_TRACE("gray float");
+    const auto input = MakeImage<Gray>({ { 64, 48 } }, { { 0, 0 } }, Content::Random, seed + 1, 0.0, 255.0);
+    check(input.GetPointer(), seed);
+  }
+}
+
+TEST(ZoomStreaming, StreamingFilterGivesTheBitsOfOnePiece)
+{
+  OnRGBAndGray([](const auto * input, std::uint32_t seed) { ExpectStreamingMatchesOnePiece(input, seed, false); });
+}
+TEST(ZoomStreaming, RequestedRegionAloneIsComputed)
+{
+  OnRGBAndGray([](const auto * input, std::uint32_t seed) { ExpectRequestedRegionAloneIsComputed(input, seed, false); });
+}
+TEST(ZoomStreaming, StreamingWriterGivesTheBitsOfOnePiece)
+{
+  OnRGBAndGray([](const auto * input, std::uint32_t seed) { ExpectStreamingWriterMatchesOnePiece(input, seed, false); });
+}
+TEST(ZoomStreamingGPU, StreamingFilterGivesTheBitsOfOnePiece)
+{
+  CIF_REQUIRE_GPU();
+  OnRGBAndGray([](const auto * input, std::uint32_t seed) { ExpectStreamingMatchesOnePiece(input, seed, true); });
+}
+TEST(ZoomStreamingGPU, RequestedRegionAloneIsComputed)
+{
+  CIF_REQUIRE_GPU();
+  OnRGBAndGray([](const auto * input, std::uint32_t seed) { ExpectRequestedRegionAloneIsComputed(input, seed, true); });
+}
+TEST(ZoomStreamingGPU, StreamingWriterGivesTheBitsOfOnePiece)
+{
+  CIF_REQUIRE_GPU();
+  OnRGBAndGray([](const auto * input, std::uint32_t seed) { ExpectStreamingWriterMatchesOnePiece(input, seed, true); });
 }
 } // namespace

@@ -4,6 +4,7 @@
 #include "cifConvolutionPlan.h"
 #include "cifDeviceBuffer.h"
 #include "itkConvolutionKernelImage.h"
+#include "itkConvolutionRegions.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
 #include "itkFilterStageProgress.h"
@@ -65,8 +66,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateInpu
     {
       radius[a] = this->GetKernelImage()->GetLargestPossibleRegion().GetSize()[a] / 2;
     }
-    region.PadByRadius(radius);
-    if (!region.Crop(input->GetLargestPossibleRegion()))
+    if (!ConvolutionReadRegion(region, radius, input->GetLargestPossibleRegion()))
     {
       InvalidRequestedRegionError e(__FILE__, __LINE__);
       e.SetLocation(ITK_LOCATION);
@@ -127,16 +127,8 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
     }
     try
     {
-      cif::ConvolutionGeometry g;
-      const auto               inRegion = input->GetBufferedRegion();
-      const auto               outRegion = output->GetBufferedRegion();
-      for (unsigned int a = 0; a < ImageDimension; ++a)
-      {
-        g.inSize[a] = static_cast<std::int64_t>(inRegion.GetSize()[a]);
-        g.outSize[a] = static_cast<std::int64_t>(outRegion.GetSize()[a]);
-        g.outOffset[a] = outRegion.GetIndex()[a] - inRegion.GetIndex()[a];
-      }
-      g.planes = components;
+      const cif::ConvolutionGeometry g =
+        ConvolutionGeometryOf(input->GetBufferedRegion(), output->GetBufferedRegion(), components);
       const cif::ConvolutionPlan plan = cif::MakeConvolutionPlan(kernel, g, m_ForceGeneralPath);
       const std::int64_t         inScalars = g.InVolume() * components;
       const std::int64_t         outScalars = g.OutVolume() * components;

@@ -37,6 +37,13 @@ namespace itk
  * direction, spacing / zoom, and its first pixel centred where the first zoomed
  * sample lies.
  *
+ * Streaming: the filter computes exactly the output's requested region (a piece of
+ * StreamingImageFilter or a streaming writer): the zoom canvas of that region plus
+ * the kernel radius, clipped as the whole canvas is, so every piece has the bits of
+ * the same pixels of a one-piece run. The input request is always the whole
+ * interpolation region, since the spline is fitted on all of it: each piece refits
+ * the same spline (its cost is the cut-out's, not the piece's).
+ *
  * Progress: ProgressEvent follows the stages (the region's conversion and upload,
  * each prefilter axis of each component, the zoom, the enhancement, the output), and
  * AbortGenerateData stops the filter between them with ProcessAborted, leaving the
@@ -103,8 +110,10 @@ public:
   /** The input pixels the interpolation reads: the cut-out plus a margin, clipped to
    * the image (valid after UpdateOutputInformation). */
   itkGetConstReferenceMacro(InterpolationRegion, RegionType);
-  /** The zoom canvas, in output indices (it extends past the output by the kernel
-   * radius where the image allows; valid after UpdateOutputInformation). */
+  /** The zoom canvas of the whole output, in output indices (it extends past the
+   * output by the kernel radius where the image allows; a piece of a streamed output
+   * computes the part of it that its convolution reads; valid after
+   * UpdateOutputInformation). */
   itkGetConstReferenceMacro(CanvasRegion, RegionType);
 
 protected:
@@ -117,8 +126,6 @@ protected:
   GenerateOutputInformation() override;
   void
   GenerateInputRequestedRegion() override;
-  void
-  EnlargeOutputRequestedRegion(DataObject * output) override;
   void
   GenerateData() override;
   void

@@ -6,6 +6,7 @@
 #include "cifBSplinePrefilterHost.h"
 #include "cifConvolutionPlan.h"
 #include "cifDeviceBuffer.h"
+#include "itkConvolutionRegions.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
 #include "itkFilterStageProgress.h"
@@ -161,18 +162,13 @@ template <typename TInputImage, typename TOutputImage>
 void
 ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
 {
+  // The whole interpolation region, whatever piece of the output is requested: the
+  // spline is fitted on all of it, so every piece of a streamed output refits the
+  // same spline and gets the same coefficients (and the bits of a one-piece run).
   if (auto * input = const_cast<TInputImage *>(this->GetInput()))
   {
     input->SetRequestedRegion(m_InterpolationRegion);
   }
-}
-
-template <typename TInputImage, typename TOutputImage>
-void
-ZoomGPUImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject * output)
-{
-  Superclass::EnlargeOutputRequestedRegion(output);
-  output->SetRequestedRegionToLargestPossibleRegion();
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -213,33 +209,40 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
       }
     }
 
+    // This piece of the output: its requested region, which ITK allocated (all of it
+    // unless the output is streamed). Its convolution reads the piece plus the kernel
+    // radius of the zoom canvas, cropped to the whole canvas: samples are computed
+    // from absolute canvas indices and the convolution clamps at the whole canvas's
+    // edges only, so a piece has the bits of the same pixels of a one-piece run.
+    const RegionType piece = output->GetBufferedRegion();
+    RegionType       canvas = piece;
+    SizeType         radius;
+    for (unsigned int a = 0; a < 2; ++a)
+    {
+      radius[a] = m_HasKernel ? static_cast<SizeValueType>(m_Kernel.size[a] / 2) : 0;
+    }
+    // (The crop cannot fail: ITK keeps a requested region inside the output, and the
+    // canvas holds the output.)
+    ConvolutionReadRegion(canvas, radius, m_CanvasRegion);
     cif::ZoomGeometry zg;
     for (unsigned int a = 0; a < 2; ++a)
     {
       zg.regionSize[a] = static_cast<std::int64_t>(region.GetSize()[a]);
       zg.cutInRegion[a] = static_cast<double>(m_CutOutRegion.GetIndex()[a] - region.GetIndex()[a]);
       zg.zoom[a] = m_ZoomFactor;
-      zg.canvasStart[a] = m_CanvasRegion.GetIndex()[a];
-      zg.canvasSize[a] = static_cast<std::int64_t>(m_CanvasRegion.GetSize()[a]);
+      zg.canvasStart[a] = canvas.GetIndex()[a];
+      zg.canvasSize[a] = static_cast<std::int64_t>(canvas.GetSize()[a]);
     }
     zg.planes = components;
     zg.interpolation = m_Interpolation;
-    const std::int64_t outPixels = static_cast<std::int64_t>(output->GetBufferedRegion().GetNumberOfPixels());
+    const std::int64_t outPixels = static_cast<std::int64_t>(piece.GetNumberOfPixels());
     const std::int64_t canvasScalars = zg.CanvasCount() * components;
     const std::int64_t regionScalars = regionPixels * components;
 
     cif::ConvolutionPlan plan;
     if (m_HasKernel)
     {
-      cif::ConvolutionGeometry cg;
-      for (unsigned int a = 0; a < 2; ++a)
-      {
-        cg.inSize[a] = zg.canvasSize[a];
-        cg.outSize[a] = static_cast<std::int64_t>(output->GetBufferedRegion().GetSize()[a]);
-        cg.outOffset[a] = -zg.canvasStart[a];
-      }
-      cg.planes = components;
-      plan = cif::MakeConvolutionPlan(m_Kernel, cg, m_ForceGeneralPath);
+      plan = cif::MakeConvolutionPlan(m_Kernel, ConvolutionGeometryOf(canvas, piece, components), m_ForceGeneralPath);
     }
     cif::BufferShape shape;
     shape.dimension = 2;
