@@ -1,8 +1,9 @@
 // Pinned host outputs (cifPinnedHostMemory.h, itkCudaPinnedImportImageContainer.h):
 // a container that falls back to ordinary memory where pinning is declined, keeps
 // its contents when it grows, frees only what it pinned; the cap on pinned memory;
-// and, on a GPU, filters whose host output is pinned give the bits of an ordinary
-// output and hand the pinned memory back when the image goes.
+// only outputs updated before are switched; and, on a GPU, filters whose host output
+// is pinned give the bits of an ordinary output, keep the buffer across updates and
+// hand the pinned memory back when the image goes.
 #include "cifPinnedHostMemory.h"
 #include "cifTestHelpers.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
@@ -129,15 +130,45 @@ TEST(PinnedHostMemory, ContainerKeepsItsContentsWhenItGrowsAndFallsBackWhenDecli
   }
 }
 
-TEST(PinnedHostMemory, OutputsStayOrdinaryOnTheCPUPathAndWhenSmall)
+TEST(PinnedHostMemory, OnlyImagesThatHoldABufferAlreadyAreSwitched)
 {
-  const auto input = RandomVolume(70, 1); // 70 x 73 x 68 floats: 1.4 MiB
-  const auto cpu = Prefiltered(input, false);
-  EXPECT_EQ(dynamic_cast<Container *>(cpu->GetPixelContainer()), nullptr);
+  // No device needed: the choice of container is made on the host.
+  auto image = Image::New();
+  image->SetRegions(Image::SizeType{ { 128, 128, 40 } }); // 2.5 MiB
+  itk::UsePinnedPixelContainer(image.GetPointer());
+  EXPECT_EQ(dynamic_cast<Container *>(image->GetPixelContainer()), nullptr); // a first update: ordinary memory
+  image->Allocate();
+  itk::UsePinnedPixelContainer(image.GetPointer());
+  ASSERT_NE(dynamic_cast<Container *>(image->GetPixelContainer()), nullptr); // updated again: pinned from now on
+  image->Allocate();
+  EXPECT_EQ(image->GetBufferedRegion().GetNumberOfPixels(), 128u * 128u * 40u);
+  {
+    const ScopedPinnedHostLimit off(0);
+    auto                        other = Image::New();
+    other->SetRegions(Image::SizeType{ { 128, 128, 40 } });
+    other->Allocate();
+    itk::UsePinnedPixelContainer(other.GetPointer());
+    EXPECT_EQ(dynamic_cast<Container *>(other->GetPixelContainer()), nullptr); // pinning turned off
+  }
   auto small = Image::New();
   small->SetRegions(Image::SizeType{ { 8, 8, 8 } });
+  small->Allocate();
   itk::UsePinnedPixelContainer(small.GetPointer());
   EXPECT_EQ(dynamic_cast<Container *>(small->GetPixelContainer()), nullptr); // below the direct-copy size
+}
+
+TEST(PinnedHostMemory, OutputsStayOrdinaryOnTheCPUPath)
+{
+  const auto input = RandomVolume(70, 1); // 70 x 73 x 68 floats: 1.4 MiB
+  auto       filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+  filter->SetInput(input);
+  filter->SetUseGPU(false);
+  for (int update = 0; update < 2; ++update)
+  {
+    filter->Modified();
+    filter->Update();
+    EXPECT_EQ(dynamic_cast<Container *>(filter->GetOutput()->GetPixelContainer()), nullptr);
+  }
 }
 
 TEST(PinnedHostMemoryGPU, PinnedOutputsGiveTheBitsOfOrdinaryOnesAndAreFreedWithTheImage)
@@ -145,15 +176,17 @@ TEST(PinnedHostMemoryGPU, PinnedOutputsGiveTheBitsOfOrdinaryOnesAndAreFreedWithT
   CIF_REQUIRE_GPU();
   const auto        input = RandomVolume(70, 2);
   const std::size_t before = cif::GetPinnedHostBytes();
-  Image::Pointer    ordinary;
+  const auto        ordinary = Prefiltered(input, true); // one update: ordinary memory
+  EXPECT_EQ(dynamic_cast<Container *>(ordinary->GetPixelContainer()), nullptr);
+  EXPECT_EQ(cif::GetPinnedHostBytes(), before);
   {
-    const ScopedPinnedHostLimit off(0);
-    ordinary = Prefiltered(input, true);
-    EXPECT_EQ(dynamic_cast<Container *>(ordinary->GetPixelContainer()), nullptr);
-  }
-  {
-    const auto  pinned = Prefiltered(input, true);
-    const auto * container = dynamic_cast<Container *>(pinned->GetPixelContainer());
+    auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+    filter->SetInput(input);
+    filter->Update();
+    filter->Modified();
+    filter->Update(); // the second update of the same output: pinned
+    const Image * pinned = filter->GetOutput();
+    const auto *  container = dynamic_cast<const Container *>(pinned->GetPixelContainer());
     ASSERT_NE(container, nullptr);
     EXPECT_TRUE(container->IsPinned());
     EXPECT_EQ(cif::GetPinnedHostBytes(), before + input->GetBufferedRegion().GetNumberOfPixels() * sizeof(float));
@@ -172,21 +205,30 @@ TEST(PinnedHostMemoryGPU, AFilterReusesItsPinnedOutputAcrossUpdatesAndRespectsTh
   auto       filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
   filter->SetInput(input);
   filter->Update();
-  const float * first = filter->GetOutput()->GetBufferPointer();
+  filter->Modified();
+  filter->Update();
+  const float * pinned = filter->GetOutput()->GetBufferPointer();
   std::mt19937  rng(4);
   for (int i = 0; i < 3; ++i)
   {
     input->GetBufferPointer()[rng() % 1000] += 1.f; // new data, same size
     input->Modified();
     filter->Update();
-    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), first); // the same pinned buffer
+    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), pinned); // the same pinned buffer
+    EXPECT_TRUE(SameBits(filter->GetOutput(), Prefiltered(input, true)));
   }
   {
-    // Under a cap smaller than the output, a new filter's output is ordinary memory.
+    // Under a cap smaller than the output, the pinned container gets ordinary memory.
     const ScopedPinnedHostLimit small(std::size_t(1) << 20);
-    const auto                  capped = Prefiltered(input, true);
-    EXPECT_EQ(dynamic_cast<Container *>(capped->GetPixelContainer())->IsPinned(), false);
-    EXPECT_TRUE(SameBits(capped, filter->GetOutput()));
+    auto                        capped = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+    capped->SetInput(input);
+    capped->Update();
+    capped->Modified();
+    capped->Update();
+    const auto * container = dynamic_cast<const Container *>(capped->GetOutput()->GetPixelContainer());
+    ASSERT_NE(container, nullptr);
+    EXPECT_FALSE(container->IsPinned());
+    EXPECT_TRUE(SameBits(capped->GetOutput(), filter->GetOutput()));
   }
 }
 
@@ -210,21 +252,20 @@ TEST(PinnedHostMemoryGPU, ConvolutionOfRGBImagesIntoPinnedOutputs)
   {
     kernel->GetBufferPointer()[i] = u(rng) / 255.f;
   }
-  auto run = [&](std::size_t cap) {
-    const ScopedPinnedHostLimit limit(cap);
-    auto filter = itk::ConvolutionGPUImageFilter<RGBImage, KernelImage, RGBImage>::New();
-    filter->SetInput(rgb);
-    filter->SetKernelImage(kernel);
-    filter->Update();
-    RGBImage::Pointer out = filter->GetOutput();
-    out->DisconnectPipeline();
-    return out;
-  };
-  const auto ordinary = run(0);
-  const auto pinned = run(std::size_t(64) << 20);
+  auto filter = itk::ConvolutionGPUImageFilter<RGBImage, KernelImage, RGBImage>::New();
+  filter->SetInput(rgb);
+  filter->SetKernelImage(kernel);
+  filter->Update();
+  RGBImage::Pointer ordinary = filter->GetOutput();
+  ordinary->DisconnectPipeline(); // the filter makes a new output image...
+  filter->Update();
+  filter->Modified();
+  filter->Update(); // ...and pins it on its second update
+  const RGBImage * pinned = filter->GetOutput();
   using RGBContainer = itk::CudaPinnedImportImageContainer<itk::SizeValueType, itk::RGBPixel<float>>;
-  ASSERT_NE(dynamic_cast<RGBContainer *>(pinned->GetPixelContainer()), nullptr);
-  EXPECT_TRUE(dynamic_cast<RGBContainer *>(pinned->GetPixelContainer())->IsPinned());
+  const auto * container = dynamic_cast<const RGBContainer *>(pinned->GetPixelContainer());
+  ASSERT_NE(container, nullptr);
+  EXPECT_TRUE(container->IsPinned());
   EXPECT_EQ(std::memcmp(pinned->GetBufferPointer(), ordinary->GetBufferPointer(),
                         pinned->GetBufferedRegion().GetNumberOfPixels() * sizeof(itk::RGBPixel<float>)),
             0);

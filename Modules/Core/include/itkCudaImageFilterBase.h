@@ -58,8 +58,8 @@ protected:
   }
 
   /** Call before allocating a host output \a image: on the GPU path an itk::Image
-   * gets pinned memory (UsePinnedPixelContainer), so its download, and the upload of
-   * the next GPU filter that reads it, run at the bus's speed. */
+   * updated before gets pinned memory (UsePinnedPixelContainer), so its download,
+   * and the upload of the next GPU filter that reads it, run at the bus's speed. */
   template <typename TImage>
   void
   PinHostOutput(TImage * image) const
