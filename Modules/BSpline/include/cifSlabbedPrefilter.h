@@ -9,6 +9,7 @@
 
 #include <climits>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,11 +75,13 @@ PlanSlabbedPrefilter(const BufferShape & shape, std::size_t scalarBytes, std::si
 }
 
 /** Runs \a plan on \a data (host, \a shape) with \a executor; \a afterAxis once per
- * axis, as the one-piece prefilter calls it. */
-template <typename T, typename TExecutor>
+ * axis, as the one-piece prefilter calls it. \a parallelFor runs phase B's gathers
+ * and scatters (one plane's chunk each: the whole volume goes through them twice)
+ * on several host threads. */
+template <typename T, typename TExecutor, typename TParallelFor = SerialFor>
 void
 RunSlabbedPrefilter(T * data, const BufferShape & shape, const SlabbedPrefilterPlan & plan, TExecutor & executor,
-                    const StageCallback & afterAxis = {})
+                    const StageCallback & afterAxis = {}, TParallelFor && parallelFor = TParallelFor{})
 {
   const int          D = shape.dimension;
   const std::int64_t total = shape.ScalarCount();
@@ -114,27 +117,26 @@ RunSlabbedPrefilter(T * data, const BufferShape & shape, const SlabbedPrefilterP
   {
     const std::int64_t rows = shape.size[D - 2];
     const std::int64_t inner = plane / rows;
-    std::vector<T>     block(static_cast<std::size_t>(plan.chunks.unitsPerSlab * inner * slow));
+    // Not value-initialised: up to the whole budget, every byte written by the gather.
+    const std::unique_ptr<T[]> block(new T[static_cast<std::size_t>(plan.chunks.unitsPerSlab * inner * slow)]);
     executor.Reserve(plan.chunks.unitsPerSlab * inner * slow);
     for (std::int64_t s = 0; s < plan.chunks.count; ++s)
     {
       const std::int64_t first = plan.chunks.First(s), n = plan.chunks.Size(s, rows);
       const std::int64_t chunk = n * inner;
-      for (std::int64_t z = 0; z < slow; ++z)
-      {
-        std::memcpy(block.data() + z * chunk, data + z * plane + first * inner, chunk * sizeof(T));
-      }
+      parallelFor(slow, [&](std::int64_t z) {
+        std::memcpy(block.get() + z * chunk, data + z * plane + first * inner, chunk * sizeof(T));
+      });
       BufferShape lines;
       lines.dimension = 1;
       lines.size[0] = slow;
       lines.components = static_cast<int>(chunk);
-      executor.Upload(block.data(), chunk * slow);
+      executor.Upload(block.get(), chunk * slow);
       executor.Filter(lines, 1, StageCallback{});
-      executor.Download(block.data(), chunk * slow);
-      for (std::int64_t z = 0; z < slow; ++z)
-      {
-        std::memcpy(data + z * plane + first * inner, block.data() + z * chunk, chunk * sizeof(T));
-      }
+      executor.Download(block.get(), chunk * slow);
+      parallelFor(slow, [&](std::int64_t z) {
+        std::memcpy(data + z * plane + first * inner, block.get() + z * chunk, chunk * sizeof(T));
+      });
     }
   }
   StageDone(afterAxis);

@@ -145,7 +145,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
           progress.Completed();
           cif::DeviceSlabExecutor<T> executor(poles, m_BoundaryMode);
           cif::RunSlabbedPrefilter(reinterpret_cast<T *>(output->GetBufferPointer()), shape, plan, executor,
-                                   progress.HostCallback());
+                                   progress.HostCallback(), MakeParallelFor(this->GetMultiThreader()));
           progress.Completed();
         });
         return;
@@ -268,7 +268,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(con
         cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, mode, parallelFor, afterAxis);
       };
       cif::HostSlabExecutor<T, decltype(filterLeading)> executor(filterLeading);
-      cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback());
+      cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor);
     }
   }
 }

@@ -18,6 +18,22 @@
  * device path and the CPU path, so that CI runs the very plans the device runs. */
 namespace cif
 {
+/** The host loops of a slabbed job (gathers and scatters of slabs, which move the
+ * whole volume through host memory) take a parallelFor(count, body) callable, as the
+ * CPU routines do (itk::MakeParallelFor); this one runs them on the calling thread. */
+struct SerialFor
+{
+  template <typename TBody>
+  void
+  operator()(std::int64_t count, TBody && body) const
+  {
+    for (std::int64_t i = 0; i < count; ++i)
+    {
+      body(i);
+    }
+  }
+};
+
 struct SlabPlan
 {
   std::int64_t unitsPerSlab = 0; ///< planes per slab; the last slab may hold fewer

@@ -3,6 +3,7 @@
 
 #include "cifDeviceBuffer.h"
 #include "cifResampleMath.h"
+#include "cifSlabPlan.h"
 #include "cifStageCallback.h"
 
 #include <algorithm>
@@ -155,18 +156,18 @@ InputBoxOfRegion(const ResampleGeometry & g, const TransformChain & chain)
 }
 
 /** Copies box \a box of a buffer laid out as \a whole (D axes) into \a out
- * (contiguous, the box's layout). */
-template <int D, typename T>
+ * (contiguous, the box's layout), its rows spread by \a parallelFor. */
+template <int D, typename T, typename TParallelFor = SerialFor>
 inline void
-CopyInputBox(const T * data, const CoefficientGrid & whole, const CoefficientGrid & box, T * out)
+CopyInputBox(const T * data, const CoefficientGrid & whole, const CoefficientGrid & box, T * out,
+             TParallelFor && parallelFor = TParallelFor{})
 {
   std::int64_t rows = 1;
   for (int a = 1; a < D; ++a)
   {
     rows *= box.size[a];
   }
-  for (std::int64_t row = 0; row < rows; ++row)
-  {
+  parallelFor(rows, [&](std::int64_t row) {
     std::int64_t rest = row, offset = box.start[0] - whole.start[0], stride = whole.size[0];
     for (int a = 1; a < D; ++a)
     {
@@ -175,7 +176,7 @@ CopyInputBox(const T * data, const CoefficientGrid & whole, const CoefficientGri
       stride *= whole.size[a];
     }
     std::copy(data + offset, data + offset + box.size[0], out + row * box.size[0]);
-  }
+  });
 }
 
 /** Voxels of a grid. */

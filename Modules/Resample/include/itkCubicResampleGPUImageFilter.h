@@ -12,6 +12,8 @@
 #include "itkCudaPixelTraits.h"
 #include "itkResampleImageFilter.h"
 
+#include <memory>
+
 namespace itk
 {
 /** \class CubicResampleGPUImageFilter
@@ -207,7 +209,7 @@ private:
     ModifiedTimeType                   filterTime = 0;
     typename TInputImage::RegionType   region;
     bool                               inputIsCoefficients = false;
-    std::vector<char>                  host;
+    std::unique_ptr<char[]>            host; // not value-initialised: see HostCoefficients
     cif::DeviceBuffer                  device;
   };
   CoefficientCache m_CoefficientCache;

@@ -520,7 +520,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   const auto &        c = m_CoefficientCache;
   return c.input == input && c.inputTime == input->GetMTime() && c.filterTime == this->GetMTime() &&
          c.region == input->GetBufferedRegion() && c.inputIsCoefficients == m_InputIsCoefficients &&
-         (onDevice ? c.device.Bytes() > 0 : !c.host.empty());
+         (onDevice ? c.device.Bytes() > 0 : c.host != nullptr);
 }
 
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
@@ -576,13 +576,16 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       {
         progress.Completed();
       }
-      return reinterpret_cast<const TC *>(m_CoefficientCache.host.data());
+      return reinterpret_cast<const TC *>(m_CoefficientCache.host.get());
     }
     using TIn = InputComponentType;
     m_CoefficientCache = CoefficientCache{};
     const std::int64_t count = shape.ScalarCount();
-    std::vector<char>  storage(static_cast<std::size_t>(count) * sizeof(TC));
-    TC *               coefficients = reinterpret_cast<TC *>(storage.data());
+    // Not value-initialised: a volume larger than the device can be tens of GiB, and
+    // zeroing it on one thread took seconds; the parallel conversion below touches
+    // every page first.
+    std::unique_ptr<char[]> storage(new char[static_cast<std::size_t>(count) * sizeof(TC)]);
+    TC *                    coefficients = reinterpret_cast<TC *>(storage.get());
     const auto *       source = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
     constexpr std::int64_t block = std::int64_t(1) << 20;
     CudaParallelFor(this->GetMultiThreader(), (count + block - 1) / block, [&](std::int64_t b) {
@@ -604,7 +607,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           const auto plan =
             cif::PlanSlabbedPrefilter(shape, sizeof(TC), cif::GetDeviceMemoryBudget(true), what.str());
           cif::DeviceSlabExecutor<TC> executor(poles, cif::BoundaryMode::Mirror);
-          cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback());
+          cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor);
         });
       }
       else
@@ -629,13 +632,13 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                             afterAxis);
           };
           cif::HostSlabExecutor<TC, decltype(filterLeading)> executor(filterLeading);
-          cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback());
+          cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor);
         }
       }
     }
     m_CoefficientCache.host = std::move(storage);
     this->StampCoefficientCache();
-    return reinterpret_cast<const TC *>(m_CoefficientCache.host.data());
+    return reinterpret_cast<const TC *>(m_CoefficientCache.host.get());
   }
   else
   {
@@ -745,7 +748,22 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     const TC * coefficients = this->template HostCoefficients<TC>(shape, poles, progress, onGPU);
     TOut *     out = reinterpret_cast<TOut *>(output->GetBufferPointer());
 
-    std::vector<TC>   box;
+    // One host buffer for every slab's input box, the largest; not value-initialised
+    // (the boxes of a rotation span most of the input: gigabytes), filled row by row
+    // on the filter's threads.
+    auto                    parallelFor = MakeParallelFor(this->GetMultiThreader());
+    std::unique_ptr<TC[]>   box;
+    if (linearRows)
+    {
+      std::int64_t largestBox = 0;
+      for (std::int64_t s = 0; s < slabs.count; ++s)
+      {
+        largestBox = std::max(largestBox, cif::GridCount(cif::InputBoxOfRegion<static_cast<int>(D)>(
+                                                            cif::SlabGeometry(g, slabs, s), chain.HostChain()),
+                                                          D));
+      }
+      box.reset(new TC[static_cast<std::size_t>(largestBox)]);
+    }
     cif::DeviceBuffer deviceCoefficients, deviceMapped, deviceOut;
     if (onGPU && !linearRows)
     {
@@ -763,9 +781,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       if (linearRows)
       {
         gs.input = cif::InputBoxOfRegion<static_cast<int>(D)>(gs, chain.HostChain());
-        box.resize(static_cast<std::size_t>(cif::GridCount(gs.input, D)));
-        cif::CopyInputBox<static_cast<int>(D)>(coefficients, g.input, gs.input, box.data());
-        slabCoefficients = box.data();
+        cif::CopyInputBox<static_cast<int>(D)>(coefficients, g.input, gs.input, box.get(), parallelFor);
+        slabCoefficients = box.get();
       }
       std::vector<double> mapped;
       if (mapsOnHost)
@@ -779,8 +796,9 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           const TC * deviceSlabCoefficients = deviceCoefficients.As<const TC>();
           if (linearRows)
           {
-            deviceCoefficients.Allocate(box.size() * sizeof(TC));
-            deviceCoefficients.Upload(box.data(), box.size() * sizeof(TC));
+            const std::size_t boxBytes = static_cast<std::size_t>(cif::GridCount(gs.input, D)) * sizeof(TC);
+            deviceCoefficients.Allocate(boxBytes);
+            deviceCoefficients.Upload(box.get(), boxBytes);
             deviceSlabCoefficients = deviceCoefficients.As<const TC>();
           }
           if (mapsOnHost)
