@@ -6,7 +6,10 @@
 // in and out). The two outputs are compared bit for bit. Target: the limited run
 // <= 1.5x the floor.
 //
-//   LargeDataBenchmark [--size 1536] [--limit-gib 16] [--no-whole]
+//   LargeDataBenchmark [--size 1536] [--limit-gib 16] [--no-whole] [--stages]
+//
+// --stages prints when each run reached each progress stage (conversion, prefilter
+// axes, output slabs).
 //
 // Host memory: 3 volumes (input, two outputs), plus one more in the limited run
 // (the whole input's coefficients, kept on the host): 4 N^3 floats, 54 GiB at 1536^3,
@@ -15,6 +18,7 @@
 #include "cifBenchmarkSupport.h"
 #include "cifBusFloor.h"
 #include "cifDeviceMemoryLimit.h"
+#include "cifStageClock.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCubicResampleGPUImageFilter.h"
@@ -65,16 +69,30 @@ RandomVolume(long n)
   return image;
 }
 
+/** With --stages, when each Update() reached each of its progress stages. */
+bool g_Stages = false;
+
 Image::Pointer
-Resample(const Image * input, const itk::AffineTransform<double, 3> * affine, double & ms, bool & onGPU)
+Resample(const Image * input, const itk::AffineTransform<double, 3> * affine, double & ms, bool & onGPU,
+         const char * what)
 {
   auto filter = itk::CubicResampleGPUImageFilter<Image, Image>::New();
+  auto clock = cif_bench::StageClock::New();
+  if (g_Stages)
+  {
+    filter->AddObserver(itk::StartEvent(), clock);
+    filter->AddObserver(itk::ProgressEvent(), clock);
+  }
   filter->SetInput(input);
   filter->SetInterpolator(itk::BSplineInterpolateImageFunction<Image, double, double>::New());
   filter->SetTransform(affine);
   filter->SetOutputParametersFromImage(input);
   ms = WallMilliseconds([&] { filter->Update(); });
   onGPU = filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU;
+  if (g_Stages)
+  {
+    cif_bench::PrintStages(what, *clock);
+  }
   Image::Pointer output = filter->GetOutput();
   output->DisconnectPipeline();
   return output;
@@ -96,9 +114,11 @@ main(int argc, char * argv[])
       limitGiB = std::atof(argv[++i]);
     else if (a == "--no-whole")
       whole = false;
+    else if (a == "--stages")
+      g_Stages = true;
     else
     {
-      std::fprintf(stderr, "usage: LargeDataBenchmark [--size N] [--limit-gib L] [--no-whole]\n");
+      std::fprintf(stderr, "usage: LargeDataBenchmark [--size N] [--limit-gib L] [--no-whole] [--stages]\n");
       return 2;
     }
   }
@@ -125,14 +145,14 @@ main(int argc, char * argv[])
   {
     double ms = -1;
     bool   gpu = false;
-    onePiece = Resample(input, affine, ms, gpu);
+    onePiece = Resample(input, affine, ms, gpu, "one piece");
     std::printf("| one piece on the device | %s | %.1f | %s | %s |\n", gpu ? "GPU" : "CPU", ms,
                 Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpu ? ms / floorMs : -1, "%.2fx").c_str());
   }
   double ms = -1;
   bool   gpu = false;
   cif::SetDeviceMemoryLimit(static_cast<std::size_t>(limitGiB * kGiB));
-  const auto slabbed = Resample(input, affine, ms, gpu);
+  const auto slabbed = Resample(input, affine, ms, gpu, "under the limit");
   cif::SetDeviceMemoryLimit(0);
   std::printf("| under a device memory limit of %s GiB (slabs) | %s | %.1f | %s | %s |\n",
               Cell(limitGiB, "%g").c_str(), gpu ? "GPU" : "CPU", ms, Cell(floorMs, "%.1f").c_str(),

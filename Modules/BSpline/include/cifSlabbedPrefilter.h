@@ -4,6 +4,7 @@
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBSplinePrefilterMath.h"
 #include "cifDeviceBuffer.h"
+#include "cifHostWorkArea.h"
 #include "cifSlabPlan.h"
 #include "cifStageCallback.h"
 
@@ -117,8 +118,9 @@ RunSlabbedPrefilter(T * data, const BufferShape & shape, const SlabbedPrefilterP
   {
     const std::int64_t rows = shape.size[D - 2];
     const std::int64_t inner = plane / rows;
-    // Not value-initialised: up to the whole budget, every byte written by the gather.
-    const std::unique_ptr<T[]> block(new T[static_cast<std::size_t>(plan.chunks.unitsPerSlab * inner * slow)]);
+    // Up to the whole budget, every byte written by the gather (cifHostWorkArea.h).
+    const HostWorkArea<T> block =
+      AllocateHostWorkArea<T>(static_cast<std::size_t>(plan.chunks.unitsPerSlab * inner * slow));
     executor.Reserve(plan.chunks.unitsPerSlab * inner * slow);
     for (std::int64_t s = 0; s < plan.chunks.count; ++s)
     {

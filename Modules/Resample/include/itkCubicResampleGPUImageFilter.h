@@ -3,6 +3,7 @@
 
 #include "cifBSplinePrefilterMath.h"
 #include "cifDeviceBuffer.h"
+#include "cifHostWorkArea.h"
 #include "cifResampleSlabs.h"
 #include "cifTextureResampleDevice.h"
 #include "cifTransformChain.h"
@@ -209,7 +210,7 @@ private:
     ModifiedTimeType                   filterTime = 0;
     typename TInputImage::RegionType   region;
     bool                               inputIsCoefficients = false;
-    std::unique_ptr<char[]>            host; // not value-initialised: see HostCoefficients
+    cif::HostWorkArea<char>            host; // see HostCoefficients
     cif::DeviceBuffer                  device;
   };
   CoefficientCache m_CoefficientCache;

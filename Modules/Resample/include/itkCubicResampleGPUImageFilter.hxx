@@ -581,10 +581,9 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     using TIn = InputComponentType;
     m_CoefficientCache = CoefficientCache{};
     const std::int64_t count = shape.ScalarCount();
-    // Not value-initialised: a volume larger than the device can be tens of GiB, and
-    // zeroing it on one thread took seconds; the parallel conversion below touches
-    // every page first.
-    std::unique_ptr<char[]> storage(new char[static_cast<std::size_t>(count) * sizeof(TC)]);
+    // A volume larger than the device can be tens of GiB: a work area of huge pages,
+    // not zeroed (cifHostWorkArea.h), first touched by the parallel conversion below.
+    cif::HostWorkArea<char> storage = cif::AllocateHostWorkArea<char>(static_cast<std::size_t>(count) * sizeof(TC));
     TC *                    coefficients = reinterpret_cast<TC *>(storage.get());
     const auto *       source = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
     constexpr std::int64_t block = std::int64_t(1) << 20;
@@ -748,11 +747,11 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     const TC * coefficients = this->template HostCoefficients<TC>(shape, poles, progress, onGPU);
     TOut *     out = reinterpret_cast<TOut *>(output->GetBufferPointer());
 
-    // One host buffer for every slab's input box, the largest; not value-initialised
-    // (the boxes of a rotation span most of the input: gigabytes), filled row by row
-    // on the filter's threads.
+    // One host buffer for every slab's input box, the largest (the boxes of a rotation
+    // span most of the input: gigabytes; cifHostWorkArea.h), filled row by row on the
+    // filter's threads.
     auto                    parallelFor = MakeParallelFor(this->GetMultiThreader());
-    std::unique_ptr<TC[]>   box;
+    cif::HostWorkArea<TC>   box;
     if (linearRows)
     {
       std::int64_t largestBox = 0;
@@ -762,7 +761,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                                             cif::SlabGeometry(g, slabs, s), chain.HostChain()),
                                                           D));
       }
-      box.reset(new TC[static_cast<std::size_t>(largestBox)]);
+      box = cif::AllocateHostWorkArea<TC>(static_cast<std::size_t>(largestBox));
     }
     cif::DeviceBuffer deviceCoefficients, deviceMapped, deviceOut;
     if (onGPU && !linearRows)
