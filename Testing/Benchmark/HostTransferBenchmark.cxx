@@ -24,6 +24,7 @@
 #include "cifBenchmarkSupport.h"
 #include "cifBusFloor.h"
 #include "cifDeviceBuffer.h"
+#include "cifHostWorkArea.h"
 #include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
 #include "cifStageClock.h"
@@ -302,6 +303,14 @@ main(int argc, char * argv[])
       fresh.push_back(WallMilliseconds([&] { buffer.Download(into.get(), bytes); }));
     }
     Row("DeviceBuffer::Download, staged, into a fresh allocation", 0, b, -1, Median(fresh), floor, -1);
+    std::vector<double> freshHuge;
+    for (int r = 0; r < repeat; ++r)
+    {
+      const auto into = cif::AllocateHostWorkArea<unsigned char>(bytes); // 2 MiB-aligned, MADV_HUGEPAGE
+      freshHuge.push_back(WallMilliseconds([&] { buffer.Download(into.get(), bytes); }));
+    }
+    Row("DeviceBuffer::Download, staged, into a fresh allocation advised as huge pages", 0, b, -1, Median(freshHuge),
+        floor, -1);
   }
 
   std::vector<std::string> missed;

@@ -76,7 +76,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
       itkExceptionMacro("output region " << output->GetBufferedRegion() << " differs from the input's buffer "
                                          << input->GetBufferedRegion());
     }
-    this->PinHostOutput(output);
+    this->PrepareHostOutput(output);
     output->Allocate();
     const unsigned int components = CudaImageTraits<TInputImage>::ComponentsOf(input);
     if (components != CudaImageTraits<TOutputImage>::ComponentsOf(output))

@@ -116,7 +116,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
       itkExceptionMacro("Normalize is on but the kernel's weights sum to zero");
     }
     const cif::ConvolutionKernel kernel = KernelFromImage(this->GetKernelImage(), this->GetNormalize());
-    this->PinHostOutput(this->GetOutput());
+    this->PrepareHostOutput(this->GetOutput());
     this->AllocateOutputs();
     TOutputImage * output = this->GetOutput();
     const int      components = static_cast<int>(CudaImageTraits<TInputImage>::ComponentsOf(input));

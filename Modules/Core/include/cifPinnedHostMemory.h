@@ -11,10 +11,10 @@
  * A download into pinned memory is one DMA at the bus's speed; into ordinary
  * (pageable) memory it goes through the staging rings (cifPinnedStaging.h), which
  * add host copies on top of the bus (about 1.15x the pinned time, more on hosts with
- * slow memcpy). So a GPU filter whose output is an ordinary itk::Image gives that
- * image a pinned pixel container (itkCudaPinnedImportImageContainer.h), which ITK
- * keeps and reuses across updates, and which the next GPU filter of a pipeline
- * uploads from directly.
+ * slow memcpy). So a GPU filter whose output is an ordinary itk::Image, updated a
+ * second time, gives that image a pinned pixel container
+ * (itkCudaHostImportImageContainer.h), which ITK keeps and reuses across updates,
+ * and which the next GPU filter of a pipeline uploads from directly.
  *
  * Pinned memory cannot be swapped out, so the library caps what it holds at once:
  * GetPinnedHostLimit() bytes (default: a quarter of the host's physical memory, at

@@ -3,7 +3,7 @@
 
 #include "cifCudaRuntime.h"
 #include "itkCudaExecutionPath.h"
-#include "itkCudaPinnedImportImageContainer.h"
+#include "itkCudaHostImportImageContainer.h"
 #include "itkIndent.h"
 #include "itkMacro.h"
 #include "itkSmartPointer.h"
@@ -58,15 +58,16 @@ protected:
   }
 
   /** Call before allocating a host output \a image: on the GPU path an itk::Image
-   * updated before gets pinned memory (UsePinnedPixelContainer), so its download,
+   * gets memory the device's copies reach fast (UseCudaHostPixelContainer): huge
+   * pages on its first update, pinned memory from its second on, so its download,
    * and the upload of the next GPU filter that reads it, run at the bus's speed. */
   template <typename TImage>
   void
-  PinHostOutput(TImage * image) const
+  PrepareHostOutput(TImage * image) const
   {
     if (this->RunsOnGPU())
     {
-      UsePinnedPixelContainer(image);
+      UseCudaHostPixelContainer(image);
     }
   }
 

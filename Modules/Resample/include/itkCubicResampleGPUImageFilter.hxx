@@ -251,7 +251,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     const TInputImage * input = this->GetInput();
     const auto *        transform = this->CheckInputAndTransform();
 
-    this->PinHostOutput(this->GetOutput());
+    this->PrepareHostOutput(this->GetOutput());
     this->AllocateOutputs();
     TOutputImage * output = this->GetOutput();
     try
@@ -458,7 +458,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             }
           }
           // A host output is downloaded slab by slab while the next slab computes (when
-          // its memory is pinned: see PinHostOutput), else at once after the last.
+          // its memory is pinned: see PrepareHostOutput), else at once after the last.
           std::optional<cif::OverlappedDownload> download;
           if constexpr (!outputIsCuda)
           {
@@ -840,7 +840,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     using TOut = OutputComponentType;
     const TInputImage * input = this->GetInput();
     const auto *        transform = this->CheckInputAndTransform();
-    this->PinHostOutput(this->GetOutput());
+    this->PrepareHostOutput(this->GetOutput());
     this->AllocateOutputs();
     TOutputImage *     output = this->GetOutput();
     const unsigned int components = CudaImageTraits<TInputImage>::ComponentsOf(input);

@@ -79,7 +79,7 @@ protected:
       CudaTransformChain<D>  chain(transform);
       if (chain.IsDeviceEvaluable())
       {
-        this->PinHostOutput(this->GetOutput());
+        this->PrepareHostOutput(this->GetOutput());
         this->AllocateOutputs();
         TOutputImage *        output = this->GetOutput();
         cif::ResampleGeometry g;

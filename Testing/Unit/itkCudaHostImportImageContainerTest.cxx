@@ -1,14 +1,15 @@
-// Pinned host outputs (cifPinnedHostMemory.h, itkCudaPinnedImportImageContainer.h):
-// a container that falls back to ordinary memory where pinning is declined, keeps
-// its contents when it grows, frees only what it pinned; the cap on pinned memory;
-// only outputs updated before are switched; and, on a GPU, filters whose host output
-// is pinned give the bits of an ordinary output, keep the buffer across updates and
-// hand the pinned memory back when the image goes.
+// Host outputs of the GPU filters (cifPinnedHostMemory.h,
+// itkCudaHostImportImageContainer.h): a container that falls back to ordinary memory
+// where pinning is declined, keeps its contents when it grows, frees only what it
+// allocated; the cap on pinned memory; huge pages on an output's first update and
+// pinned memory from its second; and, on a GPU, filters whose host output is pinned
+// give the bits of an ordinary output, keep the buffer across updates and hand the
+// pinned memory back when the image goes.
 #include "cifPinnedHostMemory.h"
 #include "cifTestHelpers.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
 #include "itkConvolutionGPUImageFilter.h"
-#include "itkCudaPinnedImportImageContainer.h"
+#include "itkCudaHostImportImageContainer.h"
 #include "itkRGBPixel.h"
 
 #include <cstring>
@@ -18,7 +19,7 @@ namespace
 {
 using Image = itk::Image<float, 3>;
 using RGBImage = itk::Image<itk::RGBPixel<float>, 2>;
-using Container = itk::CudaPinnedImportImageContainer<itk::SizeValueType, float>;
+using Container = itk::CudaHostImportImageContainer<itk::SizeValueType, float>;
 
 /** Restores the pinned-memory cap when a test ends. */
 class ScopedPinnedHostLimit
@@ -98,62 +99,74 @@ TEST(PinnedHostMemory, CapIsHonouredAndForeignPointersAreNotFreed)
 
 TEST(PinnedHostMemory, ContainerKeepsItsContentsWhenItGrowsAndFallsBackWhenDeclined)
 {
-  for (const std::size_t cap : { std::size_t(0), std::size_t(64) << 20 })
+  for (const bool askPinned : { false, true })
   {
-    SCOPED_TRACE(testing::Message() << "cap " << cap);
-    const ScopedPinnedHostLimit limit(cap);
-    const std::size_t           before = cif::GetPinnedHostBytes();
+    for (const std::size_t cap : { std::size_t(0), std::size_t(64) << 20 })
     {
-      auto container = Container::New();
-      container->Reserve(1000, true); // value-initialised, as new float[1000]()
-      for (int i = 0; i < 1000; ++i)
+      SCOPED_TRACE(testing::Message() << "pinned asked " << askPinned << ", cap " << cap);
+      const ScopedPinnedHostLimit limit(cap);
+      const std::size_t           before = cif::GetPinnedHostBytes();
       {
-        EXPECT_EQ(container->GetBufferPointer()[i], 0.f);
-        container->GetBufferPointer()[i] = static_cast<float>(i) * 0.5f;
+        auto container = Container::New();
+        container->SetPinned(askPinned);
+        container->Reserve(1000, true); // value-initialised, as new float[1000]()
+        for (int i = 0; i < 1000; ++i)
+        {
+          EXPECT_EQ(container->GetBufferPointer()[i], 0.f);
+          container->GetBufferPointer()[i] = static_cast<float>(i) * 0.5f;
+        }
+        const bool pinned = askPinned && cap != 0 && cif::GetDeviceCount() > 0;
+        EXPECT_EQ(container->IsPinned(), pinned);
+        container->Reserve(900000); // grows (3.4 MiB: a huge-page work area when not pinned)
+        for (int i = 0; i < 1000; ++i)
+        {
+          ASSERT_EQ(container->GetBufferPointer()[i], static_cast<float>(i) * 0.5f);
+        }
+        container->GetBufferPointer()[899999] = 1.f;
+        EXPECT_EQ(container->IsPinned(), pinned);
+        EXPECT_EQ(cif::GetPinnedHostBytes(), before + (pinned ? 900000 * sizeof(float) : 0));
+        // An imported buffer is the caller's: the container's allocators leave it alone.
+        std::vector<float> own(10, 1.f);
+        container->SetImportPointer(own.data(), 10, false);
+        EXPECT_FALSE(container->IsPinned());
+        EXPECT_EQ(cif::GetPinnedHostBytes(), before);
       }
-      const bool pinned = cap != 0 && cif::GetDeviceCount() > 0;
-      EXPECT_EQ(container->IsPinned(), pinned);
-      container->Reserve(300000); // grows: the first 1000 are copied over
-      for (int i = 0; i < 1000; ++i)
-      {
-        ASSERT_EQ(container->GetBufferPointer()[i], static_cast<float>(i) * 0.5f);
-      }
-      EXPECT_EQ(container->IsPinned(), pinned);
-      EXPECT_EQ(cif::GetPinnedHostBytes(), before + (pinned ? 300000 * sizeof(float) : 0));
-      // An imported buffer is the caller's: freeing it is not the pinned allocator's.
-      std::vector<float> own(10, 1.f);
-      container->SetImportPointer(own.data(), 10, false);
-      EXPECT_FALSE(container->IsPinned());
       EXPECT_EQ(cif::GetPinnedHostBytes(), before);
     }
-    EXPECT_EQ(cif::GetPinnedHostBytes(), before);
   }
 }
 
-TEST(PinnedHostMemory, OnlyImagesThatHoldABufferAlreadyAreSwitched)
+TEST(PinnedHostMemory, HugePagesOnTheFirstUpdatePinnedMemoryFromTheSecond)
 {
-  // No device needed: the choice of container is made on the host.
+  // No device needed: the choice of memory is made on the host.
   auto image = Image::New();
   image->SetRegions(Image::SizeType{ { 128, 128, 40 } }); // 2.5 MiB
-  itk::UsePinnedPixelContainer(image.GetPointer());
-  EXPECT_EQ(dynamic_cast<Container *>(image->GetPixelContainer()), nullptr); // a first update: ordinary memory
+  itk::UseCudaHostPixelContainer(image.GetPointer());
+  auto * first = dynamic_cast<Container *>(image->GetPixelContainer());
+  ASSERT_NE(first, nullptr);
+  EXPECT_FALSE(first->GetPinned()); // a first update: huge pages, not pinned
   image->Allocate();
-  itk::UsePinnedPixelContainer(image.GetPointer());
-  ASSERT_NE(dynamic_cast<Container *>(image->GetPixelContainer()), nullptr); // updated again: pinned from now on
+  EXPECT_FALSE(first->IsPinned());
+  itk::UseCudaHostPixelContainer(image.GetPointer());
+  ASSERT_EQ(image->GetPixelContainer(), first); // the same container, asked to pin now
+  EXPECT_TRUE(first->GetPinned());
   image->Allocate();
+  EXPECT_EQ(first->IsPinned(), cif::GetDeviceCount() > 0);
   EXPECT_EQ(image->GetBufferedRegion().GetNumberOfPixels(), 128u * 128u * 40u);
   {
     const ScopedPinnedHostLimit off(0);
     auto                        other = Image::New();
     other->SetRegions(Image::SizeType{ { 128, 128, 40 } });
-    other->Allocate();
-    itk::UsePinnedPixelContainer(other.GetPointer());
-    EXPECT_EQ(dynamic_cast<Container *>(other->GetPixelContainer()), nullptr); // pinning turned off
+    other->Allocate(); // ITK's own container, updated before
+    itk::UseCudaHostPixelContainer(other.GetPointer());
+    const auto * replaced = dynamic_cast<Container *>(other->GetPixelContainer());
+    ASSERT_NE(replaced, nullptr);
+    EXPECT_FALSE(replaced->GetPinned()); // pinning turned off
   }
   auto small = Image::New();
   small->SetRegions(Image::SizeType{ { 8, 8, 8 } });
   small->Allocate();
-  itk::UsePinnedPixelContainer(small.GetPointer());
+  itk::UseCudaHostPixelContainer(small.GetPointer());
   EXPECT_EQ(dynamic_cast<Container *>(small->GetPixelContainer()), nullptr); // below the direct-copy size
 }
 
@@ -176,8 +189,9 @@ TEST(PinnedHostMemoryGPU, PinnedOutputsGiveTheBitsOfOrdinaryOnesAndAreFreedWithT
   CIF_REQUIRE_GPU();
   const auto        input = RandomVolume(70, 2);
   const std::size_t before = cif::GetPinnedHostBytes();
-  const auto        ordinary = Prefiltered(input, true); // one update: ordinary memory
-  EXPECT_EQ(dynamic_cast<Container *>(ordinary->GetPixelContainer()), nullptr);
+  const auto        ordinary = Prefiltered(input, true); // one update: huge pages, not pinned
+  ASSERT_NE(dynamic_cast<Container *>(ordinary->GetPixelContainer()), nullptr);
+  EXPECT_FALSE(dynamic_cast<Container *>(ordinary->GetPixelContainer())->IsPinned());
   EXPECT_EQ(cif::GetPinnedHostBytes(), before);
   {
     auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
@@ -262,7 +276,7 @@ TEST(PinnedHostMemoryGPU, ConvolutionOfRGBImagesIntoPinnedOutputs)
   filter->Modified();
   filter->Update(); // ...and pins it on its second update
   const RGBImage * pinned = filter->GetOutput();
-  using RGBContainer = itk::CudaPinnedImportImageContainer<itk::SizeValueType, itk::RGBPixel<float>>;
+  using RGBContainer = itk::CudaHostImportImageContainer<itk::SizeValueType, itk::RGBPixel<float>>;
   const auto * container = dynamic_cast<const RGBContainer *>(pinned->GetPixelContainer());
   ASSERT_NE(container, nullptr);
   EXPECT_TRUE(container->IsPinned());
