@@ -7,8 +7,10 @@
 #include "itkImage.h"
 #include "itkImportImageContainer.h"
 
+#include <algorithm>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 namespace itk
 {
@@ -57,7 +59,9 @@ public:
   bool
   IsPinned() const
   {
-    return m_Kind == Kind::Pinned && m_Allocated == const_cast<Self *>(this)->GetImportPointer();
+    const TElement * current = const_cast<Self *>(this)->GetImportPointer();
+    return std::any_of(m_Allocations.begin(), m_Allocations.end(),
+                       [current](const Allocation & a) { return a.memory == current && a.kind == Kind::Pinned; });
   }
 
 protected:
@@ -87,8 +91,7 @@ protected:
     {
       std::uninitialized_default_construct_n(data, size);
     }
-    m_Kind = kind;
-    m_Allocated = data;
+    m_Allocations.push_back({ data, kind });
     return data;
   }
 
@@ -97,14 +100,18 @@ protected:
   {
     TElement * current = this->GetImportPointer();
     // Only what AllocateElements gave goes back to its allocator; a pointer imported
-    // with SetImportPointer is the caller's (or new[]'s, when the container manages it).
-    if (this->GetContainerManageMemory() && current != nullptr && current == m_Allocated)
+    // with SetImportPointer is the caller's (or new[]'s, when the container manages
+    // it). When Reserve grows the buffer, the new one is allocated before the old one
+    // is freed: both are listed then.
+    const auto ours = std::find_if(m_Allocations.begin(), m_Allocations.end(),
+                                   [current](const Allocation & a) { return a.memory == current; });
+    if (this->GetContainerManageMemory() && current != nullptr && ours != m_Allocations.end())
     {
-      if (!(m_Kind == Kind::Pinned && cif::FreePinnedHostMemory(current)))
+      if (!(ours->kind == Kind::Pinned && cif::FreePinnedHostMemory(current)))
       {
         cif::HostWorkAreaFree{}(current);
       }
-      m_Allocated = nullptr;
+      m_Allocations.erase(ours);
       this->SetImportPointer(nullptr);
       this->SetCapacity(0);
       this->SetSize(0);
@@ -127,10 +134,14 @@ private:
     Pinned,
     WorkArea
   };
+  struct Allocation
+  {
+    TElement * memory;
+    Kind       kind;
+  };
   bool m_Pinned{ false };
-  // What the last AllocateElements gave (it is const in ITK's interface).
-  mutable Kind       m_Kind{ Kind::WorkArea };
-  mutable TElement * m_Allocated{ nullptr };
+  // What AllocateElements gave and is not freed yet (it is const in ITK's interface).
+  mutable std::vector<Allocation> m_Allocations;
 };
 
 /** Before a GPU filter allocates its host output \a image (an itk::Image): give it a
