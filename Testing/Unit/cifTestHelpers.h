@@ -5,6 +5,7 @@
 // measures, and the skip for machines without a GPU.
 #include "cifCudaRuntime.h"
 #include "cifDeviceMemoryLimit.h"
+#include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
 #include "itkImage.h"
 #include "itkImageRegionIteratorWithIndex.h"
@@ -180,6 +181,24 @@ public:
 
 private:
   cif::PinnedStagingSettings m_Saved = cif::GetPinnedStagingSettings();
+};
+
+/** Sets the cap on pinned host memory for the scope of a test, then restores it. */
+class ScopedPinnedHostLimit
+{
+public:
+  explicit ScopedPinnedHostLimit(std::size_t bytes)
+    : m_Previous(cif::GetPinnedHostLimit())
+  {
+    cif::SetPinnedHostLimit(bytes);
+  }
+  ~ScopedPinnedHostLimit() { cif::SetPinnedHostLimit(m_Previous); }
+  ScopedPinnedHostLimit(const ScopedPinnedHostLimit &) = delete;
+  ScopedPinnedHostLimit &
+  operator=(const ScopedPinnedHostLimit &) = delete;
+
+private:
+  std::size_t m_Previous;
 };
 
 /** Sets the device memory limit for the scope of a test, then restores it. */

@@ -21,21 +21,6 @@ using Image = itk::Image<float, 3>;
 using RGBImage = itk::Image<itk::RGBPixel<float>, 2>;
 using Container = itk::CudaHostImportImageContainer<itk::SizeValueType, float>;
 
-/** Restores the pinned-memory cap when a test ends. */
-class ScopedPinnedHostLimit
-{
-public:
-  explicit ScopedPinnedHostLimit(std::size_t bytes)
-    : m_Saved(cif::GetPinnedHostLimit())
-  {
-    cif::SetPinnedHostLimit(bytes);
-  }
-  ~ScopedPinnedHostLimit() { cif::SetPinnedHostLimit(m_Saved); }
-
-private:
-  std::size_t m_Saved;
-};
-
 Image::Pointer
 RandomVolume(unsigned int n, std::uint32_t seed)
 {
@@ -74,7 +59,7 @@ SameBits(const Image * a, const Image * b)
 
 TEST(PinnedHostMemory, CapIsHonouredAndForeignPointersAreNotFreed)
 {
-  const ScopedPinnedHostLimit limit(std::size_t(1) << 20);
+  const cif_test::ScopedPinnedHostLimit limit(std::size_t(1) << 20);
   EXPECT_EQ(cif::GetPinnedHostLimit(), std::size_t(1) << 20);
   EXPECT_EQ(cif::AllocatePinnedHostMemory((std::size_t(1) << 20) + 1), nullptr); // past the cap
   EXPECT_EQ(cif::AllocatePinnedHostMemory(0), nullptr);
@@ -104,7 +89,7 @@ TEST(PinnedHostMemory, ContainerKeepsItsContentsWhenItGrowsAndFallsBackWhenDecli
     for (const std::size_t cap : { std::size_t(0), std::size_t(64) << 20 })
     {
       SCOPED_TRACE(testing::Message() << "pinned asked " << askPinned << ", cap " << cap);
-      const ScopedPinnedHostLimit limit(cap);
+      const cif_test::ScopedPinnedHostLimit limit(cap);
       const std::size_t           before = cif::GetPinnedHostBytes();
       {
         auto container = Container::New();
@@ -154,7 +139,7 @@ TEST(PinnedHostMemory, HugePagesOnTheFirstUpdatePinnedMemoryFromTheSecond)
   EXPECT_EQ(first->IsPinned(), cif::GetDeviceCount() > 0);
   EXPECT_EQ(image->GetBufferedRegion().GetNumberOfPixels(), 128u * 128u * 40u);
   {
-    const ScopedPinnedHostLimit off(0);
+    const cif_test::ScopedPinnedHostLimit off(0);
     auto                        other = Image::New();
     other->SetRegions(Image::SizeType{ { 128, 128, 40 } });
     other->Allocate(); // ITK's own container, updated before
@@ -233,7 +218,7 @@ TEST(PinnedHostMemoryGPU, AFilterReusesItsPinnedOutputAcrossUpdatesAndRespectsTh
   }
   {
     // Under a cap smaller than the output, the pinned container gets ordinary memory.
-    const ScopedPinnedHostLimit small(std::size_t(1) << 20);
+    const cif_test::ScopedPinnedHostLimit small(std::size_t(1) << 20);
     auto                        capped = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
     capped->SetInput(input);
     capped->Update();

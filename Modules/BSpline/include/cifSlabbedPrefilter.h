@@ -79,7 +79,7 @@ PlanSlabbedPrefilter(const BufferShape & shape, std::size_t scalarBytes, std::si
  * axis, as the one-piece prefilter calls it. \a parallelFor runs phase B's gathers
  * and scatters (one plane's chunk each: the whole volume goes through them twice)
  * on several host threads. */
-template <typename T, typename TExecutor, typename TParallelFor = SerialFor>
+template <typename T, typename TExecutor, typename TParallelFor = SequentialFor>
 void
 RunSlabbedPrefilter(T * data, const BufferShape & shape, const SlabbedPrefilterPlan & plan, TExecutor & executor,
                     const StageCallback & afterAxis = {}, TParallelFor && parallelFor = TParallelFor{})

@@ -18,10 +18,10 @@
  * device path and the CPU path, so that CI runs the very plans the device runs. */
 namespace cif
 {
-/** The host loops of a slabbed job (gathers and scatters of slabs, which move the
- * whole volume through host memory) take a parallelFor(count, body) callable, as the
- * CPU routines do (itk::MakeParallelFor); this one runs them on the calling thread. */
-struct SerialFor
+/** A sequential parallelFor(count, body): the default of the routines that take one
+ * (the host loops of a slabbed job, which move the whole volume through host memory,
+ * as the CPU routines do with itk::MakeParallelFor), for callers without a threader. */
+struct SequentialFor
 {
   template <typename TBody>
   void

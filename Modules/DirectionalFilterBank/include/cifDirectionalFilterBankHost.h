@@ -65,19 +65,6 @@ RunDFBPlanOnHost(const DFBPlan & plan, DFBHostBuffers<T> & buffers, TParallelFor
   }
 }
 
-/** A sequential parallelFor, for tools and tests that do not bring a threader. */
-struct SequentialFor
-{
-  template <typename TBody>
-  void
-  operator()(std::int64_t count, TBody && body) const
-  {
-    for (std::int64_t i = 0; i < count; ++i)
-    {
-      body(i);
-    }
-  }
-};
 } // namespace cif
 
 #endif

@@ -157,7 +157,7 @@ InputBoxOfRegion(const ResampleGeometry & g, const TransformChain & chain)
 
 /** Copies box \a box of a buffer laid out as \a whole (D axes) into \a out
  * (contiguous, the box's layout), its rows spread by \a parallelFor. */
-template <int D, typename T, typename TParallelFor = SerialFor>
+template <int D, typename T, typename TParallelFor = SequentialFor>
 inline void
 CopyInputBox(const T * data, const CoefficientGrid & whole, const CoefficientGrid & box, T * out,
              TParallelFor && parallelFor = TParallelFor{})
