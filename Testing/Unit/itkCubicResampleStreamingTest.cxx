@@ -7,6 +7,8 @@
 #include "cifResampleTestSupport.h"
 #include "cifStreamingWriterTestSupport.h"
 #include "itkAffineTransform.h"
+#include "itkBSplinePrefilterGPUImageFilter.h"
+#include "itkCastImageFilter.h"
 #include "itkStreamingImageFilter.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
 
@@ -199,7 +201,55 @@ ExpectFieldStreamingMatchesOnePiece(Path path)
   }
 }
 
+/** Coefficients given (InputIsCoefficients) behind a filter that streams (a cast,
+ * which computes only its requested region): under StreamingImageFilter an affine
+ * resampling asks upstream only for the input box of each piece, and each piece,
+ * evaluated against that box, has the bits of one piece from the whole coefficients. */
+void
+ExpectCoefficientBoxesMatchOnePiece(Path path)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const Case c = MakeCase(seed);
+  auto       prefilter = itk::BSplinePrefilterGPUImageFilter<InputImage, InputImage>::New();
+  prefilter->SetInput(c.input);
+  prefilter->SetUseGPU(false);
+  prefilter->Update();
+  const InputImage::Pointer coefficients = prefilter->GetOutput();
+  auto                      fromCoefficients = [&](const InputImage * input) {
+    auto resample = MakeResampler(input, c.affine.GetPointer(), c.geometry.GetPointer(), path);
+    resample->InputIsCoefficientsOn();
+    return resample;
+  };
+  auto whole = fromCoefficients(coefficients.GetPointer());
+  whole->Update();
+  for (unsigned int divisions : { 1u, 3u, 7u, 16u })
+  {
+    auto cast = itk::CastImageFilter<InputImage, InputImage>::New();
+    cast->SetInput(coefficients);
+    auto resample = fromCoefficients(cast->GetOutput());
+    auto streamer = itk::StreamingImageFilter<OutputImage, OutputImage>::New();
+    streamer->SetInput(resample->GetOutput());
+    streamer->SetNumberOfStreamDivisions(divisions);
+    streamer->Update();
+    ExpectSameBits(streamer->GetOutput(), whole->GetOutput(), std::to_string(divisions) + " divisions");
+    // The last piece's request upstream: its input box, not the whole input.
+    const auto requested = cast->GetOutput()->GetRequestedRegion();
+    EXPECT_TRUE(coefficients->GetLargestPossibleRegion().IsInside(requested));
+    if (divisions > 1)
+    {
+      EXPECT_LT(requested.GetNumberOfPixels(), coefficients->GetLargestPossibleRegion().GetNumberOfPixels());
+    }
+  }
+}
+
 TEST(CubicResampleStreaming, StreamingFilterGivesTheBitsOfOnePiece) { ExpectStreamingMatchesOnePiece(Path::CPU); }
+TEST(CubicResampleStreaming, GivenCoefficientsAreRequestedAsInputBoxes) { ExpectCoefficientBoxesMatchOnePiece(Path::CPU); }
+TEST(CubicResampleStreamingGPU, GivenCoefficientsAreRequestedAsInputBoxes)
+{
+  CIF_REQUIRE_GPU();
+  ExpectCoefficientBoxesMatchOnePiece(Path::GPU);
+}
 TEST(DisplacementFieldStreaming, StreamingFilterGivesTheBitsOfOnePiece) { ExpectFieldStreamingMatchesOnePiece(Path::CPU); }
 TEST(DisplacementFieldStreamingGPU, StreamingFilterGivesTheBitsOfOnePiece)
 {

@@ -71,14 +71,13 @@ PixelWriteTime(const TImage * input)
   }
 }
 
-/** Geometry of the output's buffered region and the input's buffer. */
+/** Geometry of output region \a outRegion and input region \a inRegion. */
 template <unsigned int D, typename TInputImage, typename TOutputImage>
 cif::ResampleGeometry
-MakeGeometry(const TInputImage * input, const TOutputImage * output)
+MakeGeometry(const TInputImage * input, const typename TInputImage::RegionType & inRegion, const TOutputImage * output,
+             const typename TOutputImage::RegionType & outRegion)
 {
   cif::ResampleGeometry g;
-  const auto            outRegion = output->GetBufferedRegion();
-  const auto            inRegion = input->GetBufferedRegion();
   for (unsigned int a = 0; a < D; ++a)
   {
     g.outputSize[a] = static_cast<std::int64_t>(outRegion.GetSize()[a]);
@@ -93,6 +92,14 @@ MakeGeometry(const TInputImage * input, const TOutputImage * output)
   g.lineStart = output->GetLargestPossibleRegion().GetIndex()[0];
   g.lineLength = static_cast<std::int64_t>(output->GetLargestPossibleRegion().GetSize()[0]);
   return g;
+}
+
+/** Geometry of the output's buffered region and the input's buffer. */
+template <unsigned int D, typename TInputImage, typename TOutputImage>
+cif::ResampleGeometry
+MakeGeometry(const TInputImage * input, const TOutputImage * output)
+{
+  return MakeGeometry<D>(input, input->GetBufferedRegion(), output, output->GetBufferedRegion());
 }
 
 /** The input buffer's shape, for the prefilter. */
@@ -221,10 +228,40 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     Superclass::GenerateInputRequestedRegion();
     return;
   }
-  if (auto * input = const_cast<TInputImage *>(this->GetInput()))
+  auto * input = const_cast<TInputImage *>(this->GetInput());
+  if (input == nullptr)
   {
-    input->SetRequestedRegionToLargestPossibleRegion();
+    return;
   }
+  // Samples are prefiltered, and the prefilter is global: the whole input. Given
+  // coefficients, a linear transform reads only the box its output region maps into
+  // (cif::InputBoxOfRegion), and evaluating against that box gives the bits of the
+  // whole input (the box's edges are the input's wherever a support reaches them):
+  // an upstream filter that streams computes only the box. (The texture mode keeps
+  // to the whole input: its texture is cached per input.)
+  constexpr unsigned int D = ImageDimension;
+  const auto *           transform = dynamic_cast<const TransformForModule *>(this->GetTransform());
+  if (m_InputIsCoefficients && !m_UseTextureInterpolation && transform != nullptr &&
+      transform->GetTransformCategory() == Transform<double, D, D>::TransformCategoryEnum::Linear)
+  {
+    CudaTransformChain<D> chain(transform);
+    const TOutputImage *  output = this->GetOutput();
+    if (chain.IsDeviceEvaluable() && output->GetRequestedRegion().GetNumberOfPixels() > 0)
+    {
+      const cif::ResampleGeometry g = CubicResampleDetail::MakeGeometry<D>(
+        input, input->GetLargestPossibleRegion(), output, output->GetRequestedRegion());
+      const cif::CoefficientGrid box = cif::InputBoxOfRegion<static_cast<int>(D)>(g, chain.HostChain());
+      typename TInputImage::RegionType region;
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        region.SetIndex(a, box.start[a]);
+        region.SetSize(a, static_cast<SizeValueType>(box.size[a]));
+      }
+      input->SetRequestedRegion(region);
+      return;
+    }
+  }
+  input->SetRequestedRegionToLargestPossibleRegion();
 }
 
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
