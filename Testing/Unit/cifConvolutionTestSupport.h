@@ -73,6 +73,25 @@ RandomKernel(int sx, int sy, int sz, std::uint32_t seed)
   }
   return k;
 }
+
+/** The 5x3x7 outer product of three random 1-D kernels (seeds seed + 2 .. seed + 4):
+ * a separable kernel with a z pass. */
+inline cif::ConvolutionKernel
+OuterProductKernel(std::uint32_t seed)
+{
+  cif::ConvolutionKernel product;
+  product.name = "5x3x7 outer product";
+  product.dimension = 3;
+  product.size[0] = 5;
+  product.size[1] = 3;
+  product.size[2] = 7;
+  const auto a = RandomKernel(5, 1, 1, seed + 2), b = RandomKernel(3, 1, 1, seed + 3), c = RandomKernel(7, 1, 1, seed + 4);
+  for (int z = 0; z < 7; ++z)
+    for (int y = 0; y < 3; ++y)
+      for (int x = 0; x < 5; ++x)
+        product.weights.push_back(a.weights[x] * b.weights[y] * c.weights[z]);
+  return product;
+}
 } // namespace cif_test
 
 #endif

@@ -184,16 +184,7 @@ TEST(ConvolutionGPU, ThreeDimensionalMatchesITK)
   EXPECT_FALSE((ExpectMatchesITK<Image3, Kernel3>(input, RandomKernel(5, 3, 7, seed), Mode::Same, false)));
   EXPECT_FALSE((ExpectMatchesITK<Image3, Kernel3>(input, RandomKernel(3, 5, 3, seed + 1), Mode::Valid, false)));
   // An outer product of three 1-D kernels: the separable path with its z pass.
-  cif::ConvolutionKernel product;
-  product.dimension = 3;
-  product.size[0] = 5;
-  product.size[1] = 3;
-  product.size[2] = 7;
-  const auto a = RandomKernel(5, 1, 1, seed + 2), b = RandomKernel(3, 1, 1, seed + 3), c = RandomKernel(7, 1, 1, seed + 4);
-  for (int z = 0; z < 7; ++z)
-    for (int y = 0; y < 3; ++y)
-      for (int x = 0; x < 5; ++x)
-        product.weights.push_back(a.weights[x] * b.weights[y] * c.weights[z]);
+  const cif::ConvolutionKernel product = OuterProductKernel(seed);
   EXPECT_TRUE((ExpectMatchesITK<Image3, Kernel3>(input, product, Mode::Same, false)));
   EXPECT_TRUE((ExpectMatchesITK<Image3, Kernel3>(input, product, Mode::Valid, false)));
   // A 2-D kernel in a 3-D image (one slice thick): in-plane passes only.
@@ -419,17 +410,7 @@ ExpectStreamingMatchesOnePiece(bool gpu)
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(seed);
   auto input = MakeImage<Image3>({ { 40, 37, 33 } }, { { 2, -1, 5 } }, Content::Random, seed);
-  cif::ConvolutionKernel product;
-  product.name = "5x3x7 outer product";
-  product.dimension = 3;
-  product.size[0] = 5;
-  product.size[1] = 3;
-  product.size[2] = 7;
-  const auto a = RandomKernel(5, 1, 1, seed + 2), b = RandomKernel(3, 1, 1, seed + 3), c = RandomKernel(7, 1, 1, seed + 4);
-  for (int z = 0; z < 7; ++z)
-    for (int y = 0; y < 3; ++y)
-      for (int x = 0; x < 5; ++x)
-        product.weights.push_back(a.weights[x] * b.weights[y] * c.weights[z]);
+  const cif::ConvolutionKernel product = OuterProductKernel(seed);
   for (const auto & k : { RandomKernel(3, 5, 7, seed), product })
   {
     auto kernel = itk::MakeKernelImage<Kernel3>(k);
