@@ -324,12 +324,7 @@ main(int argc, char * argv[])
     },
     gpu, cpu, repeat, floor, missed);
 
-  auto              affine = itk::AffineTransform<double, 3>::New();
-  Image::PointType  centre;
-  centre.Fill(0.5 * (n - 1));
-  affine->SetCenter(centre);
-  affine->Rotate(0, 1, 0.1);
-  affine->Scale(1.02);
+  const auto affine = cif_bench::TurnAndEnlarge(n);
   FilterRow(
     "CubicResampleGPUImageFilter::Update() (prefilter + affine), " + volume + ", host in and out", b, b,
     [&] {

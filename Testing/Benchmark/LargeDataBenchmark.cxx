@@ -132,12 +132,7 @@ main(int argc, char * argv[])
               n, bytes / kGiB, Cell(bus.pinnedUpMs, "%.2f").c_str(), Cell(bus.pinnedDownMs, "%.2f").c_str());
 
   const auto input = RandomVolume(n);
-  auto       affine = itk::AffineTransform<double, 3>::New();
-  Image::PointType centre;
-  centre.Fill(0.5 * (n - 1));
-  affine->SetCenter(centre);
-  affine->Rotate(0, 1, 0.1);
-  affine->Scale(1.02);
+  const auto affine = cif_bench::TurnAndEnlarge(n);
 
   std::printf("| run | path | time (ms) | floor (ms) | x floor |\n|---|---|---|---|---|\n");
   Image::Pointer onePiece;
