@@ -351,6 +351,33 @@ TEST(DisplacementFieldGPU, BSplineMatchesITK3D)
 
 namespace
 {
+using TextureImage = itk::Image<float, 3>;
+using TextureResampler = itk::CubicResampleGPUImageFilter<TextureImage, TextureImage>;
+
+/** A texture-mode resampler of \a input (default value -7); transform and output grid
+ * are the test's. */
+TextureResampler::Pointer
+MakeTextureResampler(const TextureImage * input)
+{
+  auto filter = TextureResampler::New();
+  filter->SetInput(input);
+  filter->SetInterpolator(itk::BSplineInterpolateImageFunction<TextureImage, double, double>::New());
+  filter->SetDefaultPixelValue(-7.0f);
+  filter->SetUseTextureInterpolation(true);
+  return filter;
+}
+
+/** The texture mode's output against the exact mode's, within the bounds below. */
+ErrorStats
+ExpectWithinTextureBounds(const TextureImage * texture, const TextureImage * exact)
+{
+  const ErrorStats stats = Compare(texture->GetBufferPointer(), exact->GetBufferPointer(),
+                                   exact->GetBufferedRegion().GetNumberOfPixels());
+  EXPECT_LE(stats.maxAbs, 0.06 * 200.0) << stats;
+  EXPECT_LE(stats.rms, 0.01 * 200.0) << stats;
+  return stats;
+}
+
 /** The opt-in texture mode stays within the texture unit's precision of the exact
  * mode and does differ from it (it is not the exact path under another name). The
  * bounds come from TextureModeBenchmark on an H200 (Modules/Resample/README.md): on random data, whose
@@ -359,7 +386,7 @@ namespace
 TEST(CubicResampleGPU, TextureModeIsCloseToExactMode)
 {
   CIF_REQUIRE_GPU();
-  using Image = itk::Image<float, 3>;
+  using Image = TextureImage;
   const std::uint32_t seed = FreshSeed();
   std::mt19937        rng(seed);
   SCOPED_TRACE(testing::Message() << "seed " << seed);
@@ -368,19 +395,11 @@ TEST(CubicResampleGPU, TextureModeIsCloseToExactMode)
   auto transform = RandomAffine<3>(rng);
   auto exact = ResampleWithModule<Image, Image>(input, transform, geometry, -7.0, Path::GPU);
 
-  using Filter = itk::CubicResampleGPUImageFilter<Image, Image>;
-  auto filter = Filter::New();
-  filter->SetInput(input);
-  filter->SetInterpolator(itk::BSplineInterpolateImageFunction<Image, double, double>::New());
+  auto filter = MakeTextureResampler(input);
   filter->SetTransform(transform);
   filter->SetOutputParametersFromImage(geometry);
-  filter->SetDefaultPixelValue(-7.0f);
-  filter->SetUseTextureInterpolation(true);
   filter->Update();
-  const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(), exact->GetBufferPointer(),
-                                   exact->GetBufferedRegion().GetNumberOfPixels());
-  EXPECT_LE(stats.maxAbs, 0.06 * 200.0) << stats;
-  EXPECT_LE(stats.rms, 0.01 * 200.0) << stats;
+  const ErrorStats stats = ExpectWithinTextureBounds(filter->GetOutput(), exact);
   EXPECT_GT(stats.rms, 1e-7 * 200.0) << "texture mode gave exactly the exact mode's values";
 }
 
@@ -402,21 +421,14 @@ TEST(CubicResampleGPU, TextureIsKeptUntilTheInputChanges)
   auto geometry = OutputGeometry<Image>({ { 38, 35, 30 } });
   auto otherGeometry = OutputGeometry<Image>({ { 30, 41, 27 } });
 
-  using Filter = itk::CubicResampleGPUImageFilter<Image, Image>;
-  auto filter = Filter::New();
-  filter->SetInput(input);
-  filter->SetInterpolator(itk::BSplineInterpolateImageFunction<Image, double, double>::New());
-  filter->SetDefaultPixelValue(-7.0f);
-  filter->SetUseTextureInterpolation(true);
+  using Filter = TextureResampler;
+  auto filter = MakeTextureResampler(input);
   const auto expectCloseToExact = [&](const itk::Transform<double, 3, 3> * transform, const Image * grid,
                                       const char * step) {
     SCOPED_TRACE(step);
     auto exact = ResampleWithModule<Image, Image>(input.GetPointer(), transform, grid, -7.0, Path::GPU);
     ASSERT_EQ(filter->GetOutput()->GetBufferedRegion(), exact->GetBufferedRegion());
-    const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(), exact->GetBufferPointer(),
-                                     exact->GetBufferedRegion().GetNumberOfPixels());
-    EXPECT_LE(stats.maxAbs, 0.06 * 200.0) << stats;
-    EXPECT_LE(stats.rms, 0.01 * 200.0) << stats;
+    ExpectWithinTextureBounds(filter->GetOutput(), exact);
   };
 
   auto first = RandomAffine<3>(rng);
