@@ -6,8 +6,10 @@
 // in and out). The two outputs are compared bit for bit. Target: the limited run
 // <= 1.5x the floor.
 //
-//   LargeDataBenchmark [--size 1536] [--limit-gib 16] [--no-whole] [--stages]
+//   LargeDataBenchmark [--size 1536] [--limit-gib 16] [--no-whole] [--stages] [--devices N]
 //
+// --devices N adds the one-piece run spread over N GPUs (SetNumberOfDevices), timed
+// and compared bit for bit with the one-GPU run.
 // --stages prints when each run reached each progress stage (conversion, prefilter
 // axes, output slabs).
 //
@@ -74,9 +76,10 @@ bool g_Stages = false;
 
 Image::Pointer
 Resample(const Image * input, const itk::AffineTransform<double, 3> * affine, double & ms, bool & onGPU,
-         const char * what)
+         const char * what, unsigned int devices = 1)
 {
   auto filter = itk::CubicResampleGPUImageFilter<Image, Image>::New();
+  filter->SetNumberOfDevices(devices);
   auto clock = cif_bench::StageClock::New();
   if (g_Stages)
   {
@@ -105,6 +108,7 @@ main(int argc, char * argv[])
   long   n = 1536;
   double limitGiB = 16;
   bool   whole = true;
+  unsigned int devices = 1;
   for (int i = 1; i < argc; ++i)
   {
     const std::string a = argv[i];
@@ -116,9 +120,11 @@ main(int argc, char * argv[])
       whole = false;
     else if (a == "--stages")
       g_Stages = true;
+    else if (a == "--devices" && i + 1 < argc)
+      devices = static_cast<unsigned int>(std::max(1, std::atoi(argv[++i])));
     else
     {
-      std::fprintf(stderr, "usage: LargeDataBenchmark [--size N] [--limit-gib L] [--no-whole] [--stages]\n");
+      std::fprintf(stderr, "usage: LargeDataBenchmark [--size N] [--limit-gib L] [--no-whole] [--stages] [--devices N]\n");
       return 2;
     }
   }
@@ -143,6 +149,26 @@ main(int argc, char * argv[])
     onePiece = Resample(input, affine, ms, gpu, "one piece");
     std::printf("| one piece on the device | %s | %.1f | %s | %s |\n", gpu ? "GPU" : "CPU", ms,
                 Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpu ? ms / floorMs : -1, "%.2fx").c_str());
+  }
+  if (whole && devices > 1)
+  {
+    for (int repeat = 0; repeat < 2; ++repeat) // the second run: output pages and pools warm
+    {
+      double     ms1 = -1, msN = -1;
+      bool       gpu1 = false, gpuN = false;
+      const auto one = Resample(input, affine, ms1, gpu1, "one device");
+      const auto spread = Resample(input, affine, msN, gpuN, "several devices", devices);
+      std::printf("| one piece, 1 device (run %d) | %s | %.1f | %s | %s |\n", repeat + 1, gpu1 ? "GPU" : "CPU", ms1,
+                  Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
+      std::printf("| one piece, %u devices (run %d) | %s | %.1f | %s | %s |\n", devices, repeat + 1,
+                  gpuN ? "GPU" : "CPU", msN, Cell(floorMs, "%.1f").c_str(),
+                  Cell(floorMs > 0 && gpuN ? msN / floorMs : -1, "%.2fx").c_str());
+      const std::size_t count = spread->GetBufferedRegion().GetNumberOfPixels();
+      std::printf("%u devices: %s\n", devices,
+                  std::memcmp(one->GetBufferPointer(), spread->GetBufferPointer(), count * sizeof(float)) == 0
+                    ? "output equals the one-device output, bit for bit"
+                    : "OUTPUT DIFFERS from the one-device output");
+    }
   }
   double ms = -1;
   bool   gpu = false;

@@ -70,18 +70,26 @@ PlanResampleSlabs(const ResampleGeometry & g, int dimension, std::uint64_t slabV
   return slabs;
 }
 
-/** \a g restricted to slab \a slab: planes [slab * planesPerSlab, ...) of the cut axis. */
+/** \a g restricted to the run of slabs [\a first, \a end) (contiguous planes of the
+ * cut axis: a share of the output for one device). */
 inline ResampleGeometry
-SlabGeometry(const ResampleGeometry & g, const ResampleSlabs & slabs, std::int64_t slab)
+SlabRunGeometry(const ResampleGeometry & g, const ResampleSlabs & slabs, std::int64_t first, std::int64_t end)
 {
   ResampleGeometry s = g;
   if (slabs.planesPerSlab > 0)
   {
-    const std::int64_t first = slab * slabs.planesPerSlab;
-    s.outputStart[slabs.axis] = g.outputStart[slabs.axis] + first;
-    s.outputSize[slabs.axis] = std::min(slabs.planesPerSlab, g.outputSize[slabs.axis] - first);
+    const std::int64_t firstPlane = first * slabs.planesPerSlab;
+    s.outputStart[slabs.axis] = g.outputStart[slabs.axis] + firstPlane;
+    s.outputSize[slabs.axis] = std::min(end * slabs.planesPerSlab, g.outputSize[slabs.axis]) - firstPlane;
   }
   return s;
+}
+
+/** \a g restricted to slab \a slab: planes [slab * planesPerSlab, ...) of the cut axis. */
+inline ResampleGeometry
+SlabGeometry(const ResampleGeometry & g, const ResampleSlabs & slabs, std::int64_t slab)
+{
+  return SlabRunGeometry(g, slabs, slab, slab + 1);
 }
 
 /** The linear index, in the whole output, of slab \a slab's first voxel. */

@@ -14,6 +14,7 @@
 #include "itkResampleImageFilter.h"
 
 #include <memory>
+#include <vector>
 
 namespace itk
 {
@@ -140,6 +141,35 @@ public:
   itkSetMacro(MinimumVoxelsPerSlab, SizeValueType);
   itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
 
+  /** Several GPUs: the exact mode of a host image in and out (itk::Image, not
+   * CudaImage) spreads its output over devices 0 .. n-1, one host thread per device,
+   * each uploading and prefiltering the whole input (the prefilter is global: the
+   * coefficients of any piece are those of the whole input) and resampling a
+   * contiguous run of the output's slabs; the same bits as one device. 0 (the
+   * default) takes every visible device; 1 keeps to the current device. The texture
+   * mode, CudaImage inputs or outputs, pieces of a streamed output and jobs larger
+   * than a device (the slabbed path) run on one device. */
+  itkSetMacro(NumberOfDevices, unsigned int);
+  itkGetConstMacro(NumberOfDevices, unsigned int);
+
+  /** The devices to spread over, in order, instead of the first NumberOfDevices; a
+   * device may be listed twice (two host threads on one GPU: what tests on a one-GPU
+   * machine use). Empty (the default): NumberOfDevices decides. */
+  void
+  SetDevices(const std::vector<int> & devices)
+  {
+    if (devices != m_Devices)
+    {
+      m_Devices = devices;
+      this->Modified();
+    }
+  }
+  const std::vector<int> &
+  GetDevices() const
+  {
+    return m_Devices;
+  }
+
   /** True when the current interpolator, extrapolator and types take the module's path. */
   bool
   UsesModulePath() const;
@@ -236,6 +266,21 @@ private:
   bool          m_TextureHalfFloat{ false };
   bool          m_CubicBSplinePerComponent{ false };
   SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
+  unsigned int     m_NumberOfDevices{ 0 };
+  std::vector<int> m_Devices;
+
+  /** The devices this update spreads over (see SetNumberOfDevices, SetDevices). */
+  std::vector<int>
+  DevicesForThisUpdate() const;
+
+  /** The exact mode over several devices (host image in and out): \a slabs split into
+   * contiguous runs, one per device and host thread. */
+  template <typename TC>
+  void
+  ResampleOnSeveralDevices(const std::vector<int> & devices, const cif::ResampleGeometry & g,
+                           const cif::BufferShape & shape, const cif::SplinePoles & poles,
+                           const cif::TransformChain & deviceChain, const std::vector<double> & mapped,
+                           bool linearRows, OutputComponentType defaultValue, const cif::ResampleSlabs & slabs);
 };
 } // namespace itk
 

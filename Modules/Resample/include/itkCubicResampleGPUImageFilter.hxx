@@ -16,8 +16,10 @@
 #include "itkFilterStageProgress.h"
 
 #include <algorithm>
+#include <exception>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 namespace itk
@@ -351,7 +353,29 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         progress.Completed();
       }
 
-      if (onGPU)
+      // Several GPUs: host images in and out, exact mode, a whole output at once.
+      constexpr bool hostImages =
+        !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
+      const std::vector<int> devices =
+        onGPU && hostImages && !useTextures && !keepCoefficients ? this->DevicesForThisUpdate() : std::vector<int>{};
+      if (devices.size() > 1 && slabs.count > 1)
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
+          this->template ResampleOnSeveralDevices<TC>(devices, g, shape, poles, deviceChain, mapped, linearRows,
+                                                      defaultValue, slabs);
+        });
+        // The devices report no progress of their own (ITK's events belong to this
+        // thread): every stage is done now.
+        for (unsigned int stage = 0; stage < CubicResampleDetail::ResampleStages(D, !m_InputIsCoefficients, slabs, true);
+             ++stage)
+        {
+          progress.Completed();
+        }
+        m_CoefficientCache = CoefficientCache{};
+        this->SetLastExecutionPath(ExecutionPath::GPU);
+      }
+      else if (onGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
           constexpr bool inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
@@ -1007,6 +1031,132 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
 }
 
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+std::vector<int>
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  DevicesForThisUpdate() const
+{
+  const int visible = cif::GetDeviceCount();
+  if (!m_Devices.empty())
+  {
+    for (const int d : m_Devices)
+    {
+      if (d < 0 || d >= visible)
+      {
+        itkExceptionMacro("device " << d << " is not one of the " << visible << " visible CUDA devices");
+      }
+    }
+    return m_Devices;
+  }
+  const int        n = m_NumberOfDevices == 0 ? visible : std::min<int>(static_cast<int>(m_NumberOfDevices), visible);
+  std::vector<int> devices;
+  if (n > 1)
+  {
+    for (int d = 0; d < n; ++d)
+    {
+      devices.push_back(d);
+    }
+  }
+  return devices; // empty: the current device alone
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TC>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  ResampleOnSeveralDevices(const std::vector<int> & devices, const cif::ResampleGeometry & g,
+                           const cif::BufferShape & shape, const cif::SplinePoles & poles,
+                           const cif::TransformChain & deviceChain, const std::vector<double> & mapped,
+                           bool linearRows, OutputComponentType defaultValue, const cif::ResampleSlabs & slabs)
+{
+  if constexpr (TypesSupported)
+  {
+    constexpr unsigned int D = ImageDimension;
+    using TIn = InputComponentType;
+    using TOut = OutputComponentType;
+    const std::int64_t inputCount = shape.ScalarCount();
+    const auto *       input = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
+    auto *             output = reinterpret_cast<TOut *>(this->GetOutput()->GetBufferPointer());
+    // Device k resamples slabs [k * slabs.count / n, (k + 1) * slabs.count / n): whole
+    // slabs of the one-device plan, each the same computation (cifResampleSlabs.h),
+    // so the bits are those of one device.
+    const std::int64_t n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
+    std::vector<std::exception_ptr> failures(static_cast<std::size_t>(n));
+    auto work = [&](std::int64_t k) {
+      try
+      {
+        cif::SelectDevice(devices[static_cast<std::size_t>(k)]);
+        const std::int64_t          firstSlab = k * slabs.count / n, endSlab = (k + 1) * slabs.count / n;
+        const cif::ResampleGeometry gp = cif::SlabRunGeometry(g, slabs, firstSlab, endSlab);
+        const std::int64_t          first = cif::SlabFirstVoxel(slabs, firstSlab);
+        const std::int64_t count = gp.OutputCount();
+        std::ostringstream what;
+        what << "cubic resampling of a " << inputCount << "-voxel image into " << count << " voxels on device "
+             << devices[static_cast<std::size_t>(k)];
+        constexpr bool sameType = std::is_same_v<TIn, TC>;
+        cif::RequireDeviceMemory(static_cast<std::size_t>(inputCount) * (sizeof(TC) + (sameType ? 0 : sizeof(TIn))) +
+                                   static_cast<std::size_t>(count) *
+                                     ((mapped.empty() ? 0 : D * sizeof(double)) + sizeof(TOut)),
+                                 what.str());
+        cif::DeviceBuffer coefficients(static_cast<std::size_t>(inputCount) * sizeof(TC));
+        if constexpr (sameType)
+        {
+          coefficients.Upload(input, static_cast<std::size_t>(inputCount) * sizeof(TC));
+        }
+        else
+        {
+          cif::DeviceBuffer staging(static_cast<std::size_t>(inputCount) * sizeof(TIn));
+          staging.Upload(input, static_cast<std::size_t>(inputCount) * sizeof(TIn));
+          cif::ConvertOnDevice<TIn, TC>(staging.As<const TIn>(), coefficients.As<TC>(), inputCount);
+        }
+        if (!m_InputIsCoefficients)
+        {
+          cif::PrefilterOnDevice<TC>(coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror, {});
+        }
+        cif::DeviceBuffer mappedOnDevice;
+        if (!mapped.empty())
+        {
+          mappedOnDevice.Allocate(static_cast<std::size_t>(count) * D * sizeof(double));
+          mappedOnDevice.Upload(mapped.data() + D * first, static_cast<std::size_t>(count) * D * sizeof(double));
+        }
+        cif::DeviceBuffer out(static_cast<std::size_t>(count) * sizeof(TOut));
+        cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), gp, deviceChain,
+                                                             mappedOnDevice.As<const double>(), linearRows,
+                                                             defaultValue, out.As<TOut>());
+        cif::Synchronize();
+        out.Download(output + first, static_cast<std::size_t>(count) * sizeof(TOut));
+      }
+      catch (...)
+      {
+        failures[static_cast<std::size_t>(k)] = std::current_exception();
+      }
+    };
+    // A thread per device, this one only waiting: the calling thread keeps its own
+    // current device (and its stream's queued work) untouched.
+    std::vector<std::thread> threads;
+    for (std::int64_t k = 0; k < n; ++k)
+    {
+      threads.emplace_back(work, k);
+    }
+    for (auto & t : threads)
+    {
+      t.join();
+    }
+    for (const auto & failure : failures)
+    {
+      if (failure)
+      {
+        std::rethrow_exception(failure);
+      }
+    }
+  }
+  else
+  {
+    (void)devices, (void)g, (void)shape, (void)poles, (void)deviceChain, (void)mapped, (void)linearRows;
+    (void)defaultValue, (void)slabs;
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::PrintSelf(
   std::ostream & os,
@@ -1019,6 +1169,14 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   os << indent << "Cached texture (bytes): " << m_TextureCache.texture.Bytes() << std::endl;
   os << indent << "CubicBSplinePerComponent: " << (m_CubicBSplinePerComponent ? "On" : "Off") << std::endl;
   os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
+  os << indent << "NumberOfDevices: " << m_NumberOfDevices << (m_NumberOfDevices == 0 ? " (every visible device)" : "")
+     << std::endl;
+  os << indent << "Devices:";
+  for (const int d : m_Devices)
+  {
+    os << ' ' << d;
+  }
+  os << (m_Devices.empty() ? " (from NumberOfDevices)" : "") << std::endl;
 }
 
 } // namespace itk

@@ -1,0 +1,125 @@
+// The resampler over several devices (SetNumberOfDevices, SetDevices): each device
+// resamples a run of the output's slabs from coefficients of the whole input, and the
+// output has the bits of one device, for an affine and a B-spline transform, an input
+// of another scalar type and many slabs. On a one-GPU machine the devices are the
+// same GPU listed twice (two host threads, two streams: the split and the threads
+// are what is tested); with two or more GPUs, devices 0 and 1. A device that does not
+// exist is an error that leaves no output. The CPU path takes no devices (CI).
+#include "cifResampleTestSupport.h"
+#include "itkAffineTransform.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace
+{
+using namespace cif_resample_test;
+using FloatImage = itk::Image<float, 3>;
+using ByteImage = itk::Image<unsigned char, 3>;
+constexpr double kDefault = -3.0;
+
+template <typename TIn>
+FloatImage::Pointer
+Resampled(const TIn * input, const itk::Transform<double, 3, 3> * transform, const FloatImage * geometry, bool gpu,
+          const std::vector<int> & devices, unsigned int numberOfDevices)
+{
+  auto resample = itk::CubicResampleGPUImageFilter<TIn, FloatImage>::New();
+  ConfigureCubicResample(resample.GetPointer(), transform, geometry, kDefault);
+  resample->SetInput(input);
+  resample->SetUseGPU(gpu);
+  resample->SetMinimumVoxelsPerSlab(20000); // 5 slabs of 14 planes
+  resample->SetDevices(devices);
+  resample->SetNumberOfDevices(numberOfDevices);
+  resample->Update();
+  FloatImage::Pointer out = resample->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
+bool
+SameImage(const FloatImage * a, const FloatImage * b)
+{
+  return a->GetBufferedRegion() == b->GetBufferedRegion() &&
+         SameBits(a->GetBufferPointer(), b->GetBufferPointer(), a->GetBufferedRegion().GetNumberOfPixels());
+}
+
+/** The devices a test spreads over: 0 and 1, or device 0 twice on one GPU. */
+std::vector<int>
+TwoDevices()
+{
+  return cif::GetDeviceCount() >= 2 ? std::vector<int>{ 0, 1 } : std::vector<int>{ 0, 0 };
+}
+} // namespace
+
+TEST(CubicResampleDevices, CPUPathTakesNoDevicesAndPrintsTheSetting)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937 rng(seed);
+  const auto   input = MakeInput<FloatImage>({ { 40, 36, 30 } }, Content::Random, seed);
+  const auto   geometry = OutputGeometry<FloatImage>({ { 44, 40, 66 } });
+  const auto   affine = RandomAffine<3>(rng);
+  const auto   one = Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false, {}, 1);
+  const auto   listed = Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false, { 0, 7 }, 4);
+  EXPECT_TRUE(SameImage(listed, one)); // no device is looked at on the CPU path
+  auto resample = itk::CubicResampleGPUImageFilter<FloatImage, FloatImage>::New();
+  resample->SetNumberOfDevices(2);
+  resample->SetDevices({ 1, 0 });
+  std::ostringstream printed;
+  resample->Print(printed);
+  EXPECT_NE(printed.str().find("NumberOfDevices: 2"), std::string::npos);
+  EXPECT_NE(printed.str().find("Devices: 1 0"), std::string::npos);
+}
+
+TEST(CubicResampleDevicesGPU, TwoDevicesGiveTheBitsOfOne)
+{
+  CIF_REQUIRE_GPU();
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << cif::GetDeviceCount() << " device(s)");
+  std::mt19937 rng(seed);
+  const auto   input = MakeInput<FloatImage>({ { 40, 36, 30 } }, Content::Random, seed);
+  const auto   geometry = OutputGeometry<FloatImage>({ { 44, 40, 66 } });
+  const auto   affine = RandomAffine<3>(rng);
+  const auto   bspline = RandomBSpline<3>(input.GetPointer(), 5, 1.5, rng);
+  for (const itk::Transform<double, 3, 3> * transform :
+       { static_cast<const itk::Transform<double, 3, 3> *>(affine.GetPointer()),
+         static_cast<const itk::Transform<double, 3, 3> *>(bspline.GetPointer()) })
+  {
+    SCOPED_TRACE(transform->GetNameOfClass());
+    const auto one = Resampled(input.GetPointer(), transform, geometry.GetPointer(), true, {}, 1);
+    EXPECT_TRUE(SameImage(Resampled(input.GetPointer(), transform, geometry.GetPointer(), true, TwoDevices(), 0), one));
+    // Four shares of 5 slabs (uneven); every visible device.
+    EXPECT_TRUE(
+      SameImage(Resampled(input.GetPointer(), transform, geometry.GetPointer(), true, { 0, 0, 0, 0 }, 0), one));
+    EXPECT_TRUE(SameImage(Resampled(input.GetPointer(), transform, geometry.GetPointer(), true, {}, 0), one));
+  }
+  // An input of another scalar type: converted on each device.
+  auto bytes = ByteImage::New();
+  bytes->CopyInformation(input);
+  bytes->SetRegions(input->GetLargestPossibleRegion());
+  bytes->Allocate();
+  for (std::size_t i = 0; i < bytes->GetBufferedRegion().GetNumberOfPixels(); ++i)
+  {
+    bytes->GetBufferPointer()[i] = static_cast<unsigned char>(rng());
+  }
+  const auto one = Resampled(bytes.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, {}, 1);
+  EXPECT_TRUE(SameImage(Resampled(bytes.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, TwoDevices(), 0),
+                        one));
+}
+
+TEST(CubicResampleDevicesGPU, ADeviceThatDoesNotExistIsAnErrorAndLeavesNoOutput)
+{
+  CIF_REQUIRE_GPU();
+  std::mt19937 rng(11);
+  const auto   input = MakeInput<FloatImage>({ { 40, 36, 30 } }, Content::Random, 11);
+  const auto   geometry = OutputGeometry<FloatImage>({ { 44, 40, 66 } });
+  const auto   affine = RandomAffine<3>(rng);
+  auto         resample = itk::CubicResampleGPUImageFilter<FloatImage, FloatImage>::New();
+  ConfigureCubicResample(resample.GetPointer(), affine.GetPointer(), geometry.GetPointer(), kDefault);
+  resample->SetInput(input);
+  resample->SetMinimumVoxelsPerSlab(20000);
+  resample->SetDevices({ 0, cif::GetDeviceCount() + 3 });
+  EXPECT_THROW(resample->Update(), itk::ExceptionObject);
+  EXPECT_EQ(resample->GetOutput()->GetBufferPointer(), nullptr);
+}
