@@ -12,6 +12,7 @@
 #include "cifBSplinePrefilterDevice.h"
 #include "cifScalarTypes.h"
 #include "cifCudaCheck.cuh"
+#include "cifSharedMemoryOptIn.cuh"
 #include "cifDeviceBuffer.h"
 
 #include <algorithm>
@@ -248,12 +249,7 @@ TryTiled(const T * source, T * data, const AxisLines & axis, const SplinePoles &
   {
     return false;
   }
-  static const bool configured = [] {
-    CIF_CUDA_CHECK(cudaFuncSetAttribute(
-      PrefilterAxisTiled<T, TC, LANES>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxTileBytes));
-    return true;
-  }();
-  (void)configured;
+  AllowSharedMemory(PrefilterAxisTiled<T, TC, LANES>, bytes, "the prefilter's tiled pass");
   const std::int64_t blocks = (axis.count + LANES - 1) / LANES;
   PrefilterAxisTiled<T, TC, LANES>
     <<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(source, data, axis, poles, mode,

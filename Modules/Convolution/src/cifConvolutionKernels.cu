@@ -2,11 +2,7 @@
 // order of the sums, the zoom's sampling) comes from cifConvolutionMath.h and
 // cifZoomMath.h, which the CPU path runs as well.
 #include "cifConvolutionDevice.h"
-
-#include <map>
-#include <mutex>
-#include <string>
-#include <utility>
+#include "cifSharedMemoryOptIn.cuh"
 
 // CIF_KERNEL_EMULATION: the unit tests compile this file on the host with their own
 // CUDA stand-ins (one host thread per CUDA thread, a barrier per __syncthreads), so
@@ -69,38 +65,6 @@ LaunchInGridBatches(std::int64_t blocksX, std::int64_t blocksY, std::int64_t blo
       launch(grid, y0, z0);
     }
   }
-}
-
-/** Dynamic shared memory above the 48 KiB default must be asked for per kernel and
- * device. The largest request granted so far is remembered (per kernel, per device),
- * so the common small kernels cost no runtime calls between the timed launches. */
-template <typename TKernel>
-void
-AllowSharedMemory(TKernel kernel, std::size_t bytes, const char * what)
-{
-  constexpr std::size_t defaultLimit = 48 * 1024;
-  if (bytes <= defaultLimit)
-  {
-    return;
-  }
-  static std::mutex                                          mutex;
-  static std::map<std::pair<const void *, int>, std::size_t> granted; // (kernel, device) -> bytes
-  int                                                        device = 0, limit = 0;
-  CIF_CUDA_CHECK(cudaGetDevice(&device));
-  const auto                  key = std::make_pair(reinterpret_cast<const void *>(kernel), device);
-  std::lock_guard<std::mutex> lock(mutex);
-  if (granted[key] >= bytes)
-  {
-    return;
-  }
-  CIF_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (bytes > static_cast<std::size_t>(limit))
-  {
-    throw CudaError(std::string(what) + ": the kernel needs " + std::to_string(bytes) +
-                    " bytes of shared memory per block; the device allows " + std::to_string(limit));
-  }
-  CIF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  granted[key] = bytes;
 }
 
 __global__ void

@@ -3,6 +3,7 @@
 // reference runs (cifDirectionalFilterBankOps.h). The data stays on the device for
 // the whole tree.
 #include "cifCudaCheck.cuh"
+#include "cifSharedMemoryOptIn.cuh"
 #include "cifDirectionalFilterBankDevice.h"
 
 #include <algorithm>
@@ -273,13 +274,8 @@ LaunchFused(const DFBOp & rowsOp, const DFBOp & columnsOp, T * const * deviceBuf
   const DFBOpPointers<T> rowsPointers = ResolveDFBOp(rowsOp, deviceBuffers);
   const DFBOpPointers<T> columnPointers = ResolveDFBOp(columnsOp, deviceBuffers);
   const std::size_t      shared = FusedSharedBytes<T>(rowsOp, columnsOp);
-  static const bool raised = [] {
-    // the QMF's inverse filters are long: allow more than the default 48 KiB
-    CIF_CUDA_CHECK(cudaFuncSetAttribute(FusedSeparableKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(kMaxFusedSharedBytes)));
-    return true;
-  }();
-  (void)raised;
+  // the QMF's inverse filters are long: more than the default 48 KiB may be needed
+  AllowSharedMemory(FusedSeparableKernel<T>, shared, "the filter bank's fused pass");
   const dim3 block(kTile, 8);
   const dim3 grid((columnsOp.out0.cols + kTile - 1) / kTile, (columnsOp.out0.rows + kTile - 1) / kTile);
   const int  taps = rowsOp.kernelCount == columnsOp.kernelCount ? rowsOp.kernelCount : 0;

@@ -279,8 +279,9 @@ private:
   void
   ResampleOnSeveralDevices(const std::vector<int> & devices, const cif::ResampleGeometry & g,
                            const cif::BufferShape & shape, const cif::SplinePoles & poles,
-                           const cif::TransformChain & deviceChain, const std::vector<double> & mapped,
-                           bool linearRows, OutputComponentType defaultValue, const cif::ResampleSlabs & slabs);
+                           const cif::TransformChain & hostChain, bool chainOnDevice,
+                           const std::vector<double> & mapped, bool linearRows, OutputComponentType defaultValue,
+                           const cif::ResampleSlabs & slabs);
 };
 } // namespace itk
 

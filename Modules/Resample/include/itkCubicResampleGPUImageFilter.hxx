@@ -16,6 +16,8 @@
 #include "itkFilterStageProgress.h"
 
 #include <algorithm>
+#include <cstdio> // DIAG
+#include <cstdlib>
 #include <exception>
 #include <optional>
 #include <sstream>
@@ -361,8 +363,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       if (devices.size() > 1 && slabs.count > 1)
       {
         CIF_ITK_TRY_CUDA([&] {
-          const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
-          this->template ResampleOnSeveralDevices<TC>(devices, g, shape, poles, deviceChain, mapped, linearRows,
+          // Each device uploads the chain's coefficients for itself (DeviceChain()'s are
+          // on this thread's device only).
+          this->template ResampleOnSeveralDevices<TC>(devices, g, shape, poles, chain.HostChain(),
+                                                      chain.IsDeviceEvaluable(), mapped, linearRows,
                                                       defaultValue, slabs);
         });
         // The devices report no progress of their own (ITK's events belong to this
@@ -1065,8 +1069,9 @@ void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   ResampleOnSeveralDevices(const std::vector<int> & devices, const cif::ResampleGeometry & g,
                            const cif::BufferShape & shape, const cif::SplinePoles & poles,
-                           const cif::TransformChain & deviceChain, const std::vector<double> & mapped,
-                           bool linearRows, OutputComponentType defaultValue, const cif::ResampleSlabs & slabs)
+                           const cif::TransformChain & hostChain, bool chainOnDevice,
+                           const std::vector<double> & mapped, bool linearRows, OutputComponentType defaultValue,
+                           const cif::ResampleSlabs & slabs)
 {
   if constexpr (TypesSupported)
   {
@@ -1081,10 +1086,20 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     // so the bits are those of one device.
     const std::int64_t n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
     std::vector<std::exception_ptr> failures(static_cast<std::size_t>(n));
+    static const bool traceDevices = std::getenv("CIF_TRACE_DEVICES") != nullptr; // DIAG
     auto work = [&](std::int64_t k) {
+      const auto trace = [&](const char * stage) { // DIAG
+        if (traceDevices)
+        {
+          std::fprintf(stderr, "[devices] worker %d (device %d): %s\n", static_cast<int>(k),
+                       devices[static_cast<std::size_t>(k)], stage);
+        }
+      };
       try
       {
+        trace("start");
         cif::SelectDevice(devices[static_cast<std::size_t>(k)]);
+        trace("selected");
         const std::int64_t          firstSlab = k * slabs.count / n, endSlab = (k + 1) * slabs.count / n;
         const cif::ResampleGeometry gp = cif::SlabRunGeometry(g, slabs, firstSlab, endSlab);
         const std::int64_t          first = cif::SlabFirstVoxel(slabs, firstSlab);
@@ -1097,7 +1112,9 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                    static_cast<std::size_t>(count) *
                                      ((mapped.empty() ? 0 : D * sizeof(double)) + sizeof(TOut)),
                                  what.str());
+        trace("memory checked");
         cif::DeviceBuffer coefficients(static_cast<std::size_t>(inputCount) * sizeof(TC));
+        trace("allocated");
         if constexpr (sameType)
         {
           coefficients.Upload(input, static_cast<std::size_t>(inputCount) * sizeof(TC));
@@ -1108,10 +1125,15 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           staging.Upload(input, static_cast<std::size_t>(inputCount) * sizeof(TIn));
           cif::ConvertOnDevice<TIn, TC>(staging.As<const TIn>(), coefficients.As<TC>(), inputCount);
         }
+        trace("uploaded");
         if (!m_InputIsCoefficients)
         {
           cif::PrefilterOnDevice<TC>(coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror, {});
         }
+        trace("prefilter queued");
+        std::vector<cif::DeviceBuffer> chainBuffers;
+        const cif::TransformChain      deviceChain =
+          chainOnDevice ? CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers) : hostChain;
         cif::DeviceBuffer mappedOnDevice;
         if (!mapped.empty())
         {
@@ -1122,8 +1144,11 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), gp, deviceChain,
                                                              mappedOnDevice.As<const double>(), linearRows,
                                                              defaultValue, out.As<TOut>());
+        trace("resample queued");
         cif::Synchronize();
+        trace("synchronized");
         out.Download(output + first, static_cast<std::size_t>(count) * sizeof(TOut));
+        trace("downloaded");
       }
       catch (...)
       {
@@ -1151,7 +1176,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   }
   else
   {
-    (void)devices, (void)g, (void)shape, (void)poles, (void)deviceChain, (void)mapped, (void)linearRows;
+    (void)devices, (void)g, (void)shape, (void)poles, (void)hostChain, (void)chainOnDevice, (void)mapped;
+    (void)linearRows;
     (void)defaultValue, (void)slabs;
   }
 }

@@ -50,43 +50,52 @@ public:
     return m_Chain;
   }
 
-  /** The chain with device pointers (uploads the coefficients on first use). */
+  /** The chain with device pointers (uploads the coefficients on first use), on the
+   * device that is current at that first use. */
   const cif::TransformChain &
   DeviceChain()
   {
     if (!m_Uploaded)
     {
-      m_DeviceChain = m_Chain;
-      for (int s = 0; s < m_Chain.count; ++s)
-      {
-        const cif::TransformStage & stage = m_Chain.stage[s];
-        const std::size_t count = stage.gridSize[0] * stage.gridSize[1] * stage.gridSize[2];
-        if (stage.kind == cif::TransformKind::BSpline)
-        {
-          for (unsigned int a = 0; a < D && a < 3; ++a)
-          {
-            m_DeviceChain.stage[s].coefficients[a] = this->Upload(stage.coefficients[a], count);
-          }
-        }
-        else if (stage.kind == cif::TransformKind::DisplacementField)
-        {
-          m_DeviceChain.stage[s].field = this->Upload(stage.field, D * count);
-        }
-      }
+      m_DeviceChain = UploadToCurrentDevice(m_Chain, m_DeviceCoefficients);
       m_Uploaded = true;
     }
     return m_DeviceChain;
   }
 
-private:
-  const double *
-  Upload(const double * host, std::size_t count)
+  /** \a hostChain with its B-spline coefficients and fields uploaded to the current
+   * device into buffers appended to \a owners (which must outlive the chain's use).
+   * What a thread working on another device than DeviceChain()'s calls: device
+   * memory of one GPU is not readable by another one's kernels. */
+  static cif::TransformChain
+  UploadToCurrentDevice(const cif::TransformChain & hostChain, std::vector<cif::DeviceBuffer> & owners)
   {
-    m_DeviceCoefficients.emplace_back(count * sizeof(double));
-    m_DeviceCoefficients.back().Upload(host, count * sizeof(double));
-    return m_DeviceCoefficients.back().template As<const double>();
+    const auto upload = [&owners](const double * host, std::size_t count) {
+      owners.emplace_back(count * sizeof(double));
+      owners.back().Upload(host, count * sizeof(double));
+      return owners.back().template As<const double>();
+    };
+    cif::TransformChain deviceChain = hostChain;
+    for (int s = 0; s < hostChain.count; ++s)
+    {
+      const cif::TransformStage & stage = hostChain.stage[s];
+      const std::size_t count = stage.gridSize[0] * stage.gridSize[1] * stage.gridSize[2];
+      if (stage.kind == cif::TransformKind::BSpline)
+      {
+        for (unsigned int a = 0; a < D && a < 3; ++a)
+        {
+          deviceChain.stage[s].coefficients[a] = upload(stage.coefficients[a], count);
+        }
+      }
+      else if (stage.kind == cif::TransformKind::DisplacementField)
+      {
+        deviceChain.stage[s].field = upload(stage.field, D * count);
+      }
+    }
+    return deviceChain;
   }
 
+private:
   bool
   Append(const TransformType * transform)
   {

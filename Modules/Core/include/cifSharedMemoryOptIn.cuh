@@ -1,0 +1,54 @@
+#ifndef cifSharedMemoryOptIn_cuh
+#define cifSharedMemoryOptIn_cuh
+
+// For .cu files only (and the host emulation of the convolution kernels, which brings
+// its own stand-ins for the CUDA calls below and defines CIF_KERNEL_EMULATION).
+#ifndef CIF_KERNEL_EMULATION
+#  include "cifCudaCheck.cuh"
+#endif
+#include "cifCudaRuntime.h"
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace cif
+{
+/** Dynamic shared memory above the 48 KiB default must be asked for per kernel and per
+ * device: a grant made on one device does not hold on another, so a process that runs
+ * a kernel on two GPUs asks on each. The largest request granted so far is remembered
+ * per (kernel, device), so the common small launches cost no runtime call; a request
+ * beyond what the current device allows is a CudaError naming \a what. */
+template <typename TKernel>
+void
+AllowSharedMemory(TKernel kernel, std::size_t bytes, const char * what)
+{
+  constexpr std::size_t defaultLimit = 48 * 1024;
+  if (bytes <= defaultLimit)
+  {
+    return;
+  }
+  static std::mutex                                          mutex;
+  static std::map<std::pair<const void *, int>, std::size_t> granted; // (kernel, device) -> bytes
+  int                                                        device = 0, limit = 0;
+  CIF_CUDA_CHECK(cudaGetDevice(&device));
+  const auto                  key = std::make_pair(reinterpret_cast<const void *>(kernel), device);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (granted[key] >= bytes)
+  {
+    return;
+  }
+  CIF_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (bytes > static_cast<std::size_t>(limit))
+  {
+    throw CudaError(std::string(what) + ": the kernel needs " + std::to_string(bytes) +
+                    " bytes of shared memory per block; the device allows " + std::to_string(limit));
+  }
+  CIF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  granted[key] = bytes;
+}
+} // namespace cif
+
+#endif
