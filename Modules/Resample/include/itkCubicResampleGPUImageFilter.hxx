@@ -16,6 +16,7 @@
 #include "itkFilterStageProgress.h"
 
 #include <algorithm>
+#include <chrono> // DIAG
 #include <cstdio> // DIAG
 #include <cstdlib>
 #include <exception>
@@ -360,7 +361,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
       const std::vector<int> devices =
         onGPU && hostImages && !useTextures && !keepCoefficients ? this->DevicesForThisUpdate() : std::vector<int>{};
-      if (devices.size() > 1 && slabs.count > 1)
+      // A device's run of slabs is resampled as an output of its own, so it must take
+      // the kernel the whole output would (ResampleOnDevice chooses from the geometry;
+      // only RowsShareBSplineSupport's limit of 2^30 rows could choose otherwise).
+      if (devices.size() > 1 && slabs.count > 1 && g.OutputRows() <= 0x3FFFFFFF)
       {
         CIF_ITK_TRY_CUDA([&] {
           // Each device uploads the chain's coefficients for itself (DeviceChain()'s are
@@ -1091,8 +1095,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       const auto trace = [&](const char * stage) { // DIAG
         if (traceDevices)
         {
-          std::fprintf(stderr, "[devices] worker %d (device %d): %s\n", static_cast<int>(k),
-                       devices[static_cast<std::size_t>(k)], stage);
+          std::fprintf(stderr, "[devices] %.3f ms worker %d (device %d): %s\n",
+                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
+                         .count(),
+                       static_cast<int>(k), devices[static_cast<std::size_t>(k)], stage);
         }
       };
       try
@@ -1140,14 +1146,16 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           mappedOnDevice.Allocate(static_cast<std::size_t>(count) * D * sizeof(double));
           mappedOnDevice.Upload(mapped.data() + D * first, static_cast<std::size_t>(count) * D * sizeof(double));
         }
+        // The run's slabs, each downloaded while the next computes (as on one device).
+        cif::ResampleSlabs run = slabs;
+        run.count = endSlab - firstSlab;
         cif::DeviceBuffer out(static_cast<std::size_t>(count) * sizeof(TOut));
-        cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(), gp, deviceChain,
-                                                             mappedOnDevice.As<const double>(), linearRows,
-                                                             defaultValue, out.As<TOut>());
+        cif::OverlappedDownload download(output + first, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
+        cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
+          coefficients.As<const TC>(), gp, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
+          out.As<TOut>(), run, cif::DownloadEachSlab(download, gp, run, sizeof(TOut), {}));
         trace("resample queued");
-        cif::Synchronize();
-        trace("synchronized");
-        out.Download(output + first, static_cast<std::size_t>(count) * sizeof(TOut));
+        download.Finish();
         trace("downloaded");
       }
       catch (...)
