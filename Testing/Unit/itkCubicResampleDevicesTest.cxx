@@ -8,6 +8,7 @@
 #include "cifResampleTestSupport.h"
 #include "itkAffineTransform.h"
 
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,6 +44,38 @@ SameImage(const FloatImage * a, const FloatImage * b)
   return a->GetBufferedRegion() == b->GetBufferedRegion() &&
          SameBits(a->GetBufferPointer(), b->GetBufferPointer(), a->GetBufferedRegion().GetNumberOfPixels());
 }
+
+/** Sets an environment variable for a scope. */
+class ScopedEnvironment
+{
+public:
+  ScopedEnvironment(const char * name, const char * value)
+    : m_Name(name)
+  {
+    const char * old = std::getenv(name);
+    m_Had = old != nullptr;
+    m_Old = old ? old : "";
+    setenv(name, value, 1);
+  }
+  ~ScopedEnvironment()
+  {
+    if (m_Had)
+    {
+      setenv(m_Name.c_str(), m_Old.c_str(), 1);
+    }
+    else
+    {
+      unsetenv(m_Name.c_str());
+    }
+  }
+  ScopedEnvironment(const ScopedEnvironment &) = delete;
+  ScopedEnvironment &
+  operator=(const ScopedEnvironment &) = delete;
+
+private:
+  std::string m_Name, m_Old;
+  bool        m_Had = false;
+};
 
 /** The devices a test spreads over: 0 and 1, or device 0 twice on one GPU. */
 std::vector<int>
@@ -93,6 +126,15 @@ TEST(CubicResampleDevicesGPU, TwoDevicesGiveTheBitsOfOne)
     EXPECT_TRUE(
       SameImage(Resampled(input.GetPointer(), transform, geometry.GetPointer(), true, { 0, 0, 0, 0 }, 0), one));
     EXPECT_TRUE(SameImage(Resampled(input.GetPointer(), transform, geometry.GetPointer(), true, {}, 0), one));
+  }
+  // Every device uploading the whole input itself instead of its share.
+  {
+    const ScopedEnvironment wholeInputs("CIF_DEVICE_INPUT_SHARES", "0");
+    const auto one = Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, {}, 1);
+    EXPECT_TRUE(SameImage(Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, TwoDevices(), 0),
+                          one));
+    EXPECT_TRUE(SameImage(
+      Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, { 0, 0, 0 }, 0), one));
   }
   // An input of another scalar type: converted on each device.
   auto bytes = ByteImage::New();

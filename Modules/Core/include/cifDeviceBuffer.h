@@ -161,6 +161,14 @@ CopyHostToDevice(void * device, const void * host, std::size_t bytes);
 CudaImageFilters_EXPORT void
 CopyDeviceToDevice(void * destination, const void * source, std::size_t bytes);
 
+/** Copy of \a bytes from the memory of device \a sourceDevice to that of device
+ * \a destinationDevice (the same device: as CopyDeviceToDevice), queued on the
+ * calling thread's default stream of its current device: peer to peer where the two
+ * devices reach each other (detail::LetDeviceReadPool), else staged by the driver. */
+CudaImageFilters_EXPORT void
+CopyBetweenDevices(void * destination, int destinationDevice, const void * source, int sourceDevice,
+                   std::size_t bytes);
+
 } // namespace cif
 
 #endif

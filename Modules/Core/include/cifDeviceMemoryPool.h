@@ -50,6 +50,13 @@ AllocateDeviceMemory(std::size_t bytes, DeviceAllocation & allocation);
  * its device). */
 void
 FreeDeviceMemory(const DeviceAllocation & allocation) noexcept;
+
+/** Lets copies made by device \a reader read the memory of device \a owner's pool
+ * directly (peer to peer, over NVLink or PCIe), where the hardware allows; granted
+ * once per pair, for the process's life. Returns whether the copies are direct; if
+ * not, the driver stages them through host memory. */
+bool
+LetDeviceReadPool(int reader, int owner);
 } // namespace detail
 
 } // namespace cif

@@ -351,6 +351,24 @@ CopyDeviceToDevice(void * destination, const void * source, std::size_t bytes)
   CIF_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, cudaStreamPerThread));
 }
 
+void
+CopyBetweenDevices(void * destination, int destinationDevice, const void * source, int sourceDevice,
+                   std::size_t bytes)
+{
+  if (bytes == 0)
+  {
+    return;
+  }
+  if (destinationDevice == sourceDevice)
+  {
+    CopyDeviceToDevice(destination, source, bytes);
+    return;
+  }
+  detail::LetDeviceReadPool(destinationDevice, sourceDevice);
+  CIF_CUDA_CHECK(
+    cudaMemcpyPeerAsync(destination, destinationDevice, source, sourceDevice, bytes, cudaStreamPerThread));
+}
+
 // ----------------------------------------------------------------- DeviceTimer
 
 DeviceTimer::DeviceTimer()

@@ -134,6 +134,11 @@ CopyDeviceToDevice(void *, const void *, std::size_t)
 {
   ThrowNoCuda();
 }
+void
+CopyBetweenDevices(void *, int, const void *, int, std::size_t)
+{
+  ThrowNoCuda();
+}
 OverlappedDownload::OverlappedDownload(void *, const void *, std::size_t) { ThrowNoCuda(); }
 OverlappedDownload::~OverlappedDownload() = default;
 void

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace cif
@@ -183,6 +185,40 @@ FreeDeviceMemory(const DeviceAllocation & allocation) noexcept
   {
     cudaSetDevice(current);
   }
+}
+bool
+LetDeviceReadPool(int reader, int owner)
+{
+  if (reader == owner)
+  {
+    return true;
+  }
+  static std::mutex                     mutex;
+  static std::map<std::pair<int, int>, bool> granted; // (reader, owner) -> direct
+  const std::lock_guard<std::mutex>     lock(mutex);
+  const auto                            known = granted.find({ reader, owner });
+  if (known != granted.end())
+  {
+    return known->second;
+  }
+  bool direct = false;
+  int  canAccess = 0;
+  if (cudaDeviceCanAccessPeer(&canAccess, reader, owner) == cudaSuccess && canAccess)
+  {
+    if (const cudaMemPool_t pool = PoolOf(owner))
+    {
+      // Pool memory is reached by peers through the pool's access list, not through
+      // cudaDeviceEnablePeerAccess.
+      cudaMemAccessDesc access{};
+      access.location.type = cudaMemLocationTypeDevice;
+      access.location.id = reader;
+      access.flags = cudaMemAccessFlagsProtReadWrite;
+      direct = cudaMemPoolSetAccess(pool, &access, 1) == cudaSuccess;
+    }
+  }
+  cudaGetLastError(); // a refusal leaves staged copies, not an error for the next call
+  granted[{ reader, owner }] = direct;
+  return direct;
 }
 } // namespace detail
 } // namespace cif

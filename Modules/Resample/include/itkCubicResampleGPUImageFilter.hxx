@@ -14,6 +14,7 @@
 #include "itkCudaTransformChain.h"
 #include "itkCudaParallelFor.h"
 #include "itkFilterStageProgress.h"
+#include "cifWorkerRendezvous.h"
 
 #include <algorithm>
 #include <chrono> // DIAG
@@ -1090,6 +1091,14 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     // so the bits are those of one device.
     const std::int64_t n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
     std::vector<std::exception_ptr> failures(static_cast<std::size_t>(n));
+    // The input's shares (device k uploads elements [ShareStart(k), ShareStart(k + 1))
+    // and reads the others' from their devices), unless CIF_DEVICE_INPUT_SHARES=0:
+    // then every device uploads the whole input itself.
+    const char * sharesSetting = std::getenv("CIF_DEVICE_INPUT_SHARES");
+    const bool   exchangeShares = !(sharesSetting && std::string(sharesSetting) == "0");
+    const auto ShareStart = [&](std::int64_t k) { return inputCount * k / n; };
+    std::vector<cif::DeviceBuffer> inputOnDevices(static_cast<std::size_t>(n));
+    cif::WorkerRendezvous          rendezvous(static_cast<int>(n));
     static const bool traceDevices = std::getenv("CIF_TRACE_DEVICES") != nullptr; // DIAG
     auto work = [&](std::int64_t k) {
       const auto trace = [&](const char * stage) { // DIAG
@@ -1119,22 +1128,55 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                      ((mapped.empty() ? 0 : D * sizeof(double)) + sizeof(TOut)),
                                  what.str());
         trace("memory checked");
-        cif::DeviceBuffer coefficients(static_cast<std::size_t>(inputCount) * sizeof(TC));
+        // The input as uploaded (for a TIn of the coefficients' type, the coefficients
+        // themselves); freed by the calling thread once every device is done, since
+        // the other devices read shares of it.
+        cif::DeviceBuffer & inputBuffer = inputOnDevices[static_cast<std::size_t>(k)];
+        inputBuffer.Allocate(static_cast<std::size_t>(inputCount) * sizeof(TIn));
+        cif::DeviceBuffer converted(sameType ? 0 : static_cast<std::size_t>(inputCount) * sizeof(TC));
+        TIn *             inputOnThisDevice = inputBuffer.As<TIn>();
+        TC *              coefficients = sameType ? inputBuffer.As<TC>() : converted.As<TC>();
         trace("allocated");
-        if constexpr (sameType)
+        if (exchangeShares)
         {
-          coefficients.Upload(input, static_cast<std::size_t>(inputCount) * sizeof(TC));
+          // Each device uploads its share of the input over its own bus; the shares
+          // then travel between the devices, so that every device holds the whole
+          // input while the host sent it once.
+          const std::int64_t mine = ShareStart(k), mineEnd = ShareStart(k + 1);
+          cif::CopyHostToDevice(inputOnThisDevice + mine, input + mine,
+                                static_cast<std::size_t>(mineEnd - mine) * sizeof(TIn));
+          if (!rendezvous.ArriveAndWait()) // every share on its device
+          {
+            return; // another device failed: its error is reported
+          }
+          for (std::int64_t j = 0; j < n; ++j)
+          {
+            if (j != k)
+            {
+              cif::CopyBetweenDevices(inputOnThisDevice + ShareStart(j), devices[static_cast<std::size_t>(k)],
+                                      inputOnDevices[static_cast<std::size_t>(j)].As<const TIn>() + ShareStart(j),
+                                      devices[static_cast<std::size_t>(j)],
+                                      static_cast<std::size_t>(ShareStart(j + 1) - ShareStart(j)) * sizeof(TIn));
+            }
+          }
+          cif::Synchronize();
+          if (!rendezvous.ArriveAndWait()) // every device has read the others' shares: they may change now
+          {
+            return;
+          }
         }
         else
         {
-          cif::DeviceBuffer staging(static_cast<std::size_t>(inputCount) * sizeof(TIn));
-          staging.Upload(input, static_cast<std::size_t>(inputCount) * sizeof(TIn));
-          cif::ConvertOnDevice<TIn, TC>(staging.As<const TIn>(), coefficients.As<TC>(), inputCount);
+          cif::CopyHostToDevice(inputOnThisDevice, input, static_cast<std::size_t>(inputCount) * sizeof(TIn));
+        }
+        if constexpr (!sameType)
+        {
+          cif::ConvertOnDevice<TIn, TC>(inputOnThisDevice, coefficients, inputCount);
         }
         trace("uploaded");
         if (!m_InputIsCoefficients)
         {
-          cif::PrefilterOnDevice<TC>(coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror, {});
+          cif::PrefilterOnDevice<TC>(coefficients, shape, poles, cif::BoundaryMode::Mirror, {});
         }
         trace("prefilter queued");
         std::vector<cif::DeviceBuffer> chainBuffers;
@@ -1152,7 +1194,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         cif::DeviceBuffer out(static_cast<std::size_t>(count) * sizeof(TOut));
         cif::OverlappedDownload download(output + first, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
         cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
-          coefficients.As<const TC>(), gp, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
+          coefficients, gp, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
           out.As<TOut>(), run, cif::DownloadEachSlab(download, gp, run, sizeof(TOut), {}));
         trace("resample queued");
         download.Finish();
@@ -1161,6 +1203,16 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       catch (...)
       {
         failures[static_cast<std::size_t>(k)] = std::current_exception();
+        // Copies this thread queued may still read another device's share: they end
+        // before the others are let go, and before the shares are freed.
+        try
+        {
+          cif::Synchronize();
+        }
+        catch (...)
+        {
+        }
+        rendezvous.CallOff();
       }
     };
     // A thread per device, this one only waiting: the calling thread keeps its own
