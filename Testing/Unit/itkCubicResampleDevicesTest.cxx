@@ -97,6 +97,8 @@ TEST(CubicResampleDevices, CPUPathTakesNoDevicesAndPrintsTheSetting)
   const auto   listed = Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false, { 0, 7 }, 4);
   EXPECT_TRUE(SameImage(listed, one)); // no device is looked at on the CPU path
   auto resample = itk::CubicResampleGPUImageFilter<FloatImage, FloatImage>::New();
+  EXPECT_EQ(resample->GetNumberOfDevices(), 1u); // opt-in until run on two GPUs
+  EXPECT_TRUE(resample->GetDevices().empty());
   resample->SetNumberOfDevices(2);
   resample->SetDevices({ 1, 0 });
   std::ostringstream printed;

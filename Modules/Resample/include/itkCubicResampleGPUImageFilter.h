@@ -142,13 +142,19 @@ public:
   itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
 
   /** Several GPUs: the exact mode of a host image in and out (itk::Image, not
-   * CudaImage) spreads its output over devices 0 .. n-1, one host thread per device,
-   * each uploading and prefiltering the whole input (the prefilter is global: the
-   * coefficients of any piece are those of the whole input) and resampling a
-   * contiguous run of the output's slabs; the same bits as one device. 0 (the
-   * default) takes every visible device; 1 keeps to the current device. The texture
-   * mode, CudaImage inputs or outputs, pieces of a streamed output and jobs larger
-   * than a device (the slabbed path) run on one device. */
+   * CudaImage) spreads its output over devices 0 .. n-1, one host thread per device.
+   * Each device uploads a share of the input and reads the other shares from the
+   * other devices (peer copies), prefilters the whole input (the prefilter is global:
+   * the coefficients of any piece are those of the whole input) and resamples a
+   * contiguous run of the output's slabs, downloading each slab while the next
+   * computes; the same bits as one device. 1 (the default) keeps to the current
+   * device; 0 takes every visible device. Run so far on one GPU listed twice only
+   * (see the module's README): the default stays 1 until it has run on two. The
+   * texture mode, CudaImage inputs or outputs, pieces of a streamed output, outputs
+   * of one slab (fewer than 2 x MinimumVoxelsPerSlab voxels) and jobs larger than a
+   * device (the slabbed path) run on one device. Every device must hold the whole
+   * input's coefficients and its share of the output, or the update fails with the
+   * sizes. */
   itkSetMacro(NumberOfDevices, unsigned int);
   itkGetConstMacro(NumberOfDevices, unsigned int);
 
@@ -266,7 +272,7 @@ private:
   bool          m_TextureHalfFloat{ false };
   bool          m_CubicBSplinePerComponent{ false };
   SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
-  unsigned int     m_NumberOfDevices{ 0 };
+  unsigned int     m_NumberOfDevices{ 1 };
   std::vector<int> m_Devices;
 
   /** The devices this update spreads over (see SetNumberOfDevices, SetDevices). */

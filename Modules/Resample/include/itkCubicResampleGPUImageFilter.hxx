@@ -17,8 +17,6 @@
 #include "cifWorkerRendezvous.h"
 
 #include <algorithm>
-#include <chrono> // DIAG
-#include <cstdio> // DIAG
 #include <cstdlib>
 #include <exception>
 #include <optional>
@@ -1099,22 +1097,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     const auto ShareStart = [&](std::int64_t k) { return inputCount * k / n; };
     std::vector<cif::DeviceBuffer> inputOnDevices(static_cast<std::size_t>(n));
     cif::WorkerRendezvous          rendezvous(static_cast<int>(n));
-    static const bool traceDevices = std::getenv("CIF_TRACE_DEVICES") != nullptr; // DIAG
     auto work = [&](std::int64_t k) {
-      const auto trace = [&](const char * stage) { // DIAG
-        if (traceDevices)
-        {
-          std::fprintf(stderr, "[devices] %.3f ms worker %d (device %d): %s\n",
-                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
-                         .count(),
-                       static_cast<int>(k), devices[static_cast<std::size_t>(k)], stage);
-        }
-      };
       try
       {
-        trace("start");
         cif::SelectDevice(devices[static_cast<std::size_t>(k)]);
-        trace("selected");
         const std::int64_t          firstSlab = k * slabs.count / n, endSlab = (k + 1) * slabs.count / n;
         const cif::ResampleGeometry gp = cif::SlabRunGeometry(g, slabs, firstSlab, endSlab);
         const std::int64_t          first = cif::SlabFirstVoxel(slabs, firstSlab);
@@ -1127,7 +1113,6 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                    static_cast<std::size_t>(count) *
                                      ((mapped.empty() ? 0 : D * sizeof(double)) + sizeof(TOut)),
                                  what.str());
-        trace("memory checked");
         // The input as uploaded (for a TIn of the coefficients' type, the coefficients
         // themselves); freed by the calling thread once every device is done, since
         // the other devices read shares of it.
@@ -1136,7 +1121,6 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         cif::DeviceBuffer converted(sameType ? 0 : static_cast<std::size_t>(inputCount) * sizeof(TC));
         TIn *             inputOnThisDevice = inputBuffer.As<TIn>();
         TC *              coefficients = sameType ? inputBuffer.As<TC>() : converted.As<TC>();
-        trace("allocated");
         if (exchangeShares)
         {
           // Each device uploads its share of the input over its own bus; the shares
@@ -1173,12 +1157,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         {
           cif::ConvertOnDevice<TIn, TC>(inputOnThisDevice, coefficients, inputCount);
         }
-        trace("uploaded");
         if (!m_InputIsCoefficients)
         {
           cif::PrefilterOnDevice<TC>(coefficients, shape, poles, cif::BoundaryMode::Mirror, {});
         }
-        trace("prefilter queued");
         std::vector<cif::DeviceBuffer> chainBuffers;
         const cif::TransformChain      deviceChain =
           chainOnDevice ? CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers) : hostChain;
@@ -1196,9 +1178,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
           coefficients, gp, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
           out.As<TOut>(), run, cif::DownloadEachSlab(download, gp, run, sizeof(TOut), {}));
-        trace("resample queued");
         download.Finish();
-        trace("downloaded");
       }
       catch (...)
       {
