@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <vector>
 
 namespace
 {
@@ -66,6 +68,54 @@ TEST(BSplinePrefilterSlabs, CPUPathSlabsGiveTheBitsOfOnePiece)
   ExpectSlabsMatchOnePiece<itk::Image<float, 2>>(f2.GetPointer(), Path::CPU, kMiB);
   auto f4 = MakeImage<itk::Image<float, 4>>({ { 20, 18, 16, 30 } }, { { 0, 0, 0, 0 } }, Content::Smooth, seed);
   ExpectSlabsMatchOnePiece<itk::Image<float, 4>>(f4.GetPointer(), Path::CPU, 256 * 1024);
+}
+
+// The slabs reading their samples from a separate source (what the GPU filters do
+// for an input of the coefficients' type, so that the output or work area is touched
+// once): the destination is never read before it is written (it starts as NaNs), and
+// the result has the bits of the in-place run.
+TEST(BSplinePrefilterSlabs, SlabsReadingASourceGiveTheBitsOfInPlaceSlabs)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937                          rng(seed);
+  std::uniform_real_distribution<float> value(-100.0f, 100.0f);
+  cif::BufferShape                      shape;
+  shape.dimension = 3;
+  shape.size[0] = 128;
+  shape.size[1] = 96;
+  shape.size[2] = 80;
+  const std::size_t  count = static_cast<std::size_t>(shape.ScalarCount());
+  std::vector<float> samples(count);
+  for (float & v : samples)
+  {
+    v = value(rng);
+  }
+  cif::SplinePoles poles;
+  cif::MakeSplinePoles(3, poles);
+  auto filterLeading = [&poles](float * data, const cif::BufferShape & slab, int axisEnd,
+                                const cif::StageCallback & afterAxis) {
+    cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{},
+                                    afterAxis);
+  };
+  for (const std::size_t limit : { kMiB, 64 * kMiB }) // slabs, and one piece
+  {
+    SCOPED_TRACE(testing::Message() << "limit " << limit);
+    const auto plan = cif::PlanSlabbedPrefilter(shape, sizeof(float), limit, "test");
+    EXPECT_EQ(plan.whole, limit != kMiB);
+    std::vector<float> inPlace = samples;
+    {
+      cif::HostSlabExecutor<float, decltype(filterLeading)> executor(filterLeading);
+      cif::RunSlabbedPrefilter(inPlace.data(), shape, plan, executor);
+    }
+    std::vector<float> fromSource(count, std::numeric_limits<float>::quiet_NaN());
+    {
+      cif::HostSlabExecutor<float, decltype(filterLeading)> executor(filterLeading);
+      cif::RunSlabbedPrefilter(fromSource.data(), shape, plan, executor, {}, cif::SequentialFor{}, samples.data());
+    }
+    EXPECT_TRUE(SameBits(inPlace.data(), fromSource.data(), count));
+    EXPECT_FALSE(SameBits(inPlace.data(), samples.data(), count)); // it did filter
+  }
 }
 
 TEST(BSplinePrefilterSlabs, CPUPathSlabsOfVectorPixels)

@@ -78,18 +78,23 @@ PlanSlabbedPrefilter(const BufferShape & shape, std::size_t scalarBytes, std::si
 /** Runs \a plan on \a data (host, \a shape) with \a executor; \a afterAxis once per
  * axis, as the one-piece prefilter calls it. \a parallelFor runs phase B's gathers
  * and scatters (one plane's chunk each: the whole volume goes through them twice)
- * on several host threads. */
+ * on several host threads. \a source, when given, holds the samples to filter (same
+ * shape and type): the first phase reads its slabs from there, so \a data need not
+ * hold a copy of them first (every element of \a data is written before it is read:
+ * a fresh work area, or the filter's output, is touched once instead of twice). */
 template <typename T, typename TExecutor, typename TParallelFor = SequentialFor>
 void
 RunSlabbedPrefilter(T * data, const BufferShape & shape, const SlabbedPrefilterPlan & plan, TExecutor & executor,
-                    const StageCallback & afterAxis = {}, TParallelFor && parallelFor = TParallelFor{})
+                    const StageCallback & afterAxis = {}, TParallelFor && parallelFor = TParallelFor{},
+                    const T * source = nullptr)
 {
+  const T * samples = source != nullptr ? source : data;
   const int          D = shape.dimension;
   const std::int64_t total = shape.ScalarCount();
   if (plan.whole)
   {
     executor.Reserve(total);
-    executor.Upload(data, total);
+    executor.Upload(samples, total);
     executor.Filter(shape, D, afterAxis);
     executor.Download(data, total);
     return;
@@ -104,7 +109,7 @@ RunSlabbedPrefilter(T * data, const BufferShape & shape, const SlabbedPrefilterP
     const std::int64_t first = plan.planes.First(s), n = plan.planes.Size(s, slow);
     BufferShape        slab = shape;
     slab.size[D - 1] = n;
-    executor.Upload(data + first * plane, n * plane);
+    executor.Upload(samples + first * plane, n * plane);
     executor.Filter(slab, D - 1, StageCallback{});
     executor.Download(data + first * plane, n * plane);
   }

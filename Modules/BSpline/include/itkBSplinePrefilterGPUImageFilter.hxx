@@ -141,11 +141,21 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
       {
         CIF_ITK_TRY_CUDA([&] {
           const cif::SlabbedPrefilterPlan plan = cif::PlanSlabbedPrefilter(shape, sizeof(T), budget, what.str());
-          this->ConvertInputOnHost();
+          // An input of the output's type is read by the slabs themselves; another
+          // type is converted into the output first.
+          const T * samples = nullptr;
+          if constexpr (sameType)
+          {
+            samples = reinterpret_cast<const T *>(input->GetBufferPointer());
+          }
+          else
+          {
+            this->ConvertInputOnHost();
+          }
           progress.Completed();
           cif::DeviceSlabExecutor<T> executor(poles, m_BoundaryMode);
           cif::RunSlabbedPrefilter(reinterpret_cast<T *>(output->GetBufferPointer()), shape, plan, executor,
-                                   progress.HostCallback(), MakeParallelFor(this->GetMultiThreader()));
+                                   progress.HostCallback(), MakeParallelFor(this->GetMultiThreader()), samples);
           progress.Completed();
         });
         return;

@@ -650,18 +650,32 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     m_CoefficientCache = CoefficientCache{};
     const std::int64_t count = shape.ScalarCount();
     // A volume larger than the device can be tens of GiB: a work area of huge pages,
-    // not zeroed (cifHostWorkArea.h), first touched by the parallel conversion below.
+    // not zeroed (cifHostWorkArea.h), first touched by the parallel conversion below
+    // or, for an input of the coefficients' type prefiltered on the device, by the
+    // prefilter's first phase, which reads its slabs from the input itself (one pass
+    // over fresh memory instead of two: 4.7 s of a 2048^3 run went to the copy).
     cif::HostWorkArea<char> storage = cif::AllocateHostWorkArea<char>(static_cast<std::size_t>(count) * sizeof(TC));
     TC *                    coefficients = reinterpret_cast<TC *>(storage.get());
     const auto *       source = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
-    constexpr std::int64_t block = std::int64_t(1) << 20;
-    CudaParallelFor(this->GetMultiThreader(), (count + block - 1) / block, [&](std::int64_t b) {
-      const std::int64_t end = std::min(count, (b + 1) * block);
-      for (std::int64_t i = b * block; i < end; ++i)
+    const TC *         samplesFromInput = nullptr;
+    if constexpr (std::is_same_v<TIn, TC>)
+    {
+      if (prefilterOnDevice && !m_InputIsCoefficients)
       {
-        coefficients[i] = static_cast<TC>(source[i]);
+        samplesFromInput = source;
       }
-    });
+    }
+    if (samplesFromInput == nullptr)
+    {
+      constexpr std::int64_t block = std::int64_t(1) << 20;
+      CudaParallelFor(this->GetMultiThreader(), (count + block - 1) / block, [&](std::int64_t b) {
+        const std::int64_t end = std::min(count, (b + 1) * block);
+        for (std::int64_t i = b * block; i < end; ++i)
+        {
+          coefficients[i] = static_cast<TC>(source[i]);
+        }
+      });
+    }
     progress.Completed();
     if (!m_InputIsCoefficients)
     {
@@ -674,7 +688,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           const auto plan =
             cif::PlanSlabbedPrefilter(shape, sizeof(TC), cif::GetDeviceMemoryBudget(true), what.str());
           cif::DeviceSlabExecutor<TC> executor(poles, cif::BoundaryMode::Mirror);
-          cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor);
+          cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor,
+                                   samplesFromInput);
         });
       }
       else
