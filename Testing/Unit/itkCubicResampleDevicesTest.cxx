@@ -7,6 +7,7 @@
 // exist is an error that leaves no output. The CPU path takes no devices (CI).
 #include "cifResampleTestSupport.h"
 #include "itkAffineTransform.h"
+#include "itkTransformToDisplacementFieldGPUFilter.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -43,6 +44,37 @@ SameImage(const FloatImage * a, const FloatImage * b)
 {
   return a->GetBufferedRegion() == b->GetBufferedRegion() &&
          SameBits(a->GetBufferPointer(), b->GetBufferPointer(), a->GetBufferedRegion().GetNumberOfPixels());
+}
+
+using Field = itk::Image<itk::Vector<double, 3>, 3>;
+
+/** The displacement field of \a transform over \a domain's grid, in slabs of 2000
+ * voxels (11 slabs of 2 planes), spread over \a devices. */
+Field::Pointer
+FieldOf(const itk::Transform<double, 3, 3> * transform, const FloatImage * domain, bool gpu,
+        const std::vector<int> & devices, unsigned int numberOfDevices)
+{
+  auto filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
+  filter->SetTransform(transform);
+  filter->SetReferenceImage(domain);
+  filter->SetUseReferenceImage(true);
+  filter->SetUseGPU(gpu);
+  filter->SetMinimumVoxelsPerSlab(2000);
+  filter->SetDevices(devices);
+  filter->SetNumberOfDevices(numberOfDevices);
+  filter->Update();
+  Field::Pointer out = filter->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
+bool
+SameField(const Field * a, const Field * b)
+{
+  return a->GetBufferedRegion() == b->GetBufferedRegion() &&
+         SameBits(reinterpret_cast<const double *>(a->GetBufferPointer()),
+                  reinterpret_cast<const double *>(b->GetBufferPointer()),
+                  3 * a->GetBufferedRegion().GetNumberOfPixels());
 }
 
 /** Sets an environment variable for a scope. */
@@ -150,6 +182,37 @@ TEST(CubicResampleDevicesGPU, TwoDevicesGiveTheBitsOfOne)
   const auto one = Resampled(bytes.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, {}, 1);
   EXPECT_TRUE(SameImage(Resampled(bytes.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, TwoDevices(), 0),
                         one));
+}
+
+TEST(CubicResampleDevicesGPU, FieldOnTwoDevicesHasTheBitsOfOne)
+{
+  CIF_REQUIRE_GPU();
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << cif::GetDeviceCount() << " device(s)");
+  std::mt19937 rng(seed);
+  const auto   domain = MakeInput<FloatImage>({ { 40, 25, 22 } }, Content::Random, seed);
+  const auto   affine = RandomAffine<3>(rng);
+  const auto   bspline = RandomBSpline<3>(domain.GetPointer(), 5, 1.5, rng);
+  for (const itk::Transform<double, 3, 3> * transform :
+       { static_cast<const itk::Transform<double, 3, 3> *>(affine.GetPointer()),
+         static_cast<const itk::Transform<double, 3, 3> *>(bspline.GetPointer()) })
+  {
+    SCOPED_TRACE(transform->GetNameOfClass());
+    const auto one = FieldOf(transform, domain.GetPointer(), true, {}, 1);
+    EXPECT_TRUE(SameField(FieldOf(transform, domain.GetPointer(), true, TwoDevices(), 0), one));
+    EXPECT_TRUE(SameField(FieldOf(transform, domain.GetPointer(), true, { 0, 0, 0 }, 0), one));
+    // and against the CPU path's arithmetic, which takes no devices
+    EXPECT_TRUE(SameField(FieldOf(transform, domain.GetPointer(), false, { 0, 0 }, 0),
+                          FieldOf(transform, domain.GetPointer(), false, {}, 1)));
+  }
+  auto filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
+  EXPECT_EQ(filter->GetNumberOfDevices(), 1u);
+  filter->SetTransform(affine);
+  filter->SetReferenceImage(domain);
+  filter->SetUseReferenceImage(true);
+  filter->SetMinimumVoxelsPerSlab(2000);
+  filter->SetDevices({ 0, cif::GetDeviceCount() + 1 });
+  EXPECT_THROW(filter->Update(), itk::ExceptionObject);
 }
 
 TEST(CubicResampleDevicesGPU, ADeviceThatDoesNotExistIsAnErrorAndLeavesNoOutput)

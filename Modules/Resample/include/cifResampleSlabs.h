@@ -70,6 +70,20 @@ PlanResampleSlabs(const ResampleGeometry & g, int dimension, std::uint64_t slabV
   return slabs;
 }
 
+/** The most output rows for which the device's B-spline row kernels are taken
+ * (RowsShareBSplineSupport: their row numbers are 32-bit). */
+constexpr std::int64_t kMaxBSplineRowsOutputRows = 0x3FFFFFFF;
+
+/** Whether a run of \a g's slabs computed as an output of its own (SlabRunGeometry:
+ * one device's share) takes the kernels the whole output would. The device routines
+ * choose a kernel once per output, from its geometry, and only the B-spline row
+ * kernels' row limit depends on the output's size. */
+inline bool
+SlabRunsTakeTheWholeOutputsKernels(const ResampleGeometry & g)
+{
+  return g.OutputRows() <= kMaxBSplineRowsOutputRows;
+}
+
 /** \a g restricted to the run of slabs [\a first, \a end) (contiguous planes of the
  * cut axis: a share of the output for one device). */
 inline ResampleGeometry

@@ -14,7 +14,7 @@
 #include "itkCudaTransformChain.h"
 #include "itkCudaParallelFor.h"
 #include "itkFilterStageProgress.h"
-#include "cifWorkerRendezvous.h"
+#include "cifDeviceThreads.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -360,10 +360,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
       const std::vector<int> devices =
         onGPU && hostImages && !useTextures && !keepCoefficients ? this->DevicesForThisUpdate() : std::vector<int>{};
-      // A device's run of slabs is resampled as an output of its own, so it must take
-      // the kernel the whole output would (ResampleOnDevice chooses from the geometry;
-      // only RowsShareBSplineSupport's limit of 2^30 rows could choose otherwise).
-      if (devices.size() > 1 && slabs.count > 1 && g.OutputRows() <= 0x3FFFFFFF)
+      if (devices.size() > 1 && slabs.count > 1 && cif::SlabRunsTakeTheWholeOutputsKernels(g))
       {
         CIF_ITK_TRY_CUDA([&] {
           // Each device uploads the chain's coefficients for itself (DeviceChain()'s are
@@ -1057,28 +1054,9 @@ std::vector<int>
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   DevicesForThisUpdate() const
 {
-  const int visible = cif::GetDeviceCount();
-  if (!m_Devices.empty())
-  {
-    for (const int d : m_Devices)
-    {
-      if (d < 0 || d >= visible)
-      {
-        itkExceptionMacro("device " << d << " is not one of the " << visible << " visible CUDA devices");
-      }
-    }
-    return m_Devices;
-  }
-  const int        n = m_NumberOfDevices == 0 ? visible : std::min<int>(static_cast<int>(m_NumberOfDevices), visible);
   std::vector<int> devices;
-  if (n > 1)
-  {
-    for (int d = 0; d < n; ++d)
-    {
-      devices.push_back(d);
-    }
-  }
-  return devices; // empty: the current device alone
+  CIF_ITK_TRY_CUDA([&] { devices = cif::DevicesToSpreadOver(m_NumberOfDevices, m_Devices); });
+  return devices;
 }
 
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
@@ -1103,7 +1081,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     // slabs of the one-device plan, each the same computation (cifResampleSlabs.h),
     // so the bits are those of one device.
     const std::int64_t n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
-    std::vector<std::exception_ptr> failures(static_cast<std::size_t>(n));
+    const std::vector<int> used(devices.begin(), devices.begin() + n);
     // The input's shares (device k uploads elements [ShareStart(k), ShareStart(k + 1))
     // and reads the others' from their devices), unless CIF_DEVICE_INPUT_SHARES=0:
     // then every device uploads the whole input itself.
@@ -1112,128 +1090,91 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     const auto ShareStart = [&](std::int64_t k) { return inputCount * k / n; };
     std::vector<cif::DeviceBuffer> inputOnDevices(static_cast<std::size_t>(n));
     cif::WorkerRendezvous          rendezvous(static_cast<int>(n));
-    auto work = [&](std::int64_t k) {
-      try
+    cif::RunOnDeviceThreads(used, &rendezvous, [&](std::int64_t k) {
+      const std::int64_t          firstSlab = k * slabs.count / n, endSlab = (k + 1) * slabs.count / n;
+      const cif::ResampleGeometry gp = cif::SlabRunGeometry(g, slabs, firstSlab, endSlab);
+      const std::int64_t          first = cif::SlabFirstVoxel(slabs, firstSlab);
+      const std::int64_t count = gp.OutputCount();
+      std::ostringstream what;
+      what << "cubic resampling of a " << inputCount << "-voxel image into " << count << " voxels on device "
+           << devices[static_cast<std::size_t>(k)];
+      constexpr bool sameType = std::is_same_v<TIn, TC>;
+      cif::RequireDeviceMemory(static_cast<std::size_t>(inputCount) * (sizeof(TC) + (sameType ? 0 : sizeof(TIn))) +
+                                 static_cast<std::size_t>(count) *
+                                   ((mapped.empty() ? 0 : D * sizeof(double)) + sizeof(TOut)),
+                               what.str());
+      // The input as uploaded (for a TIn of the coefficients' type, the coefficients
+      // themselves); freed by the calling thread once every device is done, since
+      // the other devices read shares of it.
+      cif::DeviceBuffer & inputBuffer = inputOnDevices[static_cast<std::size_t>(k)];
+      inputBuffer.Allocate(static_cast<std::size_t>(inputCount) * sizeof(TIn));
+      cif::DeviceBuffer converted(sameType ? 0 : static_cast<std::size_t>(inputCount) * sizeof(TC));
+      TIn *             inputOnThisDevice = inputBuffer.As<TIn>();
+      TC *              coefficients = sameType ? inputBuffer.As<TC>() : converted.As<TC>();
+      if (exchangeShares)
       {
-        cif::SelectDevice(devices[static_cast<std::size_t>(k)]);
-        const std::int64_t          firstSlab = k * slabs.count / n, endSlab = (k + 1) * slabs.count / n;
-        const cif::ResampleGeometry gp = cif::SlabRunGeometry(g, slabs, firstSlab, endSlab);
-        const std::int64_t          first = cif::SlabFirstVoxel(slabs, firstSlab);
-        const std::int64_t count = gp.OutputCount();
-        std::ostringstream what;
-        what << "cubic resampling of a " << inputCount << "-voxel image into " << count << " voxels on device "
-             << devices[static_cast<std::size_t>(k)];
-        constexpr bool sameType = std::is_same_v<TIn, TC>;
-        cif::RequireDeviceMemory(static_cast<std::size_t>(inputCount) * (sizeof(TC) + (sameType ? 0 : sizeof(TIn))) +
-                                   static_cast<std::size_t>(count) *
-                                     ((mapped.empty() ? 0 : D * sizeof(double)) + sizeof(TOut)),
-                                 what.str());
-        // The input as uploaded (for a TIn of the coefficients' type, the coefficients
-        // themselves); freed by the calling thread once every device is done, since
-        // the other devices read shares of it.
-        cif::DeviceBuffer & inputBuffer = inputOnDevices[static_cast<std::size_t>(k)];
-        inputBuffer.Allocate(static_cast<std::size_t>(inputCount) * sizeof(TIn));
-        cif::DeviceBuffer converted(sameType ? 0 : static_cast<std::size_t>(inputCount) * sizeof(TC));
-        TIn *             inputOnThisDevice = inputBuffer.As<TIn>();
-        TC *              coefficients = sameType ? inputBuffer.As<TC>() : converted.As<TC>();
-        if (exchangeShares)
+        // Each device uploads its share of the input over its own bus; the shares
+        // then travel between the devices, so that every device holds the whole
+        // input while the host sent it once.
+        const std::int64_t mine = ShareStart(k), mineEnd = ShareStart(k + 1);
+        cif::CopyHostToDevice(inputOnThisDevice + mine, input + mine,
+                              static_cast<std::size_t>(mineEnd - mine) * sizeof(TIn));
+        if (!rendezvous.ArriveAndWait()) // every share on its device
         {
-          // Each device uploads its share of the input over its own bus; the shares
-          // then travel between the devices, so that every device holds the whole
-          // input while the host sent it once.
-          const std::int64_t mine = ShareStart(k), mineEnd = ShareStart(k + 1);
-          cif::CopyHostToDevice(inputOnThisDevice + mine, input + mine,
-                                static_cast<std::size_t>(mineEnd - mine) * sizeof(TIn));
-          if (!rendezvous.ArriveAndWait()) // every share on its device
+          return; // another device failed: its error is reported
+        }
+        for (std::int64_t j = 0; j < n; ++j)
+        {
+          if (j != k)
           {
-            return; // another device failed: its error is reported
-          }
-          for (std::int64_t j = 0; j < n; ++j)
-          {
-            if (j != k)
-            {
-              cif::CopyBetweenDevices(inputOnThisDevice + ShareStart(j), devices[static_cast<std::size_t>(k)],
-                                      inputOnDevices[static_cast<std::size_t>(j)].As<const TIn>() + ShareStart(j),
-                                      devices[static_cast<std::size_t>(j)],
-                                      static_cast<std::size_t>(ShareStart(j + 1) - ShareStart(j)) * sizeof(TIn));
-            }
-          }
-          cif::Synchronize();
-          if (!rendezvous.ArriveAndWait()) // every device has read the others' shares: they may change now
-          {
-            return;
+            cif::CopyBetweenDevices(inputOnThisDevice + ShareStart(j), devices[static_cast<std::size_t>(k)],
+                                    inputOnDevices[static_cast<std::size_t>(j)].As<const TIn>() + ShareStart(j),
+                                    devices[static_cast<std::size_t>(j)],
+                                    static_cast<std::size_t>(ShareStart(j + 1) - ShareStart(j)) * sizeof(TIn));
           }
         }
-        else
+        cif::Synchronize();
+        if (!rendezvous.ArriveAndWait()) // every device has read the others' shares: they may change now
         {
-          cif::CopyHostToDevice(inputOnThisDevice, input, static_cast<std::size_t>(inputCount) * sizeof(TIn));
+          return;
         }
-        if constexpr (!sameType)
-        {
-          cif::ConvertOnDevice<TIn, TC>(inputOnThisDevice, coefficients, inputCount);
-        }
-        if (!m_InputIsCoefficients)
-        {
-          cif::PrefilterOnDevice<TC>(coefficients, shape, poles, cif::BoundaryMode::Mirror, {});
-        }
-        std::vector<cif::DeviceBuffer> chainBuffers;
-        const cif::TransformChain      deviceChain =
-          chainOnDevice ? CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers) : hostChain;
-        cif::DeviceBuffer mappedOnDevice;
-        if (!mapped.empty())
-        {
-          mappedOnDevice.Allocate(static_cast<std::size_t>(count) * D * sizeof(double));
-          mappedOnDevice.Upload(mapped.data() + D * first, static_cast<std::size_t>(count) * D * sizeof(double));
-        }
-        // The run's slabs, each downloaded while the next computes (as on one device).
-        cif::ResampleSlabs run = slabs;
-        run.count = endSlab - firstSlab;
-        cif::DeviceBuffer out(static_cast<std::size_t>(count) * sizeof(TOut));
-        cif::OverlappedDownload download(output + first, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
-        cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
-          coefficients, gp, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
-          out.As<TOut>(), run, cif::DownloadEachSlab(download, gp, run, sizeof(TOut), {}));
-        download.Finish();
       }
-      catch (...)
+      else
       {
-        failures[static_cast<std::size_t>(k)] = std::current_exception();
-        // Copies this thread queued may still read another device's share: they end
-        // before the others are let go, and before the shares are freed.
-        try
-        {
-          cif::Synchronize();
-        }
-        catch (...)
-        {
-        }
-        rendezvous.CallOff();
+        cif::CopyHostToDevice(inputOnThisDevice, input, static_cast<std::size_t>(inputCount) * sizeof(TIn));
       }
-    };
-    // A thread per device, this one only waiting: the calling thread keeps its own
-    // current device (and its stream's queued work) untouched.
-    std::vector<std::thread> threads;
-    for (std::int64_t k = 0; k < n; ++k)
-    {
-      threads.emplace_back(work, k);
-    }
-    for (auto & t : threads)
-    {
-      t.join();
-    }
-    for (const auto & failure : failures)
-    {
-      if (failure)
+      if constexpr (!sameType)
       {
-        std::rethrow_exception(failure);
+        cif::ConvertOnDevice<TIn, TC>(inputOnThisDevice, coefficients, inputCount);
       }
-    }
+      if (!m_InputIsCoefficients)
+      {
+        cif::PrefilterOnDevice<TC>(coefficients, shape, poles, cif::BoundaryMode::Mirror, {});
+      }
+      std::vector<cif::DeviceBuffer> chainBuffers;
+      const cif::TransformChain      deviceChain =
+        chainOnDevice ? CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers) : hostChain;
+      cif::DeviceBuffer mappedOnDevice;
+      if (!mapped.empty())
+      {
+        mappedOnDevice.Allocate(static_cast<std::size_t>(count) * D * sizeof(double));
+        mappedOnDevice.Upload(mapped.data() + D * first, static_cast<std::size_t>(count) * D * sizeof(double));
+      }
+      // The run's slabs, each downloaded while the next computes (as on one device).
+      cif::ResampleSlabs run = slabs;
+      run.count = endSlab - firstSlab;
+      cif::DeviceBuffer out(static_cast<std::size_t>(count) * sizeof(TOut));
+      cif::OverlappedDownload download(output + first, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
+      cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
+        coefficients, gp, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
+        out.As<TOut>(), run, cif::DownloadEachSlab(download, gp, run, sizeof(TOut), {}));
+      download.Finish();
+    });
   }
   else
   {
     (void)devices, (void)g, (void)shape, (void)poles, (void)hostChain, (void)chainOnDevice, (void)mapped;
-    (void)linearRows;
-    (void)defaultValue, (void)slabs;
+    (void)linearRows, (void)defaultValue, (void)slabs;
   }
 }
 

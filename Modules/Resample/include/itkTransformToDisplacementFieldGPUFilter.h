@@ -2,6 +2,7 @@
 #define itkTransformToDisplacementFieldGPUFilter_h
 
 #include "cifDeviceBuffer.h"
+#include "cifDeviceThreads.h"
 #include "cifResampleDevice.h"
 #include "cifResampleSlabs.h"
 #include "itkCudaExceptionTranslation.h"
@@ -12,7 +13,9 @@
 #include "itkFilterStageProgress.h"
 #include "itkTransformToDisplacementFieldFilter.h"
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 namespace itk
 {
@@ -64,6 +67,32 @@ public:
   itkSetMacro(MinimumVoxelsPerSlab, SizeValueType);
   itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
 
+  /** Several GPUs, as CubicResampleGPUImageFilter::SetNumberOfDevices: a field of
+   * several slabs in host memory (itk::Image) is spread over devices 0 .. n-1, one
+   * host thread each, each device computing a contiguous run of the slabs with the
+   * transform's coefficients uploaded for itself and downloading each slab while the
+   * next computes; the same bits as one device. 1 (the default) keeps to the current
+   * device; 0 takes every visible device. Run so far on one GPU listed twice only. */
+  itkSetMacro(NumberOfDevices, unsigned int);
+  itkGetConstMacro(NumberOfDevices, unsigned int);
+
+  /** The devices to spread over, in order, instead of the first NumberOfDevices; a
+   * device may be listed twice. Empty (the default): NumberOfDevices decides. */
+  void
+  SetDevices(const std::vector<int> & devices)
+  {
+    if (devices != m_Devices)
+    {
+      m_Devices = devices;
+      this->Modified();
+    }
+  }
+  const std::vector<int> &
+  GetDevices() const
+  {
+    return m_Devices;
+  }
+
 protected:
   TransformToDisplacementFieldGPUFilter() = default;
   ~TransformToDisplacementFieldGPUFilter() override = default;
@@ -96,7 +125,25 @@ protected:
         const cif::ResampleSlabs slabs = cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
         try
         {
-          if (this->RunsOnGPU())
+          std::vector<int> devices;
+          if (this->RunsOnGPU() && !CudaImageTraits<TOutputImage>::IsCudaImage && slabs.count > 1 &&
+              cif::SlabRunsTakeTheWholeOutputsKernels(g))
+          {
+            CIF_ITK_TRY_CUDA([&] { devices = cif::DevicesToSpreadOver(m_NumberOfDevices, m_Devices); });
+          }
+          if (devices.size() > 1)
+          {
+            FilterStageProgress progress(this, static_cast<unsigned int>(slabs.count) + 1);
+            CIF_ITK_TRY_CUDA([&] { this->FieldOnSeveralDevices(devices, g, chain.HostChain(), slabs, field); });
+            // The device threads report no progress of their own (ITK's events belong
+            // to this thread): every stage is done now.
+            for (std::int64_t stage = 0; stage <= slabs.count; ++stage)
+            {
+              progress.Completed();
+            }
+            this->SetLastExecutionPath(ExecutionPath::GPU);
+          }
+          else if (this->RunsOnGPU())
           {
             FilterStageProgress progress(this, static_cast<unsigned int>(slabs.count) + 1); // slabs, download
             CIF_ITK_TRY_CUDA([&] {
@@ -154,10 +201,50 @@ protected:
   {
     Superclass::PrintSelf(os, indent);
     os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
+    os << indent << "NumberOfDevices: " << m_NumberOfDevices
+       << (m_NumberOfDevices == 0 ? " (every visible device)" : "") << std::endl;
+    os << indent << "Devices:";
+    for (const int d : m_Devices)
+    {
+      os << ' ' << d;
+    }
+    os << (m_Devices.empty() ? " (from NumberOfDevices)" : "") << std::endl;
   }
 
 private:
-  SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
+  /** Device k computes slabs [k * count / n, (k + 1) * count / n) of \a slabs (whole
+   * slabs of the one-device plan, so the bits of one device) into its part of
+   * \a field. */
+  void
+  FieldOnSeveralDevices(const std::vector<int> & devices, const cif::ResampleGeometry & g,
+                        const cif::TransformChain & hostChain, const cif::ResampleSlabs & slabs, ComponentType * field)
+  {
+    constexpr unsigned int D = ImageDimension;
+    const std::int64_t     n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
+    const std::vector<int> used(devices.begin(), devices.begin() + n);
+    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+      const std::int64_t          firstSlab = k * slabs.count / n, endSlab = (k + 1) * slabs.count / n;
+      const cif::ResampleGeometry gk = cif::SlabRunGeometry(g, slabs, firstSlab, endSlab);
+      cif::ResampleSlabs          run = slabs;
+      run.count = endSlab - firstSlab;
+      const std::size_t  bytes = static_cast<std::size_t>(gk.OutputCount()) * D * sizeof(ComponentType);
+      std::ostringstream what;
+      what << "a displacement field of " << gk.OutputCount() << " voxels on device " << used[k];
+      cif::RequireDeviceMemory(bytes, what.str());
+      std::vector<cif::DeviceBuffer> chainBuffers; // device memory of one GPU: each uploads its own
+      const cif::TransformChain deviceChain = CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers);
+      cif::DeviceBuffer         onDevice(bytes);
+      cif::OverlappedDownload   download(field + D * cif::SlabFirstVoxel(slabs, firstSlab), onDevice.Data(), bytes);
+      cif::DisplacementFieldOnDevice<static_cast<int>(D), ComponentType>(
+        gk, deviceChain, onDevice.As<ComponentType>(), run,
+        cif::DownloadEachSlab(download, gk, run, D * sizeof(ComponentType), {}));
+      download.Finish();
+    });
+  }
+
+  SizeValueType    m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
+  unsigned int     m_NumberOfDevices{ 1 };
+  std::vector<int> m_Devices;
 };
 } // namespace itk
 

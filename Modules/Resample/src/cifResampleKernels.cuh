@@ -308,7 +308,7 @@ bool
 RowsShareBSplineSupport(const ResampleGeometry & geometry, const TransformChain & chain)
 {
   if (D < 2 || D > 3 || chain.count != 1 || chain.stage[0].kind != TransformKind::BSpline ||
-      chain.stage[0].gridSize[0] > kMaxBSplineColumns || geometry.OutputRows() > 0x3FFFFFFFll)
+      chain.stage[0].gridSize[0] > kMaxBSplineColumns || geometry.OutputRows() > kMaxBSplineRowsOutputRows)
   {
     return false;
   }
