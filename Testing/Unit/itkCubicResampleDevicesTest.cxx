@@ -1,10 +1,12 @@
-// The resampler over several devices (SetNumberOfDevices, SetDevices): each device
-// resamples a run of the output's slabs from coefficients of the whole input, and the
-// output has the bits of one device, for an affine and a B-spline transform, an input
-// of another scalar type and many slabs. On a one-GPU machine the devices are the
-// same GPU listed twice (two host threads, two streams: the split and the threads
-// are what is tested); with two or more GPUs, devices 0 and 1. A device that does not
-// exist is an error that leaves no output. The CPU path takes no devices (CI).
+// The resampler and the displacement field over several devices (SetNumberOfDevices,
+// SetDevices): each device computes a run of the output's slabs (the resampler from
+// coefficients of the whole input, its shares exchanged between the devices or each
+// uploaded whole), and the output has the bits of one device, for an affine and a
+// B-spline transform, an input of another scalar type and many slabs. On a one-GPU
+// machine the devices are the same GPU listed twice (two host threads, two streams:
+// the split and the threads are what is tested); with two or more GPUs, devices 0
+// and 1. A device that does not exist is an error that leaves no output. The CPU path
+// takes no devices (CI).
 #include "cifResampleTestSupport.h"
 #include "itkAffineTransform.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
