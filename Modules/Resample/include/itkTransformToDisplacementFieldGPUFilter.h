@@ -229,7 +229,8 @@ private:
       run.count = endSlab - firstSlab;
       const std::size_t  bytes = static_cast<std::size_t>(gk.OutputCount()) * D * sizeof(ComponentType);
       std::ostringstream what;
-      what << "a displacement field of " << gk.OutputCount() << " voxels on device " << used[k];
+      what << "a displacement field of " << gk.OutputCount() << " voxels on device "
+           << used[static_cast<std::size_t>(k)];
       cif::RequireDeviceMemory(bytes, what.str());
       std::vector<cif::DeviceBuffer> chainBuffers; // device memory of one GPU: each uploads its own
       const cif::TransformChain deviceChain = CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers);
