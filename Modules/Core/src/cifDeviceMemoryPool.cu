@@ -186,6 +186,7 @@ FreeDeviceMemory(const DeviceAllocation & allocation) noexcept
     cudaSetDevice(current);
   }
 }
+
 bool
 LetDeviceReadPool(int reader, int owner)
 {
@@ -193,10 +194,10 @@ LetDeviceReadPool(int reader, int owner)
   {
     return true;
   }
-  static std::mutex                     mutex;
+  static std::mutex                          mutex;
   static std::map<std::pair<int, int>, bool> granted; // (reader, owner) -> direct
-  const std::lock_guard<std::mutex>     lock(mutex);
-  const auto                            known = granted.find({ reader, owner });
+  const std::lock_guard<std::mutex>          lock(mutex);
+  const auto                                 known = granted.find({ reader, owner });
   if (known != granted.end())
   {
     return known->second;
