@@ -97,6 +97,41 @@ TEST(ResampleSlabs, CutTheSlowestAxisIntoAtMostSixteenSlabsOfAtLeastTheMinimum)
   }
 }
 
+// The devices' shares of a slab plan (cif::ShareOfSlabs): 1 to count devices, each
+// share whole slabs of the plan, in order, tiling the output; every slab of a share
+// is the plan's own slab (same planes, same first voxel).
+TEST(ResampleSlabs, DeviceSharesTileTheOutputWithThePlansSlabs)
+{
+  for (const auto & [g, dimension] : { std::pair{ GeometryOfSize({ 26, 23, 20 }), 3 },
+                                       std::pair{ GeometryOfSize({ 9, 3, 37 }), 3 },
+                                       std::pair{ GeometryOfSize({ 70, 65 }), 2 } })
+  {
+    const auto plan = cif::PlanResampleSlabs(g, dimension, 1);
+    for (std::int64_t n = 1; n <= plan.count; ++n)
+    {
+      SCOPED_TRACE(testing::Message() << dimension << "-D, " << plan.count << " slabs over " << n << " devices");
+      std::int64_t nextVoxel = 0, nextSlab = 0;
+      for (std::int64_t k = 0; k < n; ++k)
+      {
+        const cif::SlabShare share = cif::ShareOfSlabs(g, plan, k, n);
+        EXPECT_GT(share.slabs.count, 0);
+        EXPECT_EQ(share.firstVoxel, nextVoxel);
+        for (std::int64_t s = 0; s < share.slabs.count; ++s, ++nextSlab)
+        {
+          const cif::ResampleGeometry own = cif::SlabGeometry(share.geometry, share.slabs, s);
+          const cif::ResampleGeometry planned = cif::SlabGeometry(g, plan, nextSlab);
+          EXPECT_EQ(own.outputStart[dimension - 1], planned.outputStart[dimension - 1]);
+          EXPECT_EQ(own.outputSize[dimension - 1], planned.outputSize[dimension - 1]);
+          EXPECT_EQ(share.firstVoxel + cif::SlabFirstVoxel(share.slabs, s), cif::SlabFirstVoxel(plan, nextSlab));
+        }
+        nextVoxel += share.geometry.OutputCount();
+      }
+      EXPECT_EQ(nextSlab, plan.count);
+      EXPECT_EQ(nextVoxel, g.OutputCount());
+    }
+  }
+}
+
 /** The module's resampling of \a input with \a minimumVoxelsPerSlab; returns the
  * output and, in \a events, how many progress events it reported. */
 template <typename TImage>

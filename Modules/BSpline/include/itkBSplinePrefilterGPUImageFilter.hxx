@@ -296,15 +296,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::ConvertInputOnHost()
     const std::int64_t count =
       static_cast<std::int64_t>(this->GetInput()->GetBufferedRegion().GetNumberOfPixels()) *
       CudaImageTraits<TInputImage>::ComponentsOf(this->GetInput());
-    // In blocks over the threads: a volume larger than the device is tens of GiB.
-    constexpr std::int64_t block = std::int64_t(1) << 20;
-    CudaParallelFor(this->GetMultiThreader(), (count + block - 1) / block, [&](std::int64_t b) {
-      const std::int64_t end = std::min(count, (b + 1) * block);
-      for (std::int64_t i = b * block; i < end; ++i)
-      {
-        coefficients[i] = static_cast<T>(source[i]);
-      }
-    });
+    CudaParallelConvert(this->GetMultiThreader(), source, coefficients, count);
   }
 }
 

@@ -23,6 +23,23 @@ MakeParallelFor(MultiThreaderBase * threader)
 {
   return [threader](std::int64_t count, auto && body) { CudaParallelFor(threader, count, body); };
 }
+
+/** target[i] = TTarget(source[i]) for i in [0, count), in blocks of 2^20 elements over
+ * \a threader's threads: a volume larger than the device is tens of GiB, and the
+ * copy into fresh memory is also its first touch. */
+template <typename TSource, typename TTarget>
+void
+CudaParallelConvert(MultiThreaderBase * threader, const TSource * source, TTarget * target, std::int64_t count)
+{
+  constexpr std::int64_t block = std::int64_t(1) << 20;
+  CudaParallelFor(threader, (count + block - 1) / block, [&](std::int64_t b) {
+    const std::int64_t end = count < (b + 1) * block ? count : (b + 1) * block;
+    for (std::int64_t i = b * block; i < end; ++i)
+    {
+      target[i] = static_cast<TTarget>(source[i]);
+    }
+  });
+}
 } // namespace itk
 
 #endif

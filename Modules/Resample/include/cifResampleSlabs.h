@@ -112,6 +112,31 @@ SlabFirstVoxel(const ResampleSlabs & slabs, std::int64_t slab)
 {
   return slab * slabs.planesPerSlab * slabs.voxelsPerPlane;
 }
+
+/** A device's share of an output spread over \a n devices (k = 0 .. n-1, n at most
+ * slabs.count): whole slabs [k * count / n, (k + 1) * count / n) of the one-device
+ * plan, computed as an output of their own (\a geometry, cut as \a slabs), whose
+ * first voxel is voxel \a firstVoxel of the whole output. Each slab is the same
+ * computation as on one device, so the shares give its bits. */
+struct SlabShare
+{
+  ResampleGeometry geometry;
+  ResampleSlabs    slabs;
+  std::int64_t     firstVoxel = 0;
+};
+
+inline SlabShare
+ShareOfSlabs(const ResampleGeometry & g, const ResampleSlabs & slabs, std::int64_t k, std::int64_t n)
+{
+  const std::int64_t first = k * slabs.count / n, end = (k + 1) * slabs.count / n;
+  SlabShare          share;
+  share.geometry = SlabRunGeometry(g, slabs, first, end);
+  share.slabs = slabs;
+  share.slabs.count = end - first;
+  share.firstVoxel = SlabFirstVoxel(slabs, first);
+  return share;
+}
+
 /** Extra input voxels on every side of an input box (InputBoxOfRegion): the corners'
  * mapped indices are exact in real arithmetic but rounded in double, and a voxel's
  * own index (on ITK's scanline, interpolated between its row's ends) rounds

@@ -18,10 +18,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <exception>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 namespace itk
@@ -664,14 +662,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     }
     if (samplesFromInput == nullptr)
     {
-      constexpr std::int64_t block = std::int64_t(1) << 20;
-      CudaParallelFor(this->GetMultiThreader(), (count + block - 1) / block, [&](std::int64_t b) {
-        const std::int64_t end = std::min(count, (b + 1) * block);
-        for (std::int64_t i = b * block; i < end; ++i)
-        {
-          coefficients[i] = static_cast<TC>(source[i]);
-        }
-      });
+      CudaParallelConvert(this->GetMultiThreader(), source, coefficients, count);
     }
     progress.Completed();
     if (!m_InputIsCoefficients)
@@ -1077,9 +1068,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     const std::int64_t inputCount = shape.ScalarCount();
     const auto *       input = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
     auto *             output = reinterpret_cast<TOut *>(this->GetOutput()->GetBufferPointer());
-    // Device k resamples slabs [k * slabs.count / n, (k + 1) * slabs.count / n): whole
-    // slabs of the one-device plan, each the same computation (cifResampleSlabs.h),
-    // so the bits are those of one device.
+    // Device k resamples its share of the slabs (cif::ShareOfSlabs): the bits of one device.
     const std::int64_t n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
     const std::vector<int> used(devices.begin(), devices.begin() + n);
     // The input's shares (device k uploads elements [ShareStart(k), ShareStart(k + 1))
@@ -1091,10 +1080,9 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     std::vector<cif::DeviceBuffer> inputOnDevices(static_cast<std::size_t>(n));
     cif::WorkerRendezvous          rendezvous(static_cast<int>(n));
     cif::RunOnDeviceThreads(used, &rendezvous, [&](std::int64_t k) {
-      const std::int64_t          firstSlab = k * slabs.count / n, endSlab = (k + 1) * slabs.count / n;
-      const cif::ResampleGeometry gp = cif::SlabRunGeometry(g, slabs, firstSlab, endSlab);
-      const std::int64_t          first = cif::SlabFirstVoxel(slabs, firstSlab);
-      const std::int64_t count = gp.OutputCount();
+      const cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
+      const std::int64_t   first = share.firstVoxel;
+      const std::int64_t   count = share.geometry.OutputCount();
       std::ostringstream what;
       what << "cubic resampling of a " << inputCount << "-voxel image into " << count << " voxels on device "
            << devices[static_cast<std::size_t>(k)];
@@ -1160,14 +1148,13 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         mappedOnDevice.Allocate(static_cast<std::size_t>(count) * D * sizeof(double));
         mappedOnDevice.Upload(mapped.data() + D * first, static_cast<std::size_t>(count) * D * sizeof(double));
       }
-      // The run's slabs, each downloaded while the next computes (as on one device).
-      cif::ResampleSlabs run = slabs;
-      run.count = endSlab - firstSlab;
+      // The share's slabs, each downloaded while the next computes (as on one device).
       cif::DeviceBuffer out(static_cast<std::size_t>(count) * sizeof(TOut));
       cif::OverlappedDownload download(output + first, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
       cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
-        coefficients, gp, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
-        out.As<TOut>(), run, cif::DownloadEachSlab(download, gp, run, sizeof(TOut), {}));
+        coefficients, share.geometry, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
+        out.As<TOut>(), share.slabs,
+        cif::DownloadEachSlab(download, share.geometry, share.slabs, sizeof(TOut), {}));
       download.Finish();
     });
   }

@@ -212,9 +212,8 @@ protected:
   }
 
 private:
-  /** Device k computes slabs [k * count / n, (k + 1) * count / n) of \a slabs (whole
-   * slabs of the one-device plan, so the bits of one device) into its part of
-   * \a field. */
+  /** Device k computes its share of \a slabs (cif::ShareOfSlabs: the bits of one
+   * device) into its part of \a field. */
   void
   FieldOnSeveralDevices(const std::vector<int> & devices, const cif::ResampleGeometry & g,
                         const cif::TransformChain & hostChain, const cif::ResampleSlabs & slabs, ComponentType * field)
@@ -223,22 +222,19 @@ private:
     const std::int64_t     n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
     const std::vector<int> used(devices.begin(), devices.begin() + n);
     cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-      const std::int64_t          firstSlab = k * slabs.count / n, endSlab = (k + 1) * slabs.count / n;
-      const cif::ResampleGeometry gk = cif::SlabRunGeometry(g, slabs, firstSlab, endSlab);
-      cif::ResampleSlabs          run = slabs;
-      run.count = endSlab - firstSlab;
-      const std::size_t  bytes = static_cast<std::size_t>(gk.OutputCount()) * D * sizeof(ComponentType);
+      const cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
+      const std::size_t bytes = static_cast<std::size_t>(share.geometry.OutputCount()) * D * sizeof(ComponentType);
       std::ostringstream what;
-      what << "a displacement field of " << gk.OutputCount() << " voxels on device "
+      what << "a displacement field of " << share.geometry.OutputCount() << " voxels on device "
            << used[static_cast<std::size_t>(k)];
       cif::RequireDeviceMemory(bytes, what.str());
       std::vector<cif::DeviceBuffer> chainBuffers; // device memory of one GPU: each uploads its own
       const cif::TransformChain deviceChain = CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers);
       cif::DeviceBuffer         onDevice(bytes);
-      cif::OverlappedDownload   download(field + D * cif::SlabFirstVoxel(slabs, firstSlab), onDevice.Data(), bytes);
+      cif::OverlappedDownload   download(field + D * share.firstVoxel, onDevice.Data(), bytes);
       cif::DisplacementFieldOnDevice<static_cast<int>(D), ComponentType>(
-        gk, deviceChain, onDevice.As<ComponentType>(), run,
-        cif::DownloadEachSlab(download, gk, run, D * sizeof(ComponentType), {}));
+        share.geometry, deviceChain, onDevice.As<ComponentType>(), share.slabs,
+        cif::DownloadEachSlab(download, share.geometry, share.slabs, D * sizeof(ComponentType), {}));
       download.Finish();
     });
   }
