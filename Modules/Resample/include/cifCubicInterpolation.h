@@ -398,24 +398,86 @@ EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid 
   }
 }
 
-/** EvaluateCubicValue32 for D = 1..4. */
-template <int D, typename TCoefficient>
-CIF_HD double
-EvaluateCubicValue32Core(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[])
+/** The support of \a x on a grid of fewer than 2^31 samples, as EvaluateCubicValue32
+ * takes it (D = 1..4): per axis the first support index relative to the grid's start
+ * and the 4 weights (axes past D: first 0, weights 1, 0, 0, 0). Returns whether the
+ * whole 4^D support lies inside the grid (no mirroring). With \a KnownInsideBuffer
+ * the caller has tested x against the buffer (InsideBounded) and the grid's indices
+ * fit in 31 bits (SupportFits32): x is then finite and small, so ITK's float floor
+ * needs neither CubicSupportStart's clamp nor its 64-bit round trip; the numbers are
+ * the same. The resampling kernels and the border kernel that completes them decide
+ * "inside" through this one function, so each voxel is computed by exactly one. */
+template <int D, typename Acc, bool KnownInsideBuffer = false>
+CIF_HD bool
+CubicSupport32(const CoefficientGrid & grid, const double x[], std::int32_t first[kMaxDimension],
+               Acc w[kMaxDimension][4])
 {
-  using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
-  const CubicSupport<Acc> s = MakeCubicSupport<D, Acc>(x, false);
-  std::int32_t            first[kMaxDimension] = { 0, 0, 0, 0 };
-  bool                    inside = true;
+  static_assert(D >= 1 && D <= kMaxDimension, "1-D to 4-D");
+  bool inside = true;
   CIF_UNROLL
-  for (int a = 0; a < D; ++a)
+  for (int a = 0; a < kMaxDimension; ++a)
   {
-    first[a] = static_cast<std::int32_t>(s.first[a] - grid.start[a]);
+    if (a >= D)
+    {
+      first[a] = 0;
+      w[a][0] = Acc(1);
+      w[a][1] = w[a][2] = w[a][3] = Acc(0);
+      continue;
+    }
+    if constexpr (KnownInsideBuffer)
+    {
+      const float floorOfX = floorf(static_cast<float>(x[a])); // CubicSupportStart + 1
+      first[a] = static_cast<std::int32_t>(floorOfX) - 1 - static_cast<std::int32_t>(grid.start[a]);
+      const Acc t = static_cast<Acc>(x[a] - static_cast<double>(floorOfX)); // as CubicWeights
+      w[a][3] = (Acc(1) / Acc(6)) * t * t * t;
+      w[a][0] = (Acc(1) / Acc(6)) + Acc(0.5) * t * (t - Acc(1)) - w[a][3];
+      w[a][2] = t + w[a][0] - Acc(2) * w[a][3];
+      w[a][1] = Acc(1) - w[a][0] - w[a][2] - w[a][3];
+    }
+    else
+    {
+      const std::int64_t supportStart = CubicSupportStart(x[a]);
+      CubicWeights<Acc>(x[a], supportStart, w[a]);
+      first[a] = static_cast<std::int32_t>(supportStart - grid.start[a]);
+    }
     inside = inside && first[a] >= 0 && first[a] + 3 < static_cast<std::int32_t>(grid.size[a]);
   }
-  if (!inside)
+  return inside;
+}
+
+/** Whether every index of \a grid, and the 2 beyond each end, fits in 31 bits:
+ * CubicSupport32's KnownInsideBuffer then holds for any x inside the buffer. */
+CIF_HD bool
+SupportFits32(const CoefficientGrid & grid)
+{
+  for (int a = 0; a < kMaxGridDimension; ++a)
   {
-    return EvaluateCubicIndexed<D, std::int32_t>(c, grid, x, nullptr);
+    const std::int64_t low = grid.start[a] - 2, high = grid.start[a] + grid.size[a] + 2;
+    if (low < -0x3FFFFFFFll || high > 0x3FFFFFFFll)
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The spline's value at \a x when its whole support lies inside the grid (D = 1..4,
+ * fewer than 2^31 samples): returns false, and leaves \a value alone, otherwise.
+ * Where the support lies inside, the 4 samples of each row along axis 0 are
+ * contiguous: one address per row, the 4 reads at fixed offsets from it. Reads and
+ * their address arithmetic are what the resampling kernels spend their instructions
+ * on (64 reads per 3-D voxel). Terms in EvaluateCubic's order. */
+template <int D, typename TCoefficient, bool KnownInsideBuffer = false>
+CIF_HD bool
+TryEvaluateCubicInterior32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[],
+                           double & value)
+{
+  using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
+  std::int32_t first[kMaxDimension];
+  Acc          w[kMaxDimension][4];
+  if (!CubicSupport32<D, Acc, KnownInsideBuffer>(grid, x, first, w))
+  {
+    return false;
   }
   const auto                 strideY = static_cast<std::int32_t>(grid.size[0]);
   const auto                 strideZ = static_cast<std::int32_t>(grid.size[0] * grid.size[1]);
@@ -424,7 +486,7 @@ EvaluateCubicValue32Core(const TCoefficient * __restrict__ c, const CoefficientG
   constexpr int              KY = D > 1 ? 4 : 1;
   constexpr int              KZ = D > 2 ? 4 : 1;
   constexpr int              KW = D > 3 ? 4 : 1;
-  Acc                        value = 0;
+  Acc                        sumOfRows = 0;
   CIF_UNROLL
   for (int kw = 0; kw < KW; ++kw)
   {
@@ -439,22 +501,33 @@ EvaluateCubicValue32Core(const TCoefficient * __restrict__ c, const CoefficientG
         CIF_UNROLL
         for (int kx = 0; kx < 4; ++kx)
         {
-          sum += s.w[0][kx] * static_cast<Acc>(row[kx]);
+          sum += w[0][kx] * static_cast<Acc>(row[kx]);
         }
-        const Acc wyz = D > 3 ? s.w[1][ky] * s.w[2][kz] * s.w[3][kw] : s.w[1][ky] * s.w[2][kz];
-        value += wyz * sum;
+        const Acc wyz = D > 3 ? w[1][ky] * w[2][kz] * w[3][kw] : w[1][ky] * w[2][kz];
+        sumOfRows += wyz * sum;
       }
     }
   }
-  return value;
+  value = sumOfRows;
+  return true;
+}
+
+/** EvaluateCubicValue32 for D = 1..4: the interior sum, else the mirrored one. */
+template <int D, typename TCoefficient>
+CIF_HD double
+EvaluateCubicValue32Core(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[])
+{
+  double value;
+  if (TryEvaluateCubicInterior32<D>(c, grid, x, value))
+  {
+    return value;
+  }
+  return EvaluateCubicIndexed<D, std::int32_t>(c, grid, x, nullptr);
 }
 
 /** The spline's value alone at continuous index \a x, for buffers of fewer than 2^31
  * samples, with the same terms in the same order as EvaluateCubic (so the same
- * numbers). Where the support lies inside the buffer (every voxel but a border
- * layer) the 4 samples of each row along axis 0 are contiguous: one address per
- * row, the 4 reads at fixed offsets from it. Reads and their address arithmetic are
- * what the resampling kernels spend their instructions on (64 reads per 3-D voxel). */
+ * numbers): TryEvaluateCubicInterior32 for every voxel but a border layer. */
 template <int D, typename TCoefficient>
 CIF_HD double
 EvaluateCubicValue32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[])

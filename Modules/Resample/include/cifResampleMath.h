@@ -129,14 +129,14 @@ CastWithBoundsChecking(double value)
 /** The input continuous index that output index \a index maps to, as
  * ResampleImageFilter maps it: index -> physical point -> transform -> continuous
  * index. */
-template <int D>
+template <int D, bool AffineOnly = false>
 CIF_HD void
 OutputIndexToInputIndex(const ResampleGeometry & g, const TransformChain & chain,
                         const std::int64_t index[kMaxDimension], double x[kMaxDimension])
 {
   double p[kMaxDimension], q[kMaxDimension];
   IndexToOutputPoint<D>(g, index, p);
-  ApplyTransformChain<D>(chain, p, q);
+  ApplyTransformChain<D, AffineOnly>(chain, p, q);
   InputContinuousIndex<D>(g, q, x);
 }
 
@@ -144,7 +144,7 @@ OutputIndexToInputIndex(const ResampleGeometry & g, const TransformChain & chain
  * over axes 1.. of the output region, axis 1 fastest), as ResampleImageFilter's
  * linear path takes them: at the largest region's first index along axis 0 and one
  * past its last. \a start and \a end have kMaxDimension entries. */
-template <int D>
+template <int D, bool AffineOnly = false>
 CIF_HD void
 RowEndpoints(const ResampleGeometry & g, const TransformChain & chain, std::int64_t row,
              double start[kMaxDimension], double end[kMaxDimension])
@@ -155,9 +155,9 @@ RowEndpoints(const ResampleGeometry & g, const TransformChain & chain, std::int6
     index[a] = g.outputStart[a] + row % g.outputSize[a];
     row /= g.outputSize[a];
   }
-  OutputIndexToInputIndex<D>(g, chain, index, start);
+  OutputIndexToInputIndex<D, AffineOnly>(g, chain, index, start);
   index[0] += g.lineLength;
-  OutputIndexToInputIndex<D>(g, chain, index, end);
+  OutputIndexToInputIndex<D, AffineOnly>(g, chain, index, end);
 }
 
 /** ResampleImageFilter's linear path places output voxel \a x of a row (the offset

@@ -293,9 +293,26 @@ ApplyDisplacementField(const TransformStage & s, const double p[3], double out[3
   }
 }
 
+/** Whether every stage of \a chain is affine (ApplyTransformChain's AffineOnly). */
+CIF_HD bool
+AllStagesAffine(const TransformChain & chain)
+{
+  for (int n = 0; n < chain.count; ++n)
+  {
+    if (chain.stage[n].kind != TransformKind::Affine)
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** Applies every stage of \a chain to \a p (kMaxDimension entries, as \a out).
- * Transforms with a grid (B-spline, displacement field) exist up to 3-D. */
-template <int D>
+ * Transforms with a grid (B-spline, displacement field) exist up to 3-D. With
+ * \a AffineOnly the caller has checked that every stage is affine (AllStagesAffine):
+ * the same arithmetic without the grid transforms' code, which a kernel would
+ * otherwise carry in registers (and spill) for stages it never meets. */
+template <int D, bool AffineOnly = false>
 CIF_HD void
 ApplyTransformChain(const TransformChain & chain, const double p[kMaxDimension], double out[kMaxDimension])
 {
@@ -315,7 +332,7 @@ ApplyTransformChain(const TransformChain & chain, const double p[kMaxDimension],
         r[i] += s.offset[i];
       }
     }
-    else if constexpr (D <= 3)
+    else if constexpr (D <= 3 && !AffineOnly)
     {
       if (s.kind == TransformKind::BSpline)
       {

@@ -14,6 +14,7 @@
 #include "cifRowShear.h"
 #include "cifScalarTypes.h"
 
+
 #include <algorithm>
 
 namespace cif
@@ -27,6 +28,7 @@ BlocksFor(std::int64_t count)
 {
   return GridStrideBlocks(count, kThreads);
 }
+
 
 template <int D, typename TCoefficient, typename TOut>
 __global__ void __launch_bounds__(kThreads, 4)
@@ -60,36 +62,82 @@ RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * end
  * column x of sheared row j is output row j + ShiftOf(x), so that a warp's voxels
  * share input rows); each thread takes one column of kRowsPerThread rows, a warp 32
  * columns. The block's threads first map the endpoints of every output row it
- * touches (two transforms each) into shared memory, and each thread divides its row
- * fraction once for all its rows. No buffer of endpoints, no division per voxel:
+ * touches (two transforms each, affine stages only: AllStagesAffine) into shared
+ * memory, or copy them from \a endpoints where another kernel mapped them, and each
+ * thread divides its row fraction once for all its rows. No division per voxel:
  * what is left per voxel is the interpolation itself. Narrow blocks keep the rows
  * that a block of sheared columns spans, and the threads left idle at the planes'
- * edges, few. */
+ * edges, few. With \a Interior32 (fewer than 2^31 coefficients, SupportFits32) the
+ * loop computes the voxels whose support lies inside the grid and sets the others
+ * aside; each warp computes its own together at the end. */
 constexpr int kBlockColumns = 64;
 constexpr int kRowGroups = kThreads / kBlockColumns;
 constexpr int kRowsPerThread = 8;
 constexpr int kBlockRows = kRowGroups * kRowsPerThread;
+constexpr int kWarpsPerBlock = kThreads / 32;
 
-template <int D, typename TCoefficient, typename TOut, bool Indexable32>
+/** A row's start and its change along the row (end - start), as kept in shared
+ * memory: ContinuousIndexOnRow's terms, the subtraction done once per row. */
+template <int D, bool AffineOnly>
+__device__ void
+RowStartAndStep(const ResampleGeometry & geometry, const TransformChain & chain, const double * endpoints,
+                std::int64_t row, double startAndStep[2 * kMaxDimension])
+{
+  double * start = startAndStep;
+  double * step = startAndStep + kMaxDimension;
+  if (endpoints)
+  {
+    for (int a = 0; a < 2 * kMaxDimension; ++a)
+    {
+      startAndStep[a] = endpoints[2 * kMaxDimension * row + a];
+    }
+  }
+  else
+  {
+    RowEndpoints<D, AffineOnly>(geometry, chain, row, start, step);
+  }
+  for (int a = 0; a < kMaxDimension; ++a)
+  {
+    step[a] = step[a] - start[a];
+  }
+}
+
+/** ContinuousIndexOnRow from a row's start and step (RowStartAndStep): the same numbers. */
+template <int D>
+__device__ __forceinline__ void
+IndexOnRow(const double startAndStep[2 * kMaxDimension], double alpha, double index[kMaxDimension])
+{
+  for (int a = 0; a < kMaxDimension; ++a)
+  {
+    index[a] = a < D ? MulAddUnfused(alpha, startAndStep[kMaxDimension + a], startAndStep[a]) : 0.0;
+  }
+}
+
+template <int D, typename TCoefficient, typename TOut, bool Interior32>
 __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
   ResampleRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry, TransformChain chain,
-                     RowShear shear, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
+                     const double * __restrict__ endpoints, RowShear shear, InsideBounds bounds, TOut defaultValue,
+                     TOut * __restrict__ output)
 {
   extern __shared__ double ends[]; // RowsTouched(shear, kBlockRows, kBlockColumns) rows of 2 * kMaxDimension
+  // Interior32: each warp's voxels whose support reaches past the grid, as k * 32 + lane
+  __shared__ std::uint16_t borderVoxels[kWarpsPerBlock][Interior32 ? 32 * kRowsPerThread : 1];
+  __shared__ int           borderCount[kWarpsPerBlock];
+  const int                warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::int64_t       width = geometry.outputSize[0];
   const std::int64_t       height = geometry.outputSize[1];
   const std::int64_t       blocksPerPlane = (shear.rowsPerPlane + kBlockRows - 1) / kBlockRows;
   // One grid dimension (2^31 - 1 blocks), rows fastest: blocksPerColumnTile blocks
   // walk down the planes of one tile of columns, then the next tile.
-  const std::int64_t       blocksPerColumnTile = blocksPerPlane * (geometry.OutputRows() / height);
-  const std::int64_t       rowBlock = blockIdx.x % blocksPerColumnTile;
-  const std::int64_t       plane = rowBlock / blocksPerPlane;
-  const std::int64_t       firstSheared = (rowBlock % blocksPerPlane) * kBlockRows - shear.before;
-  const std::int64_t       firstX = static_cast<std::int64_t>(blockIdx.x / blocksPerColumnTile) * kBlockColumns;
-  const std::int64_t       lastX = (firstX + kBlockColumns < width ? firstX + kBlockColumns : width) - 1;
-  const std::int64_t       shiftA = ShiftOf(shear, firstX), shiftB = ShiftOf(shear, lastX);
-  const std::int64_t       lowY = max(firstSheared + min(shiftA, shiftB), std::int64_t(0));
-  const std::int64_t       highY = min(firstSheared + kBlockRows - 1 + max(shiftA, shiftB), height - 1);
+  const std::int64_t blocksPerColumnTile = blocksPerPlane * (geometry.OutputRows() / height);
+  const std::int64_t rowBlock = blockIdx.x % blocksPerColumnTile;
+  const std::int64_t plane = rowBlock / blocksPerPlane;
+  const std::int64_t firstSheared = (rowBlock % blocksPerPlane) * kBlockRows - shear.before;
+  const std::int64_t firstX = static_cast<std::int64_t>(blockIdx.x / blocksPerColumnTile) * kBlockColumns;
+  const std::int64_t lastX = (firstX + kBlockColumns < width ? firstX + kBlockColumns : width) - 1;
+  const std::int64_t shiftA = ShiftOf(shear, firstX), shiftB = ShiftOf(shear, lastX);
+  const std::int64_t lowY = max(firstSheared + min(shiftA, shiftB), std::int64_t(0));
+  const std::int64_t highY = min(firstSheared + kBlockRows - 1 + max(shiftA, shiftB), height - 1);
   if (lowY > highY)
   {
     return; // the whole block lies outside the output (the same for every thread)
@@ -97,27 +145,71 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
   const int rowsHere = static_cast<int>(highY - lowY + 1);
   for (int r = threadIdx.x; r < rowsHere; r += blockDim.x)
   {
-    double * e = ends + 2 * kMaxDimension * r;
-    RowEndpoints<D>(geometry, chain, plane * height + lowY + r, e, e + kMaxDimension);
+    RowStartAndStep<D, true>(geometry, chain, endpoints, plane * height + lowY + r, ends + 2 * kMaxDimension * r);
+  }
+  if (lane == 0)
+  {
+    borderCount[warp] = 0;
   }
   __syncthreads();
-  const std::int64_t x = firstX + threadIdx.x % kBlockColumns;
-  if (x >= width)
+  // The column and first row of the voxels of the thread in \a lane of this warp.
+  const auto column = [&](int inWarp) { return firstX + (warp * 32 + inWarp) % kBlockColumns; };
+  const auto firstRow = [&](int inWarp) {
+    return firstSheared + ((warp * 32 + inWarp) / kBlockColumns) * kRowsPerThread + ShiftOf(shear, column(inWarp));
+  };
+  const std::int64_t x = column(lane);
+  if (x < width) // no return: the border voxels below need the whole warp
   {
-    return;
-  }
-  const double       alpha = RowFraction(geometry, x);
-  const std::int64_t firstY = firstSheared + (threadIdx.x / kBlockColumns) * kRowsPerThread + ShiftOf(shear, x);
-  for (int k = 0; k < kRowsPerThread; ++k)
-  {
-    const std::int64_t y = firstY + k;
-    if (y < lowY || y > highY)
+    const double       alpha = RowFraction(geometry, x);
+    const std::int64_t firstY = firstRow(lane);
+    for (int k = 0; k < kRowsPerThread; ++k)
     {
-      continue;
+      const std::int64_t y = firstY + k;
+      if (y < lowY || y > highY)
+      {
+        continue;
+      }
+      double index[kMaxDimension];
+      IndexOnRow<D>(ends + 2 * kMaxDimension * (y - lowY), alpha, index);
+      TOut & out = output[(plane * height + y) * width + x];
+      if (!InsideBounded<D>(index, bounds))
+      {
+        out = defaultValue;
+      }
+      else if constexpr (Interior32)
+      {
+        double value;
+        if (TryEvaluateCubicInterior32<D, TCoefficient, true>(coefficients, geometry.input, index, value))
+        {
+          out = CastWithBoundsChecking<TOut>(value);
+        }
+        else
+        {
+          borderVoxels[warp][atomicAdd(&borderCount[warp], 1)] = static_cast<std::uint16_t>(k * 32 + lane);
+        }
+      }
+      else
+      {
+        out = CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, geometry.input, index));
+      }
     }
-    const double * e = ends + 2 * kMaxDimension * (y - lowY);
-    output[(plane * height + y) * width + x] = ResampleVoxelOnRowAt<D, TCoefficient, TOut, Indexable32>(
-      coefficients, geometry, bounds, e, e + kMaxDimension, alpha, defaultValue);
+  }
+  if constexpr (Interior32)
+  {
+    // ITK's mirrored sum for the warp's voxels whose support reaches past the grid
+    // (at the input's faces): taken together once the loop is done, so that the warp
+    // runs it for up to 32 of them at a time, not once per row for the one or two
+    // lanes of that row.
+    __syncwarp();
+    for (int i = lane; i < borderCount[warp]; i += 32)
+    {
+      const int          inWarp = borderVoxels[warp][i] % 32;
+      const std::int64_t bx = column(inWarp), by = firstRow(inWarp) + borderVoxels[warp][i] / 32;
+      double             index[kMaxDimension];
+      IndexOnRow<D>(ends + 2 * kMaxDimension * (by - lowY), RowFraction(geometry, bx), index);
+      output[(plane * height + by) * width + bx] = CastWithBoundsChecking<TOut>(
+        EvaluateCubicIndexed<D, std::int32_t>(coefficients, geometry.input, index, nullptr));
+    }
   }
 }
 
@@ -357,7 +449,7 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
     }
   }
   const InsideBounds bounds = MakeInsideBounds(geometry.input);
-  const bool         indexable32 = Indexable32(geometry.input);
+  const bool         interior32 = Indexable32(geometry.input) && SupportFits32(geometry.input);
   for (std::int64_t slab = 0; slab < slabs.count; ++slab)
   {
     const ResampleGeometry g = SlabGeometry(geometry, slabs, slab);
@@ -381,15 +473,24 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
       }
       const unsigned int blocks = static_cast<unsigned int>(blockCount);
       const std::size_t  sharedBytes = sizeof(double) * 2 * kMaxDimension * RowsTouched(shear, kBlockRows, kBlockColumns);
-      if (indexable32)
+      // The rows kernels map endpoints through affine stages only; any other chain
+      // (none that ITK calls linear) has them mapped by the general kernel first.
+      DeviceBuffer endpoints;
+      if (!AllStagesAffine(chain))
+      {
+        endpoints.Allocate(sizeof(double) * 2 * kMaxDimension * g.OutputRows());
+        RowEndpointsOnDevice<D>(g, chain, endpoints.As<double>());
+      }
+      const double * mappedEnds = endpoints.As<const double>();
+      if (interior32)
       {
         ResampleRowsKernel<D, TCoefficient, TOut, true>
-          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, mappedEnds, shear, bounds, defaultValue, out);
       }
       else
       {
         ResampleRowsKernel<D, TCoefficient, TOut, false>
-          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, mappedEnds, shear, bounds, defaultValue, out);
       }
       CIF_CUDA_CHECK_LAUNCH();
     }
