@@ -62,9 +62,9 @@ RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * end
  * column x of sheared row j is output row j + ShiftOf(x), so that a warp's voxels
  * share input rows); each thread takes one column of kRowsPerThread rows, a warp 32
  * columns. The block's threads first map the endpoints of every output row it
- * touches (two transforms each, affine stages only: AllStagesAffine) into shared
- * memory, or copy them from \a endpoints where another kernel mapped them, and each
- * thread divides its row fraction once for all its rows. No division per voxel:
+ * touches (two transforms each, through affine stages only: the kernel carries no
+ * grid transform's code, which would cost registers and spills) into shared memory,
+ * and each thread divides its row fraction once for all its rows. No division per voxel:
  * what is left per voxel is the interpolation itself. Narrow blocks keep the rows
  * that a block of sheared columns spans, and the threads left idle at the planes'
  * edges, few. With \a Interior32 (fewer than 2^31 coefficients, SupportFits32) the
@@ -77,25 +77,16 @@ constexpr int kBlockRows = kRowGroups * kRowsPerThread;
 constexpr int kWarpsPerBlock = kThreads / 32;
 
 /** A row's start and its change along the row (end - start), as kept in shared
- * memory: ContinuousIndexOnRow's terms, the subtraction done once per row. */
-template <int D, bool AffineOnly>
+ * memory: ContinuousIndexOnRow's terms, the subtraction done once per row. The chain's
+ * stages are all affine (ResampleOnDevice checks). */
+template <int D>
 __device__ void
-RowStartAndStep(const ResampleGeometry & geometry, const TransformChain & chain, const double * endpoints,
-                std::int64_t row, double startAndStep[2 * kMaxDimension])
+RowStartAndStep(const ResampleGeometry & geometry, const TransformChain & chain, std::int64_t row,
+                double startAndStep[2 * kMaxDimension])
 {
   double * start = startAndStep;
   double * step = startAndStep + kMaxDimension;
-  if (endpoints)
-  {
-    for (int a = 0; a < 2 * kMaxDimension; ++a)
-    {
-      startAndStep[a] = endpoints[2 * kMaxDimension * row + a];
-    }
-  }
-  else
-  {
-    RowEndpoints<D, AffineOnly>(geometry, chain, row, start, step);
-  }
+  RowEndpoints<D, true>(geometry, chain, row, start, step);
   for (int a = 0; a < kMaxDimension; ++a)
   {
     step[a] = step[a] - start[a];
@@ -116,8 +107,7 @@ IndexOnRow(const double startAndStep[2 * kMaxDimension], double alpha, double in
 template <int D, typename TCoefficient, typename TOut, bool Interior32>
 __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
   ResampleRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry, TransformChain chain,
-                     const double * __restrict__ endpoints, RowShear shear, InsideBounds bounds, TOut defaultValue,
-                     TOut * __restrict__ output)
+                     RowShear shear, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
 {
   extern __shared__ double ends[]; // RowsTouched(shear, kBlockRows, kBlockColumns) rows of 2 * kMaxDimension
   // Interior32: each warp's voxels whose support reaches past the grid, as k * 32 + lane
@@ -145,7 +135,7 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
   const int rowsHere = static_cast<int>(highY - lowY + 1);
   for (int r = threadIdx.x; r < rowsHere; r += blockDim.x)
   {
-    RowStartAndStep<D, true>(geometry, chain, endpoints, plane * height + lowY + r, ends + 2 * kMaxDimension * r);
+    RowStartAndStep<D>(geometry, chain, plane * height + lowY + r, ends + 2 * kMaxDimension * r);
   }
   if (lane == 0)
   {
@@ -439,6 +429,12 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
   Path path = Path::Voxels;
   if (linearRows && mappedPoints == nullptr)
   {
+    if (!AllStagesAffine(chain))
+    {
+      // ITK's linear path is for linear transforms, whose stages are all affine; the
+      // shear and the row endpoints are computed from the chain on that premise.
+      throw CudaError("cubic resampling: the linear (scanline) path takes affine transform stages only");
+    }
     path = Path::Rows;
   }
   else if constexpr (D <= 3)
@@ -473,24 +469,15 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
       }
       const unsigned int blocks = static_cast<unsigned int>(blockCount);
       const std::size_t  sharedBytes = sizeof(double) * 2 * kMaxDimension * RowsTouched(shear, kBlockRows, kBlockColumns);
-      // The rows kernels map endpoints through affine stages only; any other chain
-      // (none that ITK calls linear) has them mapped by the general kernel first.
-      DeviceBuffer endpoints;
-      if (!AllStagesAffine(chain))
-      {
-        endpoints.Allocate(sizeof(double) * 2 * kMaxDimension * g.OutputRows());
-        RowEndpointsOnDevice<D>(g, chain, endpoints.As<double>());
-      }
-      const double * mappedEnds = endpoints.As<const double>();
       if (interior32)
       {
         ResampleRowsKernel<D, TCoefficient, TOut, true>
-          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, mappedEnds, shear, bounds, defaultValue, out);
+          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
       }
       else
       {
         ResampleRowsKernel<D, TCoefficient, TOut, false>
-          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, mappedEnds, shear, bounds, defaultValue, out);
+          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
       }
       CIF_CUDA_CHECK_LAUNCH();
     }
