@@ -405,8 +405,7 @@ EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid 
  * the caller has tested x against the buffer (InsideBounded) and the grid's indices
  * fit in 31 bits (SupportFits32): x is then finite and small, so ITK's float floor
  * needs neither CubicSupportStart's clamp nor its 64-bit round trip; the numbers are
- * the same. The resampling kernels and the border kernel that completes them decide
- * "inside" through this one function, so each voxel is computed by exactly one. */
+ * the same. */
 template <int D, typename Acc, bool KnownInsideBuffer = false>
 CIF_HD bool
 CubicSupport32(const CoefficientGrid & grid, const double x[], std::int32_t first[kMaxDimension],
@@ -510,6 +509,75 @@ TryEvaluateCubicInterior32(const TCoefficient * __restrict__ c, const Coefficien
   }
   value = sumOfRows;
   return true;
+}
+
+/** ITK's mirror (MirroredOffset) of support index \a k, relative to the grid's start,
+ * along an axis of \a size samples, in 32 bits. */
+CIF_HD std::int32_t
+MirroredIndex32(std::int32_t k, std::int32_t size)
+{
+  if (size == 1)
+  {
+    return 0;
+  }
+  const std::int32_t last = size - 1;
+  k = k < 0 ? -k : k;
+  k = k >= last ? 2 * last - k : k;
+  return k < 0 ? 0 : (k > last ? last : k);
+}
+
+/** The spline's value at \a x where its support reaches past the grid: ITK's mirrored
+ * sum, term for term as EvaluateCubicIndexed<D, std::int32_t> (the same numbers), for
+ * a point inside the buffer (InsideBounded) of a grid with SupportFits32 and fewer
+ * than 2^31 samples (D = 1..4). In 32 bits throughout and with CubicSupport32's float
+ * floor: what the resampling kernels run for the voxels at the input's faces. */
+template <int D, typename TCoefficient>
+CIF_HD double
+EvaluateCubicMirrored32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[])
+{
+  using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
+  std::int32_t first[kMaxDimension];
+  Acc          w[kMaxDimension][4];
+  CubicSupport32<D, Acc, true>(grid, x, first, w);
+  std::int32_t offset[kMaxDimension][4];
+  std::int32_t stride = 1;
+  CIF_UNROLL
+  for (int a = 0; a < kMaxDimension; ++a)
+  {
+    const auto size = static_cast<std::int32_t>(grid.size[a]);
+    CIF_UNROLL
+    for (int k = 0; k < 4; ++k)
+    {
+      offset[a][k] = a < D ? MirroredIndex32(first[a] + k, size) * stride : 0;
+    }
+    stride *= a < D ? size : 1;
+  }
+  constexpr int KY = D > 1 ? 4 : 1;
+  constexpr int KZ = D > 2 ? 4 : 1;
+  constexpr int KW = D > 3 ? 4 : 1;
+  Acc           value = 0;
+  CIF_UNROLL
+  for (int kw = 0; kw < KW; ++kw)
+  {
+    CIF_UNROLL
+    for (int kz = 0; kz < KZ; ++kz)
+    {
+      CIF_UNROLL
+      for (int ky = 0; ky < KY; ++ky)
+      {
+        const TCoefficient * row = c + (offset[3][kw] + offset[2][kz] + offset[1][ky]);
+        Acc                  sum = 0;
+        CIF_UNROLL
+        for (int kx = 0; kx < 4; ++kx)
+        {
+          sum += w[0][kx] * static_cast<Acc>(row[offset[0][kx]]);
+        }
+        const Acc wyz = D > 3 ? w[1][ky] * w[2][kz] * w[3][kw] : w[1][ky] * w[2][kz];
+        value += wyz * sum;
+      }
+    }
+  }
+  return value;
 }
 
 /** EvaluateCubicValue32 for D = 1..4: the interior sum, else the mirrored one. */

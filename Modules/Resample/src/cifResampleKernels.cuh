@@ -197,8 +197,8 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
       const std::int64_t bx = column(inWarp), by = firstRow(inWarp) + borderVoxels[warp][i] / 32;
       double             index[kMaxDimension];
       IndexOnRow<D>(ends + 2 * kMaxDimension * (by - lowY), RowFraction(geometry, bx), index);
-      output[(plane * height + by) * width + bx] = CastWithBoundsChecking<TOut>(
-        EvaluateCubicIndexed<D, std::int32_t>(coefficients, geometry.input, index, nullptr));
+      output[(plane * height + by) * width + bx] =
+        CastWithBoundsChecking<TOut>(EvaluateCubicMirrored32<D>(coefficients, geometry.input, index));
     }
   }
 }
