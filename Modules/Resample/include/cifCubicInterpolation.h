@@ -460,6 +460,43 @@ SupportFits32(const CoefficientGrid & grid)
   return true;
 }
 
+/** The weighted sum over the 4^D support in EvaluateCubic's order (D = 1..4): per row
+ * (kw, kz, ky) its 4 samples along axis 0 weighted by w[0], then the row's sum weighted
+ * by w[1][ky] w[2][kz] (and w[3][kw]). \a rowAt(kw, kz, ky) gives the row's first
+ * sample and \a sampleOf(row, kx) its sample kx: contiguous reads at fixed offsets, or
+ * mirrored ones, through the same arithmetic. */
+template <int D, typename Acc, typename TRowAt, typename TSampleOf>
+CIF_HD Acc
+SumOfWeightedRows(const Acc w[kMaxDimension][4], const TRowAt & rowAt, const TSampleOf & sampleOf)
+{
+  constexpr int KY = D > 1 ? 4 : 1;
+  constexpr int KZ = D > 2 ? 4 : 1;
+  constexpr int KW = D > 3 ? 4 : 1;
+  Acc           value = 0;
+  CIF_UNROLL
+  for (int kw = 0; kw < KW; ++kw)
+  {
+    CIF_UNROLL
+    for (int kz = 0; kz < KZ; ++kz)
+    {
+      CIF_UNROLL
+      for (int ky = 0; ky < KY; ++ky)
+      {
+        const auto row = rowAt(kw, kz, ky);
+        Acc        sum = 0;
+        CIF_UNROLL
+        for (int kx = 0; kx < 4; ++kx)
+        {
+          sum += w[0][kx] * static_cast<Acc>(sampleOf(row, kx));
+        }
+        const Acc wyz = D > 3 ? w[1][ky] * w[2][kz] * w[3][kw] : w[1][ky] * w[2][kz];
+        value += wyz * sum;
+      }
+    }
+  }
+  return value;
+}
+
 /** The spline's value at \a x when its whole support lies inside the grid (D = 1..4,
  * fewer than 2^31 samples): returns false, and leaves \a value alone, otherwise.
  * Where the support lies inside, the 4 samples of each row along axis 0 are
@@ -482,31 +519,9 @@ TryEvaluateCubicInterior32(const TCoefficient * __restrict__ c, const Coefficien
   const auto                 strideZ = static_cast<std::int32_t>(grid.size[0] * grid.size[1]);
   const auto                 strideW = static_cast<std::int32_t>(grid.size[0] * grid.size[1] * grid.size[2]);
   const TCoefficient * const corner = c + (first[3] * strideW + first[2] * strideZ + first[1] * strideY + first[0]);
-  constexpr int              KY = D > 1 ? 4 : 1;
-  constexpr int              KZ = D > 2 ? 4 : 1;
-  constexpr int              KW = D > 3 ? 4 : 1;
-  Acc                        sumOfRows = 0;
-  CIF_UNROLL
-  for (int kw = 0; kw < KW; ++kw)
-  {
-    CIF_UNROLL
-    for (int kz = 0; kz < KZ; ++kz)
-    {
-      CIF_UNROLL
-      for (int ky = 0; ky < KY; ++ky)
-      {
-        const TCoefficient * row = corner + (kw * strideW + kz * strideZ + ky * strideY);
-        Acc                  sum = 0;
-        CIF_UNROLL
-        for (int kx = 0; kx < 4; ++kx)
-        {
-          sum += w[0][kx] * static_cast<Acc>(row[kx]);
-        }
-        const Acc wyz = D > 3 ? w[1][ky] * w[2][kz] * w[3][kw] : w[1][ky] * w[2][kz];
-        sumOfRows += wyz * sum;
-      }
-    }
-  }
+  const Acc                  sumOfRows = SumOfWeightedRows<D, Acc>(
+    w, [&](int kw, int kz, int ky) { return corner + (kw * strideW + kz * strideZ + ky * strideY); },
+    [](const TCoefficient * row, int kx) { return row[kx]; });
   value = sumOfRows;
   return true;
 }
@@ -552,32 +567,9 @@ EvaluateCubicMirrored32(const TCoefficient * __restrict__ c, const CoefficientGr
     }
     stride *= a < D ? size : 1;
   }
-  constexpr int KY = D > 1 ? 4 : 1;
-  constexpr int KZ = D > 2 ? 4 : 1;
-  constexpr int KW = D > 3 ? 4 : 1;
-  Acc           value = 0;
-  CIF_UNROLL
-  for (int kw = 0; kw < KW; ++kw)
-  {
-    CIF_UNROLL
-    for (int kz = 0; kz < KZ; ++kz)
-    {
-      CIF_UNROLL
-      for (int ky = 0; ky < KY; ++ky)
-      {
-        const TCoefficient * row = c + (offset[3][kw] + offset[2][kz] + offset[1][ky]);
-        Acc                  sum = 0;
-        CIF_UNROLL
-        for (int kx = 0; kx < 4; ++kx)
-        {
-          sum += w[0][kx] * static_cast<Acc>(row[offset[0][kx]]);
-        }
-        const Acc wyz = D > 3 ? w[1][ky] * w[2][kz] * w[3][kw] : w[1][ky] * w[2][kz];
-        value += wyz * sum;
-      }
-    }
-  }
-  return value;
+  return SumOfWeightedRows<D, Acc>(
+    w, [&](int kw, int kz, int ky) { return c + (offset[3][kw] + offset[2][kz] + offset[1][ky]); },
+    [&](const TCoefficient * row, int kx) { return row[offset[0][kx]]; });
 }
 
 /** EvaluateCubicValue32 for D = 1..4: the interior sum, else the mirrored one. */
