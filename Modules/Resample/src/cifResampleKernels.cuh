@@ -14,7 +14,6 @@
 #include "cifRowShear.h"
 #include "cifScalarTypes.h"
 
-
 #include <algorithm>
 
 namespace cif
@@ -28,7 +27,6 @@ BlocksFor(std::int64_t count)
 {
   return GridStrideBlocks(count, kThreads);
 }
-
 
 template <int D, typename TCoefficient, typename TOut>
 __global__ void __launch_bounds__(kThreads, 4)
@@ -64,8 +62,8 @@ RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * end
  * columns. The block's threads first map the endpoints of every output row it
  * touches (two transforms each, through affine stages only: the kernel carries no
  * grid transform's code, which would cost registers and spills) into shared memory,
- * and each thread divides its row fraction once for all its rows. No division per voxel:
- * what is left per voxel is the interpolation itself. Narrow blocks keep the rows
+ * and each thread divides its row fraction once for all its rows. No division per
+ * voxel: what is left per voxel is the interpolation itself. Narrow blocks keep the rows
  * that a block of sheared columns spans, and the threads left idle at the planes'
  * edges, few. With \a Interior32 (fewer than 2^31 coefficients, SupportFits32) the
  * loop computes the voxels whose support lies inside the grid and sets the others
@@ -142,7 +140,7 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
     borderCount[warp] = 0;
   }
   __syncthreads();
-  // The column and first row of the voxels of the thread in \a lane of this warp.
+  // The column and first row of the voxels of this warp's thread number inWarp.
   const auto column = [&](int inWarp) { return firstX + (warp * 32 + inWarp) % kBlockColumns; };
   const auto firstRow = [&](int inWarp) {
     return firstSheared + ((warp * 32 + inWarp) / kBlockColumns) * kRowsPerThread + ShiftOf(shear, column(inWarp));
