@@ -38,17 +38,26 @@ CubicSupportStart(double x)
   return static_cast<std::int64_t>(floorf(clamped)) - 1;
 }
 
-/** Weights of the 4 coefficients from \a supportStart for position \a x (the
- * fraction t taken in double, the polynomial in T). */
+/** Weights of the 4 coefficients for position \a x whose support starts one before
+ * \a floorOfX, the integer floor of x as ITK takes it (the fraction t taken in
+ * double, the polynomial in T). */
 template <typename T = double>
 CIF_HD void
-CubicWeights(double x, std::int64_t supportStart, T w[4])
+CubicWeightsFromFloor(double x, double floorOfX, T w[4])
 {
-  const T t = static_cast<T>(x - static_cast<double>(supportStart + 1));
+  const T t = static_cast<T>(x - floorOfX);
   w[3] = (T(1) / T(6)) * t * t * t;
   w[0] = (T(1) / T(6)) + T(0.5) * t * (t - T(1)) - w[3];
   w[2] = t + w[0] - T(2) * w[3];
   w[1] = T(1) - w[0] - w[2] - w[3];
+}
+
+/** Weights of the 4 coefficients from \a supportStart for position \a x. */
+template <typename T = double>
+CIF_HD void
+CubicWeights(double x, std::int64_t supportStart, T w[4])
+{
+  CubicWeightsFromFloor<T>(x, static_cast<double>(supportStart + 1), w);
 }
 
 /** Weights of the first derivative (ITK's SetDerivativeWeights for order 3: the
@@ -427,11 +436,7 @@ CubicSupport32(const CoefficientGrid & grid, const double x[], std::int32_t firs
     {
       const float floorOfX = floorf(static_cast<float>(x[a])); // CubicSupportStart + 1
       first[a] = static_cast<std::int32_t>(floorOfX) - 1 - static_cast<std::int32_t>(grid.start[a]);
-      const Acc t = static_cast<Acc>(x[a] - static_cast<double>(floorOfX)); // as CubicWeights
-      w[a][3] = (Acc(1) / Acc(6)) * t * t * t;
-      w[a][0] = (Acc(1) / Acc(6)) + Acc(0.5) * t * (t - Acc(1)) - w[a][3];
-      w[a][2] = t + w[a][0] - Acc(2) * w[a][3];
-      w[a][1] = Acc(1) - w[a][0] - w[a][2] - w[a][3];
+      CubicWeightsFromFloor<Acc>(x[a], static_cast<double>(floorOfX), w[a]);
     }
     else
     {
