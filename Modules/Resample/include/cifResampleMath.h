@@ -193,34 +193,21 @@ ContinuousIndexOnRow(const ResampleGeometry & g, const double start[kMaxDimensio
   ContinuousIndexOnRow<D>(start, end, RowFraction(g, x), index);
 }
 
-/** One output voxel of ResampleImageFilter's linear path: the continuous index at
- * fraction \a alpha (RowFraction) of its row, the inside test against \a bounds
- * (MakeInsideBounds of the input), then as ResampleVoxel. With \a Indexable32 (the
- * input has fewer than 2^31 coefficients) the value comes from EvaluateCubicValue32. */
-template <int D, typename TCoefficient, typename TOut, bool Indexable32 = false>
-CIF_HD TOut
-ResampleVoxelOnRowAt(const TCoefficient * coefficients, const ResampleGeometry & g, const InsideBounds & bounds,
-                     const double start[kMaxDimension], const double end[kMaxDimension], double alpha, TOut defaultValue)
-{
-  double index[kMaxDimension];
-  ContinuousIndexOnRow<D>(start, end, alpha, index);
-  if (!InsideBounded<D>(index, bounds))
-  {
-    return defaultValue;
-  }
-  const double value =
-    Indexable32 ? EvaluateCubicValue32<D>(coefficients, g.input, index) : EvaluateCubic<D>(coefficients, g.input, index);
-  return CastWithBoundsChecking<TOut>(value);
-}
-
-/** As ResampleVoxelOnRowAt for voxel \a x of the row. */
+/** Output voxel \a x of a row of ResampleImageFilter's linear path (the CPU's; the
+ * GPU's kernel computes the same terms): the continuous index at its fraction of the
+ * row (RowFraction), the inside test, then as ResampleVoxel. */
 template <int D, typename TCoefficient, typename TOut>
 CIF_HD TOut
 ResampleVoxelOnRow(const TCoefficient * coefficients, const ResampleGeometry & g, const double start[kMaxDimension],
                    const double end[kMaxDimension], std::int64_t x, TOut defaultValue)
 {
-  return ResampleVoxelOnRowAt<D, TCoefficient, TOut>(coefficients, g, MakeInsideBounds(g.input), start, end,
-                                                     RowFraction(g, x), defaultValue);
+  double index[kMaxDimension];
+  ContinuousIndexOnRow<D>(g, start, end, x, index);
+  if (!InsideBuffer<D>(index, g.input))
+  {
+    return defaultValue;
+  }
+  return CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, g.input, index));
 }
 
 /** One output voxel. \a mappedPoint, when given, is the transformed physical point
