@@ -1,5 +1,5 @@
 set(cif_sources_cxx src/itkCubicResampleGPUFactory.cxx src/itkCubicBSplineTable.cxx)
-set(cif_sources_cuda src/cifResampleFieldKernels.cu src/cifTextureResampleKernels.cu src/cifPointEvaluationKernels.cu)
+set(cif_sources_cuda src/cifResampleFieldKernels.cu src/cifMirrorPaddingKernels.cu src/cifTextureResampleKernels.cu src/cifPointEvaluationKernels.cu)
 # Exact resampling: one generated translation unit per output scalar type (the list of
 # cifScalarTypes.h), each a CUDA module that lazy loading loads only when used.
 foreach(cif_scalar_type std::uint8_t std::int8_t std::uint16_t std::int16_t std::uint32_t std::int32_t float double)

@@ -6,8 +6,13 @@
 // rounding) in outputs poisoned beforehand, for maps that cross every face at odd
 // angles, rows that run along a face, flips, downsampling, grids of 1 to 3 samples
 // along an axis, buffers that do not start at 0 and integer outputs. A chain with a
-// grid transform is refused on that path, with an error and no output.
+// grid transform is refused on that path, with an error and no output. From
+// mirror-padded coefficients (cifMirrorPadding.h: every voxel takes the interior sum)
+// the kernel gives the bits it gives from dense ones, and the device's halo is the
+// host's.
 #include "cifCudaRuntime.h"
+#include "cifBSplinePrefilterDevice.h"
+#include "cifMirrorPadding.h"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
 #include "cifTestHelpers.h"
@@ -116,11 +121,12 @@ DifferingVoxels(const Case & c, TOut defaultValue, double tolerance, std::int64_
   }
   return differ;
 }
-} // namespace
 
-TEST(ResampleRowsKernelGPU, EveryVoxelWrittenWithTheCPUValueAtEveryFace)
+/** Maps that cross every face at odd angles, rows along faces, a flip, downsampling
+ * from a buffer that starts elsewhere, a 3x2x1 grid, and 12 random maps. */
+std::vector<Case>
+FaceCrossingCases()
 {
-  CIF_REQUIRE_GPU();
   const std::int64_t origin[3] = { 0, 0, 0 }, offsetStart[3] = { 4, -3, 7 };
   const std::int64_t n[3] = { 37, 29, 23 };
   const double       identity[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
@@ -159,6 +165,14 @@ TEST(ResampleRowsKernelGPU, EveryVoxelWrittenWithTheCPUValueAtEveryFace)
     }
     cases.push_back(MakeCase("random map " + std::to_string(trial), in, inStart, out, m, offset));
   }
+  return cases;
+}
+} // namespace
+
+TEST(ResampleRowsKernelGPU, EveryVoxelWrittenWithTheCPUValueAtEveryFace)
+{
+  CIF_REQUIRE_GPU();
+  const std::vector<Case> cases = FaceCrossingCases();
   std::int64_t insideTotal = 0;
   for (const Case & c : cases)
   {
@@ -194,4 +208,75 @@ TEST(ResampleRowsKernelGPU, ChainWithAGridTransformIsRefusedOnTheLinearPath)
                cif::CudaError);
   output.Download(result.data(), count * sizeof(float));
   EXPECT_EQ(std::count(result.begin(), result.end(), 5.f), static_cast<std::ptrdiff_t>(count));
+}
+
+namespace
+{
+/** Resamples \a c on the device from \a coefficients (device, dense) and from
+ * \a padded (device, mirror-padded) into outputs poisoned with 0xFF; returns the
+ * voxels whose bits differ. */
+template <typename TOut>
+std::int64_t
+VoxelsDifferingFromPadded(const Case & c, const cif::DeviceBuffer & coefficients, const cif::DeviceBuffer & padded,
+                          TOut defaultValue)
+{
+  const auto        count = static_cast<std::size_t>(c.g.OutputCount());
+  cif::DeviceBuffer fromDense(count * sizeof(TOut)), fromPadded(count * sizeof(TOut));
+  std::vector<TOut> a(count), b(count);
+  std::memset(a.data(), 0xFF, count * sizeof(TOut));
+  fromDense.Upload(a.data(), count * sizeof(TOut));
+  fromPadded.Upload(a.data(), count * sizeof(TOut));
+  cif::ResampleGeometry paddedGeometry = c.g;
+  paddedGeometry.inputMirrorPadded = true;
+  cif::ResampleOnDevice<3, float, TOut>(coefficients.As<const float>(), c.g, c.chain, nullptr, true, defaultValue,
+                                        fromDense.As<TOut>());
+  cif::ResampleOnDevice<3, float, TOut>(padded.As<const float>(), paddedGeometry, c.chain, nullptr, true, defaultValue,
+                                        fromPadded.As<TOut>());
+  fromDense.Download(a.data(), count * sizeof(TOut));
+  fromPadded.Download(b.data(), count * sizeof(TOut));
+  std::int64_t differ = 0;
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    differ += std::memcmp(&a[i], &b[i], sizeof(TOut)) != 0;
+  }
+  return differ;
+}
+} // namespace
+
+TEST(ResampleRowsKernelGPU, MirrorPaddedCoefficientsGiveTheSameBits)
+{
+  CIF_REQUIRE_GPU();
+  for (const Case & c : FaceCrossingCases())
+  {
+    const cif::CoefficientGrid & grid = c.g.input;
+    const std::int64_t           inCount = grid.size[0] * grid.size[1] * grid.size[2];
+    std::vector<float>           coefficients(static_cast<std::size_t>(inCount));
+    std::mt19937                 rng(static_cast<unsigned>(inCount * 3 + 1));
+    std::uniform_real_distribution<float> value(-40.f, 240.f);
+    for (float & v : coefficients)
+    {
+      v = value(rng);
+    }
+    // The device's padded buffer: the samples copied into the layout (a prefilter with
+    // no poles filters nothing), then the halo. It must be the host's, bit for bit.
+    const auto        paddedCount = static_cast<std::size_t>(cif::MirrorPaddedCount<3>(grid));
+    cif::DeviceBuffer dense(coefficients.size() * sizeof(float)), padded(paddedCount * sizeof(float));
+    dense.Upload(coefficients.data(), coefficients.size() * sizeof(float));
+    std::vector<float> onDevice(paddedCount, 0.f), onHost(paddedCount, 0.f); // the unused samples stay 0
+    padded.Upload(onDevice.data(), paddedCount * sizeof(float));
+    cif::BufferShape shape;
+    shape.dimension = 3;
+    std::copy(grid.size, grid.size + 3, shape.size);
+    cif::SplinePoles none;
+    none.count = 0;
+    cif::PrefilterIntoLayoutOnDevice<float>(dense.As<const float>(), padded.As<float>(),
+                                            cif::MirrorPaddedLayout<3>(grid), shape, none, cif::BoundaryMode::Mirror);
+    cif::FillMirrorHaloOnDevice<3, float>(padded.As<float>(), grid);
+    padded.Download(onDevice.data(), paddedCount * sizeof(float));
+    cif::MirrorPadOnHost<3>(coefficients.data(), grid, onHost.data());
+    ASSERT_EQ(onDevice, onHost) << c.name;
+
+    EXPECT_EQ(VoxelsDifferingFromPadded<float>(c, dense, padded, -1000.f), 0) << c.name << " (float)";
+    EXPECT_EQ(VoxelsDifferingFromPadded<std::uint8_t>(c, dense, padded, std::uint8_t{ 7 }), 0) << c.name << " (uchar)";
+  }
 }

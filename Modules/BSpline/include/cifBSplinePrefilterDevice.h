@@ -30,6 +30,16 @@ CudaImageFilters_EXPORT void
 PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
                   BoundaryMode mode, const StageCallback & afterAxis = {});
 
+/** The prefilter out of place into a buffer of another layout: the coefficients of
+ * the dense samples in \a source (device, left untouched) into \a deviceData at
+ * \a layout (BufferLayout: a one-component buffer with room around its samples, such
+ * as the resampler's mirror-padded coefficients, cifMirrorPadding.h). The same
+ * passes and bits as PrefilterOnDevice; only the layout's samples are written. */
+template <typename T>
+CudaImageFilters_EXPORT void
+PrefilterIntoLayoutOnDevice(const T * source, T * deviceData, const BufferLayout & layout, const BufferShape & shape,
+                            const SplinePoles & poles, BoundaryMode mode, const StageCallback & afterAxis = {});
+
 /** The passes along axes [0, \a axisEnd) of \a shape only, in place: the prefilter
  * of a volume larger than the device runs them on slabs of its slowest axis, and
  * the slowest axis's pass on slabs of another axis (cifSlabbedPrefilter.h). Each
@@ -49,7 +59,9 @@ PrefilterLeadingAxesOnDevice(T * deviceData, const BufferShape & shape, int axis
   template void PrefilterOnDevice<T>(const T *, T *, const BufferShape &, const SplinePoles &, BoundaryMode,         \
                                      const StageCallback &);                                                         \
   template void PrefilterLeadingAxesOnDevice<T>(T *, const BufferShape &, int, const SplinePoles &, BoundaryMode,    \
-                                                const StageCallback &);
+                                                const StageCallback &);                                              \
+  template void PrefilterIntoLayoutOnDevice<T>(const T *, T *, const BufferLayout &, const BufferShape &,             \
+                                               const SplinePoles &, BoundaryMode, const StageCallback &);
 
 /** The prefilter of float samples with every line computed in double and stored as
  * float after each axis: what VTK's vtkImageBSplineCoefficients does for float

@@ -204,34 +204,116 @@ struct BufferShape
   }
 };
 
-/** The lines of one axis: \a count lines of \a length samples, \a stride apart. Line
- * numbers run fastest over what lies below the axis in memory (components, lower
- * axes), so neighbouring lines are neighbouring addresses whenever stride > 1. */
+/** Where the samples of a buffer of some BufferShape lie: component c of sample
+ * (i_0, ..., i_{D-1}) at origin + c + sum_a i_a stride[a]. DenseLayout packs them as
+ * ITK does; a padded layout leaves room around them (the resampler's coefficients
+ * with a mirrored halo, cifMirrorPadding.h). */
+struct BufferLayout
+{
+  std::int64_t origin = 0;
+  std::int64_t stride[kMaxBufferDimension] = { 0, 0, 0, 0, 0, 0 };
+};
+
+/** ITK's layout of \a shape: components interleaved, the first axis fastest. */
+inline BufferLayout
+DenseLayout(const BufferShape & shape)
+{
+  BufferLayout layout;
+  std::int64_t step = shape.components;
+  for (int d = 0; d < kMaxBufferDimension; ++d)
+  {
+    layout.stride[d] = step;
+    step *= d < shape.dimension ? shape.size[d] : 1;
+  }
+  return layout;
+}
+
+/** Whether \a layout is DenseLayout(shape) along the axes \a shape uses. */
+inline bool
+IsDenseLayout(const BufferShape & shape, const BufferLayout & layout)
+{
+  const BufferLayout dense = DenseLayout(shape);
+  bool               same = layout.origin == 0;
+  for (int d = 0; d < shape.dimension; ++d)
+  {
+    same = same && layout.stride[d] == dense.stride[d];
+  }
+  return same;
+}
+
+/** The lines of one axis: \a count lines of \a length samples, \a stride apart.
+ * Line numbers run fastest over what lies below the axis in memory (components,
+ * lower axes), so neighbouring lines are neighbouring addresses whenever stride > 1.
+ * Start() reads a line number as digits over the other axes (components first), each
+ * digit times its stride in the buffer's layout; digits that are contiguous in memory
+ * are merged, so a dense buffer has at most two (below and above the axis). */
 struct AxisLines
 {
   std::int64_t length = 1;
   std::int64_t stride = 1;
   std::int64_t count = 0;
+  std::int64_t origin = 0;
+  int          digits = 0;
+  std::int64_t digitSize[kMaxBufferDimension] = { 1, 1, 1, 1, 1, 1 };
+  std::int64_t digitStride[kMaxBufferDimension] = { 0, 0, 0, 0, 0, 0 };
 
   CIF_HD std::int64_t
          Start(std::int64_t line) const
   {
-    return (line % stride) + (line / stride) * stride * length;
+    std::int64_t offset = origin;
+    for (int i = 0; i + 1 < digits; ++i)
+    {
+      offset += (line % digitSize[i]) * digitStride[i];
+      line /= digitSize[i];
+    }
+    return digits > 0 ? offset + line * digitStride[digits - 1] : offset;
+  }
+
+  /** Appends a digit of \a size values \a step apart (merged into the last digit
+   * where it continues it in memory; a single value adds nothing). */
+  CIF_HD void
+  AddDigit(std::int64_t size, std::int64_t step)
+  {
+    if (size == 1)
+    {
+      return;
+    }
+    if (digits > 0 && digitStride[digits - 1] * digitSize[digits - 1] == step)
+    {
+      digitSize[digits - 1] *= size;
+      return;
+    }
+    digitSize[digits] = size;
+    digitStride[digits] = step;
+    ++digits;
   }
 };
 
+/** The lines along \a axis of a buffer of \a shape stored at \a layout. */
 inline AxisLines
-MakeAxisLines(const BufferShape & shape, int axis)
+MakeAxisLines(const BufferShape & shape, int axis, const BufferLayout & layout)
 {
   AxisLines lines;
   lines.length = shape.size[axis];
-  lines.stride = shape.components;
-  for (int d = 0; d < axis; ++d)
-  {
-    lines.stride *= shape.size[d];
-  }
+  lines.stride = layout.stride[axis];
   lines.count = lines.length > 0 ? shape.ScalarCount() / lines.length : 0;
+  lines.origin = layout.origin;
+  lines.AddDigit(shape.components, 1);
+  for (int d = 0; d < shape.dimension; ++d)
+  {
+    if (d != axis)
+    {
+      lines.AddDigit(shape.size[d], layout.stride[d]);
+    }
+  }
   return lines;
+}
+
+/** The lines along \a axis of a dense buffer of \a shape. */
+inline AxisLines
+MakeAxisLines(const BufferShape & shape, int axis)
+{
+  return MakeAxisLines(shape, axis, DenseLayout(shape));
 }
 
 } // namespace cif

@@ -49,10 +49,13 @@ struct TileColumn
 /** T is the type in global memory, TC the type of the tile and of the sweeps: T for
  * the module's own filters; double for float data when a caller needs each line
  * computed in double and stored as float after each axis (VTK's
- * vtkImageBSplineCoefficients with float output). */
+ * vtkImageBSplineCoefficients with float output). The lines are read from \a source
+ * as \a axis lays them out and written to \a data as \a into does: the same lines,
+ * where the first pass reads dense samples into a padded layout (BufferLayout). */
 template <typename T, typename TC, int LANES>
 __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, LANES>))
-  PrefilterAxisTiled(const T * source, T * data, AxisLines axis, SplinePoles poles, BoundaryMode mode, int chunkLength)
+  PrefilterAxisTiled(const T * source, T * data, AxisLines axis, AxisLines into, SplinePoles poles, BoundaryMode mode,
+                     int chunkLength)
 {
   constexpr int THREADS = kThreadsPerBlock<LANES>;
   constexpr int WARPS = THREADS / 32;
@@ -62,6 +65,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
   TC *      tile = reinterpret_cast<TC *>(sharedBytes);
   TC *      carry = tile + n * pitch; // [kChunks][LANES]
   __shared__ std::int64_t laneStart[LANES];
+  __shared__ std::int64_t laneStartInto[LANES];
 
   const int          lane = threadIdx.x % LANES;
   const int          chunk = threadIdx.x / LANES;
@@ -70,6 +74,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
   if (threadIdx.x < LANES)
   {
     laneStart[threadIdx.x] = threadIdx.x < lanesHere ? axis.Start(firstLine + threadIdx.x) : 0;
+    laneStartInto[threadIdx.x] = threadIdx.x < lanesHere ? into.Start(firstLine + threadIdx.x) : 0;
   }
   __syncthreads();
 
@@ -78,7 +83,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
   // addresses and a warp reads across lines. No division per element, and the
   // unrolled loops keep many loads in flight.
   const TC   gain = static_cast<TC>(poles.gain);
-  const bool alongLine = axis.stride == 1;
+  const bool alongLine = axis.stride == 1 && into.stride == 1;
   const int  warp = threadIdx.x / 32, laneOfWarp = threadIdx.x % 32;
   if (alongLine)
   {
@@ -198,7 +203,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
   {
     for (int l = warp; l < lanesHere; l += WARPS)
     {
-      T * line = data + laneStart[l];
+      T * line = data + laneStartInto[l];
 #pragma unroll 8
       for (int k = laneOfWarp; k < n; k += 32)
       {
@@ -209,11 +214,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
   else if (lane < lanesHere)
   {
     constexpr int ROWS = kChunks;
-    T *           line = data + laneStart[lane];
+    T *           line = data + laneStartInto[lane];
 #pragma unroll 8
     for (int k = chunk; k < n; k += ROWS)
     {
-      line[k * axis.stride] = static_cast<T>(tile[k * pitch + lane]);
+      line[k * into.stride] = static_cast<T>(tile[k * pitch + lane]);
     }
   }
 }
@@ -241,7 +246,8 @@ TileBytes(int lanes, std::int64_t n)
 
 template <typename T, typename TC, int LANES>
 bool
-TryTiled(const T * source, T * data, const AxisLines & axis, const SplinePoles & poles, BoundaryMode mode)
+TryTiled(const T * source, T * data, const AxisLines & axis, const AxisLines & into, const SplinePoles & poles,
+         BoundaryMode mode)
 {
   const int  chunkLength = static_cast<int>((axis.length + kChunks - 1) / kChunks);
   const auto bytes = TileBytes<TC>(LANES, axis.length);
@@ -252,7 +258,7 @@ TryTiled(const T * source, T * data, const AxisLines & axis, const SplinePoles &
   AllowSharedMemory(PrefilterAxisTiled<T, TC, LANES>, bytes, "the prefilter's tiled pass");
   const std::int64_t blocks = (axis.count + LANES - 1) / LANES;
   PrefilterAxisTiled<T, TC, LANES>
-    <<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(source, data, axis, poles, mode,
+    <<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(source, data, axis, into, poles, mode,
                                                                                 chunkLength);
   CIF_CUDA_CHECK_LAUNCH();
   return true;
@@ -308,28 +314,65 @@ PrefilterAxisInGlobalMemory(T * deviceData, const BufferShape & shape, const Axi
   }
 }
 
-/** Every axis: T in global memory, TC in the tiles and the sweeps. */
+/** The scalars of a dense one-component buffer, \a source, into \a data as \a rows
+ * (its lines along the first axis, in another layout) lays them out. */
+template <typename T>
+__global__ void
+CopyIntoLayoutKernel(const T * source, AxisLines rows, T * data)
+{
+  const std::int64_t count = rows.count * rows.length;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+  {
+    data[rows.Start(i / rows.length) + (i % rows.length) * rows.stride] = source[i];
+  }
+}
+
+/** Every axis: T in global memory, TC in the tiles and the sweeps; \a deviceData at
+ * \a layout (dense, or with room between lines for one-component buffers), and
+ * \a source, where it is not \a deviceData, dense. */
 template <typename T, typename TC>
 void
-PrefilterAxes(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
-              BoundaryMode mode, const StageCallback & afterAxis, int axisEnd)
+PrefilterAxes(const T * source, T * deviceData, const BufferLayout & layout, const BufferShape & shape,
+              const SplinePoles & poles, BoundaryMode mode, const StageCallback & afterAxis, int axisEnd)
 {
+  const bool dense = IsDenseLayout(shape, layout);
+  if (!dense && (shape.components != 1 || !std::is_same_v<T, TC>))
+  {
+    throw CudaError("the B-spline prefilter: a padded layout takes one-component buffers computed in their own type");
+  }
   // The first axis filtered reads from source, the others in place. A tile reads its
   // whole tile before it writes, so source == deviceData is the in-place filter.
-  const T * from = source;
+  const T *  from = source;
   const auto copyFromSource = [&] {
-    if (from != deviceData)
+    if (from == deviceData)
+    {
+      return;
+    }
+    if (dense)
     {
       CIF_CUDA_CHECK(cudaMemcpyAsync(deviceData, from, static_cast<std::size_t>(shape.ScalarCount()) * sizeof(T),
                                      cudaMemcpyDeviceToDevice, 0));
-      from = deviceData;
     }
+    else if (shape.ScalarCount() > 0)
+    {
+      const int threads = 256;
+      const std::int64_t blocks = std::min<std::int64_t>((shape.ScalarCount() + threads - 1) / threads, 65536);
+      CopyIntoLayoutKernel<T><<<static_cast<unsigned int>(blocks), threads>>>(from, MakeAxisLines(shape, 0, layout),
+                                                                              deviceData);
+      CIF_CUDA_CHECK_LAUNCH();
+    }
+    from = deviceData;
+  };
+  // The lines of an axis where the pass reads them: a distinct source is dense.
+  const auto readLines = [&](int axis) {
+    return from == deviceData ? MakeAxisLines(shape, axis, layout) : MakeAxisLines(shape, axis);
   };
   const auto filtered = [&](const AxisLines & lines) { return poles.count > 0 && lines.length >= 2 && lines.count > 0; };
   bool       anyFiltered = false;
   for (int axis = 0; axis < axisEnd; ++axis)
   {
-    anyFiltered = anyFiltered || filtered(MakeAxisLines(shape, axis));
+    anyFiltered = anyFiltered || filtered(MakeAxisLines(shape, axis, layout));
   }
   if (!anyFiltered)
   {
@@ -337,16 +380,17 @@ PrefilterAxes(const T * source, T * deviceData, const BufferShape & shape, const
   }
   for (int axis = 0; axis < axisEnd; ++axis)
   {
-    const AxisLines lines = MakeAxisLines(shape, axis);
+    const AxisLines lines = MakeAxisLines(shape, axis, layout);
     if (!filtered(lines))
     {
       StageDone(afterAxis);
       continue;
     }
-    const int widest = WidestTile();
-    if ((widest >= 32 && TryTiled<T, TC, 32>(from, deviceData, lines, poles, mode)) ||
-        (widest >= 16 && TryTiled<T, TC, 16>(from, deviceData, lines, poles, mode)) ||
-        TryTiled<T, TC, 8>(from, deviceData, lines, poles, mode))
+    const AxisLines read = readLines(axis);
+    const int       widest = WidestTile();
+    if ((widest >= 32 && TryTiled<T, TC, 32>(from, deviceData, read, lines, poles, mode)) ||
+        (widest >= 16 && TryTiled<T, TC, 16>(from, deviceData, read, lines, poles, mode)) ||
+        TryTiled<T, TC, 8>(from, deviceData, read, lines, poles, mode))
     {
       from = deviceData;
       StageDone(afterAxis);
@@ -364,14 +408,23 @@ void
 PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
                   BoundaryMode mode, const StageCallback & afterAxis)
 {
-  PrefilterAxes<T, T>(source, deviceData, shape, poles, mode, afterAxis, shape.dimension);
+  PrefilterAxes<T, T>(source, deviceData, DenseLayout(shape), shape, poles, mode, afterAxis, shape.dimension);
+}
+
+template <typename T>
+void
+PrefilterIntoLayoutOnDevice(const T * source, T * deviceData, const BufferLayout & layout, const BufferShape & shape,
+                            const SplinePoles & poles, BoundaryMode mode, const StageCallback & afterAxis)
+{
+  PrefilterAxes<T, T>(source, deviceData, layout, shape, poles, mode, afterAxis, shape.dimension);
 }
 
 void
 PrefilterOnDeviceInDouble(const float * source, float * deviceData, const BufferShape & shape,
                           const SplinePoles & poles, BoundaryMode mode, const StageCallback & afterAxis)
 {
-  PrefilterAxes<float, double>(source, deviceData, shape, poles, mode, afterAxis, shape.dimension);
+  PrefilterAxes<float, double>(source, deviceData, DenseLayout(shape), shape, poles, mode, afterAxis,
+                               shape.dimension);
 }
 
 template <typename T>
@@ -387,7 +440,8 @@ void
 PrefilterLeadingAxesOnDevice(T * deviceData, const BufferShape & shape, int axisEnd, const SplinePoles & poles,
                              BoundaryMode mode, const StageCallback & afterAxis)
 {
-  PrefilterAxes<T, T>(deviceData, deviceData, shape, poles, mode, afterAxis, std::min(axisEnd, shape.dimension));
+  PrefilterAxes<T, T>(deviceData, deviceData, DenseLayout(shape), shape, poles, mode, afterAxis,
+                      std::min(axisEnd, shape.dimension));
 }
 
 template <typename TIn, typename T>

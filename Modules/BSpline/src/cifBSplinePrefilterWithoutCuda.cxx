@@ -26,6 +26,13 @@ PrefilterLeadingAxesOnDevice(T *, const BufferShape &, int, const SplinePoles &,
 {
   throw CudaError("PrefilterLeadingAxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
+template <typename T>
+void
+PrefilterIntoLayoutOnDevice(const T *, T *, const BufferLayout &, const BufferShape &, const SplinePoles &,
+                            BoundaryMode, const StageCallback &)
+{
+  throw CudaError("PrefilterIntoLayoutOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
 void
 PrefilterOnDeviceInDouble(const float *, float *, const BufferShape &, const SplinePoles &, BoundaryMode,
                           const StageCallback &)

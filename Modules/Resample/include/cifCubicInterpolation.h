@@ -502,12 +502,27 @@ SumOfWeightedRows(const Acc w[kMaxDimension][4], const TRowAt & rowAt, const TSa
   return value;
 }
 
+/** The weighted sum over a support that lies inside the grid (D = 1..4, fewer than
+ * 2^31 samples), from CubicSupport32's \a first and \a w: the 4 samples of each row
+ * along axis 0 are contiguous, one address per row, the 4 reads at fixed offsets from
+ * it. Reads and their address arithmetic are what the resampling kernels spend their
+ * instructions on (64 reads per 3-D voxel). Terms in EvaluateCubic's order. */
+template <int D, typename TCoefficient, typename Acc>
+CIF_HD Acc
+SumOverInteriorSupport32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid,
+                         const std::int32_t first[kMaxDimension], const Acc w[kMaxDimension][4])
+{
+  const auto                 strideY = static_cast<std::int32_t>(grid.size[0]);
+  const auto                 strideZ = static_cast<std::int32_t>(grid.size[0] * grid.size[1]);
+  const auto                 strideW = static_cast<std::int32_t>(grid.size[0] * grid.size[1] * grid.size[2]);
+  const TCoefficient * const corner = c + (first[3] * strideW + first[2] * strideZ + first[1] * strideY + first[0]);
+  return SumOfWeightedRows<D, Acc>(
+    w, [&](int kw, int kz, int ky) { return corner + (kw * strideW + kz * strideZ + ky * strideY); },
+    [](const TCoefficient * row, int kx) { return row[kx]; });
+}
+
 /** The spline's value at \a x when its whole support lies inside the grid (D = 1..4,
- * fewer than 2^31 samples): returns false, and leaves \a value alone, otherwise.
- * Where the support lies inside, the 4 samples of each row along axis 0 are
- * contiguous: one address per row, the 4 reads at fixed offsets from it. Reads and
- * their address arithmetic are what the resampling kernels spend their instructions
- * on (64 reads per 3-D voxel). Terms in EvaluateCubic's order. */
+ * fewer than 2^31 samples): returns false, and leaves \a value alone, otherwise. */
 template <int D, typename TCoefficient, bool KnownInsideBuffer = false>
 CIF_HD bool
 TryEvaluateCubicInterior32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[],
@@ -520,15 +535,23 @@ TryEvaluateCubicInterior32(const TCoefficient * __restrict__ c, const Coefficien
   {
     return false;
   }
-  const auto                 strideY = static_cast<std::int32_t>(grid.size[0]);
-  const auto                 strideZ = static_cast<std::int32_t>(grid.size[0] * grid.size[1]);
-  const auto                 strideW = static_cast<std::int32_t>(grid.size[0] * grid.size[1] * grid.size[2]);
-  const TCoefficient * const corner = c + (first[3] * strideW + first[2] * strideZ + first[1] * strideY + first[0]);
-  const Acc                  sumOfRows = SumOfWeightedRows<D, Acc>(
-    w, [&](int kw, int kz, int ky) { return corner + (kw * strideW + kz * strideZ + ky * strideY); },
-    [](const TCoefficient * row, int kx) { return row[kx]; });
-  value = sumOfRows;
+  value = SumOverInteriorSupport32<D>(c, grid, first, w);
   return true;
+}
+
+/** The spline's value at \a x, a point inside the buffer (InsideBounded) whose support
+ * is known to lie inside \a grid: a mirror-padded grid (cifMirrorPadding.h) with
+ * SupportFits32 and fewer than 2^31 samples (D = 1..4). No test of the support at all:
+ * what the resampling kernels run for every voxel of padded coefficients. */
+template <int D, typename TCoefficient>
+CIF_HD double
+EvaluateCubicInterior32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[])
+{
+  using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
+  std::int32_t first[kMaxDimension];
+  Acc          w[kMaxDimension][4];
+  CubicSupport32<D, Acc, true>(grid, x, first, w);
+  return SumOverInteriorSupport32<D>(c, grid, first, w);
 }
 
 /** ITK's mirror (MirroredOffset) of support index \a k, relative to the grid's start,

@@ -24,6 +24,15 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
                  const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output,
                  const ResampleSlabs & slabs = {}, const StageCallback & afterSlab = {});
 
+/** The halo of mirror-padded coefficients on the device (cifMirrorPadding.h):
+ * \a padded holds MirrorPaddedCount<D>(grid) samples whose interior is written
+ * (PrefilterIntoLayoutOnDevice at MirrorPaddedLayout<D>(grid)); each halo sample gets
+ * the interior sample ITK's mirror reads there. Asynchronous, on the default stream.
+ * D = 2, 3 or 4; T float or double. */
+template <int D, typename T>
+CudaImageFilters_EXPORT void
+FillMirrorHaloOnDevice(T * padded, const CoefficientGrid & grid);
+
 /** The input continuous indices at both ends of every output row (2 kMaxDimension
  * doubles per row into \a endpoints, device: start, then end) for a linear
  * \a chain: what ResampleImageFilter's linear path interpolates between (see
@@ -53,6 +62,14 @@ DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChai
   template void ResampleOnDevice<D, TC, TO>(const TC *, const ResampleGeometry &, const TransformChain &,           \
                                             const double *, bool, TO, TO *, const ResampleSlabs &,                   \
                                             const StageCallback &);
+/** The halo instantiations (D = 2, 3, 4; float and double). */
+#define CIF_INSTANTIATE_MIRROR_HALO                                                                                  \
+  template void FillMirrorHaloOnDevice<2, float>(float *, const CoefficientGrid &);                                  \
+  template void FillMirrorHaloOnDevice<3, float>(float *, const CoefficientGrid &);                                  \
+  template void FillMirrorHaloOnDevice<4, float>(float *, const CoefficientGrid &);                                  \
+  template void FillMirrorHaloOnDevice<2, double>(double *, const CoefficientGrid &);                                \
+  template void FillMirrorHaloOnDevice<3, double>(double *, const CoefficientGrid &);                                \
+  template void FillMirrorHaloOnDevice<4, double>(double *, const CoefficientGrid &);
 /** The row-endpoint and displacement-field instantiations (2-D, 3-D; float and double). */
 #define CIF_INSTANTIATE_FIELD(D)                                                                                     \
   template void RowEndpointsOnDevice<D>(const ResampleGeometry &, const TransformChain &, double *);                \

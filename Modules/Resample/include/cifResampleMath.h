@@ -3,6 +3,7 @@
 
 #include "cifCubicInterpolation.h"
 #include "cifImageFrame.h"
+#include "cifMirrorPadding.h"
 #include "cifTransformChain.h"
 
 #include <limits>
@@ -35,6 +36,11 @@ struct ResampleGeometry
                                                                       { 0, 1, 0, 0 },
                                                                       { 0, 0, 1, 0 },
                                                                       { 0, 0, 0, 1 } };
+  /** Whether the coefficients are a mirror-padded buffer of \a input
+   * (MirrorPaddedCount samples, ITK's mirror in the halo: cifMirrorPadding.h) rather
+   * than \a input's dense samples. The inside test is \a input's either way; only
+   * where the samples lie changes. */
+  bool inputMirrorPadded = false;
 
   CIF_HD std::int64_t
          OutputCount() const
@@ -49,6 +55,22 @@ struct ResampleGeometry
     return outputSize[1] * outputSize[2] * outputSize[3];
   }
 };
+
+/** The grid the coefficients are stored on (see ResampleGeometry::inputMirrorPadded). */
+template <int D>
+CIF_HD CoefficientGrid
+StoredInputGrid(const ResampleGeometry & g)
+{
+  return g.inputMirrorPadded ? MirrorPaddedGrid<D>(g.input) : g.input;
+}
+
+/** The first sample of StoredInputGrid in the coefficient buffer \a coefficients. */
+template <typename T>
+CIF_HD const T *
+StoredInputGridStart(const T * coefficients, const ResampleGeometry & g)
+{
+  return g.inputMirrorPadded ? MirrorPaddedGridStart(coefficients) : coefficients;
+}
 
 /** Physical point of an output index (ImageBase::TransformIndexToPhysicalPoint). */
 template <int D>
@@ -207,7 +229,8 @@ ResampleVoxelOnRow(const TCoefficient * coefficients, const ResampleGeometry & g
   {
     return defaultValue;
   }
-  return CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, g.input, index));
+  return CastWithBoundsChecking<TOut>(
+    EvaluateCubic<D>(StoredInputGridStart(coefficients, g), StoredInputGrid<D>(g), index));
 }
 
 /** One output voxel. \a mappedPoint, when given, is the transformed physical point
@@ -238,7 +261,7 @@ ResampleVoxel(const TCoefficient * coefficients, const ResampleGeometry & g, con
   {
     return defaultValue;
   }
-  return CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, g.input, x));
+  return CastWithBoundsChecking<TOut>(EvaluateCubic<D>(StoredInputGridStart(coefficients, g), StoredInputGrid<D>(g), x));
 }
 } // namespace cif
 

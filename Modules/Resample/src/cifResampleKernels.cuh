@@ -65,14 +65,27 @@ RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * end
  * and each thread divides its row fraction once for all its rows. No division per
  * voxel: what is left per voxel is the interpolation itself. Narrow blocks keep the rows
  * that a block of sheared columns spans, and the threads left idle at the planes'
- * edges, few. With \a Interior32 (fewer than 2^31 coefficients, SupportFits32) the
- * loop computes the voxels whose support lies inside the grid and sets the others
- * aside; each warp computes its own together at the end. */
+ * edges, few. How a voxel inside the buffer is evaluated is RowsEvaluation's choice. */
 constexpr int kBlockColumns = 64;
 constexpr int kRowGroups = kThreads / kBlockColumns;
 constexpr int kRowsPerThread = 8;
 constexpr int kBlockRows = kRowGroups * kRowsPerThread;
 constexpr int kWarpsPerBlock = kThreads / 32;
+
+/** How ResampleRowsKernel evaluates the voxels inside the buffer. */
+enum class RowsEvaluation
+{
+  /** EvaluateCubic: any grid (64-bit offsets where needed). */
+  General,
+  /** Fewer than 2^31 coefficients with SupportFits32: the loop computes the voxels
+   * whose support lies inside the grid and sets the others (at the input's faces)
+   * aside; each warp computes its own together at the end, through ITK's mirror. */
+  InteriorThenFaces,
+  /** Mirror-padded coefficients (cifMirrorPadding.h) that MirrorPaddingFits32: every
+   * voxel's support lies inside the padded grid, so every voxel takes the interior sum
+   * and no voxel is set aside. */
+  MirrorPadded
+};
 
 /** A row's start and its change along the row (end - start), as kept in shared
  * memory: ContinuousIndexOnRow's terms, the subtraction done once per row. The chain's
@@ -102,16 +115,20 @@ IndexOnRow(const double startAndStep[2 * kMaxDimension], double alpha, double in
   }
 }
 
-template <int D, typename TCoefficient, typename TOut, bool Interior32>
+template <int D, typename TCoefficient, typename TOut, RowsEvaluation Evaluation>
 __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
   ResampleRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry, TransformChain chain,
                      RowShear shear, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
 {
+  constexpr bool  setsFacesAside = Evaluation == RowsEvaluation::InteriorThenFaces;
   extern __shared__ double ends[]; // RowsTouched(shear, kBlockRows, kBlockColumns) rows of 2 * kMaxDimension
-  // Interior32: each warp's voxels whose support reaches past the grid, as k * 32 + lane
-  __shared__ std::uint16_t borderVoxels[kWarpsPerBlock][Interior32 ? 32 * kRowsPerThread : 1];
+  // InteriorThenFaces: each warp's voxels whose support reaches past the grid, as k * 32 + lane
+  __shared__ std::uint16_t borderVoxels[kWarpsPerBlock][setsFacesAside ? 32 * kRowsPerThread : 1];
   __shared__ int           borderCount[kWarpsPerBlock];
   const int                warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // the grid the samples are read on (the inside test is bounds', geometry.input's)
+  const CoefficientGrid    stored = StoredInputGrid<D>(geometry);
+  const TCoefficient *     samples = StoredInputGridStart(coefficients, geometry);
   const std::int64_t       width = geometry.outputSize[0];
   const std::int64_t       height = geometry.outputSize[1];
   const std::int64_t       blocksPerPlane = (shear.rowsPerPlane + kBlockRows - 1) / kBlockRows;
@@ -164,10 +181,14 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
       {
         out = defaultValue;
       }
-      else if constexpr (Interior32)
+      else if constexpr (Evaluation == RowsEvaluation::MirrorPadded)
+      {
+        out = CastWithBoundsChecking<TOut>(EvaluateCubicInterior32<D>(samples, stored, index));
+      }
+      else if constexpr (setsFacesAside)
       {
         double value;
-        if (TryEvaluateCubicInterior32<D, TCoefficient, true>(coefficients, geometry.input, index, value))
+        if (TryEvaluateCubicInterior32<D, TCoefficient, true>(samples, stored, index, value))
         {
           out = CastWithBoundsChecking<TOut>(value);
         }
@@ -178,11 +199,11 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
       }
       else
       {
-        out = CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, geometry.input, index));
+        out = CastWithBoundsChecking<TOut>(EvaluateCubic<D>(samples, stored, index));
       }
     }
   }
-  if constexpr (Interior32)
+  if constexpr (setsFacesAside)
   {
     // ITK's mirrored sum for the warp's voxels whose support reaches past the grid
     // (at the input's faces): taken together once the loop is done, so that the warp
@@ -196,7 +217,7 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
       double             index[kMaxDimension];
       IndexOnRow<D>(ends + 2 * kMaxDimension * (by - lowY), RowFraction(geometry, bx), index);
       output[(plane * height + by) * width + bx] =
-        CastWithBoundsChecking<TOut>(EvaluateCubicMirrored32<D>(coefficients, geometry.input, index));
+        CastWithBoundsChecking<TOut>(EvaluateCubicMirrored32<D>(samples, stored, index));
     }
   }
 }
@@ -375,7 +396,8 @@ __global__ void __launch_bounds__(kThreads)
                       InputContinuousIndex<D>(geometry, q, index);
                       output[row * width + x] =
                         InsideBounded<D>(index, bounds)
-                          ? CastWithBoundsChecking<TOut>(EvaluateCubic<D>(coefficients, geometry.input, index))
+                          ? CastWithBoundsChecking<TOut>(EvaluateCubic<D>(StoredInputGridStart(coefficients, geometry),
+                                                                          StoredInputGrid<D>(geometry), index))
                           : defaultValue;
                     });
 }
@@ -442,8 +464,12 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
       path = Path::BSplineRows;
     }
   }
-  const InsideBounds bounds = MakeInsideBounds(geometry.input);
-  const bool         interior32 = Indexable32(geometry.input) && SupportFits32(geometry.input);
+  const InsideBounds    bounds = MakeInsideBounds(geometry.input);
+  const CoefficientGrid stored = StoredInputGrid<D>(geometry);
+  const bool            fits32 = Indexable32(stored) && SupportFits32(stored);
+  const RowsEvaluation  rowsEvaluation = !fits32                     ? RowsEvaluation::General
+                                         : geometry.inputMirrorPadded ? RowsEvaluation::MirrorPadded
+                                                                      : RowsEvaluation::InteriorThenFaces;
   for (std::int64_t slab = 0; slab < slabs.count; ++slab)
   {
     const ResampleGeometry g = SlabGeometry(geometry, slabs, slab);
@@ -467,15 +493,19 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
       }
       const unsigned int blocks = static_cast<unsigned int>(blockCount);
       const std::size_t  sharedBytes = sizeof(double) * 2 * kMaxDimension * RowsTouched(shear, kBlockRows, kBlockColumns);
-      if (interior32)
+      const auto launch = [&](auto kernel) {
+        kernel<<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+      };
+      switch (rowsEvaluation)
       {
-        ResampleRowsKernel<D, TCoefficient, TOut, true>
-          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
-      }
-      else
-      {
-        ResampleRowsKernel<D, TCoefficient, TOut, false>
-          <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+        case RowsEvaluation::MirrorPadded:
+          launch(ResampleRowsKernel<D, TCoefficient, TOut, RowsEvaluation::MirrorPadded>);
+          break;
+        case RowsEvaluation::InteriorThenFaces:
+          launch(ResampleRowsKernel<D, TCoefficient, TOut, RowsEvaluation::InteriorThenFaces>);
+          break;
+        default:
+          launch(ResampleRowsKernel<D, TCoefficient, TOut, RowsEvaluation::General>);
       }
       CIF_CUDA_CHECK_LAUNCH();
     }

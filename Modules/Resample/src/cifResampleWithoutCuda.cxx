@@ -35,6 +35,13 @@ DisplacementFieldOnDevice(const ResampleGeometry &, const TransformChain &, TOut
 {
   ThrowNoCuda("DisplacementFieldOnDevice");
 }
+template <int D, typename T>
+void
+FillMirrorHaloOnDevice(T *, const CoefficientGrid &)
+{
+  ThrowNoCuda("FillMirrorHaloOnDevice");
+}
+CIF_INSTANTIATE_MIRROR_HALO
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_RESAMPLE)
 CIF_INSTANTIATE_FIELD(2)
 CIF_INSTANTIATE_FIELD(3)
