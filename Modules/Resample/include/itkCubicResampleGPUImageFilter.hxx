@@ -5,6 +5,7 @@
 #include "cifBSplinePrefilterHost.h"
 #include "cifDeviceBuffer.h"
 #include "cifDeviceMemoryLimit.h"
+#include "cifMirrorPadding.h"
 #include "cifSlabPlan.h"
 #include "cifSlabbedPrefilter.h"
 #include "cifResampleDevice.h"
@@ -404,6 +405,16 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           std::ostringstream what;
           what << "cubic resampling of a " << inputCount << "-voxel image into " << outputCount << " voxels";
           cif::RequireDeviceMemory(needed, what.str());
+          // Coefficients of its own are mirror-padded where they fit (cifMirrorPadding.h:
+          // every voxel then reads its support without ITK's mirror arithmetic, the same
+          // bits), in the memory budget: the padded buffer on top of the dense one that
+          // the samples are uploaded or converted into, which goes after the prefilter.
+          const std::size_t paddedBytes =
+            static_cast<std::size_t>(cif::MirrorPaddedCount<static_cast<int>(D)>(g.input)) * sizeof(TC);
+          const bool padCoefficients = m_MirrorPaddedCoefficients && ownsCoefficients && !useTextures &&
+                                       cif::MirrorPaddingFits32<static_cast<int>(D)>(g.input) &&
+                                       needed + paddedBytes <= cif::GetDeviceMemoryBudget(true);
+          bool mirrorPadded = false; // whether the coefficients below are
 
           cif::DeviceBuffer ownCoefficients;
           const TC *        coefficients = nullptr;
@@ -426,6 +437,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
               if (cached)
               {
                 coefficients = m_CoefficientCache.device.template As<const TC>();
+                mirrorPadded = m_CoefficientCache.mirrorPadded;
               }
               progress.Completed();
               for (unsigned int a = 0; a < (m_InputIsCoefficients ? 0u : D); ++a)
@@ -435,12 +447,19 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             }
             else if (ownsCoefficients)
             {
-              ownCoefficients.Allocate(inputCount * sizeof(TC));
-              TC * own = ownCoefficients.As<TC>();
+              // The input's values as TC on the device (dense): uploaded or converted into
+              // own, or a CudaImage's own buffer where its type is TC.
+              constexpr bool inputReadInPlace = inputIsCuda && sameType;
+              TC *           own = nullptr;
+              if (!inputReadInPlace || !padCoefficients)
+              {
+                ownCoefficients.Allocate(inputCount * sizeof(TC));
+                own = ownCoefficients.As<TC>();
+              }
+              const TC * dense = own;
               if constexpr (!inputIsCuda && sameType)
               {
                 ownCoefficients.Upload(input->GetBufferPointer(), inputCount * sizeof(TC));
-                source = own;
               }
               else if constexpr (needsStaging)
               {
@@ -448,26 +467,36 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                 staging.Upload(input->GetBufferPointer(), inputCount * sizeof(TIn));
                 source = staging.As<TIn>();
               }
-              if constexpr (sameType)
+              if constexpr (inputReadInPlace)
               {
-                progress.CompletedOnDevice();
-                // m_InputIsCoefficients here means a host input, already uploaded
-                if (!m_InputIsCoefficients)
-                {
-                  cif::PrefilterOnDevice<TC>(source, own, shape, poles, cif::BoundaryMode::Mirror,
-                                             progress.DeviceCallback());
-                }
+                dense = source;
               }
-              else
+              else if constexpr (!sameType)
               {
                 cif::ConvertOnDevice<TIn, TC>(source, own, inputCount);
-                progress.CompletedOnDevice();
-                if (!m_InputIsCoefficients)
-                {
-                  cif::PrefilterOnDevice<TC>(own, shape, poles, cif::BoundaryMode::Mirror, progress.DeviceCallback());
-                }
               }
-              coefficients = own;
+              progress.CompletedOnDevice();
+              // m_InputIsCoefficients here means a host input, already uploaded: no passes
+              const bool filtered = !m_InputIsCoefficients;
+              if (padCoefficients)
+              {
+                // Into the padded buffer, which takes own's place (own goes back to the
+                // pool after the passes, in stream order).
+                cif::DeviceBuffer padded(paddedBytes);
+                cif::PrefilterIntoLayoutOnDevice<TC>(dense, padded.As<TC>(),
+                                                     cif::MirrorPaddedLayout<static_cast<int>(D)>(g.input), shape,
+                                                     filtered ? poles : cif::SplinePoles{}, cif::BoundaryMode::Mirror,
+                                                     filtered ? progress.DeviceCallback() : cif::StageCallback{});
+                cif::FillMirrorHaloOnDevice<static_cast<int>(D), TC>(padded.As<TC>(), g.input);
+                ownCoefficients = std::move(padded);
+                mirrorPadded = true;
+              }
+              else if (filtered)
+              {
+                cif::PrefilterOnDevice<TC>(dense, own, shape, poles, cif::BoundaryMode::Mirror,
+                                           progress.DeviceCallback());
+              }
+              coefficients = ownCoefficients.As<TC>();
             }
             else
             {
@@ -497,7 +526,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           if (ownsCoefficients && keepCoefficients && !useTextures)
           {
             // A piece of a streamed output: the next pieces read these coefficients.
-            this->KeepCoefficients(std::move(ownCoefficients));
+            this->KeepCoefficients(std::move(ownCoefficients), mirrorPadded);
             coefficients = m_CoefficientCache.device.template As<const TC>();
           }
           if constexpr (texturesExist)
@@ -529,8 +558,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           }
           if (!useTextures)
           {
+            cif::ResampleGeometry stored = g;
+            stored.inputMirrorPadded = mirrorPadded;
             cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
-              coefficients, g, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue, out, slabs,
+              coefficients, stored, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue, out, slabs,
               download ? cif::DownloadEachSlab(*download, g, slabs, sizeof(TOut), progress.DeviceCallback())
                        : progress.DeviceCallback());
           }
@@ -616,10 +647,11 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  KeepCoefficients(cif::DeviceBuffer && coefficients)
+  KeepCoefficients(cif::DeviceBuffer && coefficients, bool mirrorPadded)
 {
   m_CoefficientCache = CoefficientCache{};
   m_CoefficientCache.device = std::move(coefficients);
+  m_CoefficientCache.mirrorPadded = mirrorPadded;
   this->StampCoefficientCache();
 }
 
@@ -1175,6 +1207,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   os << indent << "InputIsCoefficients: " << (m_InputIsCoefficients ? "On" : "Off") << std::endl;
   os << indent << "UseTextureInterpolation: " << (m_UseTextureInterpolation ? "On" : "Off") << std::endl;
   os << indent << "TextureHalfFloat: " << (m_TextureHalfFloat ? "On" : "Off") << std::endl;
+  os << indent << "MirrorPaddedCoefficients: " << (m_MirrorPaddedCoefficients ? "On" : "Off") << std::endl;
   os << indent << "Cached texture (bytes): " << m_TextureCache.texture.Bytes() << std::endl;
   os << indent << "CubicBSplinePerComponent: " << (m_CubicBSplinePerComponent ? "On" : "Off") << std::endl;
   os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
