@@ -13,19 +13,27 @@
 
 namespace
 {
+/** Fresh uniform samples in [-1, 1) for every scalar of \a shape. */
+std::vector<float>
+RandomSamples(const cif::BufferShape & shape, std::uint32_t seed)
+{
+  std::mt19937                          rng(seed);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::vector<float>                    samples(static_cast<std::size_t>(shape.ScalarCount()));
+  for (float & s : samples)
+  {
+    s = unit(rng);
+  }
+  return samples;
+}
+
 void
 CheckOutOfPlace(const cif::BufferShape & shape)
 {
   const std::uint32_t seed = cif_test::FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937                          rng(seed);
-  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-  const auto                            count = static_cast<std::size_t>(shape.ScalarCount());
-  std::vector<float>                    samples(count);
-  for (float & s : samples)
-  {
-    s = unit(rng);
-  }
+  const std::vector<float> samples = RandomSamples(shape, seed);
+  const std::size_t        count = samples.size();
   cif::SplinePoles poles;
   cif::MakeSplinePoles(3, poles);
   const std::size_t bytes = count * sizeof(float);
@@ -57,14 +65,8 @@ CheckIntoPaddedLayout(const cif::BufferShape & shape)
 {
   const std::uint32_t seed = cif_test::FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(D) + "-D");
-  std::mt19937                          rng(seed);
-  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-  const auto                            count = static_cast<std::size_t>(shape.ScalarCount());
-  std::vector<float>                    samples(count);
-  for (float & s : samples)
-  {
-    s = unit(rng);
-  }
+  const std::vector<float> samples = RandomSamples(shape, seed);
+  const std::size_t        count = samples.size();
   cif::SplinePoles poles;
   cif::MakeSplinePoles(3, poles);
   cif::CoefficientGrid grid;

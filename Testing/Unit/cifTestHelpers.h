@@ -201,6 +201,24 @@ private:
   std::size_t m_Previous;
 };
 
+/** cif::SetPinnedOutputMinimumBytes for one scope: tests pin small images. */
+class ScopedPinnedOutputMinimum
+{
+public:
+  explicit ScopedPinnedOutputMinimum(std::size_t bytes)
+    : m_Previous(cif::GetPinnedOutputMinimumBytes())
+  {
+    cif::SetPinnedOutputMinimumBytes(bytes);
+  }
+  ~ScopedPinnedOutputMinimum() { cif::SetPinnedOutputMinimumBytes(m_Previous); }
+  ScopedPinnedOutputMinimum(const ScopedPinnedOutputMinimum &) = delete;
+  ScopedPinnedOutputMinimum &
+  operator=(const ScopedPinnedOutputMinimum &) = delete;
+
+private:
+  std::size_t m_Previous;
+};
+
 /** Sets the device memory limit for the scope of a test, then restores it. */
 class ScopedDeviceMemoryLimit
 {

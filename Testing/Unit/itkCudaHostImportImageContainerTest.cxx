@@ -2,7 +2,8 @@
 // itkCudaHostImportImageContainer.h): a container that falls back to ordinary memory
 // where pinning is declined, keeps its contents when it grows, frees only what it
 // allocated; the cap on pinned memory; huge pages on an output's first update and
-// pinned memory from its second; and, on a GPU, filters whose host output is pinned
+// pinned memory from its second, for outputs of at least the pinning minimum (16 MiB
+// by default; the tests lower it to pin small images); and, on a GPU, filters whose host output is pinned
 // give the bits of an ordinary output, keep the buffer across updates and hand the
 // pinned memory back when the image goes.
 #include "cifPinnedHostMemory.h"
@@ -10,6 +11,8 @@
 #include "itkBSplinePrefilterGPUImageFilter.h"
 #include "itkConvolutionGPUImageFilter.h"
 #include "itkCudaHostImportImageContainer.h"
+
+#include <cstdlib>
 #include "itkRGBPixel.h"
 
 #include <cstring>
@@ -124,7 +127,8 @@ TEST(PinnedHostMemory, ContainerKeepsItsContentsWhenItGrowsAndFallsBackWhenDecli
 TEST(PinnedHostMemory, HugePagesOnTheFirstUpdatePinnedMemoryFromTheSecond)
 {
   // No device needed: the choice of memory is made on the host.
-  auto image = Image::New();
+  const cif_test::ScopedPinnedOutputMinimum pinSmallOutputs(0);
+  auto                                      image = Image::New();
   image->SetRegions(Image::SizeType{ { 128, 128, 40 } }); // 2.5 MiB
   itk::UseCudaHostPixelContainer(image.GetPointer());
   auto * first = dynamic_cast<Container *>(image->GetPixelContainer());
@@ -155,6 +159,30 @@ TEST(PinnedHostMemory, HugePagesOnTheFirstUpdatePinnedMemoryFromTheSecond)
   EXPECT_EQ(dynamic_cast<Container *>(small->GetPixelContainer()), nullptr); // below the direct-copy size
 }
 
+TEST(PinnedHostMemory, OutputsBelowThePinningMinimumStayInOrdinaryMemory)
+{
+  // By default 16 MiB: a 2.5 MiB output keeps huge pages on every update; at the
+  // minimum it is pinned from its second.
+  if (std::getenv("CIF_PINNED_OUTPUT_MIN") == nullptr)
+  {
+    EXPECT_EQ(cif::GetPinnedOutputMinimumBytes(), std::size_t(16) << 20);
+  }
+  const cif_test::ScopedPinnedOutputMinimum byDefault(std::size_t(16) << 20);
+  auto image = Image::New();
+  image->SetRegions(Image::SizeType{ { 128, 128, 40 } }); // 2.5 MiB
+  for (int update = 0; update < 3; ++update)
+  {
+    itk::UseCudaHostPixelContainer(image.GetPointer());
+    auto * container = dynamic_cast<Container *>(image->GetPixelContainer());
+    ASSERT_NE(container, nullptr);
+    EXPECT_FALSE(container->GetPinned()) << "update " << update;
+    image->Allocate();
+  }
+  const cif_test::ScopedPinnedOutputMinimum atThisSize(std::size_t(128) * 128 * 40 * sizeof(float));
+  itk::UseCudaHostPixelContainer(image.GetPointer());
+  EXPECT_TRUE(dynamic_cast<Container *>(image->GetPixelContainer())->GetPinned());
+}
+
 TEST(PinnedHostMemory, OutputsStayOrdinaryOnTheCPUPath)
 {
   const auto input = RandomVolume(70, 1); // 70 x 73 x 68 floats: 1.4 MiB
@@ -172,6 +200,7 @@ TEST(PinnedHostMemory, OutputsStayOrdinaryOnTheCPUPath)
 TEST(PinnedHostMemoryGPU, PinnedOutputsGiveTheBitsOfOrdinaryOnesAndAreFreedWithTheImage)
 {
   CIF_REQUIRE_GPU();
+  const cif_test::ScopedPinnedOutputMinimum pinSmallOutputs(0);
   const auto        input = RandomVolume(70, 2);
   const std::size_t before = cif::GetPinnedHostBytes();
   const auto        ordinary = Prefiltered(input, true); // one update: huge pages, not pinned
@@ -200,6 +229,7 @@ TEST(PinnedHostMemoryGPU, PinnedOutputsGiveTheBitsOfOrdinaryOnesAndAreFreedWithT
 TEST(PinnedHostMemoryGPU, AFilterReusesItsPinnedOutputAcrossUpdatesAndRespectsTheCap)
 {
   CIF_REQUIRE_GPU();
+  const cif_test::ScopedPinnedOutputMinimum pinSmallOutputs(0);
   const auto input = RandomVolume(72, 3);
   auto       filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
   filter->SetInput(input);
@@ -234,6 +264,7 @@ TEST(PinnedHostMemoryGPU, AFilterReusesItsPinnedOutputAcrossUpdatesAndRespectsTh
 TEST(PinnedHostMemoryGPU, ConvolutionOfRGBImagesIntoPinnedOutputs)
 {
   CIF_REQUIRE_GPU();
+  const cif_test::ScopedPinnedOutputMinimum pinSmallOutputs(0);
   auto rgb = RGBImage::New();
   rgb->SetRegions(RGBImage::SizeType{ { 400, 300 } });
   rgb->Allocate();

@@ -11,8 +11,9 @@
  * A download into pinned memory is one DMA at the bus's speed; into ordinary
  * (pageable) memory it goes through the staging rings (cifPinnedStaging.h), which
  * add host copies on top of the bus (about 1.15x the pinned time, more on hosts with
- * slow memcpy). So a GPU filter whose output is an ordinary itk::Image, updated a
- * second time, gives that image a pinned pixel container
+ * slow memcpy). So a GPU filter whose output is an ordinary itk::Image of at least
+ * GetPinnedOutputMinimumBytes(), updated a second time, gives that image a pinned
+ * pixel container
  * (itkCudaHostImportImageContainer.h), which ITK keeps and reuses across updates,
  * and which the next GPU filter of a pipeline uploads from directly.
  *
@@ -46,6 +47,22 @@ GetPinnedHostLimit();
 /** Changes the cap; 0 turns pinned allocations off. Memory already held stays. */
 CudaImageFilters_EXPORT void
 SetPinnedHostLimit(std::size_t bytes);
+
+/** Host outputs smaller than this stay in ordinary memory however often their filter
+ * updates (itkCudaHostImportImageContainer.h); larger ones are pinned from their
+ * second update on. Default 16 MiB; environment CIF_PINNED_OUTPUT_MIN (e.g. "64M"),
+ * read once. Pinning costs about 0.4-0.6 ms per MiB once and saves per later update
+ * only what the staged download costs over a pinned one: measured on an H100 host
+ * (2026-11-25), 0.08 ms for a 4 MiB output (pinning it made the second update of a
+ * 128x128x64 resample 3.3-3.9 ms instead of 1.2), 0.2-0.3 ms at 8 MiB, 2 ms at 64 MiB,
+ * 28 ms at 512 MiB: small outputs would need 20 to 30 more updates to win back their
+ * pinning. */
+CudaImageFilters_EXPORT std::size_t
+GetPinnedOutputMinimumBytes();
+
+/** Changes that size (0: pin every output the filters would pin). */
+CudaImageFilters_EXPORT void
+SetPinnedOutputMinimumBytes(std::size_t bytes);
 
 namespace detail
 {

@@ -152,8 +152,10 @@ private:
  * 0.05 s for ordinary pages first touched by the download), so a one-shot update (a
  * CLI run) gets huge pages, and a filter updated again and again (a registration
  * loop, an interactive pipeline) pays pinning once and then copies at the bus's
- * speed. Buffers smaller than the staging rings' direct-copy threshold are left
- * alone (a copy that small costs little). The allocation itself stays ITK's
+ * speed. Outputs smaller than cif::GetPinnedOutputMinimumBytes() (16 MiB) keep
+ * huge pages (pinning them would take 20 to 30 updates to pay back), and buffers
+ * smaller than the staging rings' direct-copy threshold are left alone (a copy that
+ * small costs little). The allocation itself stays ITK's
  * (Allocate), on the container given here. */
 template <typename TPixel, unsigned int VDimension>
 void
@@ -172,7 +174,7 @@ UseCudaHostPixelContainer(Image<TPixel, VDimension> * image)
     }
     auto *     current = image->GetPixelContainer();
     const bool updatedBefore = current != nullptr && current->Capacity() > 0;
-    const bool pin = updatedBefore && cif::GetPinnedHostLimit() > 0;
+    const bool pin = updatedBefore && bytes >= cif::GetPinnedOutputMinimumBytes() && cif::GetPinnedHostLimit() > 0;
     auto *     ours = dynamic_cast<Container *>(current);
     if (ours == nullptr)
     {

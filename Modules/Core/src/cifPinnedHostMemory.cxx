@@ -26,6 +26,7 @@ struct Registry
   std::unordered_map<void *, std::size_t> sizes;
   std::size_t                             held = 0;
   std::size_t                             limit = kUnset;
+  std::size_t                             outputMinimum = kUnset;
 };
 
 Registry &
@@ -34,6 +35,21 @@ TheRegistry()
   // Never destroyed: images freed during static destruction still find it.
   static Registry * registry = new Registry;
   return *registry;
+}
+
+/** A byte count from environment variable \a name, else \a fallback (a value that
+ * does not parse is reported once on stderr and ignored). */
+std::size_t
+BytesFromEnvironment(const char * name, std::size_t fallback)
+{
+  const char * text = std::getenv(name);
+  std::size_t  bytes = fallback;
+  if (text != nullptr && *text != '\0' && !ParseByteCount(text, bytes))
+  {
+    std::fprintf(stderr, "CudaImageFilters: %s=\"%s\" is not a byte count; ignored.\n", name, text);
+    bytes = fallback;
+  }
+  return bytes;
 }
 
 std::size_t
@@ -49,16 +65,14 @@ DefaultLimit()
 std::size_t
 LimitFromEnvironment()
 {
-  static const std::size_t fromEnvironment = [] {
-    const char * text = std::getenv("CIF_PINNED_HOST_LIMIT");
-    std::size_t  bytes = DefaultLimit();
-    if (text != nullptr && *text != '\0' && !ParseByteCount(text, bytes))
-    {
-      std::fprintf(stderr, "CudaImageFilters: CIF_PINNED_HOST_LIMIT=\"%s\" is not a byte count; ignored.\n", text);
-      bytes = DefaultLimit();
-    }
-    return bytes;
-  }();
+  static const std::size_t fromEnvironment = BytesFromEnvironment("CIF_PINNED_HOST_LIMIT", DefaultLimit());
+  return fromEnvironment;
+}
+
+std::size_t
+OutputMinimumFromEnvironment()
+{
+  static const std::size_t fromEnvironment = BytesFromEnvironment("CIF_PINNED_OUTPUT_MIN", std::size_t(16) << 20);
   return fromEnvironment;
 }
 
@@ -141,5 +155,21 @@ SetPinnedHostLimit(std::size_t bytes)
   Registry &                        r = TheRegistry();
   const std::lock_guard<std::mutex> lock(r.mutex);
   r.limit = bytes;
+}
+
+std::size_t
+GetPinnedOutputMinimumBytes()
+{
+  Registry &                        r = TheRegistry();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  return r.outputMinimum != kUnset ? r.outputMinimum : OutputMinimumFromEnvironment();
+}
+
+void
+SetPinnedOutputMinimumBytes(std::size_t bytes)
+{
+  Registry &                        r = TheRegistry();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  r.outputMinimum = bytes;
 }
 } // namespace cif

@@ -414,7 +414,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           const bool padCoefficients = m_MirrorPaddedCoefficients && ownsCoefficients && !useTextures &&
                                        cif::MirrorPaddingFits32<static_cast<int>(D)>(g.input) &&
                                        needed + paddedBytes <= cif::GetDeviceMemoryBudget(true);
-          bool mirrorPadded = false; // whether the coefficients below are
+          bool mirrorPadded = false; // whether the coefficients below lie in that layout
 
           cif::DeviceBuffer ownCoefficients;
           const TC *        coefficients = nullptr;
