@@ -3,7 +3,7 @@
 // the image the dense coefficients give, bit for bit, whichever way the coefficients
 // come about: a host input of the coefficients' type (uploaded, then filtered into the
 // padded layout), of another type (converted first), a CudaImage (read in place), host
-// coefficients (SetInputIsCoefficients: copied into the layout), and streamed pieces
+// coefficients (SetInputIsCoefficients: they stay dense either way), and streamed pieces
 // (the padded coefficients kept between pieces); 2-D to 4-D, through an affine (the
 // scanline path) and a B-spline transform (one thread per voxel).
 #include "cifResampleTestSupport.h"

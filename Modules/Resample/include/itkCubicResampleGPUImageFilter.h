@@ -117,7 +117,8 @@ public:
   itkGetConstMacro(TextureHalfFloat, bool);
   itkBooleanMacro(TextureHalfFloat);
 
-  /** GPU exact mode: keep the coefficients the filter computes with a halo of 2
+  /** GPU exact mode: keep the coefficients the filter computes (not those handed in
+   * with InputIsCoefficients) with a halo of 2
    * samples around each axis holding ITK's mirror, rows rounded up to 128 bytes
    * (cifMirrorPadding.h), so that every voxel reads its 4^D support without the
    * mirror's arithmetic: the same values, bit for bit, about 5% faster at 512^3 (15%
