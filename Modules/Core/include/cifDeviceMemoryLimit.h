@@ -32,6 +32,12 @@ GetDeviceMemoryLimit();
 CudaImageFilters_EXPORT bool
 ParseByteCount(const std::string & text, std::size_t & bytes);
 
+/** The byte count in environment variable \a name (as ParseByteCount reads it), else
+ * \a fallback: where it is unset, empty, or not a byte count — the last reported on
+ * stderr, so that a typo cannot change a setting without a word. Callers read it once. */
+CudaImageFilters_EXPORT std::size_t
+ByteCountFromEnvironment(const char * name, std::size_t fallback);
+
 /** The bytes a job may plan for: the current device's free memory plus what this
  * library's pool caches, capped by GetDeviceMemoryLimit(). With \a onDevice false
  * (the CPU path, which runs the same slab plans so that CI tests them) only the cap

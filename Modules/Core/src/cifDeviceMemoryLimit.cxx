@@ -21,19 +21,23 @@ std::atomic<std::size_t> g_Limit{ kUnset };
 std::size_t
 LimitFromEnvironment()
 {
-  static const std::size_t fromEnvironment = [] {
-    const char * text = std::getenv("CIF_DEVICE_MEMORY_LIMIT");
-    std::size_t  bytes = 0;
-    if (text != nullptr && *text != '\0' && !ParseByteCount(text, bytes))
-    {
-      std::fprintf(stderr, "CudaImageFilters: CIF_DEVICE_MEMORY_LIMIT=\"%s\" is not a byte count; ignored.\n", text);
-      bytes = 0;
-    }
-    return bytes;
-  }();
+  static const std::size_t fromEnvironment = ByteCountFromEnvironment("CIF_DEVICE_MEMORY_LIMIT", 0);
   return fromEnvironment;
 }
 } // namespace
+
+std::size_t
+ByteCountFromEnvironment(const char * name, std::size_t fallback)
+{
+  const char * text = std::getenv(name);
+  std::size_t  bytes = fallback;
+  if (text != nullptr && *text != '\0' && !ParseByteCount(text, bytes))
+  {
+    std::fprintf(stderr, "CudaImageFilters: %s=\"%s\" is not a byte count; ignored.\n", name, text);
+    bytes = fallback;
+  }
+  return bytes;
+}
 
 void
 SetDeviceMemoryLimit(std::size_t bytes)

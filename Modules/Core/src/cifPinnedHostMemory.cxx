@@ -6,8 +6,6 @@
 #include "cifDeviceMemoryLimit.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -37,21 +35,6 @@ TheRegistry()
   return *registry;
 }
 
-/** A byte count from environment variable \a name, else \a fallback (a value that
- * does not parse is reported once on stderr and ignored). */
-std::size_t
-BytesFromEnvironment(const char * name, std::size_t fallback)
-{
-  const char * text = std::getenv(name);
-  std::size_t  bytes = fallback;
-  if (text != nullptr && *text != '\0' && !ParseByteCount(text, bytes))
-  {
-    std::fprintf(stderr, "CudaImageFilters: %s=\"%s\" is not a byte count; ignored.\n", name, text);
-    bytes = fallback;
-  }
-  return bytes;
-}
-
 std::size_t
 DefaultLimit()
 {
@@ -65,14 +48,14 @@ DefaultLimit()
 std::size_t
 LimitFromEnvironment()
 {
-  static const std::size_t fromEnvironment = BytesFromEnvironment("CIF_PINNED_HOST_LIMIT", DefaultLimit());
+  static const std::size_t fromEnvironment = ByteCountFromEnvironment("CIF_PINNED_HOST_LIMIT", DefaultLimit());
   return fromEnvironment;
 }
 
 std::size_t
 OutputMinimumFromEnvironment()
 {
-  static const std::size_t fromEnvironment = BytesFromEnvironment("CIF_PINNED_OUTPUT_MIN", std::size_t(16) << 20);
+  static const std::size_t fromEnvironment = ByteCountFromEnvironment("CIF_PINNED_OUTPUT_MIN", std::size_t(16) << 20);
   return fromEnvironment;
 }
 
