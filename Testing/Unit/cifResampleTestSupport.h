@@ -60,6 +60,37 @@ MakeInput(const typename TImage::SizeType & size, Content content, std::uint32_t
   return image;
 }
 
+/** The physical point at the middle of \a image's largest region. */
+template <typename TImage>
+typename TImage::PointType
+CentreOf(const TImage * image)
+{
+  const auto &                                         region = image->GetLargestPossibleRegion();
+  itk::ContinuousIndex<double, TImage::ImageDimension> middle;
+  for (unsigned int a = 0; a < TImage::ImageDimension; ++a)
+  {
+    middle[a] = region.GetIndex()[a] + 0.5 * (region.GetSize()[a] - 1.0);
+  }
+  typename TImage::PointType centre;
+  image->TransformContinuousIndexToPhysicalPoint(middle, centre);
+  return centre;
+}
+
+/** Moves the origin of \a geometry (an identity direction, as OutputGeometry's) so that
+ * the middle of its largest region lies at \a centre. */
+template <typename TImage>
+void
+CentreOn(TImage * geometry, const typename TImage::PointType & centre)
+{
+  const auto &               region = geometry->GetLargestPossibleRegion();
+  typename TImage::PointType origin;
+  for (unsigned int a = 0; a < TImage::ImageDimension; ++a)
+  {
+    origin[a] = centre[a] - geometry->GetSpacing()[a] * (region.GetIndex()[a] + 0.5 * (region.GetSize()[a] - 1.0));
+  }
+  geometry->SetOrigin(origin);
+}
+
 template <unsigned int D>
 typename itk::AffineTransform<double, D>::Pointer
 RandomAffine(std::mt19937 & rng, double scale = 1.0, const itk::Point<double, D> * centre = nullptr)

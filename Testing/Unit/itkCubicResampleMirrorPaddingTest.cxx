@@ -79,25 +79,14 @@ ExpectTheSameBitsPaddedOrNot(const itk::Size<D> & inSize, const itk::Size<D> & o
   auto         geometry = OutputGeometry<FloatImage>(outSize);
   // The output box centred on the input's centre, the affine turning about it: many
   // output voxels map inside, and the box's edges cross the input's faces.
-  itk::ContinuousIndex<double, D> middle;
-  for (unsigned int a = 0; a < D; ++a)
-  {
-    middle[a] = input->GetLargestPossibleRegion().GetIndex()[a] + 0.5 * (inSize[a] - 1.0);
-  }
-  typename FloatImage::PointType   centre, origin;
   typename FloatImage::SpacingType spacing;
-  input->TransformContinuousIndexToPhysicalPoint(middle, centre);
   for (unsigned int a = 0; a < D; ++a)
   {
     spacing[a] = 0.8 * input->GetSpacing()[a] * inSize[a] / outSize[a]; // 80% of the input's extent
   }
   geometry->SetSpacing(spacing);
-  for (unsigned int a = 0; a < D; ++a)
-  {
-    origin[a] = centre[a] - geometry->GetSpacing()[a] *
-                              (geometry->GetLargestPossibleRegion().GetIndex()[a] + 0.5 * (outSize[a] - 1.0));
-  }
-  geometry->SetOrigin(origin);
+  const auto centre = CentreOf(input.GetPointer());
+  CentreOn(geometry.GetPointer(), centre);
   auto affine = RandomAffine<D>(rng, 1.0, &centre);
   if (*std::min_element(inSize.begin(), inSize.end()) < 6)
   {

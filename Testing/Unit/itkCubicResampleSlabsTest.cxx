@@ -175,13 +175,7 @@ CheckResampleSlabs(Path path)
   }
   auto input = MakeInput<Image>(inSize, Content::Random, seed);
   auto geometry = OutputGeometry<Image>(outSize);
-  itk::ContinuousIndex<double, D> centre;
-  for (unsigned int a = 0; a < D; ++a)
-  {
-    centre[a] = input->GetLargestPossibleRegion().GetIndex()[a] + 0.5 * (inSize[a] - 1.0);
-  }
-  typename Image::PointType inputCentre;
-  input->TransformContinuousIndexToPhysicalPoint(centre, inputCentre);
+  const typename Image::PointType inputCentre = CentreOf(input.GetPointer());
 
   using Transform = itk::Transform<double, D, D>;
   struct Case

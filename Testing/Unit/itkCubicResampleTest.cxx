@@ -46,23 +46,11 @@ CheckTransforms(Path path)
     // far from the image, they could carry it out: 1 seed in a few hundred did). In
     // 4-D the inside fraction is a product of four overlaps: the output box is
     // centred on the input's as well.
-    itk::ContinuousIndex<double, D> centre;
-    for (unsigned int a = 0; a < D; ++a)
-    {
-      centre[a] = input->GetLargestPossibleRegion().GetIndex()[a] + 0.5 * (inSize[a] - 1.0);
-    }
-    typename Image::PointType inputCentre;
-    input->TransformContinuousIndexToPhysicalPoint(centre, inputCentre);
-    const itk::Point<double, D> * affineCentre = &inputCentre;
+    const typename Image::PointType inputCentre = CentreOf(input.GetPointer());
+    const itk::Point<double, D> *   affineCentre = &inputCentre;
     if constexpr (D == 4)
     {
-      typename Image::PointType origin;
-      for (unsigned int a = 0; a < D; ++a)
-      {
-        origin[a] = inputCentre[a] - geometry->GetSpacing()[a] *
-                                       (geometry->GetLargestPossibleRegion().GetIndex()[a] + 0.5 * (outSize[a] - 1.0));
-      }
-      geometry->SetOrigin(origin);
+      CentreOn(geometry.GetPointer(), inputCentre);
     }
 
     std::vector<std::pair<std::string, typename Transform::ConstPointer>> transforms;
@@ -164,19 +152,8 @@ CheckWideRotatedRows(Path path)
   }
   auto                            input = MakeInput<Image>(inSize, Content::Random, seed);
   auto                            geometry = OutputGeometry<Image>(outSize);
-  itk::ContinuousIndex<double, D> centre;
-  for (unsigned int a = 0; a < D; ++a)
-  {
-    centre[a] = input->GetLargestPossibleRegion().GetIndex()[a] + 0.5 * (inSize[a] - 1.0);
-  }
-  typename Image::PointType inputCentre, origin;
-  input->TransformContinuousIndexToPhysicalPoint(centre, inputCentre);
-  for (unsigned int a = 0; a < D; ++a)
-  {
-    origin[a] = inputCentre[a] - geometry->GetSpacing()[a] *
-                                   (geometry->GetLargestPossibleRegion().GetIndex()[a] + 0.5 * (outSize[a] - 1.0));
-  }
-  geometry->SetOrigin(origin);
+  const typename Image::PointType inputCentre = CentreOf(input.GetPointer());
+  CentreOn(geometry.GetPointer(), inputCentre);
   const double defaultValue = -7.0;
   for (const double angle : { 0.05, 0.3, 0.7, 1.2 })
   {
