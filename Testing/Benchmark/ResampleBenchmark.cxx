@@ -8,7 +8,8 @@
 // (affine_transform order 3, from coefficients and with its prefilter). Two rows
 // show what bounds the exact kernel: the same resampling under a sub-voxel
 // translation (perfectly coalesced reads) and the load floor of 64 coalesced loads
-// per voxel without arithmetic (cifGatherFloorKernel.h).
+// per voxel without arithmetic (cifGatherFloorKernel.h); turns by 30 to 90 degrees
+// (reorientations) show that no turn is a slow case.
 //
 // The filter row times CubicResampleGPUImageFilter::Update() itself on a new input
 // each time (CudaImage in and out, input already on the device): what an ITK pipeline
@@ -84,6 +85,19 @@ RotationAffine(long n)
   shift[1] = -2.1;
   shift[2] = 0.7;
   affine->Translate(shift);
+  return affine;
+}
+
+/** A turn by \a angle in the plane of axes \a p and \a q around the volume's centre:
+ * past 45 degrees the input's rows run along output axis 1 or 2 (a reorientation). */
+itk::AffineTransform<double, 3>::Pointer
+TurnAffine(long n, unsigned int p, unsigned int q, double angle)
+{
+  auto                                    affine = itk::AffineTransform<double, 3>::New();
+  itk::AffineTransform<double, 3>::InputPointType centre;
+  centre.Fill(0.5 * (n - 1));
+  affine->SetCenter(centre);
+  affine->Rotate(p, q, angle);
   return affine;
 }
 } // namespace
@@ -176,6 +190,28 @@ main(int argc, char * argv[])
                                              translationChain.DeviceChain(), nullptr, true, 0.f,
                                              paddedOutput.As<float>());
     });
+    // Turns past 45 degrees and one in the x-z plane: the kernel lays its lanes along
+    // the output axis that runs along the input's rows (cifRowShear.h).
+    struct Turn
+    {
+      const char * name;
+      unsigned int p, q;
+      double       angle;
+      double       ms;
+    };
+    Turn turns[] = { { "90 degrees in x-y", 0, 1, 1.5707963267948966, 0 },
+                     { "60 degrees in x-y", 0, 1, 1.0471975511965976, 0 },
+                     { "90 degrees in x-z", 0, 2, 1.5707963267948966, 0 },
+                     { "30 degrees in x-z", 0, 2, 0.5235987755982988, 0 } };
+    for (Turn & turn : turns)
+    {
+      auto                       turned = TurnAffine(n, turn.p, turn.q, turn.angle);
+      itk::CudaTransformChain<3> turnedChain(turned.GetPointer());
+      turn.ms = DeviceMilliseconds(repeat, [&] {
+        cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(), padded, turnedChain.DeviceChain(),
+                                               nullptr, true, 0.f, paddedOutput.As<float>());
+      });
+    }
     const double paddedEndToEndMs = DeviceMilliseconds(repeat, [&] {
       prefilterPadded();
       cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(), padded, chain.DeviceChain(), nullptr,
@@ -265,6 +301,11 @@ main(int argc, char * argv[])
                 n, paddedTranslationMs, floorMs, floorMs / paddedTranslationMs * 100,
                 Cell(fromCoefficients, "%.3f").c_str(),
                 Cell(fromCoefficients > 0 ? fromCoefficients / paddedTranslationMs : -1, "%.1fx").c_str());
+    for (const Turn & turn : turns)
+    {
+      std::printf("| %ld^3 turn by %s, exact, from mirror-padded coefficients | %.3f | %.3f | %.0f%% | | | | |\n", n,
+                  turn.name, turn.ms, floorMs, floorMs / turn.ms * 100);
+    }
     std::printf("| %ld^3 load floor: 64 coalesced float loads per voxel, no arithmetic | %s | %.3f | %s | %s | %s | | |\n",
                 n, Cell(loadFloorMs, "%.3f").c_str(), floorMs,
                 Cell(loadFloorMs > 0 ? floorMs / loadFloorMs * 100 : -1, "%.0f%%").c_str(),

@@ -4,8 +4,9 @@
 // written, with ITK's value: checked here against ResampleVoxelOnRow (the CPU's
 // arithmetic, which never splits; the GPU fuses multiply-adds, so within float
 // rounding) in outputs poisoned beforehand, for maps that cross every face at odd
-// angles, rows that run along a face, flips, downsampling, grids of 1 to 3 samples
-// along an axis, buffers that do not start at 0 and integer outputs. A chain with a
+// angles, rows that run along a face, flips, turns that lay the kernel's lanes along
+// output axis 1 or 2, downsampling, grids of 1 to 3 samples along an axis, buffers
+// that do not start at 0 and integer outputs. A chain with a
 // grid transform is refused on that path, with an error and no output. From
 // mirror-padded coefficients (cifMirrorPadding.h: every voxel takes the interior sum)
 // the kernel gives the bits it gives from dense ones, and the device's halo is the
@@ -123,7 +124,8 @@ DifferingVoxels(const Case & c, TOut defaultValue, double tolerance, std::int64_
 }
 
 /** Maps that cross every face at odd angles, rows along faces, a flip, downsampling
- * from a buffer that starts elsewhere, a 3x2x1 grid, and 12 random maps. */
+ * from a buffer that starts elsewhere, a 3x2x1 grid, turns past 45 degrees, and 12
+ * random maps. */
 std::vector<Case>
 FaceCrossingCases()
 {
@@ -145,6 +147,18 @@ FaceCrossingCases()
   const double       zoom[3][3] = { { 0.04, 0.001, 0 }, { 0, 0.1, 0 }, { 0, 0, 0.1 } };
   const double       toZoom[3] = { -0.45, -0.45, -0.2 };
   cases.push_back(MakeCase("3x2x1 input, zoom", thin, origin, zoomed, zoom, toZoom));
+  // Turns that put the input's rows along output axis 1 or 2 (the kernel's lanes
+  // then lie along that axis, cifRowShear.h), or that need the walk along axis 2;
+  // outputs wider than a block of lanes.
+  const std::int64_t wide[3] = { 70, 66, 40 }, wideOut[3] = { 90, 75, 45 };
+  const double       s60 = std::sin(1.0472), c60 = std::cos(1.0472), s30 = std::sin(0.5236), c30 = std::cos(0.5236);
+  const double       turnXY60[3][3] = { { c60, -s60, 0 }, { s60, c60, 0.1 }, { 0, -0.1, 1 } };
+  const double       turnXZ30[3][3] = { { c30, 0, -s30 }, { 0, 1, 0 }, { s30, 0, c30 } };
+  const double       quarterXZ[3][3] = { { 0, 0, -1 }, { 0, 1, 0 }, { 1, 0, 0 } };
+  const double       toWide[3] = { 35, -3, 10 }, toWideXZ[3] = { 20, -4, -8 }, toQuarterXZ[3] = { 50, -4, -30 };
+  cases.push_back(MakeCase("60 degrees in x-y (lanes along y)", wide, origin, wideOut, turnXY60, toWide));
+  cases.push_back(MakeCase("30 degrees in x-z (walk along z)", wide, origin, wideOut, turnXZ30, toWideXZ));
+  cases.push_back(MakeCase("quarter turn in x-z (lanes along z)", wide, origin, wideOut, quarterXZ, toQuarterXZ));
   std::mt19937                           rng(20261125);
   std::uniform_real_distribution<double> entry(-1.3, 1.3), shift(-9.0, 9.0);
   std::uniform_int_distribution<int>     size(4, 40), start(-6, 6);

@@ -1,85 +1,147 @@
 // The assignment of output voxels to the linear-path kernel's threads (cifRowShear.h):
-// the slope follows the input's rows, and every output voxel is taken exactly once.
+// the lanes lie along the output axis closest to the input's rows, the slope follows
+// the input's rows, and every output voxel is taken exactly once, in 2-D and 3-D, for
+// turns below and beyond 45 degrees.
 #include "cifRowShear.h"
 #include "cifTestHelpers.h"
 
+#include <array>
 #include <cmath>
 #include <vector>
 
 namespace
 {
-/** A 2-D geometry of unit grids and a rotation by \a angle from output to input. */
+/** A geometry of unit grids over \a size and a rotation by \a angle in the plane of
+ * output axes \a p and \a q, from output to input. */
+template <int D>
 void
-MakeRotation(double angle, std::int64_t width, std::int64_t height, cif::ResampleGeometry & g,
+MakeRotation(double angle, int p, int q, const std::array<std::int64_t, 3> & size, cif::ResampleGeometry & g,
              cif::TransformChain & chain)
 {
-  g.outputSize[0] = width;
-  g.outputSize[1] = height;
-  g.lineLength = width;
+  for (int a = 0; a < D; ++a)
+  {
+    g.outputSize[a] = size[a];
+  }
+  g.lineLength = size[0];
   chain.count = 1;
   chain.stage[0].kind = cif::TransformKind::Affine;
-  chain.stage[0].matrix[0][0] = std::cos(angle);
-  chain.stage[0].matrix[0][1] = -std::sin(angle);
-  chain.stage[0].matrix[1][0] = std::sin(angle);
-  chain.stage[0].matrix[1][1] = std::cos(angle);
+  for (int a = 0; a < 3; ++a)
+  {
+    for (int b = 0; b < 3; ++b)
+    {
+      chain.stage[0].matrix[a][b] = a == b ? 1.0 : 0.0;
+    }
+  }
+  chain.stage[0].matrix[p][p] = std::cos(angle);
+  chain.stage[0].matrix[p][q] = -std::sin(angle);
+  chain.stage[0].matrix[q][p] = std::sin(angle);
+  chain.stage[0].matrix[q][q] = std::cos(angle);
 }
 
-TEST(RowShear, FollowsTheInputRowsUpToOneRowPerColumn)
+struct Expected
 {
-  for (const double angle : { -0.7, -0.3, 0.0, 0.1, 0.3, 0.7 })
+  double angle;
+  int    p, q;     // the plane turned
+  int    lane;     // laneAxis
+  int    walk;     // walkAxis
+  double slope;    // walk positions per lane position along which the input's row stays
+};
+
+TEST(RowShear, LanesFollowTheInputRowsAndTheSlopeKeepsThem)
+{
+  const std::array<std::int64_t, 3> size = { 300, 40, 30 };
+  const double                      halfTurn = 1.5707963267948966;
+  // 2-D: input y = sin(a) x + cos(a) y. Below 45 degrees the lanes lie along x and
+  // input y stays put along y = -tan(a) x; beyond, along y, with x = -y / tan(a).
+  for (const Expected & e : { Expected{ -0.7, 0, 1, 0, 1, -std::tan(-0.7) }, Expected{ 0.0, 0, 1, 0, 1, 0.0 },
+                              Expected{ 0.1, 0, 1, 0, 1, -std::tan(0.1) }, Expected{ 0.7, 0, 1, 0, 1, -std::tan(0.7) },
+                              Expected{ 0.9, 0, 1, 1, 0, -1 / std::tan(0.9) },
+                              Expected{ -1.2, 0, 1, 1, 0, -1 / std::tan(-1.2) }, Expected{ halfTurn, 0, 1, 1, 0, 0.0 } })
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    MakeRotation(angle, 300, 40, g, chain);
+    MakeRotation<2>(e.angle, e.p, e.q, size, g, chain);
     const cif::RowShear shear = cif::MakeRowShear<2>(g, chain);
-    // input y = sin(a) x + cos(a) y stays put along y = -tan(a) x
-    EXPECT_NEAR(shear.slope, -std::tan(angle), 1e-12) << "angle " << angle;
+    EXPECT_EQ(shear.laneAxis, e.lane) << "2-D, angle " << e.angle;
+    EXPECT_EQ(shear.walkAxis, e.walk) << "2-D, angle " << e.angle;
+    EXPECT_NEAR(shear.slope, e.slope, 1e-12) << "2-D, angle " << e.angle;
   }
-  for (const double angle : { 0.9, -1.2, 1.5707963267948966 })
+  // 3-D: a turn in the x-z plane, input z = sin(a) x + cos(a) z: below 45 degrees the
+  // lanes lie along x and walk along z (z = -tan(a) x keeps the row); beyond, along z,
+  // walking along x. A turn in y-z leaves the lanes along x, walking along y.
+  for (const Expected & e : { Expected{ 0.5, 0, 2, 0, 2, -std::tan(0.5) }, Expected{ 1.2, 0, 2, 2, 0, -1 / std::tan(1.2) },
+                              Expected{ -halfTurn, 0, 2, 2, 0, 0.0 }, Expected{ 0.4, 0, 1, 0, 1, -std::tan(0.4) },
+                              Expected{ 1.1, 0, 1, 1, 0, -1 / std::tan(1.1) }, Expected{ 0.8, 1, 2, 0, 1, 0.0 } })
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    MakeRotation(angle, 300, 40, g, chain);
-    const cif::RowShear shear = cif::MakeRowShear<2>(g, chain);
-    EXPECT_EQ(shear.slope, 0.0) << "angle " << angle << ": steeper than one row per column";
-    EXPECT_EQ(shear.rowsPerPlane, 40);
+    MakeRotation<3>(e.angle, e.p, e.q, size, g, chain);
+    const cif::RowShear shear = cif::MakeRowShear<3>(g, chain);
+    EXPECT_EQ(shear.laneAxis, e.lane) << "3-D, plane " << e.p << e.q << ", angle " << e.angle;
+    EXPECT_EQ(shear.walkAxis, e.walk) << "3-D, plane " << e.p << e.q << ", angle " << e.angle;
+    EXPECT_EQ(shear.sheetAxis, 3 - e.lane - e.walk) << "3-D, plane " << e.p << e.q << ", angle " << e.angle;
+    EXPECT_NEAR(shear.slope, e.slope, 1e-12) << "3-D, plane " << e.p << e.q << ", angle " << e.angle;
+  }
+}
+
+/** Every voxel of \a g is visited once by the kernel's enumeration: sheet s, sheared
+ * position j, lane coordinate l -> lane axis l, walk axis j - before + Shift(l). */
+template <int D>
+void
+ExpectEveryVoxelTakenOnce(const cif::ResampleGeometry & g, const cif::RowShear & shear, const std::string & what)
+{
+  const std::int64_t size[3] = { g.outputSize[0], g.outputSize[1], D == 3 ? g.outputSize[2] : 1 };
+  const int          sheetAxis = D == 3 ? shear.sheetAxis : 2;
+  std::vector<int>   taken(static_cast<std::size_t>(size[0] * size[1] * size[2]), 0);
+  for (std::int64_t s = 0; s < size[sheetAxis]; ++s)
+  {
+    for (std::int64_t j = 0; j < shear.walkLength; ++j)
+    {
+      for (std::int64_t l = 0; l < size[shear.laneAxis]; ++l)
+      {
+        std::int64_t at[3];
+        at[sheetAxis] = s;
+        at[shear.laneAxis] = l;
+        at[shear.walkAxis] = j - shear.before + cif::ShiftOf(shear, l);
+        if (at[shear.walkAxis] >= 0 && at[shear.walkAxis] < size[shear.walkAxis])
+        {
+          ++taken[static_cast<std::size_t>((at[2] * size[1] + at[1]) * size[0] + at[0])];
+        }
+      }
+    }
+  }
+  for (std::size_t i = 0; i < taken.size(); ++i)
+  {
+    ASSERT_EQ(taken[i], 1) << what << ", voxel " << i;
+  }
+  // and a kernel block's shared memory holds every walk position its lanes touch
+  for (const int lanes : { 32, 64, 256 })
+  {
+    for (std::int64_t first = 0; first < size[shear.laneAxis]; first += lanes)
+    {
+      const std::int64_t last = std::min<std::int64_t>(first + lanes, size[shear.laneAxis]) - 1;
+      const std::int64_t spread = std::abs(cif::ShiftOf(shear, last) - cif::ShiftOf(shear, first));
+      EXPECT_LE(32 + spread, cif::RowsTouched(shear, 32, lanes)) << what << ", " << lanes;
+    }
   }
 }
 
 TEST(RowShear, TakesEveryOutputVoxelExactlyOnce)
 {
-  for (const double angle : { -0.6, -0.05, 0.0, 0.2, 0.75 })
+  for (const double angle : { -0.6, -0.05, 0.0, 0.2, 0.75, 0.95, -1.3, 1.5707963267948966, 2.5 })
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    const std::int64_t    width = 517, height = 23;
-    MakeRotation(angle, width, height, g, chain);
-    const cif::RowShear shear = cif::MakeRowShear<2>(g, chain);
-    std::vector<int>    taken(static_cast<std::size_t>(width * height), 0);
-    for (std::int64_t j = 0; j < shear.rowsPerPlane; ++j)
+    MakeRotation<2>(angle, 0, 1, { 517, 83, 1 }, g, chain);
+    ExpectEveryVoxelTakenOnce<2>(g, cif::MakeRowShear<2>(g, chain), "2-D, angle " + std::to_string(angle));
+    for (const auto & plane : { std::array<int, 2>{ 0, 1 }, std::array<int, 2>{ 0, 2 }, std::array<int, 2>{ 1, 2 } })
     {
-      for (std::int64_t x = 0; x < width; ++x)
-      {
-        const std::int64_t y = j - shear.before + cif::ShiftOf(shear, x);
-        if (y >= 0 && y < height)
-        {
-          ++taken[static_cast<std::size_t>(y * width + x)];
-        }
-      }
-    }
-    for (std::size_t i = 0; i < taken.size(); ++i)
-    {
-      ASSERT_EQ(taken[i], 1) << "angle " << angle << ", voxel " << i;
-    }
-    // and a kernel block's shared memory holds every row its columns touch
-    for (const int columns : { 32, 64, 256 })
-    {
-      for (std::int64_t first = 0; first < width; first += columns)
-      {
-        const std::int64_t last = std::min<std::int64_t>(first + columns, width) - 1;
-        const std::int64_t spread = std::abs(cif::ShiftOf(shear, last) - cif::ShiftOf(shear, first));
-        EXPECT_LE(32 + spread, cif::RowsTouched(shear, 32, columns)) << "angle " << angle << ", " << columns;
-      }
+      cif::ResampleGeometry g3;
+      cif::TransformChain   chain3;
+      MakeRotation<3>(angle, plane[0], plane[1], { 77, 45, 39 }, g3, chain3);
+      ExpectEveryVoxelTakenOnce<3>(g3, cif::MakeRowShear<3>(g3, chain3),
+                                   "3-D, plane " + std::to_string(plane[0]) + std::to_string(plane[1]) + ", angle " +
+                                     std::to_string(angle));
     }
   }
 }

@@ -6,59 +6,92 @@
 #include <cmath>
 
 /** \file cifRowShear.h
- * Which output voxels a warp of the linear-transform resampling kernel takes. A warp
- * takes consecutive columns x; along an output row their supports climb across the
- * input's rows as fast as the transform turns, so each gather instruction of the
- * warp touches several input rows (cache lines). Shearing the warp's voxels along
- * output axis 1 — column x of sheared row j is output row j + Shift(x), Shift
- * following the preimage of the input's axis 0 — keeps a warp's voxels on nearly
- * the same input row. Every output voxel is still computed exactly once, from its
- * own row's endpoints, so the results are the same bits; only the assignment of
- * voxels to threads changes. H100, 2026-11-23, the module's kernel before and after
- * in one run: 0.567 -> 0.431 ms for a 256³ volume turned by 0.3 and 0.2 rad, 2.80 ->
- * 2.72 ms at 512³ under ResampleBenchmark's 0.1 rad (0.386 -> 0.394 ms at 256³). */
+ * Which output voxels a warp of the linear-transform resampling kernel takes. The
+ * gathers of a warp are fastest when its 32 voxels read the same few input rows
+ * (cache lines), one lane after another along the input's axis 0.
+ *
+ * - The lane axis: a warp's lanes lie along the output axis that runs closest to the
+ *   input's axis 0 (the largest step of the input's axis-0 index per output step).
+ *   Output axis 0 unless the transform turns the input by more than 45 degrees (a
+ *   reorientation by 90 degrees puts the input's rows along output axis 1 or 2);
+ *   lanes along output axis 0 otherwise read a different input row each.
+ * - The walk axis: each thread walks along another output axis (output axis 0 when
+ *   the lanes lie across the rows), and the warp's voxels are sheared along it —
+ *   lane coordinate l of sheared position j is walk coordinate j + Shift(l), Shift
+ *   following the output direction that keeps the input's row — so that a warp's
+ *   voxels stay on nearly the same input row. With the lanes along output axis 0 the
+ *   walk axis is the one (1 or 2) that this direction leaves most.
+ *
+ * Every output voxel is still computed exactly once, from its own row's endpoints,
+ * so the results are the same bits; only the assignment of voxels to threads
+ * changes. H100, 2026-11-23, the module's kernel before and after the shear in one
+ * run: 0.567 -> 0.431 ms for a 256³ volume turned by 0.3 and 0.2 rad, 2.80 -> 2.72 ms
+ * at 512³ under ResampleBenchmark's 0.1 rad (0.386 -> 0.394 ms at 256³). The lane
+ * axis, 2026-11-25: see Modules/Resample/README.md. */
 namespace cif
 {
 struct RowShear
 {
-  /** Output rows per column that keep the input's row (0: no shear). |slope| <= 1. */
+  /** The output axis along which a warp's lanes lie. */
+  int laneAxis = 0;
+  /** The output axis along which each thread walks and the lanes are sheared
+   * (output axis 0 when laneAxis is not). */
+  int walkAxis = 1;
+  /** The output axis whose index picks the sheet (axis 2 stands for the planes of
+   * axes 2.. together, and for the one sheet of a 2-D output). */
+  int sheetAxis = 2;
+  /** Walk positions per lane position that keep the input's row (0: no shear). |slope| <= 1. */
   double slope = 0.0;
-  /** Sheared rows before output row 0 in each plane (the largest shift). */
+  /** Sheared positions before walk position 0 in each sheet (the largest shift); a
+   * sheet: the output voxels of one index along the axes other than the lane and
+   * walk axes. */
   std::int64_t before = 0;
-  /** Sheared rows per plane (a plane: the output rows of one index along axes 2..):
-   * the output's rows plus the spread of the shifts over the output's columns. */
-  std::int64_t rowsPerPlane = 1;
+  /** Sheared positions per sheet: the output's size along the walk axis plus the
+   * spread of the shifts over the lane axis. */
+  std::int64_t walkLength = 1;
 };
 
-/** The output row offset of column \a x (0-based within the output region). The
- * host sizes the grid from the last column's shift and the kernel assigns voxels by
- * every column's, so both must round alike: no fused multiply-add on the device. */
+/** The walk offset of lane coordinate \a l (0-based within the output region). The
+ * host sizes the grid from the last lane's shift and the kernel assigns voxels by
+ * every lane's, so both must round alike: no fused multiply-add on the device. */
 CIF_HD std::int64_t
-ShiftOf(const RowShear & shear, std::int64_t x)
+ShiftOf(const RowShear & shear, std::int64_t l)
 {
-  return static_cast<std::int64_t>(floor(MulAddUnfused(shear.slope, static_cast<double>(x), 0.5)));
+  return static_cast<std::int64_t>(floor(MulAddUnfused(shear.slope, static_cast<double>(l), 0.5)));
 }
 
-/** The most output rows that \a columns consecutive columns of \a rows sheared rows
- * touch: |Shift(a) - Shift(b)| <= floor(|slope| |a - b|) + 1. */
+/** The most walk positions that \a lanes consecutive lane coordinates of \a steps
+ * sheared positions touch: |Shift(a) - Shift(b)| <= floor(|slope| |a - b|) + 1. */
 CIF_HD int
-RowsTouched(const RowShear & shear, int rows, int columns)
+RowsTouched(const RowShear & shear, int steps, int lanes)
 {
-  return rows + static_cast<int>(floor(fabs(shear.slope) * (columns - 1))) + 1;
+  return steps + static_cast<int>(floor(fabs(shear.slope) * (lanes - 1))) + 1;
+}
+
+/** The output rows (lines along output axis 0) between two voxels one step apart
+ * along output axis \a axis: 0 along axis 0, 1 along axis 1, the output's height
+ * along axis 2 (and along the planes of axes 2.. together, which a 4-D sheet walks
+ * as one index). */
+CIF_HD std::int64_t
+OutputRowStride(const ResampleGeometry & g, int axis)
+{
+  return axis == 0 ? 0 : (axis == 1 ? 1 : g.outputSize[1]);
 }
 
 /** The shear for a linear transform: the transform's linear part M (output index ->
- * input continuous index) from mapped points, d with d0 = 1 solving (M d)a = 0 for
- * the axes a >= 1, slope d1. No shear where that is undefined or steeper than one row
- * per column (the input's axis 0 then runs closer to another output axis). The slope
- * only decides speed, never values. */
+ * input continuous index) from mapped points; the lane axis L maximises |M[0][L]|
+ * (ties to the lower axis; 4-D outputs keep axis 0); d with d_L = 1 solves
+ * (M d)a = 0 for the input axes a >= 1; the walk axis is axis 0 for L != 0, else the
+ * other axis with the larger |d|; the slope is d along the walk axis. No shear where
+ * that is undefined or steeper than one position per lane. Decides speed only, never
+ * values. */
 template <int D>
 RowShear
 MakeRowShear(const ResampleGeometry & g, const TransformChain & chain)
 {
   RowShear shear;
-  shear.rowsPerPlane = g.outputSize[1];
-  if (D < 2 || g.outputSize[0] < 2 || g.outputSize[1] < 2)
+  shear.walkLength = g.outputSize[1];
+  if (D < 2)
   {
     return shear;
   }
@@ -76,16 +109,41 @@ MakeRowShear(const ResampleGeometry & g, const TransformChain & chain)
       m[r][c] = moved[r] - at[r];
     }
   }
-  // Solve m[1..][1..] d[1..] = -m[1..][0] by Gaussian elimination with partial pivoting.
+  int lane = 0;
+  if (D <= 3)
+  {
+    for (int c = 1; c < D; ++c)
+    {
+      lane = fabs(m[0][c]) > fabs(m[0][lane]) && g.outputSize[c] > 1 ? c : lane;
+    }
+  }
+  // Solve sum over b != L of m[a][b] d_b = -m[a][L] (a = 1..D-1) by Gaussian
+  // elimination with partial pivoting; unknown k is output axis free[k].
   constexpr int N = D - 1;
-  double        a[kMaxDimension][kMaxDimension + 1];
+  int           free[kMaxDimension];
+  for (int c = 0, k = 0; c < D; ++c)
+  {
+    if (c != lane)
+    {
+      free[k++] = c;
+    }
+  }
+  shear.laneAxis = lane;
+  shear.walkAxis = lane == 0 ? 1 : 0;
+  shear.sheetAxis = D == 3 ? 3 - lane - shear.walkAxis : 2;
+  shear.walkLength = g.outputSize[shear.walkAxis];
+  if (g.outputSize[0] < 2 || g.outputSize[1] < 2)
+  {
+    return shear;
+  }
+  double a[kMaxDimension][kMaxDimension + 1];
   for (int r = 0; r < N; ++r)
   {
-    for (int c = 0; c < N; ++c)
+    for (int k = 0; k < N; ++k)
     {
-      a[r][c] = m[r + 1][c + 1];
+      a[r][k] = m[r + 1][free[k]];
     }
-    a[r][N] = -m[r + 1][0];
+    a[r][N] = -m[r + 1][lane];
   }
   for (int k = 0; k < N; ++k)
   {
@@ -123,17 +181,25 @@ MakeRowShear(const ResampleGeometry & g, const TransformChain & chain)
     }
     d[k] = s / a[k][k];
   }
-  const double slope = d[0]; // d1 of the full vector
+  int walk = 0; // the unknown of the walk axis
+  if (lane == 0 && D == 3 && fabs(d[1]) > fabs(d[0]) && g.outputSize[2] > 1)
+  {
+    walk = 1; // output axis 2
+  }
+  const double slope = d[walk];
+  shear.walkAxis = free[walk];
+  shear.sheetAxis = D == 3 ? 3 - lane - shear.walkAxis : 2;
+  shear.walkLength = g.outputSize[shear.walkAxis];
   if (!std::isfinite(slope) || fabs(slope) > 1.0)
   {
     return shear;
   }
   shear.slope = slope;
-  const std::int64_t last = ShiftOf(shear, g.outputSize[0] - 1); // ShiftOf(0) is 0
+  const std::int64_t last = ShiftOf(shear, g.outputSize[lane] - 1); // ShiftOf(0) is 0
   const std::int64_t largest = last > 0 ? last : 0;
   const std::int64_t smallest = last < 0 ? last : 0;
   shear.before = largest;
-  shear.rowsPerPlane = g.outputSize[1] + largest - smallest;
+  shear.walkLength = g.outputSize[shear.walkAxis] + largest - smallest;
   return shear;
 }
 } // namespace cif

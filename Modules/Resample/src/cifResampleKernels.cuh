@@ -15,6 +15,7 @@
 #include "cifScalarTypes.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace cif
 {
@@ -55,17 +56,23 @@ RowEndpointsKernel(ResampleGeometry geometry, TransformChain chain, double * end
   }
 }
 
-/** ResampleImageFilter's linear path. A block takes kBlockColumns consecutive columns
- * of kRowGroups x kRowsPerThread consecutive sheared rows of one plane (cifRowShear.h:
- * column x of sheared row j is output row j + ShiftOf(x), so that a warp's voxels
- * share input rows); each thread takes one column of kRowsPerThread rows, a warp 32
- * columns. The block's threads first map the endpoints of every output row it
- * touches (two transforms each, through affine stages only: the kernel carries no
- * grid transform's code, which would cost registers and spills) into shared memory,
- * and each thread divides its row fraction once for all its rows. No division per
- * voxel: what is left per voxel is the interpolation itself. Narrow blocks keep the rows
- * that a block of sheared columns spans, and the threads left idle at the planes'
- * edges, few. How a voxel inside the buffer is evaluated is RowsEvaluation's choice. */
+/** ResampleImageFilter's linear path. A block takes kBlockColumns consecutive lane
+ * coordinates (along the shear's lane axis) of kRowGroups x kRowsPerThread consecutive
+ * sheared walk positions (along its walk axis) of one sheet (cifRowShear.h: lane l of
+ * sheared position j is walk position j + ShiftOf(l), so that a warp's voxels share
+ * input rows); each thread takes one lane coordinate and kRowsPerThread walk
+ * positions, a warp 32 lane coordinates. The block's threads first map the endpoints
+ * of every output row it touches (two transforms each, through affine stages only:
+ * the kernel carries no grid transform's code, which would cost registers and
+ * spills) into shared memory. With the lanes along the rows (output axis 0) each
+ * thread divides its row fraction once for all its voxels; with the lanes across the
+ * rows each thread's voxels lie on one row (its endpoints stored component-major, so
+ * that a warp's 32 rows are read without bank conflicts), and the block's walk
+ * positions' fractions are divided once into shared memory. No division
+ * per voxel: what is left per voxel is the interpolation itself. Narrow blocks keep
+ * the rows that a block of sheared lanes spans, and the threads left idle at the
+ * sheets' edges, few. How a voxel inside the buffer is evaluated is RowsEvaluation's
+ * choice. */
 constexpr int kBlockColumns = 64;
 constexpr int kRowGroups = kThreads / kBlockColumns;
 constexpr int kRowsPerThread = 8;
@@ -104,24 +111,35 @@ RowStartAndStep(const ResampleGeometry & geometry, const TransformChain & chain,
   }
 }
 
-/** ContinuousIndexOnRow from a row's start and step (RowStartAndStep): the same numbers. */
+/** ContinuousIndexOnRow from a row's start and step (RowStartAndStep): the same
+ * numbers. Component c of the row lies at startAndStep[c * stride]. */
 template <int D>
 __device__ __forceinline__ void
-IndexOnRow(const double startAndStep[2 * kMaxDimension], double alpha, double index[kMaxDimension])
+IndexOnRow(const double * startAndStep, int stride, double alpha, double index[kMaxDimension])
 {
   for (int a = 0; a < kMaxDimension; ++a)
   {
-    index[a] = a < D ? MulAddUnfused(alpha, startAndStep[kMaxDimension + a], startAndStep[a]) : 0.0;
+    index[a] = a < D ? MulAddUnfused(alpha, startAndStep[(kMaxDimension + a) * stride], startAndStep[a * stride]) : 0.0;
   }
 }
 
-template <int D, typename TCoefficient, typename TOut, RowsEvaluation Evaluation>
+/** The doubles of shared memory that ResampleRowsKernel takes for \a shear: the
+ * endpoints (2 kMaxDimension each) of the rows it touches and, with the lanes across
+ * the rows, the fractions of its walk positions. */
+inline std::size_t
+RowsKernelSharedDoubles(const RowShear & shear)
+{
+  const std::size_t walked = static_cast<std::size_t>(RowsTouched(shear, kBlockRows, kBlockColumns));
+  return shear.laneAxis == 0 ? 2 * kMaxDimension * walked : 2 * kMaxDimension * kBlockColumns + walked;
+}
+
+template <int D, typename TCoefficient, typename TOut, RowsEvaluation Evaluation, bool LanesAlongRows>
 __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
   ResampleRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry, TransformChain chain,
                      RowShear shear, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
 {
-  constexpr bool  setsFacesAside = Evaluation == RowsEvaluation::InteriorThenFaces;
-  extern __shared__ double ends[]; // RowsTouched(shear, kBlockRows, kBlockColumns) rows of 2 * kMaxDimension
+  constexpr bool setsFacesAside = Evaluation == RowsEvaluation::InteriorThenFaces;
+  extern __shared__ double ends[]; // RowsKernelSharedDoubles(shear)
   // InteriorThenFaces: each warp's voxels whose support reaches past the grid, as k * 32 + lane
   __shared__ std::uint16_t borderVoxels[kWarpsPerBlock][setsFacesAside ? 32 * kRowsPerThread : 1];
   __shared__ int           borderCount[kWarpsPerBlock];
@@ -130,76 +148,128 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
   const CoefficientGrid    stored = StoredInputGrid<D>(geometry);
   const TCoefficient *     samples = StoredInputGridStart(coefficients, geometry);
   const std::int64_t       width = geometry.outputSize[0];
-  const std::int64_t       height = geometry.outputSize[1];
-  const std::int64_t       blocksPerPlane = (shear.rowsPerPlane + kBlockRows - 1) / kBlockRows;
-  // One grid dimension (2^31 - 1 blocks), rows fastest: blocksPerColumnTile blocks
-  // walk down the planes of one tile of columns, then the next tile.
-  const std::int64_t blocksPerColumnTile = blocksPerPlane * (geometry.OutputRows() / height);
-  const std::int64_t rowBlock = blockIdx.x % blocksPerColumnTile;
-  const std::int64_t plane = rowBlock / blocksPerPlane;
-  const std::int64_t firstSheared = (rowBlock % blocksPerPlane) * kBlockRows - shear.before;
-  const std::int64_t firstX = static_cast<std::int64_t>(blockIdx.x / blocksPerColumnTile) * kBlockColumns;
-  const std::int64_t lastX = (firstX + kBlockColumns < width ? firstX + kBlockColumns : width) - 1;
-  const std::int64_t shiftA = ShiftOf(shear, firstX), shiftB = ShiftOf(shear, lastX);
-  const std::int64_t lowY = max(firstSheared + min(shiftA, shiftB), std::int64_t(0));
-  const std::int64_t highY = min(firstSheared + kBlockRows - 1 + max(shiftA, shiftB), height - 1);
-  if (lowY > highY)
+  const std::int64_t       laneSize = geometry.outputSize[shear.laneAxis];
+  const std::int64_t       walkSize = geometry.outputSize[shear.walkAxis];
+  const std::int64_t       laneRowStride = OutputRowStride(geometry, shear.laneAxis);
+  const std::int64_t       walkRowStride = OutputRowStride(geometry, shear.walkAxis);
+  const std::int64_t       blocksPerSheet = (shear.walkLength + kBlockRows - 1) / kBlockRows;
+  // One grid dimension (2^31 - 1 blocks), walk positions fastest: blocksPerLaneTile
+  // blocks walk down the sheets of one tile of lane coordinates, then the next tile.
+  const std::int64_t blocksPerLaneTile = blocksPerSheet * (geometry.OutputCount() / (laneSize * walkSize));
+  const std::int64_t walkBlock = blockIdx.x % blocksPerLaneTile;
+  const std::int64_t sheetRow = walkBlock / blocksPerSheet * OutputRowStride(geometry, shear.sheetAxis);
+  const std::int64_t firstSheared = (walkBlock % blocksPerSheet) * kBlockRows - shear.before;
+  const std::int64_t firstLane = static_cast<std::int64_t>(blockIdx.x / blocksPerLaneTile) * kBlockColumns;
+  const std::int64_t lastLane = (firstLane + kBlockColumns < laneSize ? firstLane + kBlockColumns : laneSize) - 1;
+  const std::int64_t shiftA = ShiftOf(shear, firstLane), shiftB = ShiftOf(shear, lastLane);
+  const std::int64_t lowW = max(firstSheared + min(shiftA, shiftB), std::int64_t(0));
+  const std::int64_t highW = min(firstSheared + kBlockRows - 1 + max(shiftA, shiftB), walkSize - 1);
+  if (lowW > highW)
   {
     return; // the whole block lies outside the output (the same for every thread)
   }
-  const int rowsHere = static_cast<int>(highY - lowY + 1);
-  for (int r = threadIdx.x; r < rowsHere; r += blockDim.x)
+  const int walkHere = static_cast<int>(highW - lowW + 1);
+  // lanes across the rows: the lanes' rows' endpoints, then the walk positions' fractions
+  double * const fractions = ends + 2 * kMaxDimension * kBlockColumns;
+  if constexpr (LanesAlongRows)
   {
-    RowStartAndStep<D>(geometry, chain, plane * height + lowY + r, ends + 2 * kMaxDimension * r);
+    for (int r = threadIdx.x; r < walkHere; r += blockDim.x)
+    {
+      RowStartAndStep<D>(geometry, chain, sheetRow + (lowW + r) * walkRowStride, ends + 2 * kMaxDimension * r);
+    }
+  }
+  else
+  {
+    // component-major (component c of lane row r at ends[c * kBlockColumns + r]): a
+    // warp's lanes read consecutive doubles, which the banks serve at once
+    for (int r = threadIdx.x; r <= lastLane - firstLane; r += blockDim.x)
+    {
+      double startAndStep[2 * kMaxDimension];
+      RowStartAndStep<D>(geometry, chain, sheetRow + (firstLane + r) * laneRowStride, startAndStep);
+      for (int c = 0; c < 2 * kMaxDimension; ++c)
+      {
+        ends[c * kBlockColumns + r] = startAndStep[c];
+      }
+    }
+    for (int r = threadIdx.x; r < walkHere; r += blockDim.x)
+    {
+      fractions[r] = RowFraction(geometry, lowW + r);
+    }
   }
   if (lane == 0)
   {
     borderCount[warp] = 0;
   }
   __syncthreads();
-  // The column and first row of the voxels of this warp's thread number inWarp.
-  const auto column = [&](int inWarp) { return firstX + (warp * 32 + inWarp) % kBlockColumns; };
-  const auto firstRow = [&](int inWarp) {
-    return firstSheared + ((warp * 32 + inWarp) / kBlockColumns) * kRowsPerThread + ShiftOf(shear, column(inWarp));
+  // The lane coordinate and first walk position of the voxels of this warp's thread number inWarp.
+  const auto laneOf = [&](int inWarp) { return firstLane + (warp * 32 + inWarp) % kBlockColumns; };
+  const auto firstWalkOf = [&](int inWarp) {
+    return firstSheared + ((warp * 32 + inWarp) / kBlockColumns) * kRowsPerThread + ShiftOf(shear, laneOf(inWarp));
   };
-  const std::int64_t x = column(lane);
-  if (x < width) // no return: the border voxels below need the whole warp
-  {
-    const double       alpha = RowFraction(geometry, x);
-    const std::int64_t firstY = firstRow(lane);
-    for (int k = 0; k < kRowsPerThread; ++k)
+  // The continuous index and output offset of the voxel at lane coordinate l, walk position w.
+  const auto locate = [&](std::int64_t l, std::int64_t w, double index[kMaxDimension]) {
+    if constexpr (LanesAlongRows)
     {
-      const std::int64_t y = firstY + k;
-      if (y < lowY || y > highY)
+      IndexOnRow<D>(ends + 2 * kMaxDimension * (w - lowW), 1, RowFraction(geometry, l), index);
+      return (sheetRow + w * walkRowStride) * width + l;
+    }
+    else
+    {
+      IndexOnRow<D>(ends + (l - firstLane), kBlockColumns, fractions[w - lowW], index);
+      return (sheetRow + l * laneRowStride) * width + w;
+    }
+  };
+  // One voxel at continuous index \a index, written to \a out; k: its step along the walk.
+  const auto evaluate = [&](const double index[kMaxDimension], TOut & out, int k) {
+    if (!InsideBounded<D>(index, bounds))
+    {
+      out = defaultValue;
+    }
+    else if constexpr (Evaluation == RowsEvaluation::MirrorPadded)
+    {
+      out = CastWithBoundsChecking<TOut>(EvaluateCubicInterior32<D>(samples, stored, index));
+    }
+    else if constexpr (setsFacesAside)
+    {
+      double value;
+      if (TryEvaluateCubicInterior32<D, TCoefficient, true>(samples, stored, index, value))
       {
-        continue;
-      }
-      double index[kMaxDimension];
-      IndexOnRow<D>(ends + 2 * kMaxDimension * (y - lowY), alpha, index);
-      TOut & out = output[(plane * height + y) * width + x];
-      if (!InsideBounded<D>(index, bounds))
-      {
-        out = defaultValue;
-      }
-      else if constexpr (Evaluation == RowsEvaluation::MirrorPadded)
-      {
-        out = CastWithBoundsChecking<TOut>(EvaluateCubicInterior32<D>(samples, stored, index));
-      }
-      else if constexpr (setsFacesAside)
-      {
-        double value;
-        if (TryEvaluateCubicInterior32<D, TCoefficient, true>(samples, stored, index, value))
-        {
-          out = CastWithBoundsChecking<TOut>(value);
-        }
-        else
-        {
-          borderVoxels[warp][atomicAdd(&borderCount[warp], 1)] = static_cast<std::uint16_t>(k * 32 + lane);
-        }
+        out = CastWithBoundsChecking<TOut>(value);
       }
       else
       {
-        out = CastWithBoundsChecking<TOut>(EvaluateCubic<D>(samples, stored, index));
+        borderVoxels[warp][atomicAdd(&borderCount[warp], 1)] = static_cast<std::uint16_t>(k * 32 + lane);
+      }
+    }
+    else
+    {
+      out = CastWithBoundsChecking<TOut>(EvaluateCubic<D>(samples, stored, index));
+    }
+  };
+  const std::int64_t l = laneOf(lane);
+  if (l < laneSize) // no return: the border voxels below need the whole warp
+  {
+    // What the thread's voxels share: along the rows their fraction (one division per
+    // thread), across the rows their row. Voxel w is written at outputAt + w * outputStep.
+    const double       alpha = LanesAlongRows ? RowFraction(geometry, l) : 0.0;
+    const std::int64_t outputAt = LanesAlongRows ? sheetRow * width + l : (sheetRow + l * laneRowStride) * width;
+    const std::int64_t outputStep = LanesAlongRows ? walkRowStride * width : 1;
+    const std::int64_t firstW = firstWalkOf(lane);
+    for (int k = 0; k < kRowsPerThread; ++k)
+    {
+      const std::int64_t w = firstW + k;
+      if (w >= lowW && w <= highW)
+      {
+        double index[kMaxDimension];
+        if constexpr (LanesAlongRows)
+        {
+          IndexOnRow<D>(ends + 2 * kMaxDimension * (w - lowW), 1, alpha, index);
+        }
+        else
+        {
+          IndexOnRow<D>(ends + (l - firstLane), kBlockColumns, fractions[w - lowW], index);
+        }
+        evaluate(index, output[outputAt + w * outputStep], k);
       }
     }
   }
@@ -212,12 +282,10 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
     __syncwarp();
     for (int i = lane; i < borderCount[warp]; i += 32)
     {
-      const int          inWarp = borderVoxels[warp][i] % 32;
-      const std::int64_t bx = column(inWarp), by = firstRow(inWarp) + borderVoxels[warp][i] / 32;
-      double             index[kMaxDimension];
-      IndexOnRow<D>(ends + 2 * kMaxDimension * (by - lowY), RowFraction(geometry, bx), index);
-      output[(plane * height + by) * width + bx] =
-        CastWithBoundsChecking<TOut>(EvaluateCubicMirrored32<D>(samples, stored, index));
+      const int    inWarp = borderVoxels[warp][i] % 32;
+      double       index[kMaxDimension];
+      const auto   at = locate(laneOf(inWarp), firstWalkOf(inWarp) + borderVoxels[warp][i] / 32, index);
+      output[at] = CastWithBoundsChecking<TOut>(EvaluateCubicMirrored32<D>(samples, stored, index));
     }
   }
 }
@@ -483,29 +551,42 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
     else if (path == Path::Rows)
     {
       const RowShear     shear = MakeRowShear<D>(g, chain); // decides speed only, never values
-      const std::int64_t planes = g.OutputRows() / g.outputSize[1];
-      const std::int64_t blockCount = (shear.rowsPerPlane + kBlockRows - 1) / kBlockRows * planes *
-                                      ((g.outputSize[0] + kBlockColumns - 1) / kBlockColumns);
+      const std::int64_t laneSize = g.outputSize[shear.laneAxis];
+      const std::int64_t sheets = count / (laneSize * g.outputSize[shear.walkAxis]);
+      const std::int64_t blockCount =
+        (shear.walkLength + kBlockRows - 1) / kBlockRows * sheets * ((laneSize + kBlockColumns - 1) / kBlockColumns);
       if (blockCount > 0x7FFFFFFF)
       {
         throw CudaError("cubic resampling: an output of " + std::to_string(count) +
                         " voxels needs more thread blocks than one launch takes");
       }
       const unsigned int blocks = static_cast<unsigned int>(blockCount);
-      const std::size_t  sharedBytes = sizeof(double) * 2 * kMaxDimension * RowsTouched(shear, kBlockRows, kBlockColumns);
-      const auto launch = [&](auto kernel) {
-        kernel<<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+      const std::size_t  sharedBytes = sizeof(double) * RowsKernelSharedDoubles(shear);
+      // The kernel for an evaluation, with the lanes along the rows or (D <= 3, the only
+      // outputs MakeRowShear turns them for) across them.
+      const auto launch = [&](auto evaluation) {
+        constexpr RowsEvaluation evaluate = decltype(evaluation)::value;
+        if (shear.laneAxis == 0)
+        {
+          ResampleRowsKernel<D, TCoefficient, TOut, evaluate, true>
+            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+        }
+        else if constexpr (D <= 3)
+        {
+          ResampleRowsKernel<D, TCoefficient, TOut, evaluate, false>
+            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+        }
       };
       switch (rowsEvaluation)
       {
         case RowsEvaluation::MirrorPadded:
-          launch(ResampleRowsKernel<D, TCoefficient, TOut, RowsEvaluation::MirrorPadded>);
+          launch(std::integral_constant<RowsEvaluation, RowsEvaluation::MirrorPadded>{});
           break;
         case RowsEvaluation::InteriorThenFaces:
-          launch(ResampleRowsKernel<D, TCoefficient, TOut, RowsEvaluation::InteriorThenFaces>);
+          launch(std::integral_constant<RowsEvaluation, RowsEvaluation::InteriorThenFaces>{});
           break;
         default:
-          launch(ResampleRowsKernel<D, TCoefficient, TOut, RowsEvaluation::General>);
+          launch(std::integral_constant<RowsEvaluation, RowsEvaluation::General>{});
       }
       CIF_CUDA_CHECK_LAUNCH();
     }
