@@ -10,7 +10,8 @@
 // grid transform is refused on that path, with an error and no output. From
 // mirror-padded coefficients (cifMirrorPadding.h: every voxel takes the interior sum)
 // the kernel gives the bits it gives from dense ones, and the device's halo is the
-// host's.
+// host's. The one-thread-per-voxel kernel, under the same maps, writes every voxel
+// with the CPU's value.
 #include "cifCudaRuntime.h"
 #include "cifBSplinePrefilterDevice.h"
 #include "cifMirrorPadding.h"
@@ -88,12 +89,28 @@ ResampleOnHost(const Case & c, const cif::TransformChain & hostChain, const std:
   return out;
 }
 
+/** The one-thread-per-voxel path on the CPU, voxel by voxel (host chain). */
+template <typename TOut>
+std::vector<TOut>
+ResampleVoxelsOnHost(const Case & c, const std::vector<float> & coefficients, TOut defaultValue)
+{
+  std::vector<TOut> out(static_cast<std::size_t>(c.g.OutputCount()));
+  for (std::int64_t i = 0; i < c.g.OutputCount(); ++i)
+  {
+    out[static_cast<std::size_t>(i)] =
+      cif::ResampleVoxel<3, float, TOut>(coefficients.data(), c.g, c.chain, nullptr, i, defaultValue);
+  }
+  return out;
+}
+
 /** Resamples \a c on the device, into an output whose every byte was 0xFF (NaN for
- * float, 255 for uchar, which these inputs never reach), and on the host. Returns the
- * voxels further than \a tolerance from the host's. */
+ * float, 255 for uchar, which these inputs never reach), and on the host: the linear
+ * path, or with \a linearRows false the one-thread-per-voxel path. Returns the voxels
+ * further than \a tolerance from the host's. */
 template <typename TOut>
 std::int64_t
-DifferingVoxels(const Case & c, TOut defaultValue, double tolerance, std::int64_t & insideVoxels)
+DifferingVoxels(const Case & c, TOut defaultValue, double tolerance, std::int64_t & insideVoxels,
+                bool linearRows = true)
 {
   const std::int64_t inCount = c.g.input.size[0] * c.g.input.size[1] * c.g.input.size[2];
   std::vector<float> coefficients(static_cast<std::size_t>(inCount));
@@ -103,13 +120,14 @@ DifferingVoxels(const Case & c, TOut defaultValue, double tolerance, std::int64_
   {
     v = value(rng);
   }
-  const std::vector<TOut> expected = ResampleOnHost<TOut>(c, c.chain, coefficients, defaultValue);
+  const std::vector<TOut> expected = linearRows ? ResampleOnHost<TOut>(c, c.chain, coefficients, defaultValue)
+                                                : ResampleVoxelsOnHost<TOut>(c, coefficients, defaultValue);
   std::vector<TOut>       actual(expected.size());
   std::memset(actual.data(), 0xFF, actual.size() * sizeof(TOut));
   cif::DeviceBuffer input(coefficients.size() * sizeof(float)), output(expected.size() * sizeof(TOut));
   input.Upload(coefficients.data(), coefficients.size() * sizeof(float));
   output.Upload(actual.data(), actual.size() * sizeof(TOut));
-  cif::ResampleOnDevice<3, float, TOut>(input.As<const float>(), c.g, c.chain, nullptr, true, defaultValue,
+  cif::ResampleOnDevice<3, float, TOut>(input.As<const float>(), c.g, c.chain, nullptr, linearRows, defaultValue,
                                          output.As<TOut>());
   output.Download(actual.data(), actual.size() * sizeof(TOut));
   std::int64_t differ = 0;
@@ -194,6 +212,22 @@ TEST(ResampleRowsKernelGPU, EveryVoxelWrittenWithTheCPUValueAtEveryFace)
     // float: values up to 240 summed over 64 terms in float; uchar: a rounding apart
     EXPECT_EQ(DifferingVoxels<float>(c, -1000.f, 1e-3, inside), 0) << c.name << " (float)";
     EXPECT_EQ(DifferingVoxels<std::uint8_t>(c, std::uint8_t{ 7 }, 1.0, inside), 0) << c.name << " (uchar)";
+    insideTotal += inside;
+  }
+  EXPECT_GT(insideTotal, 10000) << "the maps should put most voxels inside the input";
+}
+
+TEST(ResampleVoxelKernelGPU, EveryVoxelWrittenWithTheCPUValueAtEveryTurn)
+{
+  CIF_REQUIRE_GPU();
+  // The same maps through the one-thread-per-voxel kernel (what grid transforms
+  // take), whose threads run across the output's rows where the input's rows lie
+  // along output axis 1 or 2 (VoxelLaneAxis): every voxel written, with the CPU's value.
+  std::int64_t insideTotal = 0;
+  for (const Case & c : FaceCrossingCases())
+  {
+    std::int64_t inside = 0;
+    EXPECT_EQ(DifferingVoxels<float>(c, -1000.f, 1e-3, inside, false), 0) << c.name << " (float)";
     insideTotal += inside;
   }
   EXPECT_GT(insideTotal, 10000) << "the maps should put most voxels inside the input";

@@ -1,7 +1,9 @@
-// The assignment of output voxels to the linear-path kernel's threads (cifRowShear.h):
-// the lanes lie along the output axis closest to the input's rows, the slope follows
-// the input's rows, and every output voxel is taken exactly once, in 2-D and 3-D, for
-// turns below and beyond 45 degrees.
+// The assignment of output voxels to the resampling kernels' threads (cifRowShear.h):
+// on the linear path the lanes lie along the output axis closest to the input's rows,
+// the slope follows the input's rows, and every output voxel is taken exactly once, in
+// 2-D and 3-D, for turns below and beyond 45 degrees; the one-thread-per-voxel kernel
+// runs its threads across the rows only where that crosses clearly fewer input rows,
+// and takes every voxel once.
 #include "cifRowShear.h"
 #include "cifTestHelpers.h"
 
@@ -142,6 +144,65 @@ TEST(RowShear, TakesEveryOutputVoxelExactlyOnce)
       ExpectEveryVoxelTakenOnce<3>(g3, cif::MakeRowShear<3>(g3, chain3),
                                    "3-D, plane " + std::to_string(plane[0]) + std::to_string(plane[1]) + ", angle " +
                                      std::to_string(angle));
+    }
+  }
+}
+
+TEST(VoxelLaneAxis, CrossesTheFewestInputRows)
+{
+  const double degree = 3.14159265358979323846 / 180;
+  struct Turn
+  {
+    double angle;
+    int    p, q, lane;
+  };
+  for (const Turn & t : { Turn{ 6, 0, 1, 0 }, Turn{ 46, 0, 1, 0 }, Turn{ 60, 0, 1, 1 }, Turn{ 90, 0, 1, 1 },
+                          Turn{ -120, 0, 1, 1 }, Turn{ 30, 0, 2, 0 }, Turn{ 90, 0, 2, 2 }, Turn{ 90, 1, 2, 0 } })
+  {
+    cif::ResampleGeometry g;
+    cif::TransformChain   chain;
+    MakeRotation<3>(t.angle * degree, t.p, t.q, { 40, 30, 20 }, g, chain);
+    // a grid transform after the turn counts as the identity
+    chain.count = 2;
+    chain.stage[1].kind = cif::TransformKind::BSpline;
+    EXPECT_EQ(cif::VoxelLaneAxis<3>(g, chain), t.lane) << t.angle << " degrees in plane " << t.p << t.q;
+  }
+  cif::ResampleGeometry flat;
+  cif::TransformChain   quarter;
+  MakeRotation<3>(90 * degree, 0, 2, { 40, 30, 1 }, flat, quarter);
+  EXPECT_EQ(cif::VoxelLaneAxis<3>(flat, quarter), 0) << "no lanes along an axis one voxel long";
+}
+
+TEST(VoxelLaneAxis, EveryVoxelTakenOnce)
+{
+  for (const int dimension : { 2, 3 })
+  {
+    for (const int lane : { 0, 1, 2 })
+    {
+      if (lane >= dimension)
+      {
+        continue;
+      }
+      cif::ResampleGeometry g;
+      g.outputSize[0] = 13;
+      g.outputSize[1] = 7;
+      g.outputSize[2] = dimension == 3 ? 5 : 1;
+      std::vector<int> taken(static_cast<std::size_t>(g.OutputCount()), 0);
+      for (std::int64_t i = 0; i < g.OutputCount(); ++i)
+      {
+        const std::int64_t voxel = dimension == 3 ? cif::VoxelOfThread<3>(g, lane, i) : cif::VoxelOfThread<2>(g, lane, i);
+        ASSERT_TRUE(voxel >= 0 && voxel < g.OutputCount()) << dimension << "-D, lane axis " << lane << ", thread " << i;
+        ++taken[static_cast<std::size_t>(voxel)];
+        if (i + 1 < g.outputSize[lane]) // the first threads run along the lane axis
+        {
+          const std::int64_t stride = lane == 0 ? 1 : (lane == 1 ? 13 : 13 * 7);
+          EXPECT_EQ(voxel, i * stride) << dimension << "-D, lane axis " << lane;
+        }
+      }
+      for (std::size_t v = 0; v < taken.size(); ++v)
+      {
+        ASSERT_EQ(taken[v], 1) << dimension << "-D, lane axis " << lane << ", voxel " << v;
+      }
     }
   }
 }

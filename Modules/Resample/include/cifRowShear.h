@@ -78,13 +78,110 @@ OutputRowStride(const ResampleGeometry & g, int axis)
   return axis == 0 ? 0 : (axis == 1 ? 1 : g.outputSize[1]);
 }
 
+/** The steps of the input continuous index per output index step along each output
+ * axis, m[input axis][output axis], at the output region's first voxel; the chain's
+ * grid transforms (B-spline, displacement field) taken as the identity, which is what
+ * registration makes of them, near enough to decide speed. */
+template <int D>
+void
+InputStepsPerOutputStep(const ResampleGeometry & g, const TransformChain & chain,
+                        double m[kMaxDimension][kMaxDimension])
+{
+  TransformChain affine = chain;
+  for (int n = 0; n < affine.count; ++n)
+  {
+    if (affine.stage[n].kind != TransformKind::Affine)
+    {
+      affine.stage[n] = TransformStage{}; // the identity
+    }
+  }
+  std::int64_t index[kMaxDimension] = { g.outputStart[0], g.outputStart[1], g.outputStart[2], g.outputStart[3] };
+  double       at[kMaxDimension];
+  OutputIndexToInputIndex<D, true>(g, affine, index, at);
+  for (int c = 0; c < D; ++c)
+  {
+    ++index[c];
+    double moved[kMaxDimension];
+    OutputIndexToInputIndex<D, true>(g, affine, index, moved);
+    --index[c];
+    for (int r = 0; r < D; ++r)
+    {
+      m[r][c] = moved[r] - at[r];
+    }
+  }
+}
+
+/** The output axis along which a warp's lanes read the input's rows: the one with the
+ * largest |m[0][axis]| (InputStepsPerOutputStep), ties to the lower axis, among axes
+ * longer than one voxel; axis 0 for 4-D outputs (the kernels lay lanes across the
+ * rows up to 3-D). */
+template <int D>
+int
+LaneAxisOf(const ResampleGeometry & g, const double m[kMaxDimension][kMaxDimension])
+{
+  int lane = 0;
+  for (int c = 1; c < D && D <= 3; ++c)
+  {
+    lane = fabs(m[0][c]) > fabs(m[0][lane]) && g.outputSize[c] > 1 ? c : lane;
+  }
+  return lane;
+}
+
+/** The output axis the one-thread-per-voxel kernel's consecutive threads run along.
+ * Unsheared, a warp's gathers touch about 31 x (input rows crossed per step) rows, the
+ * sum over input axes a >= 1 of |m[a][axis]| (InputStepsPerOutputStep): the axis with
+ * the fewest, but axis 0 (whose stores are coalesced) unless another crosses under
+ * 0.7 times as many (measured: a 46-degree turn gains nothing from lanes along axis
+ * 1, a 60-degree one 7%, a quarter turn 4.7 times). Axis 0 for 4-D outputs. */
+template <int D>
+int
+VoxelLaneAxis(const ResampleGeometry & g, const TransformChain & chain)
+{
+  if (D < 2 || D > 3)
+  {
+    return 0;
+  }
+  double m[kMaxDimension][kMaxDimension];
+  InputStepsPerOutputStep<D>(g, chain, m);
+  double crossed[kMaxDimension] = { 0, 0, 0, 0 };
+  for (int c = 0; c < D; ++c)
+  {
+    for (int a = 1; a < D; ++a)
+    {
+      crossed[c] += fabs(m[a][c]);
+    }
+  }
+  int lane = 0;
+  for (int c = 1; c < D; ++c)
+  {
+    lane = g.outputSize[c] > 1 && crossed[c] < 0.7 * crossed[0] && crossed[c] < crossed[lane] ? c : lane;
+  }
+  return lane;
+}
+
+/** The output offset of the voxel that thread number \a i of the one-thread-per-voxel
+ * kernel takes: with \a laneAxis 0 voxel i itself, otherwise the voxels in the order
+ * of axes laneAxis, then the others from axis 0 up (D <= 3). */
+template <int D>
+CIF_HD std::int64_t
+VoxelOfThread(const ResampleGeometry & g, int laneAxis, std::int64_t i)
+{
+  if (D < 2 || D > 3 || laneAxis == 0)
+  {
+    return i;
+  }
+  const std::int64_t width = g.outputSize[0], height = g.outputSize[1];
+  const std::int64_t along = i % g.outputSize[laneAxis], rest = i / g.outputSize[laneAxis];
+  const std::int64_t x = rest % width, other = rest / width; // other: z for lanes along y, y for lanes along z
+  return laneAxis == 1 ? (other * height + along) * width + x : (along * height + other) * width + x;
+}
+
 /** The shear for a linear transform: the transform's linear part M (output index ->
- * input continuous index) from mapped points; the lane axis L maximises |M[0][L]|
- * (ties to the lower axis; 4-D outputs keep axis 0); d with d_L = 1 solves
- * (M d)a = 0 for the input axes a >= 1; the walk axis is axis 0 for L != 0, else the
- * other axis with the larger |d|; the slope is d along the walk axis. No shear where
- * that is undefined or steeper than one position per lane. Decides speed only, never
- * values. */
+ * input continuous index; InputStepsPerOutputStep); the lane axis L (LaneAxisOf); d
+ * with d_L = 1 solves (M d)a = 0 for the input axes a >= 1; the walk axis is axis 0
+ * for L != 0, else the other axis with the larger |d|; the slope is d along the walk
+ * axis. No shear where that is undefined or steeper than one position per lane.
+ * Decides speed only, never values. */
 template <int D>
 RowShear
 MakeRowShear(const ResampleGeometry & g, const TransformChain & chain)
@@ -95,28 +192,9 @@ MakeRowShear(const ResampleGeometry & g, const TransformChain & chain)
   {
     return shear;
   }
-  std::int64_t index[kMaxDimension] = { g.outputStart[0], g.outputStart[1], g.outputStart[2], g.outputStart[3] };
-  double       at[kMaxDimension], m[kMaxDimension][kMaxDimension]; // m[row][column]
-  OutputIndexToInputIndex<D>(g, chain, index, at);
-  for (int c = 0; c < D; ++c)
-  {
-    ++index[c];
-    double moved[kMaxDimension];
-    OutputIndexToInputIndex<D>(g, chain, index, moved);
-    --index[c];
-    for (int r = 0; r < D; ++r)
-    {
-      m[r][c] = moved[r] - at[r];
-    }
-  }
-  int lane = 0;
-  if (D <= 3)
-  {
-    for (int c = 1; c < D; ++c)
-    {
-      lane = fabs(m[0][c]) > fabs(m[0][lane]) && g.outputSize[c] > 1 ? c : lane;
-    }
-  }
+  double m[kMaxDimension][kMaxDimension]; // m[row][column]
+  InputStepsPerOutputStep<D>(g, chain, m);
+  const int lane = LaneAxisOf<D>(g, m);
   // Solve sum over b != L of m[a][b] d_b = -m[a][L] (a = 1..D-1) by Gaussian
   // elimination with partial pivoting; unknown k is output axis free[k].
   constexpr int N = D - 1;

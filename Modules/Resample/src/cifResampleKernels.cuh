@@ -29,17 +29,35 @@ BlocksFor(std::int64_t count)
   return GridStrideBlocks(count, kThreads);
 }
 
+/** One thread per output voxel, consecutive threads along output axis \a laneAxis
+ * (VoxelLaneAxis: the one along the input's rows, so that a warp's gathers share
+ * them). */
 template <int D, typename TCoefficient, typename TOut>
 __global__ void __launch_bounds__(kThreads, 4)
 ResampleKernel(const TCoefficient * coefficients, ResampleGeometry geometry, TransformChain chain,
-               const double * mappedPoints, TOut defaultValue, TOut * output)
+               const double * mappedPoints, TOut defaultValue, TOut * output, int laneAxis)
 {
   const std::int64_t count = geometry.OutputCount();
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+  const auto         resample = [&](std::int64_t voxel) {
+    output[voxel] = ResampleVoxel<D, TCoefficient, TOut>(
+      coefficients, geometry, chain, mappedPoints ? mappedPoints + D * voxel : nullptr, voxel, defaultValue);
+  };
+  // two loops, so that threads along the rows pay nothing for the reordering
+  if (laneAxis == 0)
   {
-    output[i] = ResampleVoxel<D, TCoefficient, TOut>(
-      coefficients, geometry, chain, mappedPoints ? mappedPoints + D * i : nullptr, i, defaultValue);
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    {
+      resample(i);
+    }
+  }
+  else
+  {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    {
+      resample(VoxelOfThread<D>(geometry, laneAxis, i));
+    }
   }
 }
 
@@ -602,7 +620,8 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
     else
     {
       ResampleKernel<D, TCoefficient, TOut><<<BlocksFor(count), kThreads>>>(
-        coefficients, g, chain, mappedPoints ? mappedPoints + D * first : nullptr, defaultValue, out);
+        coefficients, g, chain, mappedPoints ? mappedPoints + D * first : nullptr, defaultValue, out,
+        mappedPoints ? 0 : VoxelLaneAxis<D>(g, chain));
       CIF_CUDA_CHECK_LAUNCH();
     }
     StageDone(afterSlab);
