@@ -191,7 +191,7 @@ TEST(CubicResampleGPU, WideRotatedRowsMatchITK)
  * region (left where they are) and outside the input (default value) are in. */
 template <unsigned int D, typename TPixel>
 void
-CheckAxisAlignedWarp(Path path)
+CheckAxisAlignedWarp(Path path, bool turnedMovingImage = false)
 {
   using Image = itk::Image<TPixel, D>;
   const std::uint32_t seed = FreshSeed();
@@ -204,8 +204,8 @@ CheckAxisAlignedWarp(Path path)
   for (Content content : { Content::Random, Content::Smooth })
   {
     SCOPED_TRACE(testing::Message() << D << "-D " << typeid(TPixel).name() << ", axis-aligned B-spline warp, "
-                                    << ToString(content) << ", " << (path == Path::GPU ? "GPU" : "CPU") << ", seed "
-                                    << seed);
+                                    << ToString(content) << ", " << (path == Path::GPU ? "GPU" : "CPU")
+                                    << (turnedMovingImage ? ", moving image turned" : "") << ", seed " << seed);
     auto                        input = MakeInput<Image>(size, content, seed);
     typename Image::DirectionType identity;
     identity.SetIdentity();
@@ -217,8 +217,34 @@ CheckAxisAlignedWarp(Path path)
     geometry->CopyInformation(input);
     geometry->SetRegions(grown);
     const double defaultValue = -7.0;
-    auto         want = ResampleWithITK<Image, Image>(input, bspline, geometry, defaultValue);
-    auto         got = ResampleWithModule<Image, Image>(input, bspline, geometry, defaultValue, path);
+    if (turnedMovingImage)
+    {
+      // The moving image stored turned by 90 degrees in x-y (an acquisition of another
+      // orientation) over the same box: its rows run along the output's axis 1, and
+      // the GPU's threads run down the rows (VoxelLaneAxis).
+      itk::Size<D> turnedSize = size;
+      std::swap(turnedSize[0], turnedSize[1]);
+      auto                          moving = MakeInput<Image>(turnedSize, content, seed + 1);
+      typename Image::DirectionType quarterTurn;
+      quarterTurn.SetIdentity();
+      quarterTurn[0][0] = quarterTurn[1][1] = 0.0;
+      quarterTurn[0][1] = -1.0;
+      quarterTurn[1][0] = 1.0;
+      auto spacing = input->GetSpacing();
+      std::swap(spacing[0], spacing[1]);
+      moving->SetSpacing(spacing);
+      moving->SetDirection(quarterTurn);
+      const auto inputCentre = CentreOf(input.GetPointer()), movingCentre = CentreOf(moving.GetPointer());
+      auto       origin = moving->GetOrigin();
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        origin[a] += inputCentre[a] - movingCentre[a];
+      }
+      moving->SetOrigin(origin);
+      input = moving;
+    }
+    auto want = ResampleWithITK<Image, Image>(input, bspline, geometry, defaultValue);
+    auto got = ResampleWithModule<Image, Image>(input, bspline, geometry, defaultValue, path);
     ExpectSameResample(got.GetPointer(), want.GetPointer(), defaultValue,
                        std::is_same_v<TPixel, double> ? 1e-10 : 4e-6 * 200.0);
   }
@@ -231,6 +257,17 @@ TEST(CubicResampleGPU, AxisAlignedBSplineWarpMatchesITK)
   CheckAxisAlignedWarp<2, float>(Path::GPU);
   CheckAxisAlignedWarp<3, float>(Path::GPU);
   CheckAxisAlignedWarp<3, double>(Path::GPU);
+}
+TEST(CubicResampleCPU, AxisAlignedBSplineWarpOfATurnedImageMatchesITK)
+{
+  CheckAxisAlignedWarp<3, float>(Path::CPU, true);
+}
+TEST(CubicResampleGPU, AxisAlignedBSplineWarpOfATurnedImageMatchesITK)
+{
+  CIF_REQUIRE_GPU();
+  CheckAxisAlignedWarp<2, float>(Path::GPU, true);
+  CheckAxisAlignedWarp<3, float>(Path::GPU, true);
+  CheckAxisAlignedWarp<3, double>(Path::GPU, true);
 }
 
 /** Another interpolator: the filter is plain ResampleImageFilter. */

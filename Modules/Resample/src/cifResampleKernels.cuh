@@ -337,6 +337,7 @@ struct BSplineRowsShared
 {
   double       columns[kBSplineRowsPerBlock][3][kMaxBSplineColumns];
   std::int64_t rowStart[kBSplineRowsPerBlock][3];
+  std::int64_t rowOutputIndex[kBSplineRowsPerBlock][kMaxDimension]; // the row's first voxel
   double       rowWeights[kBSplineRowsPerBlock][3][4];
   bool         rowValid[kBSplineRowsPerBlock];
 };
@@ -351,11 +352,14 @@ struct BSplineRowsShared
  * each), and each voxel then sums 4 columns instead of 4^D control points. ITK's
  * valid-region rule and weights are applied per axis as in ApplyBSpline; only the
  * order of the sum differs (within 1e-16 relative). Calls voxel(row, x, p, q) with
- * the voxel's physical point p and its image q. */
+ * the voxel's physical point p and its image q: the threads along each row in turn,
+ * or with \a lanesAcrossRows down the block's rows first (where the input's rows run
+ * along output axis 1, VoxelLaneAxis: a warp's gathers then read 8 consecutive
+ * samples of each of 4 input rows instead of 32 rows). */
 template <int D, typename TVoxel>
 __device__ void
 MapBSplineRows(const ResampleGeometry & geometry, const TransformStage & stage, BSplineRowsShared & shared,
-               TVoxel && voxel)
+               bool lanesAcrossRows, TVoxel && voxel)
 {
   const std::int64_t rows = geometry.OutputRows();
   const std::int64_t firstRow = static_cast<std::int64_t>(blockIdx.x) * kBSplineRowsPerBlock;
@@ -378,6 +382,10 @@ MapBSplineRows(const ResampleGeometry & geometry, const TransformStage & stage, 
     const int    r = threadIdx.x;
     std::int64_t index[kMaxDimension];
     rowIndex(r, index);
+    for (int a = 0; a < kMaxDimension; ++a)
+    {
+      shared.rowOutputIndex[r][a] = index[a];
+    }
     double p[kMaxDimension];
     IndexToOutputPoint<D>(geometry, index, p);
     bool valid = true;
@@ -425,27 +433,46 @@ MapBSplineRows(const ResampleGeometry & geometry, const TransformStage & stage, 
     }
   }
   __syncthreads();
-  for (int r = 0; r < rowsHere; ++r)
-  {
-    std::int64_t index[kMaxDimension];
-    rowIndex(r, index);
-    for (std::int64_t x = threadIdx.x; x < geometry.outputSize[0]; x += blockDim.x)
+  // Voxel x of row r: its point through the row's columns.
+  const auto mapVoxel = [&](int r, std::int64_t x, std::int64_t index[kMaxDimension]) {
+    index[0] = geometry.outputStart[0] + x;
+    double p[kMaxDimension];
+    IndexToOutputPoint<D>(geometry, index, p);
+    double       q[kMaxDimension] = { p[0], p[1], p[2], 0.0 };
+    double       wx[4];
+    std::int64_t startX;
+    if (shared.rowValid[r] && BSplineAxisSupport(stage, 0, BSplineGridIndex<D>(stage, p, 0), startX, wx))
     {
-      index[0] = geometry.outputStart[0] + x;
-      double p[kMaxDimension];
-      IndexToOutputPoint<D>(geometry, index, p);
-      double       q[kMaxDimension] = { p[0], p[1], p[2], 0.0 };
-      double       wx[4];
-      std::int64_t startX;
-      if (shared.rowValid[r] && BSplineAxisSupport(stage, 0, BSplineGridIndex<D>(stage, p, 0), startX, wx))
+      for (int c = 0; c < D; ++c)
       {
-        for (int c = 0; c < D; ++c)
-        {
-          const double * column = &shared.columns[r][c][startX];
-          q[c] = p[c] + (wx[0] * column[0] + wx[1] * column[1] + wx[2] * column[2] + wx[3] * column[3]);
-        }
+        const double * column = &shared.columns[r][c][startX];
+        q[c] = p[c] + (wx[0] * column[0] + wx[1] * column[1] + wx[2] * column[2] + wx[3] * column[3]);
       }
-      voxel(firstRow + r, x, p, q);
+    }
+    voxel(firstRow + r, x, p, q);
+  };
+  if (!lanesAcrossRows)
+  {
+    for (int r = 0; r < rowsHere; ++r)
+    {
+      std::int64_t index[kMaxDimension] = { shared.rowOutputIndex[r][0], shared.rowOutputIndex[r][1],
+                                            shared.rowOutputIndex[r][2], shared.rowOutputIndex[r][3] };
+      for (std::int64_t x = threadIdx.x; x < geometry.outputSize[0]; x += blockDim.x)
+      {
+        mapVoxel(r, x, index);
+      }
+    }
+  }
+  else
+  {
+    // consecutive threads down the block's rows, then along them
+    const std::int64_t voxels = rowsHere * geometry.outputSize[0];
+    for (std::int64_t item = threadIdx.x; item < voxels; item += blockDim.x)
+    {
+      const int    r = static_cast<int>(item % rowsHere);
+      std::int64_t index[kMaxDimension] = { shared.rowOutputIndex[r][0], shared.rowOutputIndex[r][1],
+                                            shared.rowOutputIndex[r][2], shared.rowOutputIndex[r][3] };
+      mapVoxel(r, item / rowsHere, index);
     }
   }
 }
@@ -457,7 +484,7 @@ __global__ void __launch_bounds__(kThreads)
 {
   __shared__ BSplineRowsShared shared;
   const std::int64_t           width = geometry.outputSize[0];
-  MapBSplineRows<D>(geometry, stage, shared,
+  MapBSplineRows<D>(geometry, stage, shared, false,
                     [&](std::int64_t row, std::int64_t x, const double p[kMaxDimension], const double q[kMaxDimension]) {
                       TOut * out = field + static_cast<std::int64_t>(D) * (row * width + x);
                       for (int c = 0; c < D; ++c)
@@ -472,11 +499,12 @@ __global__ void __launch_bounds__(kThreads)
 template <int D, typename TCoefficient, typename TOut>
 __global__ void __launch_bounds__(kThreads)
   ResampleBSplineRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry,
-                            TransformStage stage, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
+                            TransformStage stage, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output,
+                            bool lanesAcrossRows)
 {
   __shared__ BSplineRowsShared shared;
   const std::int64_t           width = geometry.outputSize[0];
-  MapBSplineRows<D>(geometry, stage, shared,
+  MapBSplineRows<D>(geometry, stage, shared, lanesAcrossRows,
                     [&](std::int64_t row, std::int64_t x, const double *, const double q[kMaxDimension]) {
                       double index[kMaxDimension];
                       InputContinuousIndex<D>(geometry, q, index);
@@ -612,8 +640,8 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
     {
       if constexpr (D <= 3)
       {
-        ResampleBSplineRowsKernel<D, TCoefficient, TOut>
-          <<<BSplineRowBlocks(g), kThreads>>>(coefficients, g, chain.stage[0], bounds, defaultValue, out);
+        ResampleBSplineRowsKernel<D, TCoefficient, TOut><<<BSplineRowBlocks(g), kThreads>>>(
+          coefficients, g, chain.stage[0], bounds, defaultValue, out, VoxelLaneAxis<D>(g, chain) == 1);
         CIF_CUDA_CHECK_LAUNCH();
       }
     }
