@@ -27,7 +27,11 @@
  * changes. H100, 2026-11-23, the module's kernel before and after the shear in one
  * run: 0.567 -> 0.431 ms for a 256³ volume turned by 0.3 and 0.2 rad, 2.80 -> 2.72 ms
  * at 512³ under ResampleBenchmark's 0.1 rad (0.386 -> 0.394 ms at 256³). The lane
- * axis, 2026-11-25: see Modules/Resample/README.md. */
+ * axis, 2026-11-25: see Modules/Resample/README.md.
+ *
+ * The kernels that map every voxel through the transform (one thread per voxel, and
+ * the B-spline warp's 8-row blocks) take VoxelLaneAxis: the axis their consecutive
+ * threads run along, unsheared. */
 namespace cif
 {
 struct RowShear
