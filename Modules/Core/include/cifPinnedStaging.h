@@ -29,7 +29,7 @@ namespace cif
 {
 
 /** The staging knobs. Defaults (measured: see cifPinnedStaging.cu): 2 MiB chunks,
- * min(8, half the host's cores) threads, 4 rings, direct below 1 MiB; overridden by
+ * min(12, three quarters of the host's cores) threads, 4 rings, direct below 1 MiB; overridden by
  * the environment, read once: CIF_STAGING_CHUNK_KIB, CIF_STAGING_THREADS,
  * CIF_STAGING_RINGS, CIF_STAGING_DIRECT_BELOW_KIB; CIF_STAGING_THREADS=0 turns staging
  * off (every copy direct, the behaviour before staging). */
@@ -38,8 +38,8 @@ struct PinnedStagingSettings
   /** Bytes of one pinned chunk. */
   std::size_t chunkBytes = 2u << 20;
   /** Host threads copying into/out of chunks for one transfer (the calling thread is
-   * one of them); 0 turns staging off. (The pool's default is min(8, half the
-   * host's cores).) */
+   * one of them); 0 turns staging off. (The pool's default is min(12, three
+   * quarters of the host's cores).) */
   int threads = 4;
   /** Chunks per thread: 2 lets a thread fill one while the other is on the bus. */
   int chunksPerThread = 2;
