@@ -188,7 +188,9 @@ TEST(CubicResampleGPU, WideRotatedRowsMatchITK)
  * and control grid in one direction (identity here), so the GPU maps each output
  * row's points with the support shared along the row. The output grid is the
  * input's grown by 3 voxels on every side: points outside the control grid's valid
- * region (left where they are) and outside the input (default value) are in. */
+ * region (left where they are) and outside the input (default value) are in. With
+ * \a turnedMovingImage the image warped is another one over the same box, stored
+ * turned by 90 degrees in x-y. */
 template <unsigned int D, typename TPixel>
 void
 CheckAxisAlignedWarp(Path path, bool turnedMovingImage = false)
