@@ -183,59 +183,32 @@ private:
   cif::PinnedStagingSettings m_Saved = cif::GetPinnedStagingSettings();
 };
 
-/** Sets the cap on pinned host memory for the scope of a test, then restores it. */
-class ScopedPinnedHostLimit
+/** Sets one of the library's byte-count settings (\a Get / \a Set) for the scope of
+ * a test, then restores it. */
+template <std::size_t (*Get)(), void (*Set)(std::size_t)>
+class ScopedByteSetting
 {
 public:
-  explicit ScopedPinnedHostLimit(std::size_t bytes)
-    : m_Previous(cif::GetPinnedHostLimit())
+  explicit ScopedByteSetting(std::size_t bytes)
+    : m_Previous(Get())
   {
-    cif::SetPinnedHostLimit(bytes);
+    Set(bytes);
   }
-  ~ScopedPinnedHostLimit() { cif::SetPinnedHostLimit(m_Previous); }
-  ScopedPinnedHostLimit(const ScopedPinnedHostLimit &) = delete;
-  ScopedPinnedHostLimit &
-  operator=(const ScopedPinnedHostLimit &) = delete;
+  ~ScopedByteSetting() { Set(m_Previous); }
+  ScopedByteSetting(const ScopedByteSetting &) = delete;
+  ScopedByteSetting &
+  operator=(const ScopedByteSetting &) = delete;
 
 private:
   std::size_t m_Previous;
 };
 
-/** cif::SetPinnedOutputMinimumBytes for one scope: tests pin small images. */
-class ScopedPinnedOutputMinimum
-{
-public:
-  explicit ScopedPinnedOutputMinimum(std::size_t bytes)
-    : m_Previous(cif::GetPinnedOutputMinimumBytes())
-  {
-    cif::SetPinnedOutputMinimumBytes(bytes);
-  }
-  ~ScopedPinnedOutputMinimum() { cif::SetPinnedOutputMinimumBytes(m_Previous); }
-  ScopedPinnedOutputMinimum(const ScopedPinnedOutputMinimum &) = delete;
-  ScopedPinnedOutputMinimum &
-  operator=(const ScopedPinnedOutputMinimum &) = delete;
-
-private:
-  std::size_t m_Previous;
-};
-
-/** Sets the device memory limit for the scope of a test, then restores it. */
-class ScopedDeviceMemoryLimit
-{
-public:
-  explicit ScopedDeviceMemoryLimit(std::size_t bytes)
-    : m_Previous(cif::GetDeviceMemoryLimit())
-  {
-    cif::SetDeviceMemoryLimit(bytes);
-  }
-  ~ScopedDeviceMemoryLimit() { cif::SetDeviceMemoryLimit(m_Previous); }
-  ScopedDeviceMemoryLimit(const ScopedDeviceMemoryLimit &) = delete;
-  ScopedDeviceMemoryLimit &
-  operator=(const ScopedDeviceMemoryLimit &) = delete;
-
-private:
-  std::size_t m_Previous;
-};
+/** The cap on pinned host memory. */
+using ScopedPinnedHostLimit = ScopedByteSetting<cif::GetPinnedHostLimit, cif::SetPinnedHostLimit>;
+/** cif::SetPinnedOutputMinimumBytes: tests pin small images. */
+using ScopedPinnedOutputMinimum = ScopedByteSetting<cif::GetPinnedOutputMinimumBytes, cif::SetPinnedOutputMinimumBytes>;
+/** The device memory limit. */
+using ScopedDeviceMemoryLimit = ScopedByteSetting<cif::GetDeviceMemoryLimit, cif::SetDeviceMemoryLimit>;
 
 /** True when two buffers hold the same bits (NaN equal to the same NaN). */
 template <typename T>
