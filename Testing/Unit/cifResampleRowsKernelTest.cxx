@@ -9,7 +9,8 @@
 // that do not start at 0 and integer outputs. A chain with a
 // grid transform is refused on that path, with an error and no output. From
 // mirror-padded coefficients (cifMirrorPadding.h: every voxel takes the interior sum)
-// the kernel gives the bits it gives from dense ones, and the device's halo is the
+// the kernel gives the bits it gives from dense ones (there it takes turns onto a
+// slightly coarser grid in row buckets, cifRowBuckets.h), and the device's halo is the
 // host's. The one-thread-per-voxel kernel, under the same maps, writes every voxel
 // with the CPU's value.
 #include "cifCudaRuntime.h"
@@ -17,6 +18,7 @@
 #include "cifMirrorPadding.h"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
+#include "cifRowBuckets.h"
 #include "cifTestHelpers.h"
 
 #include <algorithm>
@@ -177,6 +179,36 @@ FaceCrossingCases()
   cases.push_back(MakeCase("60 degrees in x-y (lanes along y)", wide, origin, wideOut, turnXY60, toWide));
   cases.push_back(MakeCase("30 degrees in x-z (walk along z)", wide, origin, wideOut, turnXZ30, toWideXZ));
   cases.push_back(MakeCase("quarter turn in x-z (lanes along z)", wide, origin, wideOut, quarterXZ, toQuarterXZ));
+  // Turns onto a slightly coarser grid, which the kernel takes in row buckets from
+  // mirror-padded coefficients (cifRowBuckets.h): x-y (and a flip of y), x-z (walk
+  // along z), a second small turn in y-z, outputs wider than a block of lanes.
+  const auto centredTurn = [&](const std::string & name, int p, int q, double angle, double angleYZ, double scale,
+                               double flipY) {
+    double turn[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } }, m[3][3], offset[3];
+    turn[p][p] = turn[q][q] = std::cos(angle);
+    turn[p][q] = -std::sin(angle);
+    turn[q][p] = std::sin(angle);
+    const double yz[3][3] = { { 1, 0, 0 }, { 0, std::cos(angleYZ), -std::sin(angleYZ) }, { 0, std::sin(angleYZ), std::cos(angleYZ) } };
+    for (int i = 0; i < 3; ++i)
+    {
+      offset[i] = 0.5 * static_cast<double>(wide[i] - 1) + 0.37;
+      for (int j = 0; j < 3; ++j)
+      {
+        m[i][j] = 0;
+        for (int k = 0; k < 3; ++k)
+        {
+          m[i][j] += yz[i][k] * turn[k][j];
+        }
+        m[i][j] *= scale * (i == 1 ? flipY : 1.0);
+        offset[i] -= m[i][j] * 0.5 * static_cast<double>(wideOut[j] - 1);
+      }
+    }
+    cases.push_back(MakeCase(name, wide, origin, wideOut, m, offset));
+  };
+  centredTurn("6 degrees in x-y, 1.01 coarser (buckets)", 0, 1, 0.1047, 0.0, 1.01, 1.0);
+  centredTurn("-15 degrees in x-y and 1 in y-z, 1.04 coarser (buckets)", 0, 1, -0.2618, 0.0175, 1.04, 1.0);
+  centredTurn("8 degrees in x-y, 1.02 coarser, y flipped (buckets)", 0, 1, 0.1396, 0.0, 1.02, -1.0);
+  centredTurn("6 degrees in x-z, 1.05 coarser (buckets, walk along z)", 0, 2, 0.1047, 0.0, 1.05, 1.0);
   std::mt19937                           rng(20261125);
   std::uniform_real_distribution<double> entry(-1.3, 1.3), shift(-9.0, 9.0);
   std::uniform_int_distribution<int>     size(4, 40), start(-6, 6);
@@ -294,8 +326,12 @@ VoxelsDifferingFromPadded(const Case & c, const cif::DeviceBuffer & coefficients
 TEST(ResampleRowsKernelGPU, MirrorPaddedCoefficientsGiveTheSameBits)
 {
   CIF_REQUIRE_GPU();
+  // From padded coefficients the kernel takes some of these maps in row buckets
+  // (cifRowBuckets.h), from dense ones never: the same bits, every voxel written.
+  int bucketed = 0;
   for (const Case & c : FaceCrossingCases())
   {
+    bucketed += cif::MakeRowBuckets<3>(c.g, c.chain, cif::MakeRowShear<3>(c.g, c.chain)).on;
     const cif::CoefficientGrid & grid = c.g.input;
     const std::int64_t           inCount = grid.size[0] * grid.size[1] * grid.size[2];
     std::vector<float>           coefficients(static_cast<std::size_t>(inCount));
@@ -327,4 +363,5 @@ TEST(ResampleRowsKernelGPU, MirrorPaddedCoefficientsGiveTheSameBits)
     EXPECT_EQ(VoxelsDifferingFromPadded<float>(c, dense, padded, -1000.f), 0) << c.name << " (float)";
     EXPECT_EQ(VoxelsDifferingFromPadded<std::uint8_t>(c, dense, padded, std::uint8_t{ 7 }), 0) << c.name << " (uchar)";
   }
+  EXPECT_GE(bucketed, 4) << "the maps should include turns the kernel takes in buckets";
 }

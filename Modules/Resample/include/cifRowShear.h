@@ -83,13 +83,14 @@ OutputRowStride(const ResampleGeometry & g, int axis)
 }
 
 /** The steps of the input continuous index per output index step along each output
- * axis, m[input axis][output axis], at the output region's first voxel; the chain's
- * grid transforms (B-spline, displacement field) taken as the identity, which is what
- * registration makes of them, near enough to decide speed. */
+ * axis, m[input axis][output axis], at the output region's first voxel, and (where \a
+ * at is given) the continuous index there; the chain's grid transforms (B-spline,
+ * displacement field) taken as the identity, which is what registration makes of
+ * them, near enough to decide speed. */
 template <int D>
 void
 InputStepsPerOutputStep(const ResampleGeometry & g, const TransformChain & chain,
-                        double m[kMaxDimension][kMaxDimension])
+                        double m[kMaxDimension][kMaxDimension], double * at = nullptr)
 {
   TransformChain affine = chain;
   for (int n = 0; n < affine.count; ++n)
@@ -100,8 +101,8 @@ InputStepsPerOutputStep(const ResampleGeometry & g, const TransformChain & chain
     }
   }
   std::int64_t index[kMaxDimension] = { g.outputStart[0], g.outputStart[1], g.outputStart[2], g.outputStart[3] };
-  double       at[kMaxDimension];
-  OutputIndexToInputIndex<D, true>(g, affine, index, at);
+  double       first[kMaxDimension];
+  OutputIndexToInputIndex<D, true>(g, affine, index, first);
   for (int c = 0; c < D; ++c)
   {
     ++index[c];
@@ -110,8 +111,12 @@ InputStepsPerOutputStep(const ResampleGeometry & g, const TransformChain & chain
     --index[c];
     for (int r = 0; r < D; ++r)
     {
-      m[r][c] = moved[r] - at[r];
+      m[r][c] = moved[r] - first[r];
     }
+  }
+  for (int r = 0; at != nullptr && r < D; ++r)
+  {
+    at[r] = first[r];
   }
 }
 

@@ -11,6 +11,7 @@
 #include "cifGridStride.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
+#include "cifRowBuckets.h"
 #include "cifRowShear.h"
 #include "cifScalarTypes.h"
 
@@ -141,26 +142,33 @@ IndexOnRow(const double * startAndStep, int stride, double alpha, double index[k
   }
 }
 
-/** The doubles of shared memory that ResampleRowsKernel takes for \a shear: the
- * endpoints (2 kMaxDimension each) of the rows it touches and, with the lanes across
- * the rows, the fractions of its walk positions. */
+/** The doubles of shared memory that ResampleRowsKernel takes for \a shear and \a
+ * buckets: the endpoints (2 kMaxDimension each) of the rows it touches and, with the
+ * lanes across the rows, the fractions of its walk positions. */
 inline std::size_t
-RowsKernelSharedDoubles(const RowShear & shear)
+RowsKernelSharedDoubles(const RowShear & shear, const RowBuckets & buckets)
 {
-  const std::size_t walked = static_cast<std::size_t>(RowsTouched(shear, kBlockRows, kBlockColumns));
+  const std::size_t walked = static_cast<std::size_t>(
+    buckets.on ? RowsTouchedByBuckets(buckets, kBlockRows, kBlockColumns) : RowsTouched(shear, kBlockRows, kBlockColumns));
   return shear.laneAxis == 0 ? 2 * kMaxDimension * walked : 2 * kMaxDimension * kBlockColumns + walked;
 }
 
-template <int D, typename TCoefficient, typename TOut, RowsEvaluation Evaluation, bool LanesAlongRows>
+template <int D, typename TCoefficient, typename TOut, RowsEvaluation Evaluation, bool LanesAlongRows, bool Bucketed>
 __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
   ResampleRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry, TransformChain chain,
-                     RowShear shear, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output)
+                     RowShear shear, RowBuckets buckets, InsideBounds bounds, TOut defaultValue,
+                     TOut * __restrict__ output)
 {
   constexpr bool setsFacesAside = Evaluation == RowsEvaluation::InteriorThenFaces;
-  extern __shared__ double ends[]; // RowsKernelSharedDoubles(shear)
+  extern __shared__ double ends[]; // RowsKernelSharedDoubles(shear, buckets)
   // InteriorThenFaces: each warp's voxels whose support reaches past the grid, as k * 32 + lane
   __shared__ std::uint16_t borderVoxels[kWarpsPerBlock][setsFacesAside ? 32 * kRowsPerThread : 1];
   __shared__ int           borderCount[kWarpsPerBlock];
+  // buckets (cifRowBuckets.h): lanes along the rows, mirror-padded coefficients only
+  // (measured: no gain for the dense layout's faces), one run per thread
+  static_assert(!Bucketed || (LanesAlongRows && Evaluation == RowsEvaluation::MirrorPadded), "buckets: see MakeRowBuckets");
+  static_assert(!Bucketed || kRowsPerThread == kBucketsPerRun, "a thread takes one run of buckets");
+  constexpr bool bucketed = Bucketed; // buckets.on
   const int                warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // the grid the samples are read on (the inside test is bounds', geometry.input's)
   const CoefficientGrid    stored = StoredInputGrid<D>(geometry);
@@ -170,18 +178,39 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
   const std::int64_t       walkSize = geometry.outputSize[shear.walkAxis];
   const std::int64_t       laneRowStride = OutputRowStride(geometry, shear.laneAxis);
   const std::int64_t       walkRowStride = OutputRowStride(geometry, shear.walkAxis);
-  const std::int64_t       blocksPerSheet = (shear.walkLength + kBlockRows - 1) / kBlockRows;
+  const std::int64_t       blocksPerSheet = (WalkLength(shear, buckets) + kBlockRows - 1) / kBlockRows;
   // One grid dimension (2^31 - 1 blocks), walk positions fastest: blocksPerLaneTile
   // blocks walk down the sheets of one tile of lane coordinates, then the next tile.
   const std::int64_t blocksPerLaneTile = blocksPerSheet * (geometry.OutputCount() / (laneSize * walkSize));
   const std::int64_t walkBlock = blockIdx.x % blocksPerLaneTile;
-  const std::int64_t sheetRow = walkBlock / blocksPerSheet * OutputRowStride(geometry, shear.sheetAxis);
+  const std::int64_t sheet = walkBlock / blocksPerSheet;
+  const std::int64_t sheetRow = sheet * OutputRowStride(geometry, shear.sheetAxis);
   const std::int64_t firstSheared = (walkBlock % blocksPerSheet) * kBlockRows - shear.before;
+  const std::int64_t firstBucket = bucketed ? FirstBucketOfSheet(buckets, sheet) + (walkBlock % blocksPerSheet) * kBlockRows : 0;
   const std::int64_t firstLane = static_cast<std::int64_t>(blockIdx.x / blocksPerLaneTile) * kBlockColumns;
   const std::int64_t lastLane = (firstLane + kBlockColumns < laneSize ? firstLane + kBlockColumns : laneSize) - 1;
-  const std::int64_t shiftA = ShiftOf(shear, firstLane), shiftB = ShiftOf(shear, lastLane);
-  const std::int64_t lowW = max(firstSheared + min(shiftA, shiftB), std::int64_t(0));
-  const std::int64_t highW = min(firstSheared + kBlockRows - 1 + max(shiftA, shiftB), walkSize - 1);
+  // The block's walk positions: sheared, the lanes' shifts' extremes; bucketed, the
+  // corner lanes' bucket boundaries (linear in the lane, but for rounding: one
+  // position more at each end, RowsTouchedByBuckets).
+  std::int64_t lowW, highW;
+  if constexpr (bucketed)
+  {
+    // lanes 0-3 of each warp compute one corner each, and share them
+    const int          corner = lane % 4;
+    const std::int64_t mine = WalkOfBucket(buckets, firstBucket + (corner / 2) * kBlockRows, corner % 2 ? lastLane : firstLane, sheet);
+    const std::int64_t c0 = __shfl_sync(0xFFFFFFFF, mine, 0), c1 = __shfl_sync(0xFFFFFFFF, mine, 1);
+    const std::int64_t c2 = __shfl_sync(0xFFFFFFFF, mine, 2), c3 = __shfl_sync(0xFFFFFFFF, mine, 3);
+    lowW = min(c0, c1) - 1;
+    highW = max(c2, c3);
+  }
+  else
+  {
+    const std::int64_t shiftA = ShiftOf(shear, firstLane), shiftB = ShiftOf(shear, lastLane);
+    lowW = firstSheared + min(shiftA, shiftB);
+    highW = firstSheared + kBlockRows - 1 + max(shiftA, shiftB);
+  }
+  lowW = max(lowW, std::int64_t(0));
+  highW = min(highW, walkSize - 1);
   if (lowW > highW)
   {
     return; // the whole block lies outside the output (the same for every thread)
@@ -219,7 +248,7 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
     borderCount[warp] = 0;
   }
   __syncthreads();
-  // The lane coordinate and first walk position of the voxels of this warp's thread number inWarp.
+  // The lane coordinate and (sheared) first walk position of the voxels of this warp's thread number inWarp.
   const auto laneOf = [&](int inWarp) { return firstLane + (warp * 32 + inWarp) % kBlockColumns; };
   const auto firstWalkOf = [&](int inWarp) {
     return firstSheared + ((warp * 32 + inWarp) / kBlockColumns) * kRowsPerThread + ShiftOf(shear, laneOf(inWarp));
@@ -272,22 +301,76 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
     const double       alpha = LanesAlongRows ? RowFraction(geometry, l) : 0.0;
     const std::int64_t outputAt = LanesAlongRows ? sheetRow * width + l : (sheetRow + l * laneRowStride) * width;
     const std::int64_t outputStep = LanesAlongRows ? walkRowStride * width : 1;
-    const std::int64_t firstW = firstWalkOf(lane);
-    for (int k = 0; k < kRowsPerThread; ++k)
+    if constexpr (bucketed)
     {
-      const std::int64_t w = firstW + k;
-      if (w >= lowW && w <= highW)
+      // Step k takes the first voxel of the thread's bucket k (cifRowBuckets.h), at
+      // offset BucketOffset(run, k) from run.first, if the bucket holds one; voxels
+      // outside the output fall outside [lowW, highW]. The offsets are kept running
+      // (from lowW, and into the output), stepping by one voxel and once by the jump,
+      // so that no address is rebuilt per voxel: the gathers need every register of
+      // the 64 they can get (built per voxel, they cost 10-20% here).
+      const BucketRun run = MakeBucketRun(buckets, firstBucket + ((warp * 32 + lane) / kBlockColumns) * kRowsPerThread,
+                                          BucketU(buckets, l, sheet));
+      const unsigned  span = static_cast<unsigned>(highW - lowW);
+      if (run.jump > 0)
       {
-        double index[kMaxDimension];
-        if constexpr (LanesAlongRows)
+        // bucket jumpAt - 1's second voxel, at once (MakeRowBuckets' step range leaves
+        // runs of one voxel more to rounding)
+        const std::int64_t second = run.first + BucketSecondVoxel(run) - lowW;
+        if (static_cast<unsigned>(second) <= span)
         {
-          IndexOnRow<D>(ends + 2 * kMaxDimension * (w - lowW), 1, alpha, index);
+          double index[kMaxDimension];
+          IndexOnRow<D>(ends + 2 * kMaxDimension * second, 1, alpha, index);
+          evaluate(index, output[outputAt + (lowW + second) * outputStep], 0);
         }
-        else
+      }
+      // the jump as one event at step eventK: one voxel more, the run's voxel jumpAt
+      // (the second voxel, taken above) is stepped over before bucket jumpAt; one
+      // fewer, bucket jumpAt - 1 is empty and its step takes no voxel
+      const int    eventK = run.jump < 0 ? run.jumpAt - 1 : (run.jump > 0 ? run.jumpAt : kRowsPerThread);
+      const bool   stepsOver = run.jump > 0;
+      int          fromLow = static_cast<int>(run.first - lowW);
+      std::int64_t outputIndex = outputAt + run.first * outputStep;
+      for (int k = 0; k < kRowsPerThread; ++k)
+      {
+        const bool event = k == eventK;
+        if (event && stepsOver)
         {
-          IndexOnRow<D>(ends + (l - firstLane), kBlockColumns, fractions[w - lowW], index);
+          ++fromLow;
+          outputIndex += outputStep;
         }
-        evaluate(index, output[outputAt + w * outputStep], k);
+        if (!(event && !stepsOver) && static_cast<unsigned>(fromLow) <= span)
+        {
+          double index[kMaxDimension];
+          IndexOnRow<D>(ends + 2 * kMaxDimension * fromLow, 1, alpha, index);
+          evaluate(index, output[outputIndex], k);
+        }
+        if (!(event && !stepsOver))
+        {
+          ++fromLow;
+          outputIndex += outputStep;
+        }
+      }
+    }
+    else
+    {
+      const std::int64_t firstW = firstWalkOf(lane);
+      for (int k = 0; k < kRowsPerThread; ++k)
+      {
+        const std::int64_t w = firstW + k;
+        if (w >= lowW && w <= highW)
+        {
+          double index[kMaxDimension];
+          if constexpr (LanesAlongRows)
+          {
+            IndexOnRow<D>(ends + 2 * kMaxDimension * (w - lowW), 1, alpha, index);
+          }
+          else
+          {
+            IndexOnRow<D>(ends + (l - firstLane), kBlockColumns, fractions[w - lowW], index);
+          }
+          evaluate(index, output[outputAt + w * outputStep], k);
+        }
       }
     }
   }
@@ -596,31 +679,43 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
     }
     else if (path == Path::Rows)
     {
-      const RowShear     shear = MakeRowShear<D>(g, chain); // decides speed only, never values
+      // which voxels each thread takes: speed only, never values
+      const RowShear     shear = MakeRowShear<D>(g, chain);
+      const RowBuckets   buckets =
+        rowsEvaluation == RowsEvaluation::MirrorPadded ? MakeRowBuckets<D>(g, chain, shear) : RowBuckets{};
       const std::int64_t laneSize = g.outputSize[shear.laneAxis];
       const std::int64_t sheets = count / (laneSize * g.outputSize[shear.walkAxis]);
-      const std::int64_t blockCount =
-        (shear.walkLength + kBlockRows - 1) / kBlockRows * sheets * ((laneSize + kBlockColumns - 1) / kBlockColumns);
+      const std::int64_t blockCount = (WalkLength(shear, buckets) + kBlockRows - 1) / kBlockRows * sheets *
+                                      ((laneSize + kBlockColumns - 1) / kBlockColumns);
       if (blockCount > 0x7FFFFFFF)
       {
         throw CudaError("cubic resampling: an output of " + std::to_string(count) +
                         " voxels needs more thread blocks than one launch takes");
       }
       const unsigned int blocks = static_cast<unsigned int>(blockCount);
-      const std::size_t  sharedBytes = sizeof(double) * RowsKernelSharedDoubles(shear);
-      // The kernel for an evaluation, with the lanes along the rows or (D <= 3, the only
-      // outputs MakeRowShear turns them for) across them.
+      const std::size_t  sharedBytes = sizeof(double) * RowsKernelSharedDoubles(shear, buckets);
+      // The kernel for an evaluation, with the lanes along the rows (in buckets where
+      // MakeRowBuckets takes them) or (D <= 3, the only outputs MakeRowShear turns them
+      // for) across them.
       const auto launch = [&](auto evaluation) {
         constexpr RowsEvaluation evaluate = decltype(evaluation)::value;
-        if (shear.laneAxis == 0)
+        if (buckets.on)
         {
-          ResampleRowsKernel<D, TCoefficient, TOut, evaluate, true>
-            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+          if constexpr (D >= 2 && D <= 3 && evaluate == RowsEvaluation::MirrorPadded)
+          {
+            ResampleRowsKernel<D, TCoefficient, TOut, evaluate, true, true>
+              <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, buckets, bounds, defaultValue, out);
+          }
+        }
+        else if (shear.laneAxis == 0)
+        {
+          ResampleRowsKernel<D, TCoefficient, TOut, evaluate, true, false>
+            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, buckets, bounds, defaultValue, out);
         }
         else if constexpr (D <= 3)
         {
-          ResampleRowsKernel<D, TCoefficient, TOut, evaluate, false>
-            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, bounds, defaultValue, out);
+          ResampleRowsKernel<D, TCoefficient, TOut, evaluate, false, false>
+            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, buckets, bounds, defaultValue, out);
         }
       };
       switch (rowsEvaluation)
