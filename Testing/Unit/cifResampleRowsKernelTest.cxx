@@ -365,3 +365,71 @@ TEST(ResampleRowsKernelGPU, MirrorPaddedCoefficientsGiveTheSameBits)
   }
   EXPECT_GE(bucketed, 4) << "the maps should include turns the kernel takes in buckets";
 }
+
+TEST(ResampleRowsKernelGPU, TwoDimensionalTurnInBucketsGivesTheShearsBits)
+{
+  CIF_REQUIRE_GPU();
+  // A 2-D turn by 6 degrees onto a grid 1.01 coarser, wider than a block of lanes:
+  // from mirror-padded coefficients the kernel takes it in row buckets, from dense
+  // ones sheared; the same bits, every voxel written (outputs poisoned with NaN).
+  cif::ResampleGeometry g;
+  g.input.size[0] = 203;
+  g.input.size[1] = 151;
+  g.outputSize[0] = 211;
+  g.outputSize[1] = 160;
+  g.lineLength = g.outputSize[0];
+  const double        angle = 0.1047, scale = 1.01;
+  cif::TransformChain chain;
+  chain.count = 1;
+  chain.stage[0].kind = cif::TransformKind::Affine;
+  const double m[2][2] = { { scale * std::cos(angle), -scale * std::sin(angle) },
+                           { scale * std::sin(angle), scale * std::cos(angle) } };
+  for (int i = 0; i < 2; ++i)
+  {
+    chain.stage[0].offset[i] = 0.5 * static_cast<double>(g.input.size[i] - 1) + 0.29;
+    for (int j = 0; j < 2; ++j)
+    {
+      chain.stage[0].matrix[i][j] = m[i][j];
+      chain.stage[0].offset[i] -= m[i][j] * 0.5 * static_cast<double>(g.outputSize[j] - 1);
+    }
+  }
+  cif::ResampleGeometry paddedGeometry = g;
+  paddedGeometry.inputMirrorPadded = true;
+  ASSERT_TRUE(cif::MakeRowBuckets<2>(paddedGeometry, chain, cif::MakeRowShear<2>(paddedGeometry, chain)).on);
+
+  const std::size_t  inCount = static_cast<std::size_t>(g.input.size[0] * g.input.size[1]);
+  std::vector<float> coefficients(inCount);
+  std::mt19937       rng(611);
+  std::uniform_real_distribution<float> value(-40.f, 240.f);
+  for (float & v : coefficients)
+  {
+    v = value(rng);
+  }
+  std::vector<float> padded(static_cast<std::size_t>(cif::MirrorPaddedCount<2>(g.input)), 0.f);
+  cif::MirrorPadOnHost<2>(coefficients.data(), g.input, padded.data());
+  const auto         count = static_cast<std::size_t>(g.OutputCount());
+  std::vector<float> fromDense(count), fromPadded(count);
+  std::memset(fromDense.data(), 0xFF, count * sizeof(float));
+  cif::DeviceBuffer denseIn(inCount * sizeof(float)), paddedIn(padded.size() * sizeof(float));
+  cif::DeviceBuffer denseOut(count * sizeof(float)), paddedOut(count * sizeof(float));
+  denseIn.Upload(coefficients.data(), inCount * sizeof(float));
+  paddedIn.Upload(padded.data(), padded.size() * sizeof(float));
+  denseOut.Upload(fromDense.data(), count * sizeof(float));
+  paddedOut.Upload(fromDense.data(), count * sizeof(float));
+  cif::ResampleOnDevice<2, float, float>(denseIn.As<const float>(), g, chain, nullptr, true, -1000.f,
+                                         denseOut.As<float>());
+  cif::ResampleOnDevice<2, float, float>(paddedIn.As<const float>(), paddedGeometry, chain, nullptr, true, -1000.f,
+                                         paddedOut.As<float>());
+  denseOut.Download(fromDense.data(), count * sizeof(float));
+  paddedOut.Download(fromPadded.data(), count * sizeof(float));
+  std::int64_t differ = 0, unwritten = 0, inside = 0;
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    differ += std::memcmp(&fromDense[i], &fromPadded[i], sizeof(float)) != 0;
+    unwritten += std::isnan(fromPadded[i]);
+    inside += fromPadded[i] != -1000.f;
+  }
+  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(unwritten, 0);
+  EXPECT_GT(inside, static_cast<std::int64_t>(count / 2)) << "most voxels should map inside the input";
+}
