@@ -5,6 +5,7 @@
 // once, every voxel lies in the walk positions its block keeps in shared memory, and
 // a warp's 32 lanes read one input row per step where the shear reads about two.
 #include "cifRowBuckets.h"
+#include "cifRowTurnTestSupport.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,46 +20,6 @@ namespace
 constexpr int kBlockColumns = 64; // the kernel's (cifResampleKernels.cuh)
 constexpr int kRowGroups = 4;
 constexpr int kBlockRows = kRowGroups * cif::kBucketsPerRun;
-
-/** A geometry of unit grids: output \a size, a centred map from output index to input
- * index of \a scale x (a turn by \a angle2 in the plane p2-q2) x (a turn by \a angle
- * in the plane p-q), rows of axis \a flip negated (-1: none). */
-template <int D>
-void
-MakeTurn(const std::array<std::int64_t, 3> & size, int p, int q, double angle, int p2, int q2, double angle2,
-         double scale, int flip, cif::ResampleGeometry & g, cif::TransformChain & chain)
-{
-  double first[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } }, second[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
-  first[p][p] = first[q][q] = std::cos(angle);
-  first[p][q] = -std::sin(angle);
-  first[q][p] = std::sin(angle);
-  second[p2][p2] = second[q2][q2] = std::cos(angle2);
-  second[p2][q2] = -std::sin(angle2);
-  second[q2][p2] = std::sin(angle2);
-  chain.count = 1;
-  chain.stage[0].kind = cif::TransformKind::Affine;
-  for (int a = 0; a < D; ++a)
-  {
-    g.outputSize[a] = size[a];
-    g.input.size[a] = size[a];
-  }
-  g.lineLength = size[0];
-  for (int i = 0; i < 3; ++i)
-  {
-    chain.stage[0].offset[i] = i < D ? 0.5 * static_cast<double>(size[i] - 1) + 0.3 : 0.0;
-    for (int j = 0; j < 3; ++j)
-    {
-      double m = 0;
-      for (int k = 0; k < 3; ++k)
-      {
-        m += second[i][k] * first[k][j];
-      }
-      m *= scale * (i == flip ? -1.0 : 1.0);
-      chain.stage[0].matrix[i][j] = i < D && j < D ? m : (i == j ? 1.0 : 0.0);
-      chain.stage[0].offset[i] -= i < D && j < D ? m * 0.5 * static_cast<double>(size[j] - 1) : 0.0;
-    }
-  }
-}
 
 struct Turn
 {
@@ -187,7 +148,7 @@ TEST(RowBuckets, TakenOnlyWhereTheyPay)
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    MakeTurn<3>(size, e.turn.p, e.turn.q, e.turn.angle, e.turn.p2, e.turn.q2, e.turn.angle2, e.turn.scale,
+    cif_test::MakeTurn<3>(size, e.turn.p, e.turn.q, e.turn.angle, e.turn.p2, e.turn.q2, e.turn.angle2, e.turn.scale,
                 e.turn.flip, g, chain);
     const cif::RowShear shear = cif::MakeRowShear<3>(g, chain);
     EXPECT_EQ(cif::MakeRowBuckets<3>(g, chain, shear).on, e.on) << e.turn.name;
@@ -195,7 +156,7 @@ TEST(RowBuckets, TakenOnlyWhereTheyPay)
   // 2-D: taken as in 3-D; 4-D outputs (their sheets are not linear in one index) never
   cif::ResampleGeometry g2;
   cif::TransformChain   chain2;
-  MakeTurn<2>({ 200, 90, 1 }, 0, 1, 6 * degree, 1, 2, 0, 1.01, -1, g2, chain2);
+  cif_test::MakeTurn<2>({ 200, 90, 1 }, 0, 1, 6 * degree, 1, 2, 0, 1.01, -1, g2, chain2);
   EXPECT_TRUE(cif::MakeRowBuckets<2>(g2, chain2, cif::MakeRowShear<2>(g2, chain2)).on);
   cif::ResampleGeometry g4 = g2;
   g4.outputSize[2] = 3;
@@ -212,7 +173,7 @@ TEST(RowBuckets, TakeEveryVoxelExactlyOnceWithinTheirBlocksRows)
     {
       cif::ResampleGeometry g;
       cif::TransformChain   chain;
-      MakeTurn<3>(size, t.p, t.q, t.angle, t.p2, t.q2, t.angle2, t.scale, t.flip, g, chain);
+      cif_test::MakeTurn<3>(size, t.p, t.q, t.angle, t.p2, t.q2, t.angle2, t.scale, t.flip, g, chain);
       const cif::RowShear  shear = cif::MakeRowShear<3>(g, chain);
       const cif::RowBuckets buckets = cif::MakeRowBuckets<3>(g, chain, shear);
       const std::string    what = t.name + ", " + std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" +
@@ -224,7 +185,7 @@ TEST(RowBuckets, TakeEveryVoxelExactlyOnceWithinTheirBlocksRows)
     {
       cif::ResampleGeometry g;
       cif::TransformChain   chain;
-      MakeTurn<2>({ 517, 83, 1 }, t.p, t.q, t.angle, t.p2, t.q2, t.angle2, t.scale, t.flip, g, chain);
+      cif_test::MakeTurn<2>({ 517, 83, 1 }, t.p, t.q, t.angle, t.p2, t.q2, t.angle2, t.scale, t.flip, g, chain);
       const cif::RowShear  shear = cif::MakeRowShear<2>(g, chain);
       const cif::RowBuckets buckets = cif::MakeRowBuckets<2>(g, chain, shear);
       ASSERT_TRUE(buckets.on) << t.name << ", 2-D";
@@ -243,7 +204,7 @@ TEST(RowBuckets, AWarpReadsOneInputRowPerStep)
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    MakeTurn<3>(size, t.p, t.q, t.angle, t.p2, t.q2, t.angle2, t.scale, t.flip, g, chain);
+    cif_test::MakeTurn<3>(size, t.p, t.q, t.angle, t.p2, t.q2, t.angle2, t.scale, t.flip, g, chain);
     const cif::RowShear   shear = cif::MakeRowShear<3>(g, chain);
     const cif::RowBuckets b = cif::MakeRowBuckets<3>(g, chain, shear);
     ASSERT_TRUE(b.on) << t.name;

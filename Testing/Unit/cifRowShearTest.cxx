@@ -5,6 +5,7 @@
 // runs its threads across the rows only where that crosses clearly fewer input rows,
 // and takes every voxel once.
 #include "cifRowShear.h"
+#include "cifRowTurnTestSupport.h"
 #include "cifTestHelpers.h"
 
 #include <array>
@@ -13,33 +14,6 @@
 
 namespace
 {
-/** A geometry of unit grids over \a size and a rotation by \a angle in the plane of
- * output axes \a p and \a q, from output to input. */
-template <int D>
-void
-MakeRotation(double angle, int p, int q, const std::array<std::int64_t, 3> & size, cif::ResampleGeometry & g,
-             cif::TransformChain & chain)
-{
-  for (int a = 0; a < D; ++a)
-  {
-    g.outputSize[a] = size[a];
-  }
-  g.lineLength = size[0];
-  chain.count = 1;
-  chain.stage[0].kind = cif::TransformKind::Affine;
-  for (int a = 0; a < 3; ++a)
-  {
-    for (int b = 0; b < 3; ++b)
-    {
-      chain.stage[0].matrix[a][b] = a == b ? 1.0 : 0.0;
-    }
-  }
-  chain.stage[0].matrix[p][p] = std::cos(angle);
-  chain.stage[0].matrix[p][q] = -std::sin(angle);
-  chain.stage[0].matrix[q][p] = std::sin(angle);
-  chain.stage[0].matrix[q][q] = std::cos(angle);
-}
-
 struct Expected
 {
   double angle;
@@ -62,7 +36,7 @@ TEST(RowShear, LanesFollowTheInputRowsAndTheSlopeKeepsThem)
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    MakeRotation<2>(e.angle, e.p, e.q, size, g, chain);
+    cif_test::MakeTurn<2>(size, e.p, e.q, e.angle, 1, 2, 0.0, 1.0, -1, g, chain);
     const cif::RowShear shear = cif::MakeRowShear<2>(g, chain);
     EXPECT_EQ(shear.laneAxis, e.lane) << "2-D, angle " << e.angle;
     EXPECT_EQ(shear.walkAxis, e.walk) << "2-D, angle " << e.angle;
@@ -77,7 +51,7 @@ TEST(RowShear, LanesFollowTheInputRowsAndTheSlopeKeepsThem)
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    MakeRotation<3>(e.angle, e.p, e.q, size, g, chain);
+    cif_test::MakeTurn<3>(size, e.p, e.q, e.angle, 1, 2, 0.0, 1.0, -1, g, chain);
     const cif::RowShear shear = cif::MakeRowShear<3>(g, chain);
     EXPECT_EQ(shear.laneAxis, e.lane) << "3-D, plane " << e.p << e.q << ", angle " << e.angle;
     EXPECT_EQ(shear.walkAxis, e.walk) << "3-D, plane " << e.p << e.q << ", angle " << e.angle;
@@ -134,13 +108,13 @@ TEST(RowShear, TakesEveryOutputVoxelExactlyOnce)
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    MakeRotation<2>(angle, 0, 1, { 517, 83, 1 }, g, chain);
+    cif_test::MakeTurn<2>({ 517, 83, 1 }, 0, 1, angle, 1, 2, 0.0, 1.0, -1, g, chain);
     ExpectEveryVoxelTakenOnce<2>(g, cif::MakeRowShear<2>(g, chain), "2-D, angle " + std::to_string(angle));
     for (const auto & plane : { std::array<int, 2>{ 0, 1 }, std::array<int, 2>{ 0, 2 }, std::array<int, 2>{ 1, 2 } })
     {
       cif::ResampleGeometry g3;
       cif::TransformChain   chain3;
-      MakeRotation<3>(angle, plane[0], plane[1], { 77, 45, 39 }, g3, chain3);
+      cif_test::MakeTurn<3>({ 77, 45, 39 }, plane[0], plane[1], angle, 1, 2, 0.0, 1.0, -1, g3, chain3);
       ExpectEveryVoxelTakenOnce<3>(g3, cif::MakeRowShear<3>(g3, chain3),
                                    "3-D, plane " + std::to_string(plane[0]) + std::to_string(plane[1]) + ", angle " +
                                      std::to_string(angle));
@@ -161,7 +135,7 @@ TEST(VoxelLaneAxis, CrossesTheFewestInputRows)
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    MakeRotation<3>(t.angle * degree, t.p, t.q, { 40, 30, 20 }, g, chain);
+    cif_test::MakeTurn<3>({ 40, 30, 20 }, t.p, t.q, t.angle * degree, 1, 2, 0.0, 1.0, -1, g, chain);
     // a grid transform after the turn counts as the identity
     chain.count = 2;
     chain.stage[1].kind = cif::TransformKind::BSpline;
@@ -169,7 +143,7 @@ TEST(VoxelLaneAxis, CrossesTheFewestInputRows)
   }
   cif::ResampleGeometry flat;
   cif::TransformChain   quarter;
-  MakeRotation<3>(90 * degree, 0, 2, { 40, 30, 1 }, flat, quarter);
+  cif_test::MakeTurn<3>({ 40, 30, 1 }, 0, 2, 90 * degree, 1, 2, 0.0, 1.0, -1, flat, quarter);
   EXPECT_EQ(cif::VoxelLaneAxis<3>(flat, quarter), 0) << "no lanes along an axis one voxel long";
 }
 
