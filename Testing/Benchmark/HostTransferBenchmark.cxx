@@ -10,7 +10,10 @@
 //     affine, N^3 float), the field filter (a 10^3-mesh BSplineTransform, N^3 float
 //     vectors) and the convolution (M^2 RGB float, 15x15 Gaussian); first Update and
 //     median of the next --repeat; each into the pinned output memory the filters
-//     give host images (cifPinnedHostMemory.h), then into ordinary memory;
+//     give host images (cifPinnedHostMemory.h), with the input registered at its
+//     third upload (itkCudaHostInputRegistration.h; the update that registers it is
+//     named below the table), then with registration off (every upload staged),
+//     then into ordinary memory;
 // each against its floor: bytes in at the pinned upload bandwidth plus bytes out at
 // the pinned download bandwidth, both measured above. Target: Update() <= 1.25x.
 //
@@ -28,6 +31,7 @@
 #include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
 #include "cifStageClock.h"
+#include "itkCudaHostInputRegistration.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
@@ -140,6 +144,10 @@ struct UpdateTimes
 {
   double firstMs = -1, medianMs = -1;
   bool   onGPU = false;
+  /** The update during which the input was registered (itkCudaHostInputRegistration.h;
+   * 0: none), its time and the cudaHostRegister part of it. */
+  int    registeringUpdate = 0;
+  double registeringMs = -1, registerMs = -1;
 };
 
 /** With --stages, the progress marks of each filter's last timed Update(). */
@@ -150,12 +158,22 @@ UpdateTimes
 TimeUpdates(TFilter * filter, int repeat, const std::string & what)
 {
   UpdateTimes t;
-  t.firstMs = WallMilliseconds([&] { filter->Update(); });
+  // Every row starts with its input unregistered (the rows share their input).
+  cif::ReleaseHostInputRegistrations();
   std::vector<double> ms;
-  for (int r = 0; r < repeat; ++r)
+  for (int r = 0; r <= repeat; ++r)
   {
+    const auto before = cif::GetHostInputRegistrationStatistics();
     filter->Modified();
-    ms.push_back(WallMilliseconds([&] { filter->Update(); }));
+    const double took = WallMilliseconds([&] { filter->Update(); });
+    const auto   after = cif::GetHostInputRegistrationStatistics();
+    if (after.registrations > before.registrations)
+    {
+      t.registeringUpdate = r + 1;
+      t.registeringMs = took;
+      t.registerMs = after.registerMilliseconds - before.registerMilliseconds;
+    }
+    (r == 0 ? t.firstMs : ms.emplace_back()) = took;
   }
   t.medianMs = Median(ms);
   t.onGPU = filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU;
@@ -179,14 +197,22 @@ TimeUpdates(TFilter * filter, int repeat, const std::string & what)
 template <typename TMake>
 void
 FilterRow(const std::string & what, double in, double out, TMake && make, bool gpu, bool cpu, int repeat,
-          const Floor & floor, std::vector<std::string> & missed)
+          const Floor & floor, std::vector<std::string> & missed, std::vector<std::string> & notes)
 {
-  UpdateTimes g, ordinary;
+  UpdateTimes g, staged, ordinary;
   if (gpu)
   {
     {
       auto filter = make();
       g = TimeUpdates(filter.GetPointer(), repeat, what);
+    }
+    if (in > 0)
+    {
+      const unsigned uploadsBefore = cif::GetHostInputUploadsBeforeRegistration();
+      cif::SetHostInputUploadsBeforeRegistration(0);
+      auto filter = make();
+      staged = TimeUpdates(filter.GetPointer(), repeat, what + ", input registration off");
+      cif::SetHostInputUploadsBeforeRegistration(uploadsBefore);
     }
     const std::size_t pinnedLimit = cif::GetPinnedHostLimit();
     cif::SetPinnedHostLimit(0);
@@ -199,6 +225,12 @@ FilterRow(const std::string & what, double in, double out, TMake && make, bool g
     {
       std::fprintf(stderr, "warning: %s did not run on the GPU\n", what.c_str());
     }
+    if (g.registeringUpdate > 0)
+    {
+      notes.push_back(what + ": input registered during update " + std::to_string(g.registeringUpdate) +
+                      ", which took " + Cell(g.registeringMs, "%.1f") + " ms (cudaHostRegister " +
+                      Cell(g.registerMs, "%.1f") + " ms)");
+    }
   }
   double cpuMs = -1;
   if (cpu)
@@ -208,6 +240,10 @@ FilterRow(const std::string & what, double in, double out, TMake && make, bool g
     cpuMs = WallMilliseconds([&] { filter->Update(); });
   }
   Row(what, in, out, gpu ? g.firstMs : -1, gpu ? g.medianMs : -1, floor, cpuMs);
+  if (gpu && in > 0)
+  {
+    Row("the same, input registration off (every upload staged)", in, out, staged.firstMs, staged.medianMs, floor, -1);
+  }
   if (gpu)
   {
     Row("the same into ordinary (pageable) output memory", in, out, ordinary.firstMs, ordinary.medianMs, floor, -1);
@@ -313,7 +349,7 @@ main(int argc, char * argv[])
         floor, -1);
   }
 
-  std::vector<std::string> missed;
+  std::vector<std::string> missed, notes;
   const auto               input = RandomVolume(n);
   FilterRow(
     "BSplinePrefilterGPUImageFilter::Update(), " + volume + ", host in and out", b, b,
@@ -322,7 +358,7 @@ main(int argc, char * argv[])
       f->SetInput(input);
       return f;
     },
-    gpu, cpu, repeat, floor, missed);
+    gpu, cpu, repeat, floor, missed, notes);
 
   const auto affine = cif_bench::TurnAndEnlarge(n);
   FilterRow(
@@ -335,7 +371,7 @@ main(int argc, char * argv[])
       f->SetOutputParametersFromImage(input);
       return f;
     },
-    gpu, cpu, repeat, floor, missed);
+    gpu, cpu, repeat, floor, missed, notes);
 
   using BSpline = itk::BSplineTransform<double, 3, 3>;
   auto                            bspline = BSpline::New();
@@ -365,7 +401,7 @@ main(int argc, char * argv[])
       f->SetSize(size);
       return f;
     },
-    gpu, cpu, repeat, floor, missed);
+    gpu, cpu, repeat, floor, missed, notes);
 
 #ifdef CIF_BENCHMARK_CONVOLUTION
   {
@@ -394,7 +430,7 @@ main(int argc, char * argv[])
         f->SetKernelImage(kernel);
         return f;
       },
-      gpu, cpu, repeat, floor, missed);
+      gpu, cpu, repeat, floor, missed, notes);
   }
 #endif
 
@@ -408,6 +444,10 @@ main(int argc, char * argv[])
   for (const auto & m : missed)
   {
     std::printf("  over: %s\n", m.c_str());
+  }
+  for (const auto & note : notes)
+  {
+    std::printf("  %s\n", note.c_str());
   }
 
   if (options.sweep && gpu)

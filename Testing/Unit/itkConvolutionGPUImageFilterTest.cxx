@@ -9,6 +9,7 @@
 #include "itkConvolutionGPUFactory.h"
 #include "itkConvolutionGPUImageFilter.h"
 #include "itkConvolutionKernelImage.h"
+#include "itkCudaHostInputRegistration.h"
 #include "itkCudaImage.h"
 #include "itkFlipImageFilter.h"
 #include "itkRGBPixel.h"
@@ -319,6 +320,53 @@ TEST(ConvolutionGPU, VectorImageMatchesITKPerComponent)
                 Tolerance);
     }
   }
+}
+
+// A host input updated again and again is registered at its third upload
+// (itkCudaHostInputRegistration.h): every update gives the first one's bits, and the
+// registration ends with the image.
+TEST(ConvolutionGPU, AnInputRegisteredAtItsThirdUploadGivesTheSameBits)
+{
+  CIF_REQUIRE_GPU();
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  // 20.25 MiB: over the smallest buffer that is registered.
+  auto input = MakeImage<Image2>({ { 2304, 2304 } }, { { 0, 0 } }, Content::Random, seed);
+  ASSERT_GE(2304u * 2304u * sizeof(float), cif::kSmallestRegisteredHostInput);
+  auto filter = itk::ConvolutionGPUImageFilter<Image2, Kernel2>::New();
+  filter->SetInput(input);
+  filter->SetKernelImage(itk::MakeKernelImage<Kernel2>(RandomKernel(5, 5, 1, seed)));
+  const unsigned uploadsBefore = cif::GetHostInputUploadsBeforeRegistration();
+  cif::SetHostInputUploadsBeforeRegistration(2);
+  const auto before = cif::GetHostInputRegistrationStatistics();
+
+  std::vector<float> first;
+  for (int update = 1; update <= 4; ++update)
+  {
+    filter->Modified();
+    filter->Update();
+    ASSERT_EQ(filter->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
+    const float *     out = filter->GetOutput()->GetBufferPointer();
+    const std::size_t n = filter->GetOutput()->GetBufferedRegion().GetNumberOfPixels();
+    if (update == 1)
+    {
+      first.assign(out, out + n);
+    }
+    else
+    {
+      ASSERT_EQ(n, first.size());
+      EXPECT_TRUE(SameBits(first.data(), out, n)) << "update " << update;
+    }
+    EXPECT_EQ(cif::IsPageLockedHostMemory(input->GetBufferPointer()), update >= 3) << "after update " << update;
+  }
+  const auto registered = cif::GetHostInputRegistrationStatistics();
+  EXPECT_EQ(registered.registrations, before.registrations + 1);
+  EXPECT_EQ(registered.registeredBytes, before.registeredBytes + 2304u * 2304u * sizeof(float));
+
+  filter->SetInput(nullptr);
+  input = nullptr; // the last reference: unregistered before the buffer is freed
+  EXPECT_EQ(cif::GetHostInputRegistrationStatistics().registeredBytes, before.registeredBytes);
+  cif::SetHostInputUploadsBeforeRegistration(uploadsBefore);
 }
 
 TEST(ConvolutionGPU, RequestedSubRegionMatchesITK)

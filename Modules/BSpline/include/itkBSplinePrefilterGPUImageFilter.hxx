@@ -7,6 +7,7 @@
 #include "cifDeviceMemoryLimit.h"
 #include "cifSlabbedPrefilter.h"
 #include "itkCudaExceptionTranslation.h"
+#include "itkCudaHostInputRegistration.h"
 #include "itkCudaParallelFor.h"
 #include "itkFilterStageProgress.h"
 
@@ -202,11 +203,13 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
       }
       else if constexpr (sameType)
       {
+        NoteHostInputUpload(input->GetPixelContainer());
         cif::CopyHostToDevice(coefficients, input->GetBufferPointer(), bytes);
       }
       else
       {
         staging.Allocate(inputBytes);
+        NoteHostInputUpload(input->GetPixelContainer());
         staging.Upload(input->GetBufferPointer(), inputBytes);
         source = staging.As<TIn>();
       }

@@ -6,6 +6,7 @@
 #include "itkConvolutionKernelImage.h"
 #include "itkConvolutionRegions.h"
 #include "itkCudaExceptionTranslation.h"
+#include "itkCudaHostInputRegistration.h"
 #include "itkCudaParallelFor.h"
 #include "itkFilterStageProgress.h"
 #include "itkZeroFluxNeumannBoundaryCondition.h"
@@ -158,6 +159,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
             else
             {
               staging.Allocate(inScalars * sizeof(TIn));
+              NoteHostInputUpload(input->GetPixelContainer());
               staging.Upload(input->GetBufferPointer(), inScalars * sizeof(TIn));
               raw = staging.As<TIn>();
             }

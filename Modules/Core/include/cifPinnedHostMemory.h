@@ -64,6 +64,26 @@ GetPinnedOutputMinimumBytes();
 CudaImageFilters_EXPORT void
 SetPinnedOutputMinimumBytes(std::size_t bytes);
 
+/** Page-locks \a bytes of ordinary host memory at \a memory in place
+ * (cudaHostRegister, portable), counted against GetPinnedHostLimit() like an
+ * allocation. Returns false, changing nothing, past the cap, when the driver refuses
+ * (e.g. the range is already pinned or registered) or without CUDA. The memory must
+ * be unregistered before it is freed: a registration outlives a free(), and a later
+ * allocation at the same address would be copied from the old pages
+ * (itkCudaHostInputRegistration.h keeps that order for input images). */
+CudaImageFilters_EXPORT bool
+RegisterHostMemory(void * memory, std::size_t bytes);
+
+/** Undoes RegisterHostMemory(\a memory); returns false for a pointer it did not
+ * register. */
+CudaImageFilters_EXPORT bool
+UnregisterHostMemory(void * memory) noexcept;
+
+/** Whether \a memory is page-locked host memory the driver knows (allocated pinned,
+ * or registered); false without CUDA. */
+CudaImageFilters_EXPORT bool
+IsPageLockedHostMemory(const void * memory) noexcept;
+
 namespace detail
 {
 /** The driver's page-locked allocation (cudaHostAlloc, portable), nullptr when it
@@ -73,6 +93,27 @@ AllocatePageLocked(std::size_t bytes) noexcept;
 /** cudaFreeHost of what AllocatePageLocked returned. */
 void
 FreePageLocked(void * memory) noexcept;
+
+/** The driver's side of page-locking in place: cudaHostRegister (portable), false
+ * when it fails; cudaHostUnregister; and cudaPointerGetAttributes' "host" type.
+ * Without CUDA: false, nothing, false. */
+bool
+RegisterPageLocked(void * memory, std::size_t bytes) noexcept;
+void
+UnregisterPageLocked(void * memory) noexcept;
+bool
+IsPageLocked(const void * memory) noexcept;
+
+/** Tests of the input registration's bookkeeping replace the driver's three calls
+ * with recorders (nullptr: the driver again). Not for production use. */
+struct PageLocking
+{
+  bool (*lock)(void * memory, std::size_t bytes) = nullptr;
+  void (*unlock)(void * memory) = nullptr;
+  bool (*isLocked)(const void * memory) = nullptr;
+};
+CudaImageFilters_EXPORT void
+SetPageLockingForTesting(const PageLocking * replacement);
 } // namespace detail
 
 } // namespace cif

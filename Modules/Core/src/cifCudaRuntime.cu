@@ -246,27 +246,12 @@ DeviceBuffer::Download(void * host, std::size_t bytes) const
   g_DownloadedBytes += bytes;
 }
 
-namespace
-{
-bool
-IsPageLocked(const void * host)
-{
-  cudaPointerAttributes attributes{};
-  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess)
-  {
-    cudaGetLastError();
-    return false;
-  }
-  return attributes.type == cudaMemoryTypeHost;
-}
-} // namespace
-
 OverlappedDownload::OverlappedDownload(void * host, const void * device, std::size_t bytes)
   : m_Host(static_cast<char *>(host))
   , m_Device(static_cast<const char *>(device))
   , m_Bytes(bytes)
 {
-  if (bytes > 0 && IsPageLocked(host))
+  if (bytes > 0 && detail::IsPageLocked(host))
   {
     cudaStream_t stream = nullptr;
     cudaEvent_t  ready = nullptr;
@@ -428,6 +413,38 @@ FreePageLocked(void * memory) noexcept
   {
     cudaGetLastError(); // e.g. at exit, after the driver has gone: nothing to do
   }
+}
+
+bool
+RegisterPageLocked(void * memory, std::size_t bytes) noexcept
+{
+  if (cudaHostRegister(memory, bytes, cudaHostRegisterPortable) != cudaSuccess)
+  {
+    cudaGetLastError(); // already registered, or refused: the caller copies as before
+    return false;
+  }
+  return true;
+}
+
+void
+UnregisterPageLocked(void * memory) noexcept
+{
+  if (cudaHostUnregister(memory) != cudaSuccess)
+  {
+    cudaGetLastError(); // e.g. at exit, after the driver has gone: nothing to do
+  }
+}
+
+bool
+IsPageLocked(const void * memory) noexcept
+{
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, memory) != cudaSuccess)
+  {
+    cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
 }
 } // namespace detail
 

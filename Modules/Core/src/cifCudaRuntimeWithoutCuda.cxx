@@ -167,5 +167,18 @@ AllocatePageLocked(std::size_t) noexcept
 void
 FreePageLocked(void *) noexcept
 {}
+bool
+RegisterPageLocked(void *, std::size_t) noexcept
+{
+  return false;
+}
+void
+UnregisterPageLocked(void *) noexcept
+{}
+bool
+IsPageLocked(const void *) noexcept
+{
+  return false;
+}
 } // namespace detail
 } // namespace cif

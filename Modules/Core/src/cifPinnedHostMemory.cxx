@@ -1,7 +1,8 @@
-// The bookkeeping of pinned host allocations: which pointers are ours (so that a
-// pixel container frees only what it pinned), how many bytes are held, and the cap.
-// The allocation itself is detail::AllocatePageLocked (cifCudaRuntime.cu, or the
-// build without CUDA, where it always fails).
+// The bookkeeping of pinned host memory: which pointers are ours (so that a pixel
+// container frees only what it pinned, and only registered ranges are unregistered),
+// how many bytes are held, and the cap. The driver's calls are detail::
+// AllocatePageLocked and RegisterPageLocked (cifCudaRuntime.cu, or the build without
+// CUDA, where they always fail).
 #include "cifPinnedHostMemory.h"
 #include "cifDeviceMemoryLimit.h"
 
@@ -21,7 +22,8 @@ constexpr std::size_t kUnset = std::numeric_limits<std::size_t>::max();
 struct Registry
 {
   std::mutex                              mutex;
-  std::unordered_map<void *, std::size_t> sizes;
+  std::unordered_map<void *, std::size_t> sizes;      // allocations
+  std::unordered_map<void *, std::size_t> registered; // ranges page-locked in place
   std::size_t                             held = 0;
   std::size_t                             limit = kUnset;
   std::size_t                             outputMinimum = kUnset;
@@ -64,6 +66,26 @@ LimitLocked(const Registry & r)
 {
   return r.limit != kUnset ? r.limit : LimitFromEnvironment();
 }
+
+/** Reserves \a bytes under the cap; false when they do not fit. */
+bool
+ReserveLocked(Registry & r, std::size_t bytes)
+{
+  const std::size_t limit = LimitLocked(r);
+  if (bytes > limit || r.held > limit - bytes)
+  {
+    return false;
+  }
+  r.held += bytes;
+  return true;
+}
+
+const detail::PageLocking *&
+PageLockingReplacement()
+{
+  static const detail::PageLocking * replacement = nullptr;
+  return replacement;
+}
 } // namespace
 
 void *
@@ -76,12 +98,10 @@ AllocatePinnedHostMemory(std::size_t bytes)
   Registry & r = TheRegistry();
   {
     const std::lock_guard<std::mutex> lock(r.mutex);
-    const std::size_t                 limit = LimitLocked(r);
-    if (bytes > limit || r.held > limit - bytes)
+    if (!ReserveLocked(r, bytes)) // before the (slow) allocation, so two threads cannot both pass the cap
     {
       return nullptr;
     }
-    r.held += bytes; // reserved before the (slow) allocation, so two threads cannot both pass the cap
   }
   void * memory = detail::AllocatePageLocked(bytes);
   const std::lock_guard<std::mutex> lock(r.mutex);
@@ -155,4 +175,73 @@ SetPinnedOutputMinimumBytes(std::size_t bytes)
   const std::lock_guard<std::mutex> lock(r.mutex);
   r.outputMinimum = bytes;
 }
+
+bool
+RegisterHostMemory(void * memory, std::size_t bytes)
+{
+  if (memory == nullptr || bytes == 0)
+  {
+    return false;
+  }
+  Registry & r = TheRegistry();
+  {
+    const std::lock_guard<std::mutex> lock(r.mutex);
+    if (r.registered.count(memory) != 0 || !ReserveLocked(r, bytes))
+    {
+      return false;
+    }
+  }
+  const detail::PageLocking * replacement = PageLockingReplacement();
+  const bool locked = replacement != nullptr ? replacement->lock(memory, bytes) : detail::RegisterPageLocked(memory, bytes);
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  if (!locked)
+  {
+    r.held -= bytes;
+    return false;
+  }
+  r.registered.emplace(memory, bytes);
+  return true;
+}
+
+bool
+UnregisterHostMemory(void * memory) noexcept
+{
+  Registry & r = TheRegistry();
+  {
+    const std::lock_guard<std::mutex> lock(r.mutex);
+    const auto                        found = r.registered.find(memory);
+    if (found == r.registered.end())
+    {
+      return false;
+    }
+    r.held -= found->second;
+    r.registered.erase(found);
+  }
+  const detail::PageLocking * replacement = PageLockingReplacement();
+  if (replacement != nullptr)
+  {
+    replacement->unlock(memory);
+  }
+  else
+  {
+    detail::UnregisterPageLocked(memory);
+  }
+  return true;
+}
+
+bool
+IsPageLockedHostMemory(const void * memory) noexcept
+{
+  const detail::PageLocking * replacement = PageLockingReplacement();
+  return replacement != nullptr ? replacement->isLocked(memory) : detail::IsPageLocked(memory);
+}
+
+namespace detail
+{
+void
+SetPageLockingForTesting(const PageLocking * replacement)
+{
+  PageLockingReplacement() = replacement;
+}
+} // namespace detail
 } // namespace cif

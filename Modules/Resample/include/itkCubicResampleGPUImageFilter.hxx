@@ -13,6 +13,7 @@
 #include "cifTextureResampleDevice.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaTransformChain.h"
+#include "itkCudaHostInputRegistration.h"
 #include "itkCudaParallelFor.h"
 #include "itkFilterStageProgress.h"
 #include "cifDeviceThreads.h"
@@ -463,11 +464,13 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
               const TC * dense = own;
               if constexpr (!inputIsCuda && sameType)
               {
+                NoteHostInputUpload(input->GetPixelContainer());
                 ownCoefficients.Upload(input->GetBufferPointer(), inputCount * sizeof(TC));
               }
               else if constexpr (needsStaging)
               {
                 staging.Allocate(inputCount * sizeof(TIn));
+                NoteHostInputUpload(input->GetPixelContainer());
                 staging.Upload(input->GetBufferPointer(), inputCount * sizeof(TIn));
                 source = staging.As<TIn>();
               }
