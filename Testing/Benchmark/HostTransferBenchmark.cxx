@@ -11,9 +11,10 @@
 //     vectors) and the convolution (M^2 RGB float, 15x15 Gaussian); first Update and
 //     median of the next --repeat; each into the pinned output memory the filters
 //     give host images (cifPinnedHostMemory.h), with the input registered at its
-//     third upload (itkCudaHostInputRegistration.h; the update that registers it is
-//     named below the table), then with registration off (every upload staged),
-//     then into ordinary memory;
+//     ninth upload (itkCudaHostInputRegistration.h; the update that registers it is
+//     named below the table; --repeat 30 makes the median that of registered
+//     uploads), then with registration off (every upload staged), then into
+//     ordinary memory;
 // each against its floor: bytes in at the pinned upload bandwidth plus bytes out at
 // the pinned download bandwidth, both measured above. Target: Update() <= 1.25x.
 //

@@ -322,8 +322,8 @@ TEST(ConvolutionGPU, VectorImageMatchesITKPerComponent)
   }
 }
 
-// A host input updated again and again is registered at its third upload
-// (itkCudaHostInputRegistration.h): every update gives the first one's bits, and the
+// A host input updated again and again is registered (itkCudaHostInputRegistration.h;
+// here at its third upload): every update gives the first one's bits, and the
 // registration ends with the image.
 TEST(ConvolutionGPU, AnInputRegisteredAtItsThirdUploadGivesTheSameBits)
 {

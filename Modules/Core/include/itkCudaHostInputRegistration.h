@@ -14,15 +14,17 @@
  * staging rings (cifPinnedStaging.h), whose host copies take 1.15-1.5x the pinned
  * copy's time depending on the host's memory bandwidth. When the same buffer of the
  * same pixel container comes back for its (N+1)-th upload (N =
- * GetHostInputUploadsBeforeRegistration(), default 2), the library registers it
+ * GetHostInputUploadsBeforeRegistration(), default 8), the library registers it
  * (cudaHostRegister, counted against cif::GetPinnedHostLimit()) before copying. That
  * is what a pipeline does whose input stays and whose filter re-runs: a registration
  * optimizer resampling the same moving image, a parameter sweep, a benchmark.
  *
- * What it costs (H100 host, 2026-11-25, 192 MiB): registering 12-18 ms once,
- * unregistering 4-5 ms when the buffer goes; each later upload saves 0.8-3 ms (the
- * staged copy's excess), so it pays back after 7 to 25 uploads. See
- * Modules/Core/README.md, "Host inputs uploaded again and again".
+ * What it costs (H100 host, 2026-11-25): registering 0.06-0.07 ms per MiB once,
+ * unregistering about 0.025 ms per MiB when the buffer goes; each later upload saves
+ * the staged copy's excess over the pinned one, which varies with the host. In the
+ * filters' updates (192 and 512 MiB inputs) the one-time cost came to 6 to 48 updates'
+ * savings: N = 8 registers no short loop, and costs a long one a few updates' excess.
+ * See Modules/Core/README.md, "Host inputs uploaded again and again".
  *
  * A registration must end before its memory is freed: it outlives a free(), and a
  * later allocation at the same address would be copied from the old pages (measured:
@@ -49,7 +51,7 @@
 namespace cif
 {
 /** Uploads of one buffer that go through the staging rings before the next one
- * registers it; 0 never registers. Default 2; environment CIF_REGISTER_INPUTS_AFTER,
+ * registers it; 0 never registers. Default 8; environment CIF_REGISTER_INPUTS_AFTER,
  * read once. */
 CudaImageFilters_EXPORT unsigned
 GetHostInputUploadsBeforeRegistration();

@@ -17,6 +17,12 @@ namespace
 {
 constexpr unsigned kUnset = std::numeric_limits<unsigned>::max();
 
+/** Staged uploads before the registration: about what registering and unregistering
+ * cost in staged uploads' excess over pinned ones (6 to 48 of them, measured; see the
+ * header), so that a short loop never registers and a long one pays at most about
+ * twice what the best choice in hindsight would have. */
+constexpr unsigned kDefaultUploadsBeforeRegistration = 8;
+
 /** One watched container: the buffer its uploads came from, and where it stands. */
 struct WatchedBuffer
 {
@@ -57,11 +63,11 @@ UploadsBeforeFromEnvironment()
     const char * text = std::getenv("CIF_REGISTER_INPUTS_AFTER");
     if (text == nullptr || *text == '\0')
     {
-      return 2u;
+      return kDefaultUploadsBeforeRegistration;
     }
     char *              end = nullptr;
     const unsigned long value = std::strtoul(text, &end, 10);
-    return end != text && *end == '\0' ? static_cast<unsigned>(value) : 2u;
+    return end != text && *end == '\0' ? static_cast<unsigned>(value) : kDefaultUploadsBeforeRegistration;
   }();
   return fromEnvironment;
 }
