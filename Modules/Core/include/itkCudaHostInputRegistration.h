@@ -22,8 +22,9 @@
  * What it costs (H100 host, 2026-11-25): registering 0.06-0.07 ms per MiB once,
  * unregistering about 0.025 ms per MiB when the buffer goes; each later upload saves
  * the staged copy's excess over the pinned one, which varies with the host. In the
- * filters' updates (192 and 512 MiB inputs) the one-time cost came to 6 to 48 updates'
- * savings: N = 8 registers no short loop, and costs a long one a few updates' excess.
+ * filters' updates (192 and 512 MiB inputs) the one-time cost came to 5 to 48 updates'
+ * savings: N = 8 registers no short loop, and costs a long one at most 8 updates'
+ * excess over registering at once.
  * See Modules/Core/README.md, "Host inputs uploaded again and again".
  *
  * A registration must end before its memory is freed: it outlives a free(), and a

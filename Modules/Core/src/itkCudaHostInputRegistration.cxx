@@ -18,7 +18,7 @@ namespace
 constexpr unsigned kUnset = std::numeric_limits<unsigned>::max();
 
 /** Staged uploads before the registration: about what registering and unregistering
- * cost in staged uploads' excess over pinned ones (6 to 48 of them, measured; see the
+ * cost in staged uploads' excess over pinned ones (5 to 48 of them, measured; see the
  * header), so that a short loop never registers and a long one pays at most about
  * twice what the best choice in hindsight would have. */
 constexpr unsigned kDefaultUploadsBeforeRegistration = 8;
