@@ -80,6 +80,37 @@ ReserveLocked(Registry & r, std::size_t bytes)
   return true;
 }
 
+/** After the driver's (slow) call for the \a bytes ReserveLocked reserved: keeps
+ * \a memory in \a kept, or gives the bytes back where the call failed. */
+void
+SettleLocked(Registry & r, std::unordered_map<void *, std::size_t> & kept, void * memory, bool succeeded,
+             std::size_t bytes)
+{
+  if (succeeded)
+  {
+    kept.emplace(memory, bytes);
+  }
+  else
+  {
+    r.held -= bytes;
+  }
+}
+
+/** Takes \a memory out of \a kept and its bytes off the held count; false where
+ * \a kept does not hold it. */
+bool
+ForgetLocked(Registry & r, std::unordered_map<void *, std::size_t> & kept, void * memory)
+{
+  const auto found = kept.find(memory);
+  if (found == kept.end())
+  {
+    return false;
+  }
+  r.held -= found->second;
+  kept.erase(found);
+  return true;
+}
+
 const detail::PageLocking *&
 PageLockingReplacement()
 {
@@ -105,12 +136,7 @@ AllocatePinnedHostMemory(std::size_t bytes)
   }
   void * memory = detail::AllocatePageLocked(bytes);
   const std::lock_guard<std::mutex> lock(r.mutex);
-  if (memory == nullptr)
-  {
-    r.held -= bytes;
-    return nullptr;
-  }
-  r.sizes.emplace(memory, bytes);
+  SettleLocked(r, r.sizes, memory, memory != nullptr, bytes);
   return memory;
 }
 
@@ -124,13 +150,10 @@ FreePinnedHostMemory(void * memory) noexcept
   Registry & r = TheRegistry();
   {
     const std::lock_guard<std::mutex> lock(r.mutex);
-    const auto                        found = r.sizes.find(memory);
-    if (found == r.sizes.end())
+    if (!ForgetLocked(r, r.sizes, memory))
     {
       return false;
     }
-    r.held -= found->second;
-    r.sizes.erase(found);
   }
   detail::FreePageLocked(memory);
   return true;
@@ -194,13 +217,8 @@ RegisterHostMemory(void * memory, std::size_t bytes)
   const detail::PageLocking * replacement = PageLockingReplacement();
   const bool locked = replacement != nullptr ? replacement->lock(memory, bytes) : detail::RegisterPageLocked(memory, bytes);
   const std::lock_guard<std::mutex> lock(r.mutex);
-  if (!locked)
-  {
-    r.held -= bytes;
-    return false;
-  }
-  r.registered.emplace(memory, bytes);
-  return true;
+  SettleLocked(r, r.registered, memory, locked, bytes);
+  return locked;
 }
 
 bool
@@ -209,13 +227,10 @@ UnregisterHostMemory(void * memory) noexcept
   Registry & r = TheRegistry();
   {
     const std::lock_guard<std::mutex> lock(r.mutex);
-    const auto                        found = r.registered.find(memory);
-    if (found == r.registered.end())
+    if (!ForgetLocked(r, r.registered, memory))
     {
       return false;
     }
-    r.held -= found->second;
-    r.registered.erase(found);
   }
   const detail::PageLocking * replacement = PageLockingReplacement();
   if (replacement != nullptr)
