@@ -174,7 +174,14 @@ TimeUpdates(TFilter * filter, int repeat, const std::string & what)
       t.registeringMs = took;
       t.registerMs = after.registerMilliseconds - before.registerMilliseconds;
     }
-    (r == 0 ? t.firstMs : ms.emplace_back()) = took;
+    if (r == 0)
+    {
+      t.firstMs = took;
+    }
+    else
+    {
+      ms.push_back(took);
+    }
   }
   t.medianMs = Median(ms);
   t.onGPU = filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU;
