@@ -9,9 +9,17 @@ namespace
 {
 TEST(CudaRuntime, AvailabilityIsConsistent)
 {
-  // Holds on every machine: with no device the reason is given, with one it is empty.
-  EXPECT_EQ(cif::IsGPUAvailable(), cif::GetDeviceCount() > 0);
-  EXPECT_EQ(cif::GetNoDeviceReason().empty(), cif::GetDeviceCount() > 0);
+  // Holds on every machine: a usable GPU is a device whose probe launch ran (one the
+  // build has no kernels for is present but not usable); the reason is given exactly
+  // when there is none.
+  if (cif::IsGPUAvailable())
+  {
+    EXPECT_GT(cif::GetDeviceCount(), 0);
+    EXPECT_TRUE(cif::DeviceRunsThisBuildsKernels(cif::GetDeviceInfo().index));
+  }
+  EXPECT_EQ(cif::GetNoDeviceReason().empty(), cif::IsGPUAvailable());
+  EXPECT_EQ(cif::BuiltCudaArchitectures().empty(), !cif::BuiltWithCuda());
+  EXPECT_FALSE(cif::DeviceRunsThisBuildsKernels(cif::GetDeviceCount() + 2));
   if (!cif::BuiltWithCuda())
   {
     EXPECT_EQ(cif::GetDeviceCount(), 0);

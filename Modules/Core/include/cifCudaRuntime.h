@@ -55,14 +55,36 @@ BuiltWithCuda();
 CudaImageFilters_EXPORT int
 GetDeviceCount();
 
-/** Why GetDeviceCount() returned 0, in words ("" when a device is present). */
+/** Why IsGPUAvailable() is false, in words ("" when it is true): no driver, no
+ * device, or a device this build has no kernels for (its architecture and the
+ * built ones named). */
 CudaImageFilters_EXPORT std::string
 GetNoDeviceReason();
 
-/** True when a CUDA device can be used. The first call that finds none prints one
- * line saying so and that the CPU path will be used; later calls print nothing. */
+/** True when the current CUDA device can run this library's kernels. The first call
+ * looks for a device and, when there is one, launches an empty probe kernel on it:
+ * a device whose architecture the build lacks (CMAKE_CUDA_ARCHITECTURES) is found
+ * there, once, before any work, instead of as a launch failure in the middle of a
+ * pipeline. When the answer is no, that call prints one line saying why and that the
+ * CPU path will be used; later calls print nothing.
+ *
+ * For tests: the environment variable CIF_SIMULATE_UNSUPPORTED_GPU=sm_XY makes the
+ * probe fail as on a GPU of architecture sm_XY that the build has no kernels for,
+ * whether or not a real device is present. */
 CudaImageFilters_EXPORT bool
 IsGPUAvailable();
+
+/** True when device \a index can run this library's kernels (the probe launch of
+ * IsGPUAvailable, done once per device and remembered). False for a device that
+ * does not exist. */
+CudaImageFilters_EXPORT bool
+DeviceRunsThisBuildsKernels(int index);
+
+/** The GPU architectures this build has kernels for, as "sm_75, sm_80, ..."
+ * (nvcc's __CUDA_ARCH_LIST__); "" in a build without the CUDA toolkit. A device of
+ * a newer architecture may still run them by compiling their PTX at load time. */
+CudaImageFilters_EXPORT std::string
+BuiltCudaArchitectures();
 
 /** Properties and current free memory of device \a index (the current one if -1). */
 CudaImageFilters_EXPORT DeviceInfo

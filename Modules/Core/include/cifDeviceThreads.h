@@ -18,9 +18,10 @@ namespace cif
 {
 /** The devices a job spreads over: \a listed when it is not empty (each a visible
  * device; one may be listed twice, two threads on one GPU), else the first
- * \a numberOfDevices visible ones (0: all of them). Fewer than two: empty, the job
- * stays on the calling thread's device. A listed device that does not exist is a
- * CudaError naming it. */
+ * \a numberOfDevices visible ones (0: all of them) that run this build's kernels.
+ * Fewer than two: empty, the job stays on the calling thread's device. A listed
+ * device that does not exist or cannot run the build's kernels is a CudaError
+ * naming it. */
 inline std::vector<int>
 DevicesToSpreadOver(unsigned int numberOfDevices, const std::vector<int> & listed)
 {
@@ -34,6 +35,11 @@ DevicesToSpreadOver(unsigned int numberOfDevices, const std::vector<int> & liste
         throw CudaError("device " + std::to_string(d) + " is not one of the " + std::to_string(visible) +
                         " visible CUDA devices");
       }
+      if (!DeviceRunsThisBuildsKernels(d))
+      {
+        throw CudaError("device " + std::to_string(d) + " cannot run this build's kernels (built for " +
+                        BuiltCudaArchitectures() + ")");
+      }
     }
     return listed.size() > 1 ? listed : std::vector<int>{};
   }
@@ -41,7 +47,14 @@ DevicesToSpreadOver(unsigned int numberOfDevices, const std::vector<int> & liste
   std::vector<int> devices;
   for (int d = 0; n > 1 && d < n; ++d)
   {
-    devices.push_back(d);
+    if (DeviceRunsThisBuildsKernels(d)) // a GPU the build has no kernels for is left out
+    {
+      devices.push_back(d);
+    }
+  }
+  if (devices.size() < 2)
+  {
+    devices.clear();
   }
   return devices;
 }

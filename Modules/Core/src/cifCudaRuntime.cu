@@ -1,10 +1,13 @@
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifDeviceMemoryLimit.h"
+#include "cifGPUArchitectures.h"
 #include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -42,33 +45,174 @@ GetDeviceCount()
   return count;
 }
 
+namespace
+{
+// Launched once per device by the availability check: a build without kernels for
+// the device's architecture fails here (cudaErrorNoKernelImageForDevice), before any
+// filter's work, instead of in the middle of a pipeline.
+__global__ void
+ProbeKernel()
+{}
+
+#define CIF_STRINGIFY_VALUE(x) CIF_STRINGIFY(x)
+#define CIF_STRINGIFY(x) #x
+#ifdef __CUDA_ARCH_LIST__
+const char * const kBuiltArchitectureList = CIF_STRINGIFY_VALUE(__CUDA_ARCH_LIST__);
+#else
+const char * const kBuiltArchitectureList = "";
+#endif
+
+struct ProbeResult
+{
+  bool        runsKernels = false;
+  std::string reason; // the line to print when it does not
+};
+
+// CIF_SIMULATE_UNSUPPORTED_GPU=sm_XY (tests): every probe fails as on such a GPU.
+bool
+SimulatedUnsupportedArchitecture(int & major, int & minor)
+{
+  const char * value = std::getenv("CIF_SIMULATE_UNSUPPORTED_GPU");
+  if (value == nullptr || *value == '\0')
+  {
+    return false;
+  }
+  if (!ParseArchitecture(value, major, minor))
+  {
+    static const bool once = [value] {
+      std::fprintf(stderr, "CudaImageFilters: CIF_SIMULATE_UNSUPPORTED_GPU=%s is not an architecture like sm_61; ignored.\n",
+                   value);
+      return true;
+    }();
+    (void)once;
+    return false;
+  }
+  return true;
+}
+
+ProbeResult
+ProbeDevice(int index)
+{
+  ProbeResult result;
+  int         major = 0, minor = 0;
+  if (SimulatedUnsupportedArchitecture(major, minor))
+  {
+    result.reason = DescribeGPUWithoutKernels("(simulated by CIF_SIMULATE_UNSUPPORTED_GPU)", major, minor,
+                                              BuiltCudaArchitectures(),
+                                              "cudaErrorNoKernelImageForDevice, simulated");
+    return result;
+  }
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, index) != cudaSuccess)
+  {
+    cudaGetLastError();
+    result.reason = "CUDA device " + std::to_string(index) + " does not exist";
+    return result;
+  }
+  int current = 0;
+  cudaGetDevice(&current);
+  cudaError_t status = cudaSetDevice(index);
+  if (status == cudaSuccess)
+  {
+    ProbeKernel<<<1, 1, 0, cudaStreamPerThread>>>();
+    status = cudaGetLastError();
+    if (status == cudaSuccess)
+    {
+      status = cudaStreamSynchronize(cudaStreamPerThread);
+    }
+  }
+  cudaGetLastError(); // a failed launch of a missing image is not sticky; clear it
+  cudaSetDevice(current);
+  result.runsKernels = status == cudaSuccess;
+  if (!result.runsKernels)
+  {
+    result.reason = DescribeGPUWithoutKernels(prop.name, prop.major, prop.minor, BuiltCudaArchitectures(),
+                                              std::string(cudaGetErrorName(status)) + ": " +
+                                                cudaGetErrorString(status));
+  }
+  return result;
+}
+
+const ProbeResult &
+ProbeOnce(int index)
+{
+  static std::mutex                 mutex;
+  static std::map<int, ProbeResult> results;
+  std::lock_guard<std::mutex>       lock(mutex);
+  auto                              found = results.find(index);
+  if (found == results.end())
+  {
+    found = results.emplace(index, ProbeDevice(index)).first;
+  }
+  return found->second;
+}
+
+struct Availability
+{
+  bool        usable = false;
+  std::string reason; // "" when usable
+};
+
+// Decided once per process: a device, and the current one runs this build's kernels.
+const Availability &
+CurrentAvailability()
+{
+  static const Availability availability = [] {
+    Availability      a;
+    int               count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess)
+    {
+      cudaGetLastError(); // clear the sticky "no driver/no device" status
+    }
+    int major = 0, minor = 0;
+    if (SimulatedUnsupportedArchitecture(major, minor) || (status == cudaSuccess && count > 0))
+    {
+      int current = 0;
+      if (cudaGetDevice(&current) != cudaSuccess)
+      {
+        cudaGetLastError(); // no real device (a simulated one): device 0
+      }
+      const ProbeResult & probe = ProbeOnce(current);
+      a.usable = probe.runsKernels;
+      a.reason = probe.reason;
+      if (!a.usable)
+      {
+        std::fprintf(stderr, "CudaImageFilters: %s; using the CPU path.\n", a.reason.c_str());
+      }
+      return a;
+    }
+    a.reason = status != cudaSuccess ? std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status)
+                                     : "no CUDA device found";
+    std::fprintf(stderr, "CudaImageFilters: no usable CUDA device (%s); using the CPU path.\n", a.reason.c_str());
+    return a;
+  }();
+  return availability;
+}
+} // namespace
+
+std::string
+BuiltCudaArchitectures()
+{
+  return FormatArchitectureList(kBuiltArchitectureList);
+}
+
 std::string
 GetNoDeviceReason()
 {
-  int               count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess)
-  {
-    cudaGetLastError();
-    return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
-  }
-  return count == 0 ? "no CUDA device found" : "";
+  return CurrentAvailability().reason;
 }
 
 bool
 IsGPUAvailable()
 {
-  static const bool available = [] {
-    const bool present = GetDeviceCount() > 0;
-    if (!present)
-    {
-      std::fprintf(stderr,
-                   "CudaImageFilters: no usable CUDA device (%s); using the CPU path.\n",
-                   GetNoDeviceReason().c_str());
-    }
-    return present;
-  }();
-  return available;
+  return CurrentAvailability().usable;
+}
+
+bool
+DeviceRunsThisBuildsKernels(int index)
+{
+  return ProbeOnce(index).runsKernels;
 }
 
 DeviceInfo

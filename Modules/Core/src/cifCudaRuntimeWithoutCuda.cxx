@@ -43,6 +43,16 @@ IsGPUAvailable()
   }();
   return once;
 }
+bool
+DeviceRunsThisBuildsKernels(int)
+{
+  return false;
+}
+std::string
+BuiltCudaArchitectures()
+{
+  return "";
+}
 DeviceInfo
 GetDeviceInfo(int)
 {

@@ -1,0 +1,92 @@
+// A GPU that the build has no kernels for (issue: "The GPUs users have"): the
+// availability check finds it once, with an empty probe launch, before any work,
+// prints one line naming the device's architecture and the built ones, and every
+// filter then takes the CPU path. CIF_SIMULATE_UNSUPPORTED_GPU makes the probe fail
+// as on such a GPU, so the case runs here without one, and on a GPU machine too.
+//
+// A binary of its own: the check is made once per process, so the variable must be
+// set before anything asks whether a GPU is usable.
+#include "cifCudaRuntime.h"
+#include "cifDeviceThreads.h"
+#include "cifGPUArchitectures.h"
+#include "cifTestHelpers.h"
+#include "itkBSplineDecompositionImageFilter.h"
+#include "itkBSplinePrefilterGPUImageFilter.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace
+{
+using namespace cif_test;
+
+TEST(GPUArchitectures, ListAndArchitectureWords)
+{
+  EXPECT_EQ(cif::FormatArchitectureList("750,800,860,890,900"), "sm_75, sm_80, sm_86, sm_89, sm_90");
+  EXPECT_EQ(cif::FormatArchitectureList("1000"), "sm_100");
+  EXPECT_EQ(cif::FormatArchitectureList(""), "");
+  int major = 0, minor = 0;
+  EXPECT_TRUE(cif::ParseArchitecture("sm_61", major, minor));
+  EXPECT_EQ(major, 6);
+  EXPECT_EQ(minor, 1);
+  EXPECT_TRUE(cif::ParseArchitecture("120", major, minor));
+  EXPECT_EQ(major, 12);
+  EXPECT_EQ(minor, 0);
+  EXPECT_FALSE(cif::ParseArchitecture("sm_x1", major, minor));
+  EXPECT_FALSE(cif::ParseArchitecture("7", major, minor));
+  EXPECT_FALSE(cif::ParseArchitecture("", major, minor));
+
+  const std::string line = cif::DescribeGPUWithoutKernels("NVIDIA H100 80GB HBM3", 9, 0, "sm_100",
+                                                          "cudaErrorNoKernelImageForDevice: no kernel image");
+  EXPECT_NE(line.find("NVIDIA H100 80GB HBM3 (sm_90)"), std::string::npos) << line;
+  EXPECT_NE(line.find("built for sm_100"), std::string::npos) << line;
+  EXPECT_NE(line.find("cudaErrorNoKernelImageForDevice"), std::string::npos) << line;
+  EXPECT_NE(line.find("-DCMAKE_CUDA_ARCHITECTURES=90"), std::string::npos) << line;
+}
+
+TEST(UnsupportedGPU, FoundOnceBeforeAnyWorkThenTheCPUPathGivesITKsAnswer)
+{
+  if (!cif::BuiltWithCuda())
+  {
+    GTEST_SKIP() << "built without the CUDA toolkit: no probe to fail";
+  }
+  ASSERT_EQ(setenv("CIF_SIMULATE_UNSUPPORTED_GPU", "sm_61", 1), 0);
+
+  testing::internal::CaptureStderr();
+  const bool available = cif::IsGPUAvailable();
+  const bool again = cif::IsGPUAvailable();
+  const std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(available);
+  EXPECT_FALSE(again);
+  // One line, printed once: the device's architecture, the built ones, the CPU path,
+  // and how to rebuild.
+  EXPECT_EQ(std::count(printed.begin(), printed.end(), '\n'), 1) << printed;
+  EXPECT_NE(printed.find("(sm_61)"), std::string::npos) << printed;
+  EXPECT_FALSE(cif::BuiltCudaArchitectures().empty());
+  EXPECT_NE(printed.find("built for " + cif::BuiltCudaArchitectures()), std::string::npos) << printed;
+  EXPECT_NE(printed.find("using the CPU path"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("-DCMAKE_CUDA_ARCHITECTURES=61"), std::string::npos) << printed;
+  EXPECT_NE(cif::GetNoDeviceReason().find("(sm_61)"), std::string::npos) << cif::GetNoDeviceReason();
+  EXPECT_FALSE(cif::DeviceRunsThisBuildsKernels(0));
+  EXPECT_TRUE(cif::DevicesToSpreadOver(0, {}).empty());
+
+  // A filter asked for the GPU runs the CPU path, without an exception, and gives
+  // ITK's coefficients.
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  using Image = itk::Image<float, 3>;
+  auto image = MakeImage<Image>(itk::Size<3>{ { 23, 17, 19 } }, itk::Index<3>{ { 0, 0, 0 } }, Content::Random, seed);
+  auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+  filter->SetInput(image);
+  ASSERT_NO_THROW(filter->Update());
+  EXPECT_EQ(filter->GetLastExecutionPath(), itk::CudaExecutionPath::CPU);
+
+  auto reference = itk::BSplineDecompositionImageFilter<Image, itk::Image<double, 3>>::New();
+  reference->SetInput(image);
+  reference->Update();
+  const ErrorStats error = Compare(filter->GetOutput()->GetBufferPointer(),
+                                   reference->GetOutput()->GetBufferPointer(),
+                                   image->GetBufferedRegion().GetNumberOfPixels());
+  EXPECT_LE(error.maxAbs, 4e-6 * error.maxRef) << error;
+}
+} // namespace
