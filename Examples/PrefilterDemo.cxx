@@ -1,13 +1,17 @@
 // The README's demo: makes a volume, computes its cubic B-spline coefficients with
 // BSplinePrefilterGPUImageFilter (on the GPU, or on the CPU path when there is none,
 // saying so), checks them against ITK's BSplineDecompositionImageFilter in double,
-// and prints the accuracy and the time of each. Exits non-zero if the check fails.
+// prints the accuracy and the time of each, and writes the volume and its
+// coefficients as NRRD files into the output folder. Exits non-zero if the check fails.
+// README's command 1 ends with it.
 //
-//   PrefilterDemo [edge length, default 160]
+//   PrefilterDemo [edge length, default 160] [output folder, default prefilter-demo]
 #include "cifCudaRuntime.h"
 #include "itkBSplineDecompositionImageFilter.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
+#include "itkImageFileWriter.h"
 #include "itkImageRegionIteratorWithIndex.h"
+#include "itksys/SystemTools.hxx"
 
 #include <chrono>
 #include <cmath>
@@ -29,10 +33,11 @@ MillisecondsSince(Clock::time_point start)
 int
 main(int argc, char * argv[])
 {
-  const long edge = argc > 1 ? std::atol(argv[1]) : 160;
-  if (edge < 1 || edge > 2048)
+  const long        edge = argc > 1 ? std::atol(argv[1]) : 160;
+  const std::string folder = argc > 2 ? argv[2] : "prefilter-demo";
+  if (edge < 1 || edge > 2048 || argc > 3)
   {
-    std::cerr << "usage: PrefilterDemo [edge length 1..2048]\n";
+    std::cerr << "usage: PrefilterDemo [edge length 1..2048] [output folder]\n";
     return 2;
   }
   using Image = itk::Image<float, 3>;
@@ -54,7 +59,7 @@ main(int argc, char * argv[])
     it.Set(static_cast<float>(blobs + noise(rng)));
   }
 
-  const bool gpu = cif::IsGPUAvailable();
+  const bool gpu = cif::IsGPUAvailable(); // on stderr, once, why not when it is not
   std::cout << "CudaImageFilters prefilter demo: cubic B-spline coefficients of a " << edge
             << "^3 float volume (mirror boundary) by the module and by ITK's BSplineDecompositionImageFilter, "
                "compared for accuracy and time\n";
@@ -65,7 +70,7 @@ main(int argc, char * argv[])
   }
   else
   {
-    std::cout << "no CUDA device: running the module's CPU path (" << cif::GetNoDeviceReason() << ")\n";
+    std::cout << "no usable GPU (" << cif::GetNoDeviceReason() << "): running the module's CPU path, the same arithmetic\n";
   }
 
   try
@@ -96,7 +101,8 @@ main(int argc, char * argv[])
       range = std::max(range, std::fabs(want[i]));
     }
     const double relative = maxAbs / range;
-    std::cout << std::setprecision(3) << "module (" << (gpu ? "GPU" : "CPU path") << ", incl. transfers): " << moduleMs
+    const std::string path = itk::ToString(filter->GetLastExecutionPath());
+    std::cout << std::setprecision(3) << "module (ran on: " << path << (gpu ? ", incl. transfers" : "") << "): " << moduleMs
               << " ms\n"
               << "ITK BSplineDecompositionImageFilter (double, CPU): " << itkMs << " ms\n"
               << "speed-up: " << itkMs / moduleMs << "x\n"
@@ -104,6 +110,13 @@ main(int argc, char * argv[])
               << std::sqrt(sum / count) << "\n";
     const bool ok = relative < 4e-6;
     std::cout << (ok ? "PASS" : "FAIL") << ": float result within 4e-6 of ITK's double result\n";
+
+    itksys::SystemTools::MakeDirectory(folder);
+    const std::string volumeFile = folder + "/volume.nrrd", coefficientsFile = folder + "/coefficients.nrrd";
+    itk::WriteImage(image, volumeFile);
+    itk::WriteImage(filter->GetOutput(), coefficientsFile);
+    std::cout << "results: " << volumeFile << " (the volume), " << coefficientsFile
+              << " (its cubic B-spline coefficients); open them in 3D Slicer or any NRRD viewer\n";
     return ok ? 0 : 1;
   }
   catch (const itk::ExceptionObject & e)
