@@ -43,6 +43,10 @@ struct Job
   int          participants = 0; ///< threads taking part, the caller as participant 0
 };
 
+/** Registers, once, the release of every ring at exit (defined with the pool below). */
+void
+ReleaseAtExit();
+
 /** \class Ring
  * Pinned chunks, a copy stream, its helper threads. Participant p (the calling thread
  * is 0, helper threads 1..threads-1) copies chunks p, p + P, p + 2P, ... (P
@@ -177,6 +181,7 @@ private:
                              static_cast<std::size_t>(k % m_Settings.chunksPerThread)];
     if (chunk.pinned == nullptr)
     {
+      ReleaseAtExit();
       CIF_CUDA_CHECK(cudaMallocHost(&chunk.pinned, m_Settings.chunkBytes));
       g_PinnedBytes += m_Settings.chunkBytes;
     }
@@ -440,6 +445,29 @@ ThePool()
     return p;
   }();
   return *pool;
+}
+
+/** The rings' pinned chunks are freed at exit, through std::atexit: registered at the
+ * first chunk's allocation, after the CUDA runtime has registered its own teardown,
+ * so it runs before that teardown and the frees reach a live runtime (a leak check
+ * such as compute-sanitizer's then finds nothing left). The Pool itself stays: a
+ * static destructor would run too late. */
+void
+ReleaseAtExit()
+{
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::atexit([] {
+      try
+      {
+        ReleasePinnedStagingMemory();
+      }
+      catch (...)
+      {
+        // at exit there is no one to tell; the driver frees what is left
+      }
+    });
+  });
 }
 
 /** Starts a new generation: idle rings are handed back to be freed by the caller,
