@@ -4,6 +4,8 @@
 // Shared pieces of the unit tests: fresh random and smooth test images, error
 // measures, and the skip for machines without a GPU.
 #include "cifCudaRuntime.h"
+#include "cifDeviceBuffer.h"
+#include "cifDeviceMemoryPool.h"
 #include "cifDeviceMemoryLimit.h"
 #include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
@@ -17,7 +19,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <vector>
 
 namespace cif_test
 {
@@ -30,6 +34,48 @@ namespace cif_test
       GTEST_SKIP() << "no usable CUDA device: " << cif::GetNoDeviceReason();                                       \
     }                                                                                                              \
   } while (false)
+
+/** Device memory taken until about \a leave bytes stay free, for the tests of memory
+ * pressure: in pieces of at most 1 GiB, each sized from the driver's free memory at
+ * that moment, so that the test does the same on an 80 GB and a 141 GB card (one
+ * allocation of "free - 8 MiB" failed on an H200 where pieces succeed). A piece
+ * that fails is halved; the ballast stops within 1 MiB of \a leave. */
+class DeviceBallast
+{
+public:
+  explicit DeviceBallast(std::size_t leave)
+  {
+    cif::ReleaseCachedDeviceMemory(); // what earlier tests freed: the driver's free memory is then all there is
+    std::size_t piece = std::size_t{ 1 } << 30;
+    while (piece >= (std::size_t{ 1 } << 20))
+    {
+      const std::size_t free = cif::GetDeviceInfo().freeMemoryBytes;
+      if (free <= leave + (std::size_t{ 1 } << 20))
+      {
+        break;
+      }
+      piece = std::min(piece, free - leave);
+      try
+      {
+        m_Pieces.push_back(std::make_unique<cif::DeviceBuffer>(piece));
+      }
+      catch (const cif::CudaOutOfMemory &)
+      {
+        piece /= 2;
+      }
+    }
+  }
+  /** Gives the memory back (the pieces return to the library's pool, then to the driver). */
+  void
+  Release()
+  {
+    m_Pieces.clear();
+    cif::ReleaseCachedDeviceMemory();
+  }
+
+private:
+  std::vector<std::unique_ptr<cif::DeviceBuffer>> m_Pieces;
+};
 
 /** A new seed per run (printed by the test on failure through SCOPED_TRACE), so
  * inputs are fresh random data rather than one fixed pattern. */

@@ -115,11 +115,9 @@ TEST(BSplinePrefilterGPU, VolumeLargerThanFreeMemoryRunsInSlabs)
   const Image3::Pointer onePiece = filter->GetOutput(); // holds it past DisconnectPipeline
   onePiece->DisconnectPipeline();
 
-  cif::ReleaseCachedDeviceMemory(); // what earlier tests freed: the driver's free memory is then all there is
-  const std::size_t free = cif::GetDeviceInfo().freeMemoryBytes;
   const std::size_t leave = 48u << 20; // 48 MiB left free
-  ASSERT_GT(free, leave + (256u << 20));
-  cif::DeviceBuffer ballast(free - leave);
+  DeviceBallast     ballast(leave);
+  ASSERT_LE(cif::GetDeviceInfo().freeMemoryBytes, leave + (2u << 20)) << "could not fill the device";
 
   auto slabbed = Filter3::New();
   slabbed->SetInput(input);
@@ -136,11 +134,9 @@ TEST(BSplinePrefilterGPU, VolumeLargerThanFreeMemoryRunsInSlabs)
 TEST(BSplinePrefilterGPU, VolumeWhoseSlabsDoNotFitIsAClearError)
 {
   CIF_REQUIRE_GPU();
-  cif::ReleaseCachedDeviceMemory();
-  const std::size_t free = cif::GetDeviceInfo().freeMemoryBytes;
   const std::size_t leave = 8u << 20; // 8 MiB left free: less than one 2048 x 2048 float plane (16 MiB)
-  ASSERT_GT(free, leave + (256u << 20));
-  cif::DeviceBuffer ballast(free - leave);
+  DeviceBallast     ballast(leave);
+  ASSERT_LE(cif::GetDeviceInfo().freeMemoryBytes, leave + (2u << 20)) << "could not fill the device";
 
   auto input = MakeImage<Image3>({ { 2048, 2048, 8 } }, {}, Content::Random, FreshSeed()); // 128 MiB of floats
   auto filter = Filter3::New();
@@ -160,5 +156,46 @@ TEST(BSplinePrefilterGPU, VolumeWhoseSlabsDoNotFitIsAClearError)
   ballast.Release();
   filter->Modified();
   EXPECT_NO_THROW(filter->Update()); // and the filter works again once memory is free
+}
+/** Whatever memory is left free, a host job runs in one piece or in slabs with the
+ * one-piece bits, or fails with the clear out-of-memory error (the sizes in MiB),
+ * never another exception: fresh draws of the free memory, from less than one
+ * plane to more than the whole volume, each with a fresh volume. */
+TEST(BSplinePrefilterGPU, AnyFreeMemoryGivesTheBitsOrTheClearError)
+{
+  CIF_REQUIRE_GPU();
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937 rng(seed);
+  // 96 x 80 x 64 floats: 1.9 MiB in planes of 30 KiB. Left free: from 1 MiB below the
+  // launch headroom (a budget of nothing: the error) to 4 MiB above it (one piece).
+  std::uniform_int_distribution<std::size_t> leaveDraw(0, std::size_t{ 5 } << 20);
+  int ran = 0, refused = 0;
+  for (int draw = 0; draw < 6; ++draw)
+  {
+    auto input = MakeImage<Image3>({ { 96, 80, 64 } }, {}, Content::Random, rng());
+    auto onePiece = RunPrefilter<Image3>(input.GetPointer(), Path::GPU);
+    const std::size_t leave = cif::kDeviceLaunchHeadroomBytes - (std::size_t{ 1 } << 20) + leaveDraw(rng);
+    SCOPED_TRACE(testing::Message() << "draw " << draw << ": " << (leave >> 10) << " KiB left free");
+    DeviceBallast ballast(leave);
+    auto          filter = Filter3::New();
+    filter->SetInput(input);
+    try
+    {
+      filter->Update();
+      ++ran;
+      EXPECT_EQ(filter->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
+      EXPECT_TRUE(SameBits(onePiece->GetBufferPointer(), filter->GetOutput()->GetBufferPointer(),
+                           input->GetBufferedRegion().GetNumberOfPixels()));
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      ++refused;
+      const std::string text = e.GetDescription();
+      EXPECT_NE(text.find("not enough GPU memory"), std::string::npos) << text;
+      EXPECT_NE(text.find("MiB"), std::string::npos) << text;
+    }
+  }
+  std::printf("  %d draws ran (one piece or slabs), %d refused with the clear error\n", ran, refused);
 }
 } // namespace

@@ -8,6 +8,7 @@
 #include "cifSlabPlan.h"
 #include "cifStageCallback.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -73,6 +74,56 @@ PlanSlabbedPrefilter(const BufferShape & shape, std::size_t scalarBytes, std::si
     plan.chunks.count = (shape.size[D - 2] + mostUnits - 1) / mostUnits;
   }
   return plan;
+}
+
+/** The scalars of the largest slab of \a plan, over both phases (the whole buffer in
+ * one piece). */
+inline std::int64_t
+LargestSlabScalars(const BufferShape & shape, const SlabbedPrefilterPlan & plan)
+{
+  const std::int64_t total = shape.ScalarCount();
+  if (plan.whole)
+  {
+    return total;
+  }
+  const int          D = shape.dimension;
+  const std::int64_t slow = shape.size[D - 1];
+  const std::int64_t plane = total / slow;
+  const std::int64_t inner = plane / shape.size[D - 2];
+  return std::max(plan.planes.unitsPerSlab * plane, slow >= 2 ? plan.chunks.unitsPerSlab * inner * slow : 0);
+}
+
+/** Plans the slabs within \a budget and reserves \a executor's device buffer for the
+ * largest of them before any data is touched. The driver's free memory is not all
+ * allocatable (a kernel's first launch loads its module and may grow the local
+ * memory reservation; the pool and the driver allocate in granules): measured on an
+ * H200, a 32 MiB slab planned for 48 MiB free failed with 33 MiB free. When the
+ * reservation fails, the job is planned again within half the size that failed, down
+ * to the smallest slab, whose failure is the clear error naming the sizes. */
+template <typename TExecutor>
+SlabbedPrefilterPlan
+PlanAndReserveSlabs(const BufferShape & shape, std::size_t scalarBytes, std::size_t budget, const std::string & what,
+                    TExecutor & executor)
+{
+  for (;;)
+  {
+    const SlabbedPrefilterPlan plan = PlanSlabbedPrefilter(shape, scalarBytes, budget, what);
+    const std::int64_t         largest = LargestSlabScalars(shape, plan);
+    try
+    {
+      executor.Reserve(largest);
+      return plan;
+    }
+    catch (const CudaOutOfMemory &)
+    {
+      const std::size_t failed = static_cast<std::size_t>(largest) * scalarBytes;
+      if (failed <= 1)
+      {
+        throw;
+      }
+      budget = std::min(budget, failed) / 2; // PlanSlabbedPrefilter throws once one plane no longer fits
+    }
+  }
 }
 
 /** Runs \a plan on \a data (host, \a shape) with \a executor; \a afterAxis once per
@@ -192,11 +243,19 @@ public:
     : m_Poles(poles)
     , m_Mode(mode)
   {}
+  /** A buffer of at least \a scalars: the one already held where it is large enough
+   * (PlanAndReserveSlabs allocates the largest slab of both phases up front), else a
+   * new one in place of the old: never two at once. */
   void
   Reserve(std::int64_t scalars)
   {
-    m_Work.Release(); // phase B's block replaces phase A's: never both at once
-    m_Work.Allocate(static_cast<std::size_t>(scalars) * sizeof(T));
+    const std::size_t bytes = static_cast<std::size_t>(scalars) * sizeof(T);
+    if (m_Work.Bytes() >= bytes)
+    {
+      return;
+    }
+    m_Work.Release();
+    m_Work.Allocate(bytes);
   }
   void
   Upload(const T * host, std::int64_t scalars)

@@ -141,7 +141,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
       if (oneShot > budget)
       {
         CIF_ITK_TRY_CUDA([&] {
-          const cif::SlabbedPrefilterPlan plan = cif::PlanSlabbedPrefilter(shape, sizeof(T), budget, what.str());
+          cif::DeviceSlabExecutor<T>      executor(poles, m_BoundaryMode);
+          const cif::SlabbedPrefilterPlan plan = cif::PlanAndReserveSlabs(shape, sizeof(T), budget, what.str(), executor);
           // An input of the output's type is read by the slabs themselves; another
           // type is converted into the output first.
           const T * samples = nullptr;
@@ -154,7 +155,6 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
             this->ConvertInputOnHost();
           }
           progress.Completed();
-          cif::DeviceSlabExecutor<T> executor(poles, m_BoundaryMode);
           cif::RunSlabbedPrefilter(reinterpret_cast<T *>(output->GetBufferPointer()), shape, plan, executor,
                                    progress.HostCallback(), MakeParallelFor(this->GetMultiThreader()), samples);
           progress.Completed();

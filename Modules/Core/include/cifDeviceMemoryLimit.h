@@ -38,8 +38,14 @@ ParseByteCount(const std::string & text, std::size_t & bytes);
 CudaImageFilters_EXPORT std::size_t
 ByteCountFromEnvironment(const char * name, std::size_t fallback);
 
+/** Device memory a plan leaves free for what the driver takes when a kernel first
+ * runs (its module, lazily loaded, and any growth of the local memory reservation):
+ * about 15 MiB went between a plan and its allocation on an H200. */
+constexpr std::size_t kDeviceLaunchHeadroomBytes = std::size_t{ 32 } << 20;
+
 /** The bytes a job may plan for: the current device's free memory plus what this
- * library's pool caches, capped by GetDeviceMemoryLimit(). With \a onDevice false
+ * library's pool caches, less kDeviceLaunchHeadroomBytes, capped by
+ * GetDeviceMemoryLimit(). With \a onDevice false
  * (the CPU path, which runs the same slab plans so that CI tests them) only the cap
  * counts, and no cap means no limit (SIZE_MAX). */
 CudaImageFilters_EXPORT std::size_t

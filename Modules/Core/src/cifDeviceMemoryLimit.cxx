@@ -131,7 +131,8 @@ GetDeviceMemoryBudget(bool onDevice)
   std::size_t       budget = limit != 0 ? limit : std::numeric_limits<std::size_t>::max();
   if (onDevice)
   {
-    const std::size_t available = GetAvailableDeviceMemory();
+    std::size_t available = GetAvailableDeviceMemory();
+    available = available > kDeviceLaunchHeadroomBytes ? available - kDeviceLaunchHeadroomBytes : 0;
     budget = budget < available ? budget : available;
   }
   return budget;

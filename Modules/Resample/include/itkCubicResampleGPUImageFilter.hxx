@@ -709,9 +709,9 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       if (prefilterOnDevice)
       {
         CIF_ITK_TRY_CUDA([&] {
-          const auto plan =
-            cif::PlanSlabbedPrefilter(shape, sizeof(TC), cif::GetDeviceMemoryBudget(true), what.str());
           cif::DeviceSlabExecutor<TC> executor(poles, cif::BoundaryMode::Mirror);
+          const auto                  plan =
+            cif::PlanAndReserveSlabs(shape, sizeof(TC), cif::GetDeviceMemoryBudget(true), what.str(), executor);
           cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor,
                                    samplesFromInput);
         });
