@@ -123,7 +123,12 @@ CheckPoints(bool useGPU, Api api = Api::HostVectors, bool sortPoints = false, Co
   // float: 4e-6 of the range, grown past 4-D as the float prefilter's rounding grows
   const double tolerance = single ? 4e-6 * 100 * FloatPassGrowth(D) : 1e-10;
   EXPECT_LE(maxValue, tolerance) << "values";
-  EXPECT_GT(scaleGradient, 1.0);
+  // The gradient check means something when a gross error, 10 % of the largest
+  // gradient, would fail it: a bound from the tolerance, which every draw meets. An
+  // absolute bound (1.0) did not: the smooth 6-D content (six cosines of amplitude
+  // 0.45/6 and low frequency over 6-11 samples) had largest gradients down to 0.90
+  // (4 draws in 300).
+  EXPECT_GT(scaleGradient, 10 * tolerance) << "gradients too small for the check to mean anything";
   EXPECT_LE(maxGradient, tolerance) << "gradients (largest " << scaleGradient << ")";
 }
 

@@ -263,10 +263,14 @@ CheckAgainstITK(const std::array<itk::SizeValueType, D> & n, Content content, So
   std::printf("  %u-D %s %s %s: max |value - ITK| %.3g, max |gradient - ITK| %.3g (largest gradient %.3g)\n", D,
               useGPU ? "GPU" : "CPU", std::is_same_v<TCoefficient, float> ? "float" : "double", ToString(content),
               maxValue, maxGradient, largestGradient);
-  const double tolerance = ValueTolerance<TCoefficient>(D);
+  const double tolerance = ValueTolerance<TCoefficient>(D), gradientTolerance = tolerance / 0.3;
   EXPECT_LE(maxValue, tolerance) << "values";
-  EXPECT_GT(largestGradient, 1.0);
-  EXPECT_LE(maxGradient, tolerance / 0.3) << "gradients (largest " << largestGradient << ")";
+  // The gradient check means something when a gross error, 10 % of the largest
+  // gradient, would fail it: a bound from the tolerance, which every draw meets. An
+  // absolute bound (1.0) did not: a smooth 1-D table of 7 samples had a largest
+  // gradient of 0.85 (seed 3734640643, H100 host, 2026-11-26).
+  EXPECT_GT(largestGradient, 10 * gradientTolerance) << "gradients too small for the check to mean anything";
+  EXPECT_LE(maxGradient, gradientTolerance) << "gradients (largest " << largestGradient << ")";
 }
 
 void
