@@ -6,122 +6,62 @@
 // cifModuleCommandLine.h.
 //
 //   BSplinePrefilterCLI [--splineOrder 3] [--boundary mirror|clamp|periodic] [--cpu] input output
-#include "cifModuleCommandLine.h"
 #include "cifModuleDescription.h"
+#include "cifModuleFilterRun.h"
 #include "cifRunCLIModule.h"
 #include "cifVolumeTypes.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
-#include "itkImageFileReader.h"
 
 #include <string>
 
 namespace
 {
-template <typename TImage>
-void
-Run(const std::string & input, const std::string & output, unsigned int order, cif::BoundaryMode mode, bool cpu,
-    cif::ModuleRun & run)
+/** The module's parameters, declared once: its XML description and its command line. */
+cif::ModuleDeclaration
+Declare()
 {
-  auto reader = itk::ImageFileReader<TImage>::New();
-  reader->SetFileName(input);
-  run.Progress().Watch(reader, 0.0, 0.2, "Reading the input volume");
-  reader->Update();
-  run.Progress().ThrowIfAborted();
+  auto module = cif::DeclareModule(
+    "Filtering.GPU", "B-spline Prefilter (GPU)",
+    "Cubic (or order 0-5) B-spline interpolation coefficients of a volume (scalar, RGB or vector pixels, per "
+    "component), computed on the GPU (CPU when there is none), matching ITK's BSplineDecompositionImageFilter. The "
+    "coefficients are float, on the input's grid.",
+    "B-spline interpolation coefficients");
+  auto & parameters = module.Group("Parameters", "The spline and its boundary.");
+  parameters.Integer("splineOrder", "Spline order", "B-spline order, 0 to 5.", 3).Range(0, 5, 1).Enforced();
+  parameters.Enumeration("boundary", "Boundary",
+                         "How the volume continues past its edges: mirror (ITK's), clamp or periodic.", "mirror",
+                         { "mirror", "clamp", "periodic" });
+  cif::AddForceCPU(parameters);
+  cif::AddOutputs(module);
+  auto & io = module.Group("IO", "Input and output volumes.");
+  io.Image("inputVolume", "any", "Input volume", "The samples (any pixel type; read as float).").Index(0);
+  io.Image("outputVolume", "any", "Coefficients",
+           "The B-spline coefficients (float, as many components as the input).")
+    .Output()
+    .Index(1);
+  return module;
+}
 
-  auto filter = itk::BSplinePrefilterGPUImageFilter<TImage, TImage>::New();
-  filter->SetInput(reader->GetOutput());
-  filter->SetSplineOrder(order);
-  filter->SetBoundaryMode(mode);
-  filter->SetUseGPU(!cpu);
-  run.Progress().Watch(filter, 0.2, 0.9, "Prefiltering");
-  filter->Update();
-  run.Progress().ThrowIfAborted();
-
-  run.Progress().BeginStage(0.9, "Writing the coefficients");
-  cif::WriteAtomically(filter->GetOutput(), output);
-  const std::string path = itk::ToString(filter->GetLastExecutionPath());
-  run.SetReturnParameter("executionPath", path);
-  std::cout << "wrote " << output << " (" << path << ")\n";
+void
+Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
+{
+  const std::string       boundary = arguments.String("boundary");
+  const cif::BoundaryMode mode = boundary == "clamp"      ? cif::BoundaryMode::ClampToEdge
+                                 : boundary == "periodic" ? cif::BoundaryMode::Periodic
+                                                          : cif::BoundaryMode::Mirror;
+  const std::string input = arguments.String("inputVolume");
+  // coefficients are float whatever the input's type (ITK converts as it reads)
+  cif::ForVolumeOf<float>(*cif::ReadVolumeInformation(input), [&](auto image) {
+    using Image = typename decltype(image)::type;
+    cif::FilterVolume<Image>(run, input, arguments.String("outputVolume"), "Prefiltering", [&](const Image * samples) {
+      auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+      filter->SetInput(samples);
+      filter->SetSplineOrder(static_cast<unsigned int>(arguments.Integer("splineOrder")));
+      filter->SetBoundaryMode(mode);
+      return filter;
+    });
+  });
 }
 } // namespace
 
-// The module's description, as Slicer reads it (--xml prints it too).
-const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Filtering.GPU</category>
-  <title>B-spline Prefilter (GPU)</title>
-  <description>Cubic (or order 0-5) B-spline interpolation coefficients of a volume (scalar, RGB or vector pixels, per component), computed on the GPU (CPU when there is none), matching ITK's BSplineDecompositionImageFilter. The coefficients are float, on the input's grid.</description>
-)" CIF_MODULE_PROVENANCE_XML R"(  <parameters>
-    <label>Parameters</label>
-    <description>The spline and its boundary.</description>
-    <integer>
-      <name>splineOrder</name>
-      <longflag>splineOrder</longflag>
-      <label>Spline order</label>
-      <description>B-spline order, 0 to 5.</description>
-      <default>3</default>
-      <constraints><minimum>0</minimum><maximum>5</maximum><step>1</step></constraints>
-    </integer>
-    <string-enumeration>
-      <name>boundary</name>
-      <longflag>boundary</longflag>
-      <label>Boundary</label>
-      <description>How the volume continues past its edges: mirror (ITK's), clamp or periodic.</description>
-      <default>mirror</default>
-      <element>mirror</element>
-      <element>clamp</element>
-      <element>periodic</element>
-    </string-enumeration>
-)" CIF_FORCE_CPU_PARAMETER_XML R"(  </parameters>
-)" CIF_OUTPUTS_GROUP_XML R"(  <parameters>
-    <label>IO</label>
-    <description>Input and output volumes.</description>
-    <image type="any">
-      <name>inputVolume</name>
-      <label>Input volume</label>
-      <description>The samples (any pixel type; read as float).</description>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image type="any">
-      <name>outputVolume</name>
-      <label>Coefficients</label>
-      <description>The B-spline coefficients (float, as many components as the input).</description>
-      <channel>output</channel>
-      <index>1</index>
-    </image>
-  </parameters>
-</executable>
-)";
-
-int
-ModuleEntryPoint(int argc, char * argv[])
-{
-  return cif::RunModule(argc, argv, [&] {
-    cif::ModuleCommandLine                cmd("B-spline prefilter on the GPU (CudaImageFilters)");
-    TCLAP::ValueArg<unsigned int>         order("", "splineOrder", "B-spline order, 0 to 5", false, 3, "int", cmd);
-    std::vector<std::string>              modes{ "mirror", "clamp", "periodic" };
-    TCLAP::ValuesConstraint<std::string>  allowed(modes);
-    TCLAP::ValueArg<std::string>          boundary("", "boundary", "mirror, clamp or periodic", false, "mirror", &allowed,
-                                                   cmd);
-    TCLAP::SwitchArg                      cpu("", "cpu", "run the CPU path", cmd, false);
-    TCLAP::UnlabeledValueArg<std::string> input("inputVolume", "input volume", true, "", "path", cmd);
-    TCLAP::UnlabeledValueArg<std::string> output("outputVolume", "output coefficients", true, "", "path", cmd);
-    cif::ModuleRun run(cmd, argc, argv, "B-spline Prefilter (GPU)", "B-spline interpolation coefficients");
-
-    if (order.getValue() > 5)
-    {
-      throw TCLAP::ArgException("must be 0 to 5", "--splineOrder");
-    }
-    const cif::BoundaryMode mode = boundary.getValue() == "clamp"      ? cif::BoundaryMode::ClampToEdge
-                                   : boundary.getValue() == "periodic" ? cif::BoundaryMode::Periodic
-                                                                       : cif::BoundaryMode::Mirror;
-    const auto io = cif::ReadVolumeInformation(input.getValue());
-    // coefficients are float whatever the input's type (ITK converts as it reads)
-    cif::ForVolumeOf<float>(*io, [&](auto image) {
-      Run<typename decltype(image)::type>(input.getValue(), output.getValue(), order.getValue(), mode,
-                                          cpu.getValue(), run);
-    });
-    return run.Finish();
-  });
-}
+CIF_DEFINE_CLI_MODULE(Declare, Execute)

@@ -12,8 +12,8 @@
 //
 // As in ITK, the transform maps points of the output grid to the input (the
 // "fixed to moving" transform a registration produces).
-#include "cifModuleCommandLine.h"
 #include "cifModuleDescription.h"
+#include "cifModuleFilterRun.h"
 #include "cifRunCLIModule.h"
 #include "cifTransformFile.h"
 #include "cifVolumeTypes.h"
@@ -25,158 +25,95 @@
 
 namespace
 {
-struct Options
+/** The module's parameters, declared once: its XML description and its command line. */
+cif::ModuleDeclaration
+Declare()
 {
-  std::string input, output, transform, reference;
-  double      defaultValue = 0.0;
-  bool        texture = false;
-  bool        cpu = false;
-};
+  auto module = cif::DeclareModule(
+    "Registration.GPU", "Cubic Resample (GPU)",
+    "Resamples a volume (scalar, RGB or vector pixels) through a transform with prefiltered cubic B-spline "
+    "interpolation on the GPU (CPU when there is none), matching ITK's ResampleImageFilter with a cubic "
+    "BSplineInterpolateImageFunction. The output keeps the input's pixel type; vector pixels are resampled per "
+    "component.",
+    "Cubic B-spline resampling through a transform");
+  auto & parameters = module.Group("Parameters", "The transform and the output grid.");
+  parameters
+    .Transform("transform", "nonlinear", "Transform",
+               "Maps output points to input points, as ITK's resampler applies it (identity when none is given): any "
+               "transform ITK reads (affine family, B-spline, displacement field, composite).")
+    .FileExtensions(".tfm,.txt,.h5,.hdf5,.mat");
+  parameters.Image("referenceVolume", "any", "Reference volume",
+                   "The output grid (origin, spacing, direction, size); the input's own when none is given.");
+  parameters.Double("defaultValue", "Default value", "The value of output voxels that map outside the input.", 0);
+  parameters.Boolean("texture", "Texture-accelerated",
+                     "Hardware-interpolated texture mode (float volumes): faster on some GPUs, 8-bit interpolation "
+                     "weights (see Modules/Resample/README.md for its measured error).");
+  cif::AddForceCPU(parameters);
+  cif::AddOutputs(module);
+  auto & io = module.Group("IO", "Input and output volumes.");
+  io.Image("inputVolume", "any", "Input volume", "The volume to resample.").Index(0);
+  io.Image("outputVolume", "any", "Resampled volume",
+           "The input resampled onto the reference grid, in the input's pixel type.")
+    .Output()
+    .Index(1);
+  return module;
+}
 
 template <typename TImage>
 void
-Run(const Options & o, unsigned int components, cif::ModuleRun & run)
+Resample(const cif::ModuleArguments & arguments, unsigned int components, cif::ModuleRun & run)
 {
   constexpr unsigned int D = TImage::ImageDimension;
-  const auto defaultPixel = cif::FilledPixel<TImage>(o.defaultValue, components, "--defaultValue");
-  const auto transform = cif::ReadTransformFile<D>(o.transform);
+  const auto defaultPixel = cif::FilledPixel<TImage>(arguments.Double("defaultValue"), components, "--defaultValue");
+  const auto transform = cif::ReadTransformFile<D>(arguments.String("transform"));
+  const std::string reference = arguments.String("referenceVolume");
 
-  auto reader = itk::ImageFileReader<TImage>::New();
-  reader->SetFileName(o.input);
-  run.Progress().Watch(reader, 0.0, 0.2, "Reading the input volume");
-  reader->Update();
-  run.Progress().ThrowIfAborted();
-  typename TImage::ConstPointer grid = reader->GetOutput();
-  if (!o.reference.empty())
-  {
-    auto referenceReader = itk::ImageFileReader<TImage>::New();
-    referenceReader->SetFileName(o.reference);
-    referenceReader->UpdateOutputInformation(); // only its grid is needed
-    grid = referenceReader->GetOutput();
-  }
+  auto resample = [&](const TImage * input) {
+    typename TImage::ConstPointer grid = input;
+    if (!reference.empty())
+    {
+      auto referenceReader = itk::ImageFileReader<TImage>::New();
+      referenceReader->SetFileName(reference);
+      referenceReader->UpdateOutputInformation(); // only its grid is needed
+      grid = referenceReader->GetOutput();
+    }
+    auto filter = itk::CubicResampleGPUImageFilter<TImage, TImage>::New();
+    filter->SetInput(input);
+    if constexpr (std::is_arithmetic_v<typename TImage::PixelType>)
+    {
+      auto interpolator = itk::BSplineInterpolateImageFunction<TImage, double, double>::New();
+      interpolator->SetSplineOrder(3);
+      filter->SetInterpolator(interpolator);
+    }
+    else // RGB, vectors: each component its own cubic spline (ITK's interpolator takes scalars only)
+    {
+      filter->SetCubicBSplinePerComponent(true);
+    }
+    filter->SetTransform(transform);
+    filter->SetOutputParametersFromImage(grid);
+    filter->SetDefaultPixelValue(defaultPixel);
+    filter->SetUseTextureInterpolation(arguments.Boolean("texture"));
+    return filter;
+  };
+  cif::FilterVolume<TImage>(run, arguments.String("inputVolume"), arguments.String("outputVolume"), "Resampling",
+                            resample, transform->GetNameOfClass());
+}
 
-  auto filter = itk::CubicResampleGPUImageFilter<TImage, TImage>::New();
-  filter->SetInput(reader->GetOutput());
-  if constexpr (std::is_arithmetic_v<typename TImage::PixelType>)
+void
+Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
+{
+  const auto        io = cif::ReadVolumeInformation(arguments.String("inputVolume"));
+  const std::string reference = arguments.String("referenceVolume");
+  if (!reference.empty() &&
+      cif::ReadVolumeInformation(reference)->GetNumberOfDimensions() != io->GetNumberOfDimensions())
   {
-    auto interpolator = itk::BSplineInterpolateImageFunction<TImage, double, double>::New();
-    interpolator->SetSplineOrder(3);
-    filter->SetInterpolator(interpolator);
+    throw std::runtime_error("the reference volume and the input differ in dimension");
   }
-  else // RGB, vectors: each component its own cubic spline (ITK's interpolator takes scalars only)
-  {
-    filter->SetCubicBSplinePerComponent(true);
-  }
-  filter->SetTransform(transform);
-  filter->SetOutputParametersFromImage(grid);
-  filter->SetDefaultPixelValue(defaultPixel);
-  filter->SetUseTextureInterpolation(o.texture);
-  filter->SetUseGPU(!o.cpu);
-  run.Progress().Watch(filter, 0.2, 0.9, "Resampling");
-  filter->Update();
-  run.Progress().ThrowIfAborted();
-
-  run.Progress().BeginStage(0.9, "Writing the resampled volume");
-  cif::WriteAtomically(filter->GetOutput(), o.output);
-  const std::string path = itk::ToString(filter->GetLastExecutionPath());
-  run.SetReturnParameter("executionPath", path);
-  std::cout << "wrote " << o.output << " (" << path << ", " << transform->GetNameOfClass() << ")\n";
+  // The output keeps the input's pixel type (cast as ITK casts: clamp, truncate).
+  cif::ForVolumeType(*io, [&](auto image) {
+    Resample<typename decltype(image)::type>(arguments, io->GetNumberOfComponents(), run);
+  });
 }
 } // namespace
 
-// The module's description, as Slicer reads it (--xml prints it too).
-const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Registration.GPU</category>
-  <title>Cubic Resample (GPU)</title>
-  <description>Resamples a volume (scalar, RGB or vector pixels) through a transform with prefiltered cubic B-spline interpolation on the GPU (CPU when there is none), matching ITK's ResampleImageFilter with a cubic BSplineInterpolateImageFunction. The output keeps the input's pixel type; vector pixels are resampled per component.</description>
-)" CIF_MODULE_PROVENANCE_XML R"(  <parameters>
-    <label>Parameters</label>
-    <description>The transform and the output grid.</description>
-    <transform type="nonlinear" fileExtensions=".tfm,.txt,.h5,.hdf5,.mat">
-      <name>transform</name>
-      <longflag>transform</longflag>
-      <label>Transform</label>
-      <description>Maps output points to input points, as ITK's resampler applies it (identity when none is given): any transform ITK reads (affine family, B-spline, displacement field, composite).</description>
-      <channel>input</channel>
-    </transform>
-    <image type="any">
-      <name>referenceVolume</name>
-      <longflag>referenceVolume</longflag>
-      <label>Reference volume</label>
-      <description>The output grid (origin, spacing, direction, size); the input's own when none is given.</description>
-      <channel>input</channel>
-    </image>
-    <double>
-      <name>defaultValue</name>
-      <longflag>defaultValue</longflag>
-      <label>Default value</label>
-      <description>The value of output voxels that map outside the input.</description>
-      <default>0</default>
-    </double>
-    <boolean>
-      <name>texture</name>
-      <longflag>texture</longflag>
-      <label>Texture-accelerated</label>
-      <description>Hardware-interpolated texture mode (float volumes): faster on some GPUs, 8-bit interpolation weights (see Modules/Resample/README.md for its measured error).</description>
-      <default>false</default>
-    </boolean>
-)" CIF_FORCE_CPU_PARAMETER_XML R"(  </parameters>
-)" CIF_OUTPUTS_GROUP_XML R"(  <parameters>
-    <label>IO</label>
-    <description>Input and output volumes.</description>
-    <image type="any">
-      <name>inputVolume</name>
-      <label>Input volume</label>
-      <description>The volume to resample.</description>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image type="any">
-      <name>outputVolume</name>
-      <label>Resampled volume</label>
-      <description>The input resampled onto the reference grid, in the input's pixel type.</description>
-      <channel>output</channel>
-      <index>1</index>
-    </image>
-  </parameters>
-</executable>
-)";
-
-int
-ModuleEntryPoint(int argc, char * argv[])
-{
-  return cif::RunModule(argc, argv, [&] {
-    cif::ModuleCommandLine                cmd("Cubic B-spline resampling on the GPU (CudaImageFilters)");
-    TCLAP::ValueArg<std::string>          transform("", "transform", "transform file (output -> input points)", false, "",
-                                                    "path", cmd);
-    TCLAP::ValueArg<std::string>          reference("", "referenceVolume", "volume whose grid the output takes", false, "",
-                                                    "path", cmd);
-    TCLAP::ValueArg<double>               defaultValue("", "defaultValue", "value outside the input", false, 0.0, "number",
-                                                       cmd);
-    TCLAP::SwitchArg                      texture("", "texture", "texture-accelerated mode", cmd, false);
-    TCLAP::SwitchArg                      cpu("", "cpu", "run the CPU path", cmd, false);
-    TCLAP::UnlabeledValueArg<std::string> input("inputVolume", "input volume", true, "", "path", cmd);
-    TCLAP::UnlabeledValueArg<std::string> output("outputVolume", "resampled volume", true, "", "path", cmd);
-    cif::ModuleRun run(cmd, argc, argv, "Cubic Resample (GPU)", "Cubic B-spline resampling through a transform");
-
-    Options o;
-    o.input = input.getValue();
-    o.output = output.getValue();
-    o.transform = transform.getValue();
-    o.reference = reference.getValue();
-    o.defaultValue = defaultValue.getValue();
-    o.texture = texture.getValue();
-    o.cpu = cpu.getValue();
-
-    const auto io = cif::ReadVolumeInformation(o.input);
-    if (!o.reference.empty() && cif::ReadVolumeInformation(o.reference)->GetNumberOfDimensions() !=
-                                  io->GetNumberOfDimensions())
-    {
-      throw std::runtime_error("the reference volume and the input differ in dimension");
-    }
-    // The output keeps the input's pixel type (cast as ITK casts: clamp, truncate).
-    cif::ForVolumeType(*io, [&](auto image) { Run<typename decltype(image)::type>(o, io->GetNumberOfComponents(), run); });
-    return run.Finish();
-  });
-}
+CIF_DEFINE_CLI_MODULE(Declare, Execute)

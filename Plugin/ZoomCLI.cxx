@@ -10,10 +10,9 @@
 //   ZoomCLI [--center X,Y] [--size W,H] [--zoom 2] [--interpolation cubic|linear|nearest]
 //           [--enhancement none|gaussian|...] [--kernelSize 15] [--sigma 5] [--cpu] input output
 #include "cifKernelPresets.h"
-#include "cifModuleCommandLine.h"
 #include "cifModuleDescription.h"
+#include "cifModuleFilterRun.h"
 #include "cifRunCLIModule.h"
-#include "itkImageFileReader.h"
 #include "itkRGBAPixel.h"
 #include "itkRGBPixel.h"
 #include "itkZoomGPUImageFilter.h"
@@ -31,7 +30,7 @@ struct Options
   double                                zoom = 2.0;
   cif::ZoomInterpolation                interpolation = cif::ZoomInterpolation::Cubic;
   std::optional<cif::ConvolutionKernel> kernel;
-  bool                                  cpu = false;
+  bool                                  useGPU = true;
 };
 
 /** Zooms one 2-D plane: the filter set up from \a o, run, its output returned. */
@@ -57,7 +56,7 @@ ZoomPlane(const TPlane * plane, const Options & o, itk::CudaExecutionPath & path
   zoom->SetCutOutSize(size);
   zoom->SetZoomFactor(o.zoom);
   zoom->SetInterpolation(o.interpolation);
-  zoom->SetUseGPU(!o.cpu);
+  zoom->SetUseGPU(o.useGPU);
   if (o.kernel)
   {
     zoom->SetKernel(*o.kernel);
@@ -75,14 +74,10 @@ std::string
 Zoom2D(const Options & o, cif::ModuleRun & run)
 {
   using Image = itk::Image<TPixel, 2>;
-  auto reader = itk::ImageFileReader<Image>::New();
-  reader->SetFileName(o.input);
-  run.Progress().Watch(reader, 0.0, 0.2, "Reading the input image");
-  reader->Update();
-  run.Progress().ThrowIfAborted();
+  const auto input = cif::ReadWatched<Image>(run, o.input, 0.0, 0.2, "Reading the input image");
   run.Progress().BeginStage(0.2, "Zooming");
   itk::CudaExecutionPath path = itk::CudaExecutionPath::None;
-  auto                   zoomed = ZoomPlane<Image>(reader->GetOutput(), o, path);
+  auto                   zoomed = ZoomPlane<Image>(input, o, path);
   run.Progress().ThrowIfAborted();
   run.Progress().BeginStage(0.9, "Writing the zoomed image");
   cif::WriteAtomically(zoomed.GetPointer(), o.output);
@@ -98,12 +93,7 @@ ZoomSlices(const Options & o, cif::ModuleRun & run)
 {
   using Volume = itk::Image<TPixel, 3>;
   using Plane = itk::Image<TPixel, 2>;
-  auto reader = itk::ImageFileReader<Volume>::New();
-  reader->SetFileName(o.input);
-  run.Progress().Watch(reader, 0.0, 0.2, "Reading the input volume");
-  reader->Update();
-  run.Progress().ThrowIfAborted();
-  const Volume * input = reader->GetOutput();
+  const auto     input = cif::ReadWatched<Volume>(run, o.input, 0.0, 0.2);
   const auto     size = input->GetLargestPossibleRegion().GetSize();
   const auto     planePixels = static_cast<std::size_t>(size[0] * size[1]);
 
@@ -176,176 +166,85 @@ ZoomComponents(const Options & o, const itk::ImageIOBase & io, cif::ModuleRun & 
                                " components per pixel; the module zooms gray (1), RGB (3) or RGBA (4) images");
   }
 }
-} // namespace
 
-// The module's description, as Slicer reads it (--xml prints it too).
-const char XMLModuleDescription[] = R"(<?xml version="1.0" encoding="utf-8"?>
-<executable>
-  <category>Filtering.GPU</category>
-  <title>Zoom (GPU)</title>
-  <description>Cuts a region out of an image, enlarges it by a zoom factor (cubic B-spline, linear or nearest-neighbour interpolation) and optionally enhances it with a kernel, on the GPU (CPU when there is none): the upscaling seed's workflow. A 3-D volume is zoomed slice by slice within the plane of its first two axes. Gray, RGB and RGBA pixels; 8-bit images stay 8-bit, other types become float. The output overlays the cut-out in physical space.</description>
-)" CIF_MODULE_PROVENANCE_XML R"(  <parameters>
-    <label>Zoom</label>
-    <description>The cut-out and the enlargement.</description>
-    <integer-vector>
-      <name>center</name>
-      <longflag>center</longflag>
-      <label>Cut-out centre (voxels)</label>
-      <description>Centre of the cut-out as column,row indices of the first two axes; the image's centre when not given.</description>
-    </integer-vector>
-    <integer-vector>
-      <name>size</name>
-      <longflag>size</longflag>
-      <label>Cut-out size (voxels)</label>
-      <description>Width,height of the cut-out; the whole plane when not given. The cut-out must lie inside the image.</description>
-    </integer-vector>
-    <double>
-      <name>zoom</name>
-      <longflag>zoom</longflag>
-      <label>Zoom factor</label>
-      <description>Enlargement, at least 1 (need not be an integer).</description>
-      <default>2</default>
-      <constraints><minimum>1</minimum><maximum>64</maximum><step>0.5</step></constraints>
-    </double>
-    <string-enumeration>
-      <name>interpolation</name>
-      <longflag>interpolation</longflag>
-      <label>Interpolation</label>
-      <description>cubic (B-spline, as ITK's BSplineInterpolateImageFunction), linear, or nearest (pixel replication).</description>
-      <default>cubic</default>
-      <element>cubic</element>
-      <element>linear</element>
-      <element>nearest</element>
-    </string-enumeration>
-  </parameters>
-  <parameters>
-    <label>Enhancement</label>
-    <description>An optional convolution of the zoomed cut-out.</description>
-    <string-enumeration>
-      <name>enhancement</name>
-      <longflag>enhancement</longflag>
-      <label>Enhancement kernel</label>
-      <description>A kernel preset applied after zooming, or none.</description>
-      <default>none</default>
-      <element>none</element>
-      <element>gaussian</element>
-      <element>box</element>
-      <element>sharpen</element>
-      <element>unsharp</element>
-      <element>emboss</element>
-      <element>edge</element>
-      <element>ridge</element>
-      <element>darken</element>
-      <element>lighten</element>
-    </string-enumeration>
-    <integer>
-      <name>kernelSize</name>
-      <longflag>kernelSize</longflag>
-      <label>Kernel size</label>
-      <description>Side of the gaussian or box kernel (odd, 3 to 127).</description>
-      <default>15</default>
-      <constraints><minimum>3</minimum><maximum>127</maximum><step>2</step></constraints>
-    </integer>
-    <double>
-      <name>sigma</name>
-      <longflag>sigma</longflag>
-      <label>Sigma</label>
-      <description>Standard deviation of the gaussian kernel in pixels (at least 0.5).</description>
-      <default>5</default>
-      <constraints><minimum>0.5</minimum><maximum>64</maximum><step>0.5</step></constraints>
-    </double>
-)" CIF_FORCE_CPU_PARAMETER_XML R"(  </parameters>
-)" CIF_OUTPUTS_GROUP_XML R"(  <parameters>
-    <label>IO</label>
-    <description>Input and output images.</description>
-    <image type="any">
-      <name>inputVolume</name>
-      <label>Input image</label>
-      <description>The image or volume to zoom (gray, RGB or RGBA).</description>
-      <channel>input</channel>
-      <index>0</index>
-    </image>
-    <image type="any">
-      <name>outputVolume</name>
-      <label>Zoomed image</label>
-      <description>The enlarged cut-out.</description>
-      <channel>output</channel>
-      <index>1</index>
-    </image>
-  </parameters>
-</executable>
-)";
-
-int
-ModuleEntryPoint(int argc, char * argv[])
+/** The module's parameters, declared once: its XML description and its command line. */
+cif::ModuleDeclaration
+Declare()
 {
-  return cif::RunModule(argc, argv, [&] {
-    cif::ModuleCommandLine               cmd("Cut-out, zoom and enhancement on the GPU (CudaImageFilters)");
-    TCLAP::ValueArg<std::string>         center("", "center", "cut-out centre X,Y in voxels", false, "", "X,Y", cmd);
-    TCLAP::ValueArg<std::string>         size("", "size", "cut-out width,height in voxels", false, "", "W,H", cmd);
-    TCLAP::ValueArg<double>              zoom("", "zoom", "zoom factor, at least 1", false, 2.0, "number", cmd);
-    std::vector<std::string>             interpolations{ "cubic", "linear", "nearest" };
-    TCLAP::ValuesConstraint<std::string> allowedInterpolations(interpolations);
-    TCLAP::ValueArg<std::string> interpolation("", "interpolation", "cubic, linear or nearest", false, "cubic",
-                                               &allowedInterpolations, cmd);
-    std::vector<std::string>     enhancements{ "none", "gaussian", "box",    "sharpen", "unsharp",
-                                           "emboss", "edge",     "ridge", "darken",  "lighten" };
-    TCLAP::ValuesConstraint<std::string> allowedEnhancements(enhancements);
-    TCLAP::ValueArg<std::string> enhancement("", "enhancement", "kernel preset after zooming, or none", false, "none",
-                                             &allowedEnhancements, cmd);
-    TCLAP::ValueArg<int>         kernelSize("", "kernelSize", "side of the gaussian or box kernel", false, 15, "int", cmd);
-    TCLAP::ValueArg<double>      sigma("", "sigma", "sigma of the gaussian kernel", false, 5.0, "number", cmd);
-    TCLAP::SwitchArg             cpu("", "cpu", "run the CPU path", cmd, false);
-    TCLAP::UnlabeledValueArg<std::string> input("inputVolume", "input image or volume", true, "", "path", cmd);
-    TCLAP::UnlabeledValueArg<std::string> output("outputVolume", "zoomed image", true, "", "path", cmd);
-    cif::ModuleRun run(cmd, argc, argv, "Zoom (GPU)", "Cut-out, zoom and enhancement");
+  auto module = cif::DeclareModule(
+    "Filtering.GPU", "Zoom (GPU)",
+    "Cuts a region out of an image, enlarges it by a zoom factor (cubic B-spline, linear or nearest-neighbour "
+    "interpolation) and optionally enhances it with a kernel, on the GPU (CPU when there is none): the upscaling "
+    "seed's workflow. A 3-D volume is zoomed slice by slice within the plane of its first two axes. Gray, RGB and RGBA "
+    "pixels; 8-bit images stay 8-bit, other types become float. The output overlays the cut-out in physical space.",
+    "Cut-out, zoom and enhancement");
+  auto & zoom = module.Group("Zoom", "The cut-out and the enlargement.");
+  zoom.IntegerVector("center", "Cut-out centre (voxels)",
+                     "Centre of the cut-out as column,row indices of the first two axes; the image's centre when not "
+                     "given.",
+                     2);
+  zoom.IntegerVector("size", "Cut-out size (voxels)",
+                     "Width,height of the cut-out; the whole plane when not given. The cut-out must lie inside the "
+                     "image.",
+                     2);
+  zoom.Double("zoom", "Zoom factor", "Enlargement, at least 1 (need not be an integer).", 2).Range(1, 64, 0.5);
+  zoom.Enumeration("interpolation", "Interpolation",
+                   "cubic (B-spline, as ITK's BSplineInterpolateImageFunction), linear, or nearest (pixel replication).",
+                   "cubic", { "cubic", "linear", "nearest" });
+  auto & enhancement = module.Group("Enhancement", "An optional convolution of the zoomed cut-out.");
+  enhancement.Enumeration(
+    "enhancement", "Enhancement kernel", "A kernel preset applied after zooming, or none.", "none",
+    { "none", "gaussian", "box", "sharpen", "unsharp", "emboss", "edge", "ridge", "darken", "lighten" });
+  enhancement.Integer("kernelSize", "Kernel size", "Side of the gaussian or box kernel (odd, 3 to 127).", 15)
+    .Range(3, 127, 2);
+  enhancement.Double("sigma", "Sigma", "Standard deviation of the gaussian kernel in pixels (at least 0.5).", 5)
+    .Range(0.5, 64, 0.5);
+  cif::AddForceCPU(enhancement);
+  cif::AddOutputs(module);
+  auto & io = module.Group("IO", "Input and output images.");
+  io.Image("inputVolume", "any", "Input image", "The image or volume to zoom (gray, RGB or RGBA).").Index(0);
+  io.Image("outputVolume", "any", "Zoomed image", "The enlarged cut-out.").Output().Index(1);
+  return module;
+}
 
-    Options o;
-    o.input = input.getValue();
-    o.output = output.getValue();
+void
+Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
+{
+  Options o;
+  o.input = arguments.String("inputVolume");
+  o.output = arguments.String("outputVolume");
+  o.center = arguments.IntegerVector("center");
+  o.size = arguments.IntegerVector("size");
+  o.zoom = arguments.Double("zoom");
+  const std::string interpolation = arguments.String("interpolation");
+  o.interpolation = interpolation == "nearest"  ? cif::ZoomInterpolation::Nearest
+                    : interpolation == "linear" ? cif::ZoomInterpolation::Linear
+                                                : cif::ZoomInterpolation::Cubic;
+  const std::string enhancement = arguments.String("enhancement");
+  if (enhancement != "none")
+  {
     try
     {
-      if (center.isSet())
-      {
-        o.center = cif::ParseIntegerList(center.getValue(), 2);
-      }
-      if (size.isSet())
-      {
-        o.size = cif::ParseIntegerList(size.getValue(), 2);
-      }
+      o.kernel = cif::MakePresetKernel(enhancement, static_cast<int>(arguments.Integer("kernelSize")),
+                                       arguments.Double("sigma"));
     }
-    catch (const std::invalid_argument & e)
+    catch (const cif::KernelError & e)
     {
-      throw TCLAP::ArgException(e.what(), center.isSet() && !o.center ? "--center" : "--size");
+      throw TCLAP::ArgException(e.what(), "--enhancement");
     }
-    o.zoom = zoom.getValue();
-    o.interpolation = interpolation.getValue() == "nearest"  ? cif::ZoomInterpolation::Nearest
-                      : interpolation.getValue() == "linear" ? cif::ZoomInterpolation::Linear
-                                                             : cif::ZoomInterpolation::Cubic;
-    if (enhancement.getValue() != "none")
-    {
-      try
-      {
-        o.kernel = cif::MakePresetKernel(enhancement.getValue(), kernelSize.getValue(), sigma.getValue());
-      }
-      catch (const cif::KernelError & e)
-      {
-        throw TCLAP::ArgException(e.what(), "--enhancement");
-      }
-    }
-    o.cpu = cpu.getValue();
+  }
+  o.useGPU = run.UseGPU();
 
-    const auto io = cif::ReadVolumeInformation(o.input);
-    if (io->GetNumberOfDimensions() != 2 && io->GetNumberOfDimensions() != 3)
-    {
-      throw std::runtime_error(std::to_string(io->GetNumberOfDimensions()) + "-D volumes are not supported (2-D or 3-D)");
-    }
-    const std::string path = io->GetComponentType() == itk::IOComponentEnum::UCHAR
-                               ? ZoomComponents<unsigned char>(o, *io, run)
-                               : ZoomComponents<float>(o, *io, run);
-    run.SetReturnParameter("executionPath", path);
-    std::cout << "wrote " << o.output << " (" << path << ", " << interpolation.getValue() << ", zoom " << o.zoom
-              << ")\n";
-    return run.Finish();
-  });
+  const auto io = cif::ReadVolumeInformation(o.input);
+  if (io->GetNumberOfDimensions() != 2 && io->GetNumberOfDimensions() != 3)
+  {
+    throw std::runtime_error(std::to_string(io->GetNumberOfDimensions()) + "-D volumes are not supported (2-D or 3-D)");
+  }
+  const std::string path = io->GetComponentType() == itk::IOComponentEnum::UCHAR
+                             ? ZoomComponents<unsigned char>(o, *io, run)
+                             : ZoomComponents<float>(o, *io, run);
+  run.Wrote(o.output, path, interpolation + ", zoom " + cif::ModuleParameter::Number(o.zoom));
 }
+} // namespace
+
+CIF_DEFINE_CLI_MODULE(Declare, Execute)

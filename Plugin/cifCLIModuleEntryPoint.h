@@ -1,10 +1,15 @@
 // The two symbols through which 3D Slicer loads a CLI module from a shared library
-// (its "CmdLineLoadableModule" factory): the XML description as a character array
-// named XMLModuleDescription, and int ModuleEntryPoint(int argc, char * argv[]), both
-// with C linkage and exported. Each CLI source defines them once; the executable
-// flavour is cifCLIMain.cxx calling the same ModuleEntryPoint, so both flavours run
-// one code path. Code behind ModuleEntryPoint must not exit(): it runs inside the host
-// (cifRunCLIModule.h is what every entry point does around its own work).
+// (its "CmdLineLoadableModule" factory): the XML description, and
+// int ModuleEntryPoint(int argc, char * argv[]), both with C linkage and exported.
+// Slicer's loader looks for the description as a character array named
+// XMLModuleDescription and, where there is none, calls char * GetXMLModuleDescription();
+// the modules define the function, since their description is made from their
+// parameters' declaration (cifModuleDeclaration.h) when first asked for, not written
+// out as a literal. Each CLI source defines both symbols once; the executable flavour
+// is cifCLIMain.cxx calling the same ModuleEntryPoint (whose --xml prints
+// GetXMLModuleDescription()), so both flavours run one code path. Code behind
+// ModuleEntryPoint must not exit(): it runs inside the host (cifRunCLIModule.h is what
+// every entry point does around its own work).
 #ifndef cifCLIModuleEntryPoint_h
 #define cifCLIModuleEntryPoint_h
 
@@ -16,7 +21,9 @@
 
 extern "C"
 {
-  CIF_CLI_EXPORT extern const char XMLModuleDescription[];
+  /** The module's XML description; the text stays valid while the library is loaded. */
+  CIF_CLI_EXPORT char *
+  GetXMLModuleDescription();
   CIF_CLI_EXPORT int
   ModuleEntryPoint(int argc, char * argv[]);
 }

@@ -1,44 +1,60 @@
-// The parts of a module's XML description that every module of the set shares, as
-// string literals to splice into each XMLModuleDescription: version, documentation
-// address, license, contributor and acknowledgements. CIF_MODULE_VERSION and
-// CIF_MODULE_DOCUMENTATION_URL come from the build (cifModuleBuildInfo.h.in).
+// What every module of the set declares alike, so that it is declared once for all
+// of them: the provenance elements (version, documentation address, license,
+// contributor, acknowledgements), the Force CPU switch, and the Outputs group that
+// returns executionPath. CIF_MODULE_VERSION and CIF_MODULE_DOCUMENTATION_URL come from
+// the build (cifModuleBuildInfo.h.in).
 #ifndef cifModuleDescription_h
 #define cifModuleDescription_h
 
 #include "cifModuleBuildInfo.h"
+#include "cifModuleDeclaration.h"
 
-#define CIF_MODULE_PROVENANCE_XML                                                                                    \
-  "  <version>" CIF_MODULE_VERSION "</version>\n"                                                                     \
-  "  <documentation-url>" CIF_MODULE_DOCUMENTATION_URL "</documentation-url>\n"                                       \
-  "  <license>Apache License, Version 2.0 (as ITK)</license>\n"                                                       \
-  "  <contributor>CudaImageFilters developers</contributor>\n"                                                        \
-  "  <acknowledgements>Built on the Insight Toolkit (ITK) and CUDA. Prefilter after Ruijters and Thevenaz (2012); "  \
-  "directional filter bank after Bamberger and Smith (1992).</acknowledgements>\n"
+#include <string>
 
-/** The output parameter every module returns: which code ran. */
-#define CIF_EXECUTION_PATH_PARAMETER_XML                                                                             \
-  "    <string>\n"                                                                                                    \
-  "      <name>executionPath</name>\n"                                                                                \
-  "      <label>Execution path</label>\n"                                                                             \
-  "      <description>Which code computed the result: GPU, CPU (the same arithmetic on the host) or ITK "             \
-  "(ITK's own filter, for cases the module's code does not cover).</description>\n"                                   \
-  "      <channel>output</channel>\n"                                                                                 \
-  "    </string>\n"
+namespace cif
+{
+/** The name of the switch that runs the CPU path even with a GPU (ModuleRun::UseGPU). */
+constexpr const char * ForceCPUParameterName = "cpu";
+/** The name of the output parameter every module returns: which code ran. */
+constexpr const char * ExecutionPathParameterName = "executionPath";
 
-/** The switch every module has: the CPU path even with a GPU. */
-#define CIF_FORCE_CPU_PARAMETER_XML                                                                                  \
-  "    <boolean>\n"                                                                                                   \
-  "      <name>cpu</name>\n"                                                                                          \
-  "      <longflag>cpu</longflag>\n"                                                                                  \
-  "      <label>Force CPU</label>\n"                                                                                  \
-  "      <description>Run the CPU path even when a GPU is present.</description>\n"                                   \
-  "      <default>false</default>\n"                                                                                  \
-  "    </boolean>\n"
+/** A module of the set: its own category, title, description and one-line summary
+ * (the comment its progress reports), with the set's provenance. */
+inline ModuleDeclaration
+DeclareModule(const std::string & category, const std::string & title, const std::string & description,
+              const std::string & summary)
+{
+  ModuleDeclaration module(category, title, description, summary);
+  module.SetProvenance({ { "version", CIF_MODULE_VERSION },
+                         { "documentation-url", CIF_MODULE_DOCUMENTATION_URL },
+                         { "license", "Apache License, Version 2.0 (as ITK)" },
+                         { "contributor", "CudaImageFilters developers" },
+                         { "acknowledgements",
+                           "Built on the Insight Toolkit (ITK) and CUDA. Prefilter after Ruijters and Thevenaz (2012); "
+                           "directional filter bank after Bamberger and Smith (1992)." } });
+  return module;
+}
 
-/** The output group of a module whose only output parameter is executionPath. */
-#define CIF_OUTPUTS_GROUP_XML                                                                                        \
-  "  <parameters>\n"                                                                                                  \
-  "    <label>Outputs</label>\n"                                                                                      \
-  "    <description>What the run reports.</description>\n" CIF_EXECUTION_PATH_PARAMETER_XML "  </parameters>\n"
+/** The switch every module has, at the end of \a group: the CPU path even with a GPU. */
+inline void
+AddForceCPU(ModuleParameterGroup & group)
+{
+  group.Boolean(ForceCPUParameterName, "Force CPU", "Run the CPU path even when a GPU is present.");
+}
+
+/** The Outputs group, ending with executionPath; a module adds its own returned
+ * parameters to the group this returns (they are listed before executionPath). */
+inline ModuleParameterGroup &
+AddOutputs(ModuleDeclaration & module)
+{
+  auto & outputs = module.Group("Outputs", "What the run reports.");
+  outputs
+    .Returned("string", ExecutionPathParameterName, "Execution path",
+              "Which code computed the result: GPU, CPU (the same arithmetic on the host) or ITK (ITK's own filter, "
+              "for cases the module's code does not cover).")
+    .Last();
+  return outputs;
+}
+} // namespace cif
 
 #endif

@@ -1,11 +1,16 @@
 // What every CLI module's ModuleEntryPoint does around its own work: the --xml
-// description, and errors turned into a message and a status for the host.
+// description, the command line parsed from the module's declaration, the run's
+// progress and return parameters, and errors turned into a message and a status for
+// the host.
 #ifndef cifRunCLIModule_h
 #define cifRunCLIModule_h
 
 #include "cifCLIModuleEntryPoint.h"
 #include "cifCommandLineSupport.h"
 #include "cifDeviceMemoryPool.h"
+#include "cifModuleArguments.h"
+#include "cifModuleDeclaration.h"
+#include "cifModuleRun.h"
 #include "cifPinnedStaging.h"
 
 #include <tclap/CmdLine.h>
@@ -48,26 +53,33 @@ RunModuleWork(TWork && work)
 }
 } // namespace detail
 
-/** A module's entry point around its \a work (which parses \a argc / \a argv with a
- * TCLAP::CmdLine whose exception handling is off, and returns a status): `--xml`
- * prints XMLModuleDescription; errors print "error: ..." and return a status, never
- * exit() — 2 for bad arguments, TCLAP's own for --help and --version, 1 for the rest
- * (an ITK error's reason without ITK's prefix). The GPU memory the run cached is
- * given back before returning: a module loaded into a host (Slicer) leaves none
- * behind. */
-template <typename TWork>
+/** A module's entry point: `--xml` prints GetXMLModuleDescription() (what Slicer
+ * reads); otherwise \a argc / \a argv are parsed as \a module declares its
+ * parameters (ModuleArguments) and \a execute(arguments, run) does the module's own
+ * work, after which the run finishes (return parameters written, progress ended).
+ * Errors print "error: ..." and return a status, never exit() — 2 for bad arguments,
+ * TCLAP's own for --help and --version, 1 for the rest (an ITK error's reason without
+ * ITK's prefix). The GPU memory the run cached is given back before returning: a
+ * module loaded into a host (Slicer) leaves none behind. */
+template <typename TExecute>
 int
-RunModule(int argc, char * argv[], TWork && work)
+RunModule(int argc, char * argv[], const ModuleDeclaration & module, TExecute && execute)
 {
   for (int i = 1; i < argc; ++i)
   {
     if (std::string(argv[i]) == "--xml")
     {
-      std::cout << XMLModuleDescription;
+      std::cout << GetXMLModuleDescription();
       return 0;
     }
   }
-  const int status = detail::RunModuleWork(work);
+  const int status = detail::RunModuleWork([&] {
+    ModuleArguments arguments(module);
+    arguments.Parse(argc, argv);
+    ModuleRun run(arguments, argc, argv, module.Title(), module.Summary());
+    execute(static_cast<const ModuleArguments &>(arguments), run);
+    return run.Finish();
+  });
   try
   {
     ReleaseCachedDeviceMemory();
@@ -82,5 +94,20 @@ RunModule(int argc, char * argv[], TWork && work)
   return status;
 }
 } // namespace cif
+
+/** Defines the two symbols Slicer's loader resolves (cifCLIModuleEntryPoint.h) for a
+ * module whose declaration \a declare() returns and whose own work is
+ * \a execute(arguments, run): GetXMLModuleDescription, made once at the first call and
+ * kept while the library is loaded (Slicer copies it), and ModuleEntryPoint (RunModule).
+ * A macro, since each module's library must define these C functions itself: each
+ * keeps its own description (a static in a shared inline function is one symbol,
+ * which a host loading two modules could merge). */
+#define CIF_DEFINE_CLI_MODULE(declare, execute)                                                                       \
+  char * GetXMLModuleDescription()                                                                                    \
+  {                                                                                                                   \
+    static std::string xml = declare().XML();                                                                         \
+    return xml.data();                                                                                                \
+  }                                                                                                                   \
+  int ModuleEntryPoint(int argc, char * argv[]) { return cif::RunModule(argc, argv, declare(), execute); }
 
 #endif

@@ -1,6 +1,8 @@
 // A test host that loads a CLI module's shared library and runs it the way 3D Slicer
-// does: itksys::DynamicLoader (the loader Slicer's module factory uses) resolves
-// XMLModuleDescription and ModuleEntryPoint; the description is parsed with expat
+// does: itksys::DynamicLoader (the loader Slicer's module factory uses) resolves the
+// description as Slicer's ModuleFactory does (the data symbol XMLModuleDescription, or
+// else the function GetXMLModuleDescription, which these modules export) and
+// ModuleEntryPoint; the description is parsed with expat
 // (ITK's XML parser) and checked for what Slicer shows (see CheckDescription); then
 // the entry point runs as Slicer calls it — the target first, then
 // --processinformationaddress <a real ModuleProcessInformation, printed with %p>,
@@ -296,14 +298,22 @@ main(int argc, char * argv[])
     std::cerr << "error: cannot load " << libraryPath << ": " << itksys::DynamicLoader::LastError() << "\n";
     return 3;
   }
-  const auto * description =
+  // Slicer's order: the character array first, the function where there is none
+  const char * description =
     reinterpret_cast<const char *>(itksys::DynamicLoader::GetSymbolAddress(library, "XMLModuleDescription"));
+  if (!description)
+  {
+    using DescriptionFunction = char * (*)();
+    const auto describe =
+      reinterpret_cast<DescriptionFunction>(itksys::DynamicLoader::GetSymbolAddress(library, "GetXMLModuleDescription"));
+    description = describe ? describe() : nullptr;
+  }
   using EntryPoint = int (*)(int, char **);
   const auto entryPoint =
     reinterpret_cast<EntryPoint>(itksys::DynamicLoader::GetSymbolAddress(library, "ModuleEntryPoint"));
   if (!description || !entryPoint)
   {
-    std::cerr << "error: " << libraryPath << " lacks XMLModuleDescription or ModuleEntryPoint\n";
+    std::cerr << "error: " << libraryPath << " lacks XMLModuleDescription (or GetXMLModuleDescription) or ModuleEntryPoint\n";
     return 3;
   }
 
