@@ -1,6 +1,7 @@
 // What the cubic resampling tests share: the inputs (anisotropic, rotated grids with
-// non-zero start indices), random transforms, the output geometry, ITK's resampling
-// and the module's, and the comparison with ITK's inside test.
+// non-zero start indices), random transforms (and the composite and host-mapped cases
+// built from them), the output geometry, ITK's resampling and the module's, and the
+// comparison with ITK's inside test.
 #ifndef cifResampleTestSupport_h
 #define cifResampleTestSupport_h
 
@@ -8,10 +9,13 @@
 #include "itkAffineTransform.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplineTransform.h"
+#include "itkCompositeTransform.h"
 #include "itkCubicResampleGPUImageFilter.h"
 #include "itkDisplacementFieldTransform.h"
 #include "itkImageRegionIterator.h"
 #include "itkResampleImageFilter.h"
+#include "itkTransformToDisplacementFieldGPUFilter.h"
+#include "itkVectorNearestNeighborInterpolateImageFunction.h"
 
 #include <random>
 
@@ -171,6 +175,33 @@ RandomDisplacementField(const itk::ImageBase<D> * domain, double amplitude, std:
   return field;
 }
 
+/** A random affine (scale 0.5, turning about \a centre) followed by \a transform, as
+ * one CompositeTransform: the composite case of the resampling tests. */
+template <unsigned int D>
+typename itk::CompositeTransform<double, D>::Pointer
+AffineThen(itk::Transform<double, D, D> * transform, std::mt19937 & rng, const itk::Point<double, D> * centre)
+{
+  auto composite = itk::CompositeTransform<double, D>::New();
+  composite->AddTransform(RandomAffine<D>(rng, 0.5, centre));
+  composite->AddTransform(transform);
+  return composite;
+}
+
+/** A DisplacementFieldTransform of \a field with a nearest-neighbour field
+ * interpolator: a transform the device does not evaluate, so ITK maps the points on
+ * the host and only the interpolation runs on the device (the host-mapped case). */
+template <unsigned int D>
+typename itk::DisplacementFieldTransform<double, D>::Pointer
+HostMappedField(typename itk::DisplacementFieldTransform<double, D>::DisplacementFieldType * field)
+{
+  using FieldTransform = itk::DisplacementFieldTransform<double, D>;
+  auto nearest = FieldTransform::New();
+  nearest->SetDisplacementField(field);
+  nearest->SetInterpolator(
+    itk::VectorNearestNeighborInterpolateImageFunction<typename FieldTransform::DisplacementFieldType, double>::New());
+  return nearest;
+}
+
 /** Sets up any ResampleImageFilter (ITK's or the module's) as the tests compare them:
  * a cubic BSplineInterpolateImageFunction, \a transform, \a geometry's grid and the
  * default value. */
@@ -238,6 +269,55 @@ OutputGeometry(const typename TOut::SizeType & size)
   out->SetSpacing(spacing);
   out->SetOrigin(origin);
   return out;
+}
+
+/** Turns \a image's grid along the axes (identity direction): with the control grid
+ * and the output along the same axes, the device shares each output row's B-spline
+ * support instead of computing every voxel's on its own. */
+template <typename TImage>
+void
+AlignWithAxes(TImage * image)
+{
+  typename TImage::DirectionType identity;
+  identity.SetIdentity();
+  image->SetDirection(identity);
+}
+
+/** The module's displacement field filter: \a transform evaluated on \a grid's grid,
+ * on \a path. */
+template <typename TField, typename TTransform, typename TGrid>
+typename itk::TransformToDisplacementFieldGPUFilter<TField, double>::Pointer
+MakeDisplacementFieldFilter(const TTransform * transform, const TGrid * grid, Path path)
+{
+  auto filter = itk::TransformToDisplacementFieldGPUFilter<TField, double>::New();
+  filter->SetTransform(transform);
+  filter->SetReferenceImage(grid);
+  filter->SetUseReferenceImage(true);
+  filter->SetUseGPU(path == Path::GPU);
+  return filter;
+}
+
+/** What a resampling test starts from: an input (MakeInput: anisotropic, rotated,
+ * non-zero start), the output geometry (OutputGeometry) and the input's centre, about
+ * which the random affines turn so that the output stays mostly inside the input. */
+template <typename TImage>
+struct ResampleSetUp
+{
+  typename TImage::Pointer   input;
+  typename TImage::Pointer   geometry;
+  typename TImage::PointType inputCentre;
+};
+
+template <typename TImage>
+ResampleSetUp<TImage>
+MakeResampleSetUp(const typename TImage::SizeType & inSize, const typename TImage::SizeType & outSize, Content content,
+                  std::uint32_t seed)
+{
+  ResampleSetUp<TImage> setUp;
+  setUp.input = MakeInput<TImage>(inSize, content, seed);
+  setUp.geometry = OutputGeometry<TImage>(outSize);
+  setUp.inputCentre = CentreOf(setUp.input.GetPointer());
+  return setUp;
 }
 
 /** Compares with ITK: the same voxels take the default value (ITK's inside test),

@@ -8,11 +8,9 @@
 #include "cifProgressTestSupport.h"
 #include "cifResampleSlabs.h"
 #include "cifResampleTestSupport.h"
-#include "itkCompositeTransform.h"
 #include "itkDisplacementFieldTransform.h"
 #include "itkRGBPixel.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
-#include "itkVectorNearestNeighborInterpolateImageFunction.h"
 
 #include <random>
 
@@ -173,9 +171,7 @@ CheckResampleSlabs(Path path)
     inSize[a] = D == 2 ? 61 + 7 * a : D == 3 ? 23 + 4 * a : 14 - a;
     outSize[a] = D == 2 ? 70 - 5 * a : D == 3 ? 26 - 3 * a : 7 - a;
   }
-  auto input = MakeInput<Image>(inSize, Content::Random, seed);
-  auto geometry = OutputGeometry<Image>(outSize);
-  const typename Image::PointType inputCentre = CentreOf(input.GetPointer());
+  const auto [input, geometry, inputCentre] = MakeResampleSetUp<Image>(inSize, outSize, Content::Random, seed);
 
   using Transform = itk::Transform<double, D, D>;
   struct Case
@@ -188,25 +184,15 @@ CheckResampleSlabs(Path path)
   cases.push_back({ "affine (linear rows)", RandomAffine<D>(rng, 1.0, &inputCentre).GetPointer(), input });
   auto bspline = RandomBSpline<D>(input.GetPointer(), 3, 2.0, rng);
   cases.push_back({ "bspline", bspline.GetPointer(), input });
-  auto composite = itk::CompositeTransform<double, D>::New();
-  composite->AddTransform(RandomAffine<D>(rng, 0.5, &inputCentre));
-  composite->AddTransform(bspline);
-  cases.push_back({ "composite affine+bspline", composite.GetPointer(), input });
+  cases.push_back({ "composite affine+bspline", AffineThen<D>(bspline.GetPointer(), rng, &inputCentre).GetPointer(), input });
   // Image, output and control grid along the same axes: the device shares each
   // output row's B-spline support (a kernel chosen for the whole output, not per slab).
   auto aligned = MakeInput<Image>(inSize, Content::Random, seed + 1);
-  typename Image::DirectionType identity;
-  identity.SetIdentity();
-  aligned->SetDirection(identity);
+  AlignWithAxes(aligned.GetPointer());
   cases.push_back({ "axis-aligned bspline", RandomBSpline<D>(aligned.GetPointer(), 3, 2.0, rng).GetPointer(), aligned });
   // host-mapped: the mapped points of each slab are its own
-  using FieldTransform = itk::DisplacementFieldTransform<double, D>;
   auto field = RandomDisplacementField<D>(input.GetPointer(), 1.5, rng);
-  auto nearest = FieldTransform::New();
-  nearest->SetDisplacementField(field);
-  nearest->SetInterpolator(
-    itk::VectorNearestNeighborInterpolateImageFunction<typename FieldTransform::DisplacementFieldType, double>::New());
-  cases.push_back({ "displacement field, nearest (host-mapped)", nearest.GetPointer(), input });
+  cases.push_back({ "displacement field, nearest (host-mapped)", HostMappedField<D>(field).GetPointer(), input });
 
   // a requested region that starts inside the largest one along every axis: the
   // linear path's rows still span the largest region's axis 0
@@ -300,9 +286,7 @@ CheckDisplacementFieldSlabs(Path path, bool axisAligned)
   auto domain = MakeInput<Image>(size, Content::Smooth, seed);
   if (axisAligned)
   {
-    typename Image::DirectionType identity;
-    identity.SetIdentity();
-    domain->SetDirection(identity);
+    AlignWithAxes(domain.GetPointer());
   }
   auto bspline = RandomBSpline<D>(domain.GetPointer(), 4, 3.0, rng);
   typename Field::Pointer fields[2];
@@ -310,11 +294,7 @@ CheckDisplacementFieldSlabs(Path path, bool axisAligned)
   for (int forced = 0; forced < 2; ++forced)
   {
     using Filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>;
-    auto filter = Filter::New();
-    filter->SetTransform(bspline);
-    filter->SetReferenceImage(domain);
-    filter->SetUseReferenceImage(true);
-    filter->SetUseGPU(path == Path::GPU);
+    auto filter = MakeDisplacementFieldFilter<Field>(bspline.GetPointer(), domain.GetPointer(), path);
     if (forced)
     {
       filter->SetMinimumVoxelsPerSlab(1);

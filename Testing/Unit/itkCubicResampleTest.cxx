@@ -12,7 +12,6 @@
 #include "itkDisplacementFieldTransform.h"
 #include "itkEuler3DTransform.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
-#include "itkVectorNearestNeighborInterpolateImageFunction.h"
 
 #include <vector>
 
@@ -39,15 +38,13 @@ CheckTransforms(Path path)
   const std::string gridTransform = D <= 3 ? "" : " (host-mapped in 4-D)";
   for (Content content : { Content::Random, Content::Smooth })
   {
-    auto input = MakeInput<Image>(inSize, content, seed);
-    auto geometry = OutputGeometry<Image>(outSize);
+    const auto [input, geometry, inputCentre] = MakeResampleSetUp<Image>(inSize, outSize, content, seed);
     // The affines turn about the input's centre, so that two of them composed still
     // leave a good part of the output inside the input (about the physical origin,
     // far from the image, they could carry it out: 1 seed in a few hundred did). In
     // 4-D the inside fraction is a product of four overlaps: the output box is
     // centred on the input's as well.
-    const typename Image::PointType inputCentre = CentreOf(input.GetPointer());
-    const itk::Point<double, D> *   affineCentre = &inputCentre;
+    const itk::Point<double, D> * affineCentre = &inputCentre;
     if constexpr (D == 4)
     {
       CentreOn(geometry.GetPointer(), inputCentre);
@@ -57,10 +54,8 @@ CheckTransforms(Path path)
     transforms.emplace_back("affine", RandomAffine<D>(rng, 1.0, affineCentre).GetPointer());
     auto bspline = RandomBSpline<D>(input.GetPointer(), D <= 3 ? 5 : 3, 2.0, rng);
     transforms.emplace_back("bspline" + gridTransform, bspline.GetPointer());
-    auto composite = itk::CompositeTransform<double, D>::New();
-    composite->AddTransform(RandomAffine<D>(rng, 0.5, affineCentre));
-    composite->AddTransform(bspline);
-    transforms.emplace_back("composite affine+bspline" + gridTransform, composite.GetPointer());
+    transforms.emplace_back("composite affine+bspline" + gridTransform,
+                            AffineThen<D>(bspline.GetPointer(), rng, affineCentre).GetPointer());
     auto twoAffines = itk::CompositeTransform<double, D>::New();
     twoAffines->AddTransform(RandomAffine<D>(rng, 0.5, affineCentre));
     twoAffines->AddTransform(RandomAffine<D>(rng, 0.5, affineCentre));
@@ -77,13 +72,7 @@ CheckTransforms(Path path)
     auto displacement = FieldTransform::New();
     displacement->SetDisplacementField(field);
     transforms.emplace_back("displacement field" + gridTransform, displacement.GetPointer());
-    // A transform the device does not evaluate (another field interpolator): ITK
-    // maps the points on the host and only the interpolation runs on the device.
-    auto nearest = FieldTransform::New();
-    nearest->SetDisplacementField(field);
-    nearest->SetInterpolator(
-      itk::VectorNearestNeighborInterpolateImageFunction<typename FieldTransform::DisplacementFieldType, double>::New());
-    transforms.emplace_back("displacement field, nearest (host-mapped)", nearest.GetPointer());
+    transforms.emplace_back("displacement field, nearest (host-mapped)", HostMappedField<D>(field).GetPointer());
 
     const double defaultValue = -7.0;
     for (const auto & [name, transform] : transforms)
@@ -304,9 +293,7 @@ CheckDisplacementField(Path path, bool axisAligned = false)
   auto domain = MakeInput<Image>(size, Content::Smooth, seed);
   if (axisAligned)
   {
-    typename Image::DirectionType identity;
-    identity.SetIdentity();
-    domain->SetDirection(identity);
+    AlignWithAxes(domain.GetPointer());
   }
   auto bspline = RandomBSpline<D>(domain.GetPointer(), D == 2 ? 7 : 4, 3.0, rng);
   typename Image::Pointer grid = domain;
@@ -326,11 +313,7 @@ CheckDisplacementField(Path path, bool axisAligned = false)
   reference->Update();
 
   using Filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>;
-  auto filter = Filter::New();
-  filter->SetTransform(bspline);
-  filter->SetReferenceImage(grid);
-  filter->SetUseReferenceImage(true);
-  filter->SetUseGPU(path == Path::GPU);
+  auto filter = MakeDisplacementFieldFilter<Field>(bspline.GetPointer(), grid.GetPointer(), path);
   filter->Update();
   EXPECT_EQ(filter->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
 
