@@ -13,6 +13,7 @@
 #include <tclap/CmdLine.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -69,6 +70,16 @@ public:
     for (auto & [name, bound] : m_Arguments)
     {
       const ModuleParameter & p = *bound.declaration;
+      if (p.ValueKind() == ModuleParameter::Value::Integer)
+      {
+        // Slicer's <integer> is an int: a value past its range is an error here, not
+        // a number narrowed into another one later.
+        const long value = this->Get<long>(name, ModuleParameter::Value::Integer);
+        if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max())
+        {
+          throw TCLAP::ArgException("is out of the range of an integer", p.Spelling());
+        }
+      }
       if (p.IsEnforced())
       {
         const double value = p.ValueKind() == ModuleParameter::Value::Integer
@@ -121,10 +132,11 @@ public:
     return dynamic_cast<const TCLAP::SwitchArg &>(*this->Checked(name, ModuleParameter::Value::Switch)).getValue();
   }
 
-  long
+  /** An integer parameter (Parse() refused values past the range of an int). */
+  int
   Integer(const std::string & name) const
   {
-    return this->Get<long>(name, ModuleParameter::Value::Integer);
+    return static_cast<int>(this->Get<long>(name, ModuleParameter::Value::Integer));
   }
 
   double
