@@ -54,8 +54,10 @@ __global__ void
 ProbeKernel()
 {}
 
-#define CIF_STRINGIFY_VALUE(x) CIF_STRINGIFY(x)
-#define CIF_STRINGIFY(x) #x
+// Variadic: a list of several architectures ("750,800,860,890,900") is several
+// macro arguments.
+#define CIF_STRINGIFY_VALUE(...) CIF_STRINGIFY(__VA_ARGS__)
+#define CIF_STRINGIFY(...) #__VA_ARGS__
 #ifdef __CUDA_ARCH_LIST__
 const char * const kBuiltArchitectureList = CIF_STRINGIFY_VALUE(__CUDA_ARCH_LIST__);
 #else
