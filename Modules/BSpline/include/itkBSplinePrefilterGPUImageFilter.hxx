@@ -132,37 +132,32 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
     std::ostringstream what;
     what << "the B-spline prefilter of a " << shape.ScalarCount() / shape.components << "-pixel image ("
          << shape.components << " component(s) of " << sizeof(T) << " bytes)";
-    if constexpr (!inputIsCuda && !outputIsCuda)
-    {
-      // Host image in and out: a job larger than the device (or the device memory
-      // limit) runs in slabs, with the same bits (cifSlabbedPrefilter.h).
-      const std::size_t oneShot = bytes + (sameType ? 0 : inputBytes);
-      const std::size_t budget = cif::GetDeviceMemoryBudget(true);
-      if (oneShot > budget)
-      {
-        CIF_ITK_TRY_CUDA([&] {
-          cif::DeviceSlabExecutor<T>      executor(poles, m_BoundaryMode);
-          const cif::SlabbedPrefilterPlan plan = cif::PlanAndReserveSlabs(shape, sizeof(T), budget, what.str(), executor);
-          // An input of the output's type is read by the slabs themselves; another
-          // type is converted into the output first.
-          const T * samples = nullptr;
-          if constexpr (sameType)
-          {
-            samples = reinterpret_cast<const T *>(input->GetBufferPointer());
-          }
-          else
-          {
-            this->ConvertInputOnHost();
-          }
-          progress.Completed();
-          cif::RunSlabbedPrefilter(reinterpret_cast<T *>(output->GetBufferPointer()), shape, plan, executor,
-                                   progress.HostCallback(), MakeParallelFor(this->GetMultiThreader()), samples);
-          progress.Completed();
-        });
-        return;
-      }
-    }
-    CIF_ITK_TRY_CUDA([&] {
+    // Host image in and out: a job larger than the device (or the device memory limit)
+    // runs in slabs, with the same bits (cifSlabbedPrefilter.h).
+    [[maybe_unused]] const auto runInSlabs = [&](std::size_t budget) {
+      CIF_ITK_TRY_CUDA([&] {
+        cif::DeviceSlabExecutor<T>      executor(poles, m_BoundaryMode);
+        const cif::SlabbedPrefilterPlan plan = cif::PlanAndReserveSlabs(shape, sizeof(T), budget, what.str(), executor);
+        // An input of the output's type is read by the slabs themselves; another
+        // type is converted into the output first.
+        const T * samples = nullptr;
+        if constexpr (sameType)
+        {
+          samples = reinterpret_cast<const T *>(input->GetBufferPointer());
+        }
+        else
+        {
+          this->ConvertInputOnHost();
+        }
+        progress.Completed();
+        cif::RunSlabbedPrefilter(reinterpret_cast<T *>(output->GetBufferPointer()), shape, plan, executor,
+                                 progress.HostCallback(), MakeParallelFor(this->GetMultiThreader()), samples);
+        progress.Completed();
+      });
+    };
+    // The whole job at once. A plain itk::Image output is written only by the last
+    // download, so a failed allocation leaves it untouched.
+    const auto onePiece = [&] {
       // Fail before touching anything when the job cannot fit: the coefficients, plus
       // a staging copy of an input of another type, plus a CudaImage input's own copy.
       std::size_t needed = bytes;
@@ -236,7 +231,28 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
         hostOutputScratch.Download(output->GetBufferPointer(), bytes);
       }
       progress.Completed();
-    });
+    };
+    if constexpr (!inputIsCuda && !outputIsCuda)
+    {
+      const std::size_t oneShot = bytes + (sameType ? 0 : inputBytes);
+      const std::size_t budget = cif::GetDeviceMemoryBudget(true);
+      if (oneShot <= budget)
+      {
+        try
+        {
+          onePiece();
+          return;
+        }
+        catch (const cif::CudaOutOfMemory &)
+        {
+          // The driver's free memory is not all allocatable (on an H200 a 1.9 MiB
+          // allocation failed with 33 MiB free): slabs within half the job instead.
+        }
+      }
+      runInSlabs(oneShot <= budget ? oneShot / 2 : budget);
+      return;
+    }
+    CIF_ITK_TRY_CUDA(onePiece);
   }
 }
 
