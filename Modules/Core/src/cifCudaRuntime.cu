@@ -184,8 +184,17 @@ CurrentAvailability()
       }
       return a;
     }
-    a.reason = status != cudaSuccess ? std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status)
-                                     : "no CUDA device found";
+    int driverVersion = 0;
+    if (status == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driverVersion) == cudaSuccess &&
+        driverVersion == 0)
+    {
+      a.reason = "no NVIDIA driver is installed"; // what the runtime calls an insufficient driver
+    }
+    else
+    {
+      a.reason = status != cudaSuccess ? std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status)
+                                       : "no CUDA device found";
+    }
     std::fprintf(stderr, "CudaImageFilters: no usable CUDA device (%s); using the CPU path.\n", a.reason.c_str());
     return a;
   }();
