@@ -1,8 +1,8 @@
-// GPU path of vtkCudaImageReslice: one thread per output voxel, each running the
-// shared per-voxel code of cifVTKResliceMath.h. The job (index matrix,
-// transform stages, bounds, background) travels as the kernel's parameter. Threads
-// of a warp take neighbouring output voxels of a row, whose supports overlap in the
-// input, so most coefficient reads hit the caches.
+// GPU path of vtkCudaImageReslice: each output voxel computed by the shared per-voxel
+// code of cifVTKResliceMath.h. The job (index matrix, transform stages, bounds,
+// background) travels as the kernel's parameter. Threads of a warp take neighbouring
+// output voxels of a row, whose supports overlap in the input, so most coefficient
+// reads hit the caches; a thread of a one-component job takes two voxels of its row.
 #include "cifVTKResliceDevice.h"
 #include "cifVTKResliceMath.h"
 #include "cifCudaCheck.cuh"
@@ -17,6 +17,11 @@ namespace vtkmath
 namespace
 {
 constexpr int kResliceThreads = 128;
+
+/** Voxels of a row per thread in ResliceRowRunsKernel. H100, 2026-11-26, VTKBenchmark's
+ * oblique reslice, one run: 1 (ResliceRowsKernel) 0.978 / 7.645 ms at 256³ / 512³,
+ * 2: 0.686 / 5.361, 3: 0.684 / 6.177, 4: 0.747 / 6.224. */
+constexpr int kVoxelsPerRun = 2;
 
 /** Grid-stride over every output voxel: outputs whose y or z extent exceeds a grid's
  * 65535 blocks. */
@@ -51,6 +56,66 @@ ResliceRowsKernel(const ResliceJob job)
                                   voxel);
 }
 
+/** Component 0 of output voxel (i, j, k), number \a voxel, before its conversion to the
+ * output type: ResliceVoxelAt's value for a one-component job. */
+template <typename TIn, PointSource S, typename TOffset>
+__device__ double
+OneComponentValue(const ResliceJob & job, int i, int j, int k, std::int64_t voxel)
+{
+  double p[3];
+  InputPosition<S>(job, i, j, k, voxel, p);
+  if (!InsideBounds(job, p))
+  {
+    return job.background[0];
+  }
+  Support<TOffset> support;
+  MakeSupport(job, p, support);
+  double v = InterpolateComponent<TIn>(job, support, 0);
+  if (job.scalarShift != 0.0 || job.scalarScale != 1.0)
+  {
+    v = Mul(Add(v, job.scalarShift), job.scalarScale);
+  }
+  return v;
+}
+
+/** kVoxelsPerRun voxels of a row per thread (x, x + blockDim.x, ...), every value
+ * computed before any is stored, so that their gathers are in flight together (a
+ * store could alias the input for the compiler, which would then keep them apart).
+ * One-component jobs (ResliceVoxelAt's arithmetic, value by value). */
+template <typename TIn, PointSource S, typename TOffset>
+__global__ void __launch_bounds__(kResliceThreads, 3)
+ResliceRowRunsKernel(const ResliceJob job)
+{
+  const int x0 = static_cast<int>(blockIdx.x * kVoxelsPerRun * blockDim.x + threadIdx.x);
+  const int nx = static_cast<int>(job.OutputSize(0));
+  if (x0 >= nx)
+  {
+    return;
+  }
+  const int          y = static_cast<int>(blockIdx.y), z = static_cast<int>(blockIdx.z);
+  const std::int64_t row = (static_cast<std::int64_t>(z) * job.OutputSize(1) + y) * nx;
+  const int          j = job.outputExtent[2] + y, k = job.outputExtent[4] + z;
+  double             value[kVoxelsPerRun];
+  CIF_UNROLL
+  for (int n = 0; n < kVoxelsPerRun; ++n)
+  {
+    const int x = x0 + n * static_cast<int>(blockDim.x);
+    if (x < nx)
+    {
+      value[n] = OneComponentValue<TIn, S, TOffset>(job, job.outputExtent[0] + x, j, k, row + x);
+    }
+  }
+  CIF_UNROLL
+  for (int n = 0; n < kVoxelsPerRun; ++n)
+  {
+    const int x = x0 + n * static_cast<int>(blockDim.x);
+    if (x < nx)
+    {
+      Store(job.output, job.outputKind, row + x, value[n]);
+    }
+  }
+}
+
 /** Whether the input's offsets fit 32 bits: every scalar of the input extent. */
 bool
 InputFitsInt32(const ResliceJob & job)
@@ -78,7 +143,12 @@ ResliceOnDevice(const ResliceJob & job)
   const auto         launchSource = [&](auto input, auto source) {
     using TIn = decltype(input);
     constexpr PointSource S = decltype(source)::value;
-    if (rows && narrow)
+    if (rows && narrow && job.components == 1)
+    {
+      const dim3 runGrid((rowGrid.x + kVoxelsPerRun - 1) / kVoxelsPerRun, rowGrid.y, rowGrid.z);
+      ResliceRowRunsKernel<TIn, S, std::int32_t><<<runGrid, threads>>>(job);
+    }
+    else if (rows && narrow)
     {
       ResliceRowsKernel<TIn, S, std::int32_t><<<rowGrid, threads>>>(job);
     }
