@@ -35,7 +35,7 @@ Declare()
     .Transform("transform", "bspline", "Transform",
                "The transform to evaluate: a B-spline transform (as elastic registration produces), or any transform "
                "ITK reads (affine family, displacement field, composite).")
-    .FileExtensions(".tfm,.txt,.h5,.hdf5,.mat")
+    .FileExtensions(cif::kTransformFileExtensions)
     .Required();
   cif::AddForceCPU(parameters);
   cif::AddOutputs(module);

@@ -41,7 +41,7 @@ Declare()
     .Transform("transform", "nonlinear", "Transform",
                "Maps output points to input points, as ITK's resampler applies it (identity when none is given): any "
                "transform ITK reads (affine family, B-spline, displacement field, composite).")
-    .FileExtensions(".tfm,.txt,.h5,.hdf5,.mat");
+    .FileExtensions(cif::kTransformFileExtensions);
   parameters.Image("referenceVolume", "any", "Reference volume",
                    "The output grid (origin, spacing, direction, size); the input's own when none is given.");
   parameters.Double("defaultValue", "Default value", "The value of output voxels that map outside the input.", 0);

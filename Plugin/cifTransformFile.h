@@ -11,6 +11,9 @@
 
 namespace cif
 {
+/** The transform files ITK reads, as a Slicer <transform> declares them. */
+constexpr const char * kTransformFileExtensions = ".tfm,.txt,.h5,.hdf5,.mat";
+
 /** The transform in \a path as a D-D transform: one transform per file (a composite
  * is one); identity when \a path is empty. Throws std::runtime_error with the reason
  * for a missing or unreadable file, several transforms, or a transform of another
