@@ -126,9 +126,9 @@ MakeImage(const typename TImage::SizeType & size, const typename TImage::IndexTy
   using PixelType = typename TImage::PixelType;
   // The cosines add up to 0.5 +- 0.45 at most (plus a ramp of at most 0.01 per
   // axis), inside the clamp's [0, 1]: a clamp that bites flattens the content, and a
-  // small image could be flattened whole. With 0.2 each in 4-D a 8x9x6x7 table came out constant
-  // (largest gradient 1.6e-13; CubicBSplineTableCPU.ValuesOfAnotherScalarType, H100,
-  // 2026-11-26).
+  // small image could be flattened whole. With 0.2 each in 4-D an 8x9x6x7 table came
+  // out constant (largest gradient 1.6e-13;
+  // CubicBSplineTableCPU.ValuesOfAnotherScalarType, H100, 2026-11-26).
   const double amplitude = std::min(0.2, 0.45 / D);
   for (itk::ImageRegionIteratorWithIndex<TImage> it(image, image->GetBufferedRegion()); !it.IsAtEnd(); ++it)
   {

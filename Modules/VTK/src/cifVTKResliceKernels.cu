@@ -57,7 +57,10 @@ ResliceRowsKernel(const ResliceJob job)
 }
 
 /** Component 0 of output voxel (i, j, k), number \a voxel, before its conversion to the
- * output type: ResliceVoxelAt's value for a one-component job. */
+ * output type: ResliceVoxelAt's value for a one-component job, its steps repeated
+ * here on purpose. Both built from shared helpers (the support of a voxel; a
+ * component rescaled) gave the same bits but a slower kernel: 0.840 against 0.686 ms
+ * at 256³, 6.504 against 5.361 ms at 512³ (H100, 2026-11-26). */
 template <typename TIn, PointSource S, typename TOffset>
 __device__ double
 OneComponentValue(const ResliceJob & job, int i, int j, int k, std::int64_t voxel)
