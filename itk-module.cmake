@@ -11,6 +11,11 @@ itk_module(CudaImageFilters
     ITKImageGrid
     ITKTransform
     ITKDisplacementField
+    ITKMetricsv4
+    ITKOptimizersv4
+    ITKRegistrationMethodsv4
+    ITKSpatialObjects
+    ITKImageGradient
   COMPILE_DEPENDS
     ITKIOImageBase
   TEST_DEPENDS

@@ -1,0 +1,408 @@
+#ifndef cifImageMetricMath_h
+#define cifImageMetricMath_h
+
+#include "cifCubicInterpolation.h"
+#include "cifHostDevice.h"
+#include "cifImageFrame.h"
+#include "cifTransformChain.h"
+
+#include <cmath>
+#include <cstdint>
+
+/** \file cifImageMetricMath.h
+ * What an ITK v4 image metric does at one point of its virtual domain
+ * (itk::ImageToImageMetricv4GetValueAndDerivativeThreaderBase::ProcessVirtualPoint),
+ * as plain data and functions that the CUDA kernels and the CPU path share: the
+ * point mapped into the fixed and the moving image, the masks, ITK's IsInsideBuffer,
+ * the fixed value by linear interpolation, the moving value (linear or cubic
+ * B-spline), the moving gradient (the gradient image linearly interpolated, or
+ * central differences), and the moving transform split into the stage being
+ * optimized and the fixed stages around it, so that the derivative can be formed as
+ * an adjoint (a "force" per point, gathered per parameter) instead of ITK's
+ * per-point Jacobian. 2-D and 3-D. */
+namespace cif
+{
+/** A scalar (or, with interleaved components, vector) image as the metric reads it:
+ * its buffer and ITK's physical-point-to-index map. */
+template <typename TValue>
+struct MetricImage
+{
+  const TValue * data = nullptr;
+  std::int64_t   start[3] = { 0, 0, 0 };
+  std::int64_t   size[3] = { 1, 1, 1 };
+  double         origin[3] = { 0, 0, 0 };
+  double         pointToIndex[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+};
+
+/** p' = matrix p + offset (a composed chain of affine-family transforms). */
+struct AffineMap
+{
+  double matrix[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  double offset[3] = { 0, 0, 0 };
+};
+
+template <int D>
+CIF_HD void
+ApplyAffineMap(const AffineMap & map, const double p[3], double out[3])
+{
+  double r[3] = { 0, 0, 0 };
+  for (int i = 0; i < D; ++i) // ITK: m_Matrix * point + m_Offset
+  {
+    for (int j = 0; j < D; ++j)
+    {
+      r[i] = MulAddUnfused(map.matrix[i][j], p[j], r[i]);
+    }
+    r[i] += map.offset[i];
+  }
+  for (int i = 0; i < 3; ++i)
+  {
+    out[i] = r[i];
+  }
+}
+
+/** ImageBase::TransformPhysicalPointToContinuousIndex. */
+template <int D, typename TValue>
+CIF_HD void
+MetricContinuousIndex(const MetricImage<TValue> & image, const double p[3], double x[3])
+{
+  PhysicalPointToContinuousIndex<D, 3>(image.origin, image.pointToIndex, p, x);
+}
+
+/** ImageFunction::IsInsideBuffer(continuous index): start - 1/2 <= x < end + 1/2
+ * (false for NaN). */
+template <int D, typename TValue>
+CIF_HD bool
+MetricInsideBuffer(const MetricImage<TValue> & image, const double x[3])
+{
+  for (int a = 0; a < D; ++a)
+  {
+    if (!(x[a] >= static_cast<double>(image.start[a]) - 0.5 &&
+          x[a] < static_cast<double>(image.start[a] + image.size[a]) - 0.5))
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** itk::ImageMaskSpatialObject::IsInsideInObjectSpace (object-to-world identity):
+ * the point's nearest index (rounded half up) inside the buffer and a nonzero pixel. */
+template <int D>
+CIF_HD bool
+MetricMaskContains(const MetricImage<std::uint8_t> & mask, const double p[3])
+{
+  double x[3];
+  MetricContinuousIndex<D>(mask, p, x);
+  std::int64_t offset = 0, stride = 1;
+  for (int a = 0; a < D; ++a)
+  {
+    const double rounded = floor(x[a] + 0.5);
+    if (!(rounded >= static_cast<double>(mask.start[a]) &&
+          rounded < static_cast<double>(mask.start[a] + mask.size[a])))
+    {
+      return false;
+    }
+    offset += (static_cast<std::int64_t>(rounded) - mask.start[a]) * stride;
+    stride *= mask.size[a];
+  }
+  return mask.data[offset] != 0;
+}
+
+/** itk::LinearInterpolateImageFunction::Evaluate at continuous index \a x (inside
+ * the buffer) of an image with \a C interleaved components: the base index is
+ * floor(x) raised to the buffer's start, a non-positive distance counts as 0, and a
+ * neighbour past the buffer's end is the end sample. */
+template <int D, int C, typename TValue>
+CIF_HD void
+MetricLinearInterpolate(const MetricImage<TValue> & image, const double x[3], double out[C])
+{
+  std::int64_t base[3] = { 0, 0, 0 };
+  std::int64_t next[3] = { 0, 0, 0 };
+  double       distance[3] = { 0, 0, 0 };
+  for (int a = 0; a < D; ++a)
+  {
+    std::int64_t b = static_cast<std::int64_t>(floor(x[a]));
+    b = b < image.start[a] ? image.start[a] : b;
+    const double d = x[a] - static_cast<double>(b);
+    distance[a] = d > 0.0 ? d : 0.0;
+    const std::int64_t last = image.start[a] + image.size[a] - 1;
+    base[a] = b - image.start[a];
+    next[a] = (b + 1 > last ? last : b + 1) - image.start[a];
+  }
+  for (int c = 0; c < C; ++c)
+  {
+    out[c] = 0.0;
+  }
+  for (int corner = 0; corner < (1 << D); ++corner)
+  {
+    double       weight = 1.0;
+    std::int64_t offset = 0, stride = 1;
+    for (int a = 0; a < D; ++a)
+    {
+      const bool upper = (corner >> a) & 1;
+      weight *= upper ? distance[a] : 1.0 - distance[a];
+      offset += (upper ? next[a] : base[a]) * stride;
+      stride *= image.size[a];
+    }
+    if (weight != 0.0)
+    {
+      for (int c = 0; c < C; ++c)
+      {
+        out[c] += weight * static_cast<double>(image.data[C * offset + c]);
+      }
+    }
+  }
+}
+
+/** How the moving image is sampled: its value by linear interpolation (ITK's
+ * default) or by the cubic B-spline of \a coefficients (BSplineInterpolateImageFunction,
+ * order 3, the same buffer geometry); its gradient from the gradient image (ITK's
+ * default GradientRecursiveGaussianImageFilter output, D interleaved components,
+ * linearly interpolated) or, without one, by CentralDifferenceImageFunction (with
+ * its default linear interpolator and UseImageDirection). */
+template <typename TValue>
+struct MovingSampling
+{
+  MetricImage<TValue> image;
+  const TValue *      coefficients = nullptr;
+  MetricImage<TValue> gradient; ///< data null: central differences
+  double              spacing[3] = { 1, 1, 1 };
+};
+
+/** The moving value at physical point \a p with continuous index \a x (inside). */
+template <int D, typename TValue>
+CIF_HD double
+MovingValueAt(const MovingSampling<TValue> & moving, const double x[3])
+{
+  if (moving.coefficients != nullptr)
+  {
+    CoefficientGrid grid;
+    for (int a = 0; a < D; ++a)
+    {
+      grid.start[a] = moving.image.start[a];
+      grid.size[a] = moving.image.size[a];
+    }
+    double index[kMaxGridDimension] = { 0, 0, 0, 0, 0, 0 };
+    for (int a = 0; a < D; ++a)
+    {
+      index[a] = x[a];
+    }
+    return EvaluateCubic<D>(moving.coefficients, grid, index);
+  }
+  double value;
+  MetricLinearInterpolate<D, 1>(moving.image, x, &value);
+  return value;
+}
+
+/** The moving gradient at physical point \a p with continuous index \a x. */
+template <int D, typename TValue>
+CIF_HD void
+MovingGradientAt(const MovingSampling<TValue> & moving, const double p[3], const double x[3], double gradient[3])
+{
+  if (moving.gradient.data != nullptr)
+  {
+    MetricLinearInterpolate<D, D>(moving.gradient, x, gradient);
+    return;
+  }
+  // CentralDifferenceImageFunction::Evaluate(point): along each physical axis the
+  // linear interpolant half a spacing either side, 0 where a neighbour is outside.
+  for (int dim = 0; dim < D; ++dim)
+  {
+    double below[3] = { p[0], p[1], p[2] };
+    double above[3] = { p[0], p[1], p[2] };
+    const double offset = 0.5 * moving.spacing[dim];
+    below[dim] = p[dim] - offset;
+    above[dim] = p[dim] + offset;
+    double xb[3], xa[3];
+    MetricContinuousIndex<D>(moving.image, below, xb);
+    MetricContinuousIndex<D>(moving.image, above, xa);
+    const double delta = above[dim] - below[dim];
+    if (!MetricInsideBuffer<D>(moving.image, xb) || !MetricInsideBuffer<D>(moving.image, xa) ||
+        !(delta > 10.0 * 2.220446049250313e-16))
+    {
+      gradient[dim] = 0.0;
+      continue;
+    }
+    double vb, va;
+    MetricLinearInterpolate<D, 1>(moving.image, xb, &vb);
+    MetricLinearInterpolate<D, 1>(moving.image, xa, &va);
+    gradient[dim] = (va - vb) / delta;
+  }
+}
+
+/** The moving transform as the metric sees it: fixed stages before (\a before) and
+ * after (\a after) the one stage being optimized, which is affine-family (its
+ * current matrix and offset) or a cubic B-spline (cifTransformChain.h's stage, with
+ * the current coefficients). The moving point is after(optimized(before(v))). */
+enum class OptimizedStageKind : int
+{
+  Affine = 0,
+  BSpline = 1
+};
+
+struct MetricMovingTransform
+{
+  AffineMap          before;
+  OptimizedStageKind kind = OptimizedStageKind::Affine;
+  AffineMap          affine;
+  TransformStage     bspline;
+  AffineMap          after;
+};
+
+/** The virtual domain's points: a dense grid (every index of the virtual region)
+ * or a list of physical points. */
+struct MetricDomain
+{
+  const double * points = nullptr; ///< D doubles per point; null: dense grid
+  std::int64_t   count = 0;
+  std::int64_t   start[3] = { 0, 0, 0 };
+  std::int64_t   size[3] = { 1, 1, 1 };
+  double         origin[3] = { 0, 0, 0 };
+  double         indexToPoint[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+};
+
+/** ImageBase::TransformIndexToPhysicalPoint of the dense grid's \a n-th index (in
+ * the region's x-fastest order), or the n-th listed point. */
+template <int D>
+CIF_HD void
+VirtualPointOf(const MetricDomain & domain, std::int64_t n, double v[3])
+{
+  if (domain.points != nullptr)
+  {
+    for (int a = 0; a < 3; ++a)
+    {
+      v[a] = a < D ? domain.points[D * n + a] : 0.0;
+    }
+    return;
+  }
+  double index[3] = { 0, 0, 0 };
+  for (int a = 0; a < D; ++a)
+  {
+    index[a] = static_cast<double>(domain.start[a] + n % domain.size[a]);
+    n /= domain.size[a];
+  }
+  for (int i = 0; i < 3; ++i)
+  {
+    double sum = domain.origin[i];
+    if (i < D)
+    {
+      for (int j = 0; j < D; ++j)
+      {
+        sum = MulAddUnfused(domain.indexToPoint[i][j], index[j], sum);
+      }
+    }
+    v[i] = i < D ? sum : 0.0;
+  }
+}
+
+/** Everything a metric evaluation keeps between iterations. */
+template <typename TValue>
+struct MetricScene
+{
+  MetricDomain                domain;
+  AffineMap                   fixedTransform; ///< virtual -> fixed
+  MetricImage<TValue>         fixed;
+  MetricImage<std::uint8_t>   fixedMask;      ///< data null: no mask
+  MovingSampling<TValue>      moving;
+  MetricImage<std::uint8_t>   movingMask;     ///< data null: no mask
+};
+
+/** One point's samples as ITK's ProcessVirtualPoint leaves them for the metric's
+ * ProcessPoint: valid, the fixed and moving values (in the pixel type, as ITK
+ * stores them), the moving gradient, and the optimized stage's input point \a q. */
+struct MetricPointSample
+{
+  bool   valid = false;
+  double fixedValue = 0.0;
+  double movingValue = 0.0;
+  double movingGradient[3] = { 0, 0, 0 };
+  double q[3] = { 0, 0, 0 };
+};
+
+/** ProcessVirtualPoint for virtual point \a v. */
+template <int D, typename TValue>
+CIF_HD MetricPointSample
+SampleMetricPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform, const double v[3],
+                  bool withGradient)
+{
+  MetricPointSample s;
+  double            f[3];
+  ApplyAffineMap<D>(scene.fixedTransform, v, f);
+  if (scene.fixedMask.data != nullptr && !MetricMaskContains<D>(scene.fixedMask, f))
+  {
+    return s;
+  }
+  double xf[3];
+  MetricContinuousIndex<D>(scene.fixed, f, xf);
+  if (!MetricInsideBuffer<D>(scene.fixed, xf))
+  {
+    return s;
+  }
+  double fixedValue;
+  MetricLinearInterpolate<D, 1>(scene.fixed, xf, &fixedValue);
+
+  ApplyAffineMap<D>(transform.before, v, s.q);
+  double y[3];
+  if (transform.kind == OptimizedStageKind::Affine)
+  {
+    ApplyAffineMap<D>(transform.affine, s.q, y);
+  }
+  else
+  {
+    ApplyBSpline<D>(transform.bspline, s.q, y);
+  }
+  double m[3];
+  ApplyAffineMap<D>(transform.after, y, m);
+  if (scene.movingMask.data != nullptr && !MetricMaskContains<D>(scene.movingMask, m))
+  {
+    return s;
+  }
+  double xm[3];
+  MetricContinuousIndex<D>(scene.moving.image, m, xm);
+  if (!MetricInsideBuffer<D>(scene.moving.image, xm))
+  {
+    return s;
+  }
+  // ITK keeps both values in the pixel type (mappedFixedPixelValue, ...).
+  s.fixedValue = static_cast<double>(static_cast<TValue>(fixedValue));
+  s.movingValue = static_cast<double>(static_cast<TValue>(MovingValueAt<D>(scene.moving, xm)));
+  if (withGradient)
+  {
+    MovingGradientAt<D>(scene.moving, m, xm, s.movingGradient);
+  }
+  s.valid = true;
+  return s;
+}
+
+/** The derivative of the moving point with respect to the optimized stage's output,
+ * transposed, applied to \a g: the force pulled back through the fixed stages after
+ * the optimized one (h = after.matrix^T g). */
+template <int D>
+CIF_HD void
+PullBackThroughAfter(const MetricMovingTransform & transform, const double g[3], double h[3])
+{
+  for (int j = 0; j < 3; ++j)
+  {
+    double sum = 0.0;
+    if (j < D)
+    {
+      for (int i = 0; i < D; ++i)
+      {
+        sum += transform.after.matrix[i][j] * g[i];
+      }
+    }
+    h[j] = sum;
+  }
+}
+
+/** Number of affine moments kept per evaluation: the force's sum (D) and its
+ * products with the offset of q from the reference point (D x D). */
+template <int D>
+constexpr int kAffineMoments = D + D * D;
+
+/** What a metric evaluation sums over the points: the number of valid points, the
+ * metric's sums, and for an affine-family optimized stage the force's moments. */
+constexpr int kMaxMetricSums = 2 + 3 + 9;
+} // namespace cif
+
+#endif

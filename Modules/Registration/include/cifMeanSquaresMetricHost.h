@@ -1,0 +1,238 @@
+#ifndef cifMeanSquaresMetricHost_h
+#define cifMeanSquaresMetricHost_h
+
+#include "cifImageMetricMath.h"
+#include "cifMetricPointOrder.h"
+
+#include <cstdint>
+#include <vector>
+
+/** \file cifMeanSquaresMetricHost.h
+ * itk::MeanSquaresImageToImageMetricv4's value and derivative as sums over the
+ * points (the per-point term shared with the CUDA kernels), and the CPU path that
+ * forms them: for an affine-family optimized stage the force's moments, from which
+ * the caller forms the derivative with the transform's own Jacobian; for a cubic
+ * B-spline stage the per-cell partial sums of force x weight, gathered per control
+ * point in a fixed order. The sums do not depend on the number of threads. */
+namespace cif
+{
+/** The sums of one evaluation: [0] valid points, [1] the metric's sum, then for an
+ * affine-family stage the force's sum (D) and its moments about the reference point
+ * (D x D, row i = force component). */
+struct MetricSums
+{
+  double value[kMaxMetricSums] = {};
+};
+
+/** MeanSquaresImageToImageMetricv4GetValueAndDerivativeThreader::ProcessPoint: the
+ * squared difference (the difference taken in the pixel type, as ITK does) and the
+ * force 2 (F - M) grad M, whose product with the transform's Jacobian is ITK's
+ * per-point derivative. */
+template <int D, typename TValue>
+CIF_HD double
+MeanSquaresPointTerm(const MetricPointSample & s, double force[3])
+{
+  const double difference = static_cast<double>(static_cast<TValue>(s.fixedValue - s.movingValue));
+  for (int a = 0; a < 3; ++a)
+  {
+    force[a] = a < D ? 2.0 * difference * s.movingGradient[a] : 0.0;
+  }
+  return difference * difference;
+}
+
+/** Adds one valid point's force \a h (pulled back to the optimized stage) to the
+ * affine moments about \a reference. */
+template <int D>
+CIF_HD void
+AddAffineMoments(const double h[3], const double q[3], const double reference[3], double * moments)
+{
+  for (int i = 0; i < D; ++i)
+  {
+    moments[i] += h[i];
+    for (int j = 0; j < D; ++j)
+    {
+      moments[D + i * D + j] += h[i] * (q[j] - reference[j]);
+    }
+  }
+}
+
+/** One control point's derivative along \a axis: its item partials (4^D x D per
+ * item: support offset, then axis) summed over the cells whose support holds it, in
+ * a fixed order. \a controlPoint: the grid's linear index. */
+template <int D>
+CIF_HD double
+GatherControlPointDerivative(const double * itemPartials, const MetricWorkItem * items,
+                             const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
+                             const std::int64_t gridSize[3], std::int64_t controlPoint, int axis)
+{
+  std::int64_t k[3] = { 0, 0, 0 };
+  std::int64_t rest = controlPoint;
+  for (int a = 0; a < D; ++a)
+  {
+    k[a] = rest % gridSize[a];
+    rest /= gridSize[a];
+  }
+  constexpr int KY = D > 1 ? 4 : 1;
+  constexpr int KZ = D > 2 ? 4 : 1;
+  constexpr int kSupport = 4 * KY * KZ;
+  double        sum = 0.0;
+  for (int c = 0; c < KZ; ++c)
+  {
+    for (int b = 0; b < KY; ++b)
+    {
+      for (int a = 0; a < 4; ++a)
+      {
+        const std::int64_t cell[3] = { k[0] - a, k[1] - b, k[2] - c };
+        bool               inside = true;
+        for (int d = 0; d < D; ++d)
+        {
+          inside = inside && cell[d] >= 0 && cell[d] < cellsPerAxis[d];
+        }
+        if (!inside)
+        {
+          continue;
+        }
+        const std::int64_t linear = (cell[2] * cellsPerAxis[1] + cell[1]) * cellsPerAxis[0] + cell[0];
+        const int          slot = (a + 4 * (b + 4 * c)) * D + axis;
+        for (std::int64_t item = cellItemBegin[linear]; item < cellItemBegin[linear + 1]; ++item)
+        {
+          sum += itemPartials[item * kSupport * D + slot];
+        }
+      }
+    }
+  }
+  (void)items;
+  return sum;
+}
+
+/** Adds one valid point's force \a h at optimized-stage input \a q to its cell's
+ * partials (4^D x D): force x tensor-product weight of each support control point. */
+template <int D>
+CIF_HD void
+AddBSplinePartials(const TransformStage & bspline, const double h[3], const double q[3], double * partials)
+{
+  std::int64_t start[3];
+  double       w[3][4];
+  if (!BSplineSupport<D>(bspline, q, start, w))
+  {
+    return;
+  }
+  constexpr int KY = D > 1 ? 4 : 1;
+  constexpr int KZ = D > 2 ? 4 : 1;
+  for (int c = 0; c < KZ; ++c)
+  {
+    for (int b = 0; b < KY; ++b)
+    {
+      const double wyz = w[1][b] * w[2][c];
+      for (int a = 0; a < 4; ++a)
+      {
+        const double weight = w[0][a] * wyz;
+        for (int d = 0; d < D; ++d)
+        {
+          partials[(a + 4 * (b + 4 * c)) * D + d] += weight * h[d];
+        }
+      }
+    }
+  }
+}
+
+/** The CPU path of MeanSquaresImageToImageMetricv4 over \a scene's points. With
+ * \a withDerivative and a B-spline stage, \a order must be built for this scene and
+ * grid (BuildMetricPointOrder) and \a bsplineDerivative gets the D x P sums
+ * (parameter layout of itk::BSplineTransform: axis, then control point); with an
+ * affine-family stage the moments about \a reference land in \a sums. Nothing is
+ * divided by the number of points yet. \a parallelFor: a callable (count, body(i)). */
+template <int D, typename TValue, typename TParallelFor>
+MetricSums
+EvaluateMeanSquaresOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                          const MetricPointOrder * order, const double reference[3], bool withDerivative,
+                          TParallelFor && parallelFor, std::vector<double> * bsplineDerivative)
+{
+  MetricSums total;
+  const bool bsplineGather = withDerivative && transform.kind == OptimizedStageKind::BSpline;
+  if (!bsplineGather)
+  {
+    constexpr std::int64_t chunk = 4096;
+    const std::int64_t     count = scene.domain.count;
+    const std::int64_t     chunks = (count + chunk - 1) / chunk;
+    std::vector<MetricSums> partial(static_cast<std::size_t>(chunks));
+    parallelFor(chunks, [&](std::int64_t c) {
+      MetricSums &       sums = partial[c];
+      const std::int64_t end = count < (c + 1) * chunk ? count : (c + 1) * chunk;
+      for (std::int64_t n = c * chunk; n < end; ++n)
+      {
+        double v[3];
+        VirtualPointOf<D>(scene.domain, n, v);
+        const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, withDerivative);
+        if (!s.valid)
+        {
+          continue;
+        }
+        double force[3], h[3];
+        sums.value[0] += 1.0;
+        sums.value[1] += MeanSquaresPointTerm<D, TValue>(s, force);
+        if (withDerivative)
+        {
+          PullBackThroughAfter<D>(transform, force, h);
+          AddAffineMoments<D>(h, s.q, reference, sums.value + 2);
+        }
+      }
+    });
+    for (const MetricSums & sums : partial)
+    {
+      for (int k = 0; k < kMaxMetricSums; ++k)
+      {
+        total.value[k] += sums.value[k];
+      }
+    }
+    return total;
+  }
+
+  constexpr int        kSupport = (D > 2 ? 64 : (D > 1 ? 16 : 4));
+  const std::int64_t   itemCount = static_cast<std::int64_t>(order->items.size());
+  std::vector<double>  itemPartials(static_cast<std::size_t>(itemCount * kSupport * D), 0.0);
+  std::vector<MetricSums> itemSums(static_cast<std::size_t>(itemCount));
+  parallelFor(itemCount, [&](std::int64_t i) {
+    const MetricWorkItem & item = order->items[i];
+    MetricSums &           sums = itemSums[i];
+    double *               partials = itemPartials.data() + i * kSupport * D;
+    for (std::int64_t p = item.begin; p < item.end; ++p)
+    {
+      double v[3];
+      VirtualPointOf<D>(scene.domain, order->order[p], v);
+      const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, true);
+      if (!s.valid)
+      {
+        continue;
+      }
+      double force[3], h[3];
+      sums.value[0] += 1.0;
+      sums.value[1] += MeanSquaresPointTerm<D, TValue>(s, force);
+      if (item.cell < order->cellCount)
+      {
+        PullBackThroughAfter<D>(transform, force, h);
+        AddBSplinePartials<D>(transform.bspline, h, s.q, partials);
+      }
+    }
+  });
+  for (const MetricSums & sums : itemSums)
+  {
+    total.value[0] += sums.value[0];
+    total.value[1] += sums.value[1];
+  }
+  const TransformStage & grid = transform.bspline;
+  const std::int64_t     controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
+  bsplineDerivative->assign(static_cast<std::size_t>(D * controlPoints), 0.0);
+  parallelFor(controlPoints, [&](std::int64_t k) {
+    for (int axis = 0; axis < D; ++axis)
+    {
+      (*bsplineDerivative)[axis * controlPoints + k] = GatherControlPointDerivative<D>(
+        itemPartials.data(), order->items.data(), order->cellItemBegin.data(), order->cellsPerAxis, grid.gridSize, k,
+        axis);
+    }
+  });
+  return total;
+}
+} // namespace cif
+
+#endif

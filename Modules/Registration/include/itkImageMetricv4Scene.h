@@ -1,0 +1,522 @@
+#ifndef itkImageMetricv4Scene_h
+#define itkImageMetricv4Scene_h
+
+#include "cifCudaRuntime.h"
+#include "cifDeviceBuffer.h"
+#include "cifMeanSquaresMetricDevice.h"
+#include "cifMeanSquaresMetricHost.h"
+#include "itkBSplineInterpolateImageFunction.h"
+#include "itkBSplinePrefilterGPUImageFilter.h"
+#include "itkCudaExceptionTranslation.h"
+#include "itkCudaGeometry.h"
+#include "itkCudaParallelFor.h"
+#include "itkImageMaskSpatialObject.h"
+#include "itkLinearInterpolateImageFunction.h"
+#include "itkMetricMovingTransformSplit.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace itk
+{
+/** What a GPU metric hands its scene from the ITK metric's protected state (one
+ * place that knows the v4 metric's members; filled by the metric itself). */
+template <typename TMetric>
+struct ImageMetricv4State
+{
+  using FixedImageType = typename TMetric::FixedImageType;
+  using MovingImageType = typename TMetric::MovingImageType;
+  using VirtualImageType = typename TMetric::VirtualImageType;
+  using MovingGradientImageType = typename TMetric::MovingImageGradientImageType;
+
+  const FixedImageType *                              fixedImage = nullptr;
+  const MovingImageType *                             movingImage = nullptr;
+  const VirtualImageType *                            virtualImage = nullptr;
+  typename VirtualImageType::RegionType               virtualRegion;
+  const typename TMetric::VirtualPointSetType *       sampledPoints = nullptr; ///< null: dense
+  const typename TMetric::FixedTransformType *        fixedTransform = nullptr;
+  const typename TMetric::FixedInterpolatorType *     fixedInterpolator = nullptr;
+  const typename TMetric::MovingInterpolatorType *    movingInterpolator = nullptr;
+  const typename TMetric::FixedImageMaskType *        fixedMask = nullptr;
+  const typename TMetric::MovingImageMaskType *       movingMask = nullptr;
+  const MovingGradientImageType *                     movingGradientImage = nullptr; ///< the filter's output
+  bool                                                gradientFromDefaultCalculator = false;
+  bool                                                needsFixedGradient = false;
+  bool                                                floatingPointCorrection = false;
+};
+
+/** \class ImageMetricv4Scene
+ * \brief A v4 image metric's constant inputs as the module's plain data
+ * (cif::MetricScene), on the host and, for the GPU path, on the device; the point
+ * order of the B-spline gather, kept while the grid and points stay; and the
+ * evaluation of the module's metrics over them.
+ *
+ * Prepare() is called from the metric's Initialize(); Supported() is false (and
+ * Reason() says why) for inputs the module does not take, where the metric runs
+ * ITK's code.
+ *
+ * \ingroup CudaImageFilters
+ */
+template <typename TMetric>
+class ImageMetricv4Scene
+{
+public:
+  static constexpr unsigned int D = TMetric::VirtualImageDimension;
+  using FixedImageType = typename TMetric::FixedImageType;
+  using MovingImageType = typename TMetric::MovingImageType;
+  using ValueType = typename MovingImageType::PixelType;
+  using StateType = ImageMetricv4State<TMetric>;
+  using DerivativeType = typename TMetric::DerivativeType;
+  using MovingTransformType = typename TMetric::MovingTransformType;
+  using SplitType = MetricMovingTransformSplit<D>;
+
+  /** Whether the module handles these image types at all. */
+  static constexpr bool kTypesSupported =
+    (D == 2 || D == 3) && std::is_same<typename FixedImageType::PixelType, ValueType>::value &&
+    (std::is_same<ValueType, float>::value || std::is_same<ValueType, double>::value) &&
+    FixedImageType::ImageDimension == D && MovingImageType::ImageDimension == D &&
+    std::is_same<typename TMetric::MovingTransformType::ScalarType, double>::value;
+
+  bool
+  Supported() const
+  {
+    return m_Supported;
+  }
+  const std::string &
+  Reason() const
+  {
+    return m_Reason;
+  }
+
+  /** Converts \a state; uploads it when \a onGPU. */
+  void
+  Prepare(const StateType & state, bool onGPU, MultiThreaderBase * threader)
+  {
+    m_Supported = false;
+    m_Order.reset();
+    m_DeviceOrder = DeviceOrder{};
+    if constexpr (!kTypesSupported)
+    {
+      (void)state;
+      (void)onGPU;
+      (void)threader;
+      m_Reason = "the module takes 2-D and 3-D images of float or double pixels, the same type fixed and moving";
+    }
+    else
+    {
+      m_Reason.clear();
+      if (this->Convert(state, onGPU, threader))
+      {
+        m_OnGPU = onGPU;
+        if (onGPU)
+        {
+          CIF_ITK_TRY_CUDA([&] { this->Upload(); });
+        }
+        m_Supported = true;
+      }
+    }
+  }
+
+  /** Whether the scene was uploaded for the GPU path. */
+  bool
+  OnGPU() const
+  {
+    return m_OnGPU;
+  }
+
+  /** MeanSquares' sums and the derivative (added into \a derivative, not yet divided
+   * by the number of points). False, with \a reason, for a moving transform the
+   * module does not take. */
+  bool
+  EvaluateMeanSquares(const MovingTransformType * transform, bool withDerivative, MultiThreaderBase * threader,
+                      cif::MetricSums & sums, DerivativeType * derivative, std::string & reason)
+  {
+    if constexpr (!kTypesSupported)
+    {
+      (void)transform;
+      (void)withDerivative;
+      (void)threader;
+      (void)sums;
+      (void)derivative;
+      reason = m_Reason;
+      return false;
+    }
+    else
+    {
+      const SplitType split(transform);
+      if (!split.IsSupported())
+      {
+        reason = split.Reason();
+        return false;
+      }
+      const cif::MetricMovingTransform & host = split.Host();
+      double                             reference[3] = { 0, 0, 0 };
+      cif::ApplyAffineMap<D>(host.before, m_VirtualCenter, reference);
+      const bool gather = withDerivative && host.kind == cif::OptimizedStageKind::BSpline;
+      if (gather)
+      {
+        this->UpdateOrder(host, threader);
+      }
+      std::vector<double> bsplineDerivative;
+      if (m_OnGPU)
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          cif::MetricMovingTransform device = host;
+          if (host.kind == cif::OptimizedStageKind::BSpline)
+          {
+            const std::int64_t points = host.bspline.gridSize[0] * host.bspline.gridSize[1] * host.bspline.gridSize[2];
+            for (unsigned int a = 0; a < D; ++a)
+            {
+              if (m_Coefficients[a].Bytes() != static_cast<std::size_t>(points) * sizeof(double))
+              {
+                m_Coefficients[a].Allocate(static_cast<std::size_t>(points) * sizeof(double));
+              }
+              m_Coefficients[a].Upload(host.bspline.coefficients[a], static_cast<std::size_t>(points) * sizeof(double));
+              device.bspline.coefficients[a] = m_Coefficients[a].template As<const double>();
+            }
+          }
+          sums = cif::EvaluateMeanSquaresOnDevice<D, ValueType>(m_DeviceScene, device, gather ? &m_DeviceOrder.view : nullptr,
+                                                               reference, withDerivative, m_Workspace,
+                                                               &bsplineDerivative);
+        });
+      }
+      else
+      {
+        sums = cif::EvaluateMeanSquaresOnHost<D, ValueType>(m_HostScene, host, gather ? m_Order.get() : nullptr,
+                                                            reference, withDerivative, MakeParallelFor(threader),
+                                                            &bsplineDerivative);
+      }
+      if (withDerivative)
+      {
+        if (host.kind == cif::OptimizedStageKind::Affine)
+        {
+          split.AddAffineDerivative(sums.value + 2, reference, *derivative);
+        }
+        else
+        {
+          for (std::size_t k = 0; k < bsplineDerivative.size(); ++k)
+          {
+            (*derivative)[k] += bsplineDerivative[k];
+          }
+        }
+      }
+      return true;
+    }
+  }
+
+private:
+  template <typename TImage, typename TData>
+  static cif::MetricImage<TData>
+  MetricImageOf(const TImage * image, const TData * data)
+  {
+    cif::MetricImage<TData> m;
+    m.data = data;
+    const auto region = image->GetBufferedRegion();
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      m.start[a] = region.GetIndex()[a];
+      m.size[a] = static_cast<std::int64_t>(region.GetSize()[a]);
+      m.origin[a] = image->GetOrigin()[a];
+    }
+    PointToIndexMatrix<D>(image, m.pointToIndex);
+    return m;
+  }
+
+  /** An ImageMaskSpatialObject<D, unsigned char> placed at the world's origin, as
+   * plain data; false for any other spatial object. */
+  template <typename TMask>
+  bool
+  MaskOf(const TMask * mask, cif::MetricImage<std::uint8_t> & out, const char * which)
+  {
+    out = cif::MetricImage<std::uint8_t>{};
+    if (mask == nullptr)
+    {
+      return true;
+    }
+    const auto * imageMask = dynamic_cast<const ImageMaskSpatialObject<D, unsigned char> *>(mask);
+    if (imageMask == nullptr || imageMask->GetImage() == nullptr)
+    {
+      m_Reason = std::string("the ") + which + " mask is not an ImageMaskSpatialObject of unsigned char";
+      return false;
+    }
+    const auto * toWorld = imageMask->GetObjectToWorldTransformInverse();
+    if (toWorld != nullptr)
+    {
+      const auto matrix = toWorld->GetMatrix();
+      const auto offset = toWorld->GetOffset();
+      for (unsigned int i = 0; i < D; ++i)
+      {
+        for (unsigned int j = 0; j < D; ++j)
+        {
+          if (matrix[i][j] != (i == j ? 1.0 : 0.0))
+          {
+            m_Reason = std::string("the ") + which + " mask is moved by an object-to-world transform";
+            return false;
+          }
+        }
+        if (offset[i] != 0.0)
+        {
+          m_Reason = std::string("the ") + which + " mask is moved by an object-to-world transform";
+          return false;
+        }
+      }
+    }
+    out = MetricImageOf(imageMask->GetImage(), imageMask->GetImage()->GetBufferPointer());
+    return true;
+  }
+
+  bool
+  Convert(const StateType & state, bool onGPU, MultiThreaderBase * threader)
+  {
+    using FixedLinear = LinearInterpolateImageFunction<FixedImageType, double>;
+    using MovingLinear = LinearInterpolateImageFunction<MovingImageType, double>;
+    using MovingCubic = BSplineInterpolateImageFunction<MovingImageType, double, double>;
+    if (state.needsFixedGradient)
+    {
+      m_Reason = "the metric asks for the fixed image's gradient";
+      return false;
+    }
+    if (state.floatingPointCorrection)
+    {
+      m_Reason = "floating-point correction is on";
+      return false;
+    }
+    if (dynamic_cast<const FixedLinear *>(state.fixedInterpolator) == nullptr)
+    {
+      m_Reason = "the fixed interpolator is not ITK's LinearInterpolateImageFunction";
+      return false;
+    }
+    const auto * cubic = dynamic_cast<const MovingCubic *>(state.movingInterpolator);
+    if (dynamic_cast<const MovingLinear *>(state.movingInterpolator) == nullptr &&
+        (cubic == nullptr || cubic->GetSplineOrder() != 3))
+    {
+      m_Reason = "the moving interpolator is neither linear nor a cubic BSplineInterpolateImageFunction";
+      return false;
+    }
+    if (state.movingGradientImage == nullptr && !state.gradientFromDefaultCalculator)
+    {
+      m_Reason = "the moving gradient comes from a calculator other than the default central differences";
+      return false;
+    }
+    cif::MetricScene<ValueType> & scene = m_HostScene;
+    scene = cif::MetricScene<ValueType>{};
+    if (!MetricMovingTransformSplit<D>::AffineMapOf(state.fixedTransform, scene.fixedTransform))
+    {
+      m_Reason = "the fixed transform is not affine-family";
+      return false;
+    }
+    if (!this->MaskOf(state.fixedMask, scene.fixedMask, "fixed") ||
+        !this->MaskOf(state.movingMask, scene.movingMask, "moving"))
+    {
+      return false;
+    }
+    scene.fixed = MetricImageOf(state.fixedImage, state.fixedImage->GetBufferPointer());
+    scene.moving.image = MetricImageOf(state.movingImage, state.movingImage->GetBufferPointer());
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      scene.moving.spacing[a] = state.movingImage->GetSpacing()[a];
+    }
+    m_MovingCoefficients = nullptr;
+    if (cubic != nullptr)
+    {
+      using CoefficientImage = Image<ValueType, D>;
+      auto prefilter = BSplinePrefilterGPUImageFilter<MovingImageType, CoefficientImage>::New();
+      prefilter->SetInput(state.movingImage);
+      prefilter->SetUseGPU(onGPU);
+      prefilter->Update();
+      m_MovingCoefficients = prefilter->GetOutput();
+      scene.moving.coefficients = m_MovingCoefficients->GetBufferPointer();
+    }
+    m_Gradient.clear();
+    if (state.movingGradientImage != nullptr)
+    {
+      const auto *       gradient = state.movingGradientImage;
+      const std::int64_t count = static_cast<std::int64_t>(gradient->GetBufferedRegion().GetNumberOfPixels());
+      m_Gradient.resize(static_cast<std::size_t>(count * D));
+      const auto * source = gradient->GetBufferPointer();
+      CudaParallelFor(threader, (count + 65535) / 65536, [&](std::int64_t b) {
+        const std::int64_t end = count < (b + 1) * 65536 ? count : (b + 1) * 65536;
+        for (std::int64_t n = b * 65536; n < end; ++n)
+        {
+          for (unsigned int a = 0; a < D; ++a)
+          {
+            m_Gradient[n * D + a] = static_cast<ValueType>(source[n][a]);
+          }
+        }
+      });
+      scene.moving.gradient = MetricImageOf(gradient, m_Gradient.data());
+    }
+    // The domain: the virtual region's grid, or the sampled points.
+    cif::MetricDomain & domain = scene.domain;
+    m_Points.clear();
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      m_VirtualCenter[a] = 0.0;
+    }
+    if (state.sampledPoints != nullptr)
+    {
+      const auto * points = state.sampledPoints->GetPoints();
+      m_Points.reserve(points->Size() * D);
+      for (auto it = points->Begin(); it != points->End(); ++it)
+      {
+        for (unsigned int a = 0; a < D; ++a)
+        {
+          m_Points.push_back(it.Value()[a]);
+          m_VirtualCenter[a] += it.Value()[a];
+        }
+      }
+      domain.count = static_cast<std::int64_t>(points->Size());
+      domain.points = m_Points.data();
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        m_VirtualCenter[a] /= domain.count > 0 ? static_cast<double>(domain.count) : 1.0;
+      }
+    }
+    else
+    {
+      domain.count = static_cast<std::int64_t>(state.virtualRegion.GetNumberOfPixels());
+      double index[3] = { 0, 0, 0 };
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        domain.start[a] = state.virtualRegion.GetIndex()[a];
+        domain.size[a] = static_cast<std::int64_t>(state.virtualRegion.GetSize()[a]);
+        domain.origin[a] = state.virtualImage->GetOrigin()[a];
+        index[a] = static_cast<double>(domain.start[a]) + 0.5 * static_cast<double>(domain.size[a] - 1);
+      }
+      IndexToPointMatrix<D>(state.virtualImage, domain.indexToPoint);
+      for (unsigned int i = 0; i < D; ++i)
+      {
+        m_VirtualCenter[i] = domain.origin[i];
+        for (unsigned int j = 0; j < D; ++j)
+        {
+          m_VirtualCenter[i] += domain.indexToPoint[i][j] * index[j];
+        }
+      }
+    }
+    if (domain.count >= (std::int64_t(1) << 32))
+    {
+      m_Reason = "the domain has 2^32 points or more";
+      return false;
+    }
+    return true;
+  }
+
+  template <typename T>
+  const T *
+  UploadArray(const T * host, std::size_t count)
+  {
+    if (host == nullptr)
+    {
+      return nullptr;
+    }
+    m_DeviceBuffers.emplace_back(count * sizeof(T) > 0 ? count * sizeof(T) : 1);
+    m_DeviceBuffers.back().Upload(host, count * sizeof(T));
+    return m_DeviceBuffers.back().template As<const T>();
+  }
+
+  template <typename T>
+  static std::size_t
+  CountOf(const cif::MetricImage<T> & image, int components = 1)
+  {
+    return static_cast<std::size_t>(image.size[0] * image.size[1] * image.size[2] * components);
+  }
+
+  void
+  Upload()
+  {
+    m_DeviceBuffers.clear();
+    m_DeviceScene = m_HostScene;
+    cif::MetricScene<ValueType> & d = m_DeviceScene;
+    const cif::MetricScene<ValueType> & h = m_HostScene;
+    d.domain.points = this->UploadArray(h.domain.points, m_Points.size());
+    d.fixed.data = this->UploadArray(h.fixed.data, CountOf(h.fixed));
+    d.fixedMask.data = this->UploadArray(h.fixedMask.data, CountOf(h.fixedMask));
+    d.movingMask.data = this->UploadArray(h.movingMask.data, CountOf(h.movingMask));
+    d.moving.image.data = this->UploadArray(h.moving.image.data, CountOf(h.moving.image));
+    d.moving.coefficients = this->UploadArray(h.moving.coefficients, CountOf(h.moving.image));
+    d.moving.gradient.data = this->UploadArray(h.moving.gradient.data, CountOf(h.moving.gradient, D));
+  }
+
+  /** The B-spline cells of the points, rebuilt when the grid or the stages before
+   * the B-spline changed. */
+  void
+  UpdateOrder(const cif::MetricMovingTransform & t, MultiThreaderBase * threader)
+  {
+    OrderKey key;
+    std::memcpy(key.before, &t.before, sizeof(cif::AffineMap));
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      key.gridSize[a] = t.bspline.gridSize[a];
+      key.gridOrigin[a] = t.bspline.gridOrigin[a];
+      for (unsigned int b = 0; b < 3; ++b)
+      {
+        key.gridPointToIndex[a][b] = t.bspline.gridPointToIndex[a][b];
+      }
+    }
+    if (m_Order && std::memcmp(&key, &m_OrderKey, sizeof(OrderKey)) == 0)
+    {
+      return;
+    }
+    m_Order = std::make_unique<cif::MetricPointOrder>(
+      cif::BuildMetricPointOrder<D>(m_HostScene, t, MakeParallelFor(threader)));
+    m_OrderKey = key;
+    if (m_OnGPU)
+    {
+      CIF_ITK_TRY_CUDA([&] {
+        DeviceOrder & d = m_DeviceOrder;
+        d.order = cif::DeviceBuffer(std::max<std::size_t>(m_Order->order.size() * sizeof(std::uint32_t), 1));
+        d.order.Upload(m_Order->order.data(), m_Order->order.size() * sizeof(std::uint32_t));
+        d.items = cif::DeviceBuffer(std::max<std::size_t>(m_Order->items.size() * sizeof(cif::MetricWorkItem), 1));
+        d.items.Upload(m_Order->items.data(), m_Order->items.size() * sizeof(cif::MetricWorkItem));
+        d.cellItemBegin = cif::DeviceBuffer(m_Order->cellItemBegin.size() * sizeof(std::int64_t));
+        d.cellItemBegin.Upload(m_Order->cellItemBegin.data(), m_Order->cellItemBegin.size() * sizeof(std::int64_t));
+        d.view.order = d.order.template As<const std::uint32_t>();
+        d.view.items = d.items.template As<const cif::MetricWorkItem>();
+        d.view.cellItemBegin = d.cellItemBegin.template As<const std::int64_t>();
+        d.view.itemCount = static_cast<std::int64_t>(m_Order->items.size());
+        d.view.cellCount = m_Order->cellCount;
+        for (unsigned int a = 0; a < 3; ++a)
+        {
+          d.view.cellsPerAxis[a] = m_Order->cellsPerAxis[a];
+        }
+      });
+    }
+  }
+
+  struct OrderKey
+  {
+    unsigned char before[sizeof(cif::AffineMap)] = {};
+    std::int64_t  gridSize[3] = {};
+    double        gridOrigin[3] = {};
+    double        gridPointToIndex[3][3] = {};
+  };
+  struct DeviceOrder
+  {
+    cif::DeviceBuffer          order;
+    cif::DeviceBuffer          items;
+    cif::DeviceBuffer          cellItemBegin;
+    cif::MetricPointOrderView  view;
+  };
+
+  bool                                     m_Supported = false;
+  bool                                     m_OnGPU = false;
+  std::string                              m_Reason;
+  cif::MetricScene<ValueType>              m_HostScene;
+  cif::MetricScene<ValueType>              m_DeviceScene;
+  typename Image<ValueType, D>::Pointer    m_MovingCoefficients;
+  std::vector<ValueType>                   m_Gradient;
+  std::vector<double>                      m_Points;
+  double                                   m_VirtualCenter[3] = { 0, 0, 0 };
+  std::vector<cif::DeviceBuffer>           m_DeviceBuffers;
+  cif::DeviceBuffer                        m_Coefficients[3];
+  cif::MetricDeviceWorkspace               m_Workspace;
+  std::unique_ptr<cif::MetricPointOrder>   m_Order;
+  OrderKey                                 m_OrderKey;
+  DeviceOrder                              m_DeviceOrder;
+};
+} // namespace itk
+
+#endif

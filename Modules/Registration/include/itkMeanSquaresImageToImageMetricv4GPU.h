@@ -1,0 +1,92 @@
+#ifndef itkMeanSquaresImageToImageMetricv4GPU_h
+#define itkMeanSquaresImageToImageMetricv4GPU_h
+
+#include "itkCudaImageFilterBase.h"
+#include "itkImageMetricv4Scene.h"
+#include "itkMeanSquaresImageToImageMetricv4.h"
+
+#include <memory>
+#include <string>
+
+namespace itk
+{
+/** \class MeanSquaresImageToImageMetricv4GPU
+ * \brief itk::MeanSquaresImageToImageMetricv4 whose value and derivative are computed
+ * on the GPU (or by the module's CPU path, the same arithmetic, where there is none).
+ *
+ * A drop-in subclass: the same API, the same semantics (virtual domain, dense or
+ * sampled points, fixed and moving masks, the moving gradient from the gradient
+ * filter or the calculator, the number of valid points, ITK's sign and scaling). It
+ * takes 2-D and 3-D images of float or double pixels (fixed and moving alike), the
+ * fixed image through ITK's default linear interpolator, the moving one through the
+ * linear or the cubic BSplineInterpolateImageFunction, and moving transforms of the
+ * affine family, the cubic BSplineTransform, or a CompositeTransform optimizing one
+ * such stage among affine-family ones (MetricMovingTransformSplit). For anything else
+ * ITK's own threaded code runs; GetLastExecutionPath() says which ran
+ * (GPU, CPU or ITK) and GetLastExecutionReason() why ITK did.
+ *
+ * What does not change between iterations (images, gradient image, masks, points,
+ * the B-spline cells the points fall in) is prepared in Initialize() (per level of a
+ * registration) and stays on the device; an evaluation uploads the parameters and
+ * downloads the value and derivative. The derivative is formed as an adjoint: a
+ * force per point, gathered per control point (B-spline) or as moments (affine), in
+ * a fixed order: the same bits on every run.
+ *
+ * \ingroup CudaImageFilters
+ */
+template <typename TFixedImage, typename TMovingImage, typename TVirtualImage = TFixedImage,
+          typename TInternalComputationValueType = double,
+          typename TMetricTraits =
+            DefaultImageToImageMetricTraitsv4<TFixedImage, TMovingImage, TVirtualImage, TInternalComputationValueType>>
+class ITK_TEMPLATE_EXPORT MeanSquaresImageToImageMetricv4GPU
+  : public CudaImageFilterBase<MeanSquaresImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
+                                                               TInternalComputationValueType, TMetricTraits>>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(MeanSquaresImageToImageMetricv4GPU);
+
+  using Self = MeanSquaresImageToImageMetricv4GPU;
+  using MetricType = MeanSquaresImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
+                                                     TInternalComputationValueType, TMetricTraits>;
+  using Superclass = CudaImageFilterBase<MetricType>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  itkNewMacro(Self);
+  itkTypeMacro(MeanSquaresImageToImageMetricv4GPU, MeanSquaresImageToImageMetricv4);
+
+  using SceneType = ImageMetricv4Scene<MetricType>;
+
+  /** Prepares ITK's state (Superclass::Initialize) and the module's scene. */
+  void
+  Initialize() override;
+
+  /** Why the last evaluation ran ITK's code (empty when the module's path ran). */
+  const std::string &
+  GetLastExecutionReason() const
+  {
+    return m_LastExecutionReason;
+  }
+
+protected:
+  MeanSquaresImageToImageMetricv4GPU() = default;
+  ~MeanSquaresImageToImageMetricv4GPU() override = default;
+
+  void
+  GetValueAndDerivativeExecute() const override;
+
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
+private:
+  MultiThreaderBase::Pointer         m_Threader;
+  mutable std::unique_ptr<SceneType> m_Scene;
+  mutable std::string                m_LastExecutionReason;
+};
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "itkMeanSquaresImageToImageMetricv4GPU.hxx"
+#endif
+
+#endif

@@ -1,0 +1,42 @@
+#ifndef itkRegistrationGPUFactory_h
+#define itkRegistrationGPUFactory_h
+
+#include "CudaImageFiltersExport.h"
+#include "itkCudaFilterFactory.h"
+
+namespace itk
+{
+/** \class RegistrationGPUFactory
+ * \brief Makes the v4 image metrics' New() return their GPU twins.
+ *
+ * After RegistrationGPUFactory::RegisterOneFactory(),
+ * MeanSquaresImageToImageMetricv4<Image<T, D>, Image<T, D>>::New() (T float or
+ * double, D 2 or 3, the default virtual image, double computation and traits)
+ * returns a MeanSquaresImageToImageMetricv4GPU: a registration program that
+ * creates its metric that way runs its metric on the GPU without another change.
+ *
+ * \ingroup CudaImageFilters
+ */
+class CudaImageFilters_EXPORT RegistrationGPUFactory : public CudaFilterFactory<RegistrationGPUFactory>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(RegistrationGPUFactory);
+  using Self = RegistrationGPUFactory;
+  using Superclass = CudaFilterFactory<RegistrationGPUFactory>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  itkFactorylessNewMacro(Self);
+  itkTypeMacro(RegistrationGPUFactory, ObjectFactoryBase);
+
+protected:
+  RegistrationGPUFactory();
+  ~RegistrationGPUFactory() override = default;
+
+private:
+  template <typename TPixel, unsigned int VDimension>
+  void
+  OverrideFor();
+};
+} // namespace itk
+
+#endif

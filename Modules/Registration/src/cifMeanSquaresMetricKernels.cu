@@ -1,0 +1,307 @@
+// The GPU path of MeanSquaresImageToImageMetricv4 (cifMeanSquaresMetricDevice.h):
+// the per-point math of cifImageMetricMath.h in kernels whose sums are reduced in a
+// fixed order, so that every run gives the same bits.
+#include "cifCudaCheck.cuh"
+#include "cifMeanSquaresMetricDevice.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+namespace cif
+{
+namespace
+{
+constexpr int          kNaturalThreads = 256;
+constexpr std::int64_t kNaturalBlockPoints = 4096;
+constexpr int          kItemThreads = 128;
+constexpr int          kSumThreads = 256;
+
+template <int D>
+constexpr int kSupportPoints = D > 2 ? 64 : (D > 1 ? 16 : 4);
+
+struct Point3
+{
+  double x[3];
+};
+
+/** shared[0][k] = the sum over the block's threads of shared[t][k], for k < S, by a
+ * tree whose shape depends only on the block size. */
+template <int S, int Threads>
+__device__ void
+TreeReduce(double (*shared)[S])
+{
+  for (int stride = Threads / 2; stride > 0; stride /= 2)
+  {
+    __syncthreads();
+    if (threadIdx.x < stride)
+    {
+      for (int k = 0; k < S; ++k)
+      {
+        shared[threadIdx.x][k] += shared[threadIdx.x + stride][k];
+      }
+    }
+  }
+  __syncthreads();
+}
+
+/** Value and, for an affine-family stage, the force's moments: a block per 4096
+ * points in the domain's own order. */
+template <int D, typename TValue, bool WithDerivative>
+__global__ void __launch_bounds__(kNaturalThreads)
+  MeanSquaresNaturalKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
+                           const Point3 reference, double * blockSums)
+{
+  constexpr int     S = WithDerivative ? 2 + kAffineMoments<D> : 2;
+  __shared__ double shared[kNaturalThreads][S];
+  double            local[S];
+  for (int k = 0; k < S; ++k)
+  {
+    local[k] = 0.0;
+  }
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * kNaturalBlockPoints;
+  const std::int64_t end = min(first + kNaturalBlockPoints, scene.domain.count);
+  for (std::int64_t n = first + threadIdx.x; n < end; n += kNaturalThreads)
+  {
+    double v[3];
+    VirtualPointOf<D>(scene.domain, n, v);
+    const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, WithDerivative);
+    if (!s.valid)
+    {
+      continue;
+    }
+    double force[3];
+    local[0] += 1.0;
+    local[1] += MeanSquaresPointTerm<D, TValue>(s, force);
+    if constexpr (WithDerivative)
+    {
+      double h[3];
+      PullBackThroughAfter<D>(transform, force, h);
+      AddAffineMoments<D>(h, s.q, reference.x, local + 2);
+    }
+  }
+  for (int k = 0; k < S; ++k)
+  {
+    shared[threadIdx.x][k] = local[k];
+  }
+  TreeReduce<S, kNaturalThreads>(shared);
+  if (threadIdx.x < kMaxMetricSums)
+  {
+    blockSums[blockIdx.x * kMaxMetricSums + threadIdx.x] = threadIdx.x < S ? shared[0][threadIdx.x] : 0.0;
+  }
+}
+
+/** A block per work item of the point order: the value's sums, and the item's
+ * partials of force x weight for the 4^D control points of its cell's support. */
+template <int D, typename TValue>
+__global__ void __launch_bounds__(kItemThreads)
+  MeanSquaresItemKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
+                        const MetricPointOrderView order, double * itemSums, double * itemPartials)
+{
+  constexpr int     kOutputs = kSupportPoints<D> * D;
+  constexpr int     kOutputsPerThread = (kOutputs + kItemThreads - 1) / kItemThreads;
+  __shared__ double force[kItemThreads][D];
+  __shared__ double weight[kItemThreads][D][4];
+  __shared__ double sums[kItemThreads][2];
+  const MetricWorkItem item = order.items[blockIdx.x];
+  const bool           gather = item.cell < order.cellCount;
+  double               partial[kOutputsPerThread];
+  for (int o = 0; o < kOutputsPerThread; ++o)
+  {
+    partial[o] = 0.0;
+  }
+  double count = 0.0, value = 0.0;
+  for (std::int64_t base = item.begin; base < item.end; base += kItemThreads)
+  {
+    const std::int64_t p = base + threadIdx.x;
+    double             h[3] = { 0, 0, 0 };
+    double             w[3][4] = { { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 } };
+    if (p < item.end)
+    {
+      double v[3];
+      VirtualPointOf<D>(scene.domain, order.order[p], v);
+      const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, true);
+      if (s.valid)
+      {
+        double f[3];
+        count += 1.0;
+        value += MeanSquaresPointTerm<D, TValue>(s, f);
+        std::int64_t start[3];
+        if (gather && BSplineSupport<D>(transform.bspline, s.q, start, w))
+        {
+          PullBackThroughAfter<D>(transform, f, h);
+        }
+      }
+    }
+    for (int d = 0; d < D; ++d)
+    {
+      force[threadIdx.x][d] = h[d];
+      for (int k = 0; k < 4; ++k)
+      {
+        weight[threadIdx.x][d][k] = w[d][k];
+      }
+    }
+    __syncthreads();
+    if (gather)
+    {
+      const std::int64_t remaining = item.end - base;
+      const int          points = remaining < kItemThreads ? static_cast<int>(remaining) : kItemThreads;
+      for (int o = 0; o < kOutputsPerThread; ++o)
+      {
+        const int output = threadIdx.x + o * kItemThreads;
+        if (output >= kOutputs)
+        {
+          break;
+        }
+        const int slot = output / D, axis = output % D;
+        const int a = slot % 4, b = (slot / 4) % 4, c = slot / 16;
+        double    sum = partial[o];
+        for (int j = 0; j < points; ++j)
+        {
+          double wj = weight[j][0][a];
+          if (D > 1)
+          {
+            wj *= weight[j][D > 1 ? 1 : 0][b];
+          }
+          if (D > 2)
+          {
+            wj *= weight[j][D > 2 ? 2 : 0][c];
+          }
+          sum += wj * force[j][axis];
+        }
+        partial[o] = sum;
+      }
+    }
+    __syncthreads();
+  }
+  sums[threadIdx.x][0] = count;
+  sums[threadIdx.x][1] = value;
+  TreeReduce<2, kItemThreads>(sums);
+  if (threadIdx.x < 2)
+  {
+    itemSums[blockIdx.x * 2 + threadIdx.x] = sums[0][threadIdx.x];
+  }
+  for (int o = 0; o < kOutputsPerThread; ++o)
+  {
+    const int output = threadIdx.x + o * kItemThreads;
+    if (output < kOutputs)
+    {
+      itemPartials[blockIdx.x * kOutputs + output] = gather ? partial[o] : 0.0;
+    }
+  }
+}
+
+/** Every control point's derivative along every axis from the item partials. */
+template <int D>
+__global__ void
+GatherKernel(const double * itemPartials, const MetricPointOrderView order, const TransformStage grid,
+             std::int64_t controlPoints, double * derivative)
+{
+  const std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (n >= controlPoints * D)
+  {
+    return;
+  }
+  const int          axis = static_cast<int>(n / controlPoints);
+  const std::int64_t k = n % controlPoints;
+  derivative[n] = GatherControlPointDerivative<D>(itemPartials, order.items, order.cellItemBegin, order.cellsPerAxis,
+                                                  grid.gridSize, k, axis);
+}
+
+/** out[k] = sum of rows[r * width + k] over r, for k < width: one block, each
+ * thread a fixed stride of rows, then the tree. */
+template <int Width>
+__global__ void __launch_bounds__(kSumThreads) SumRowsKernel(const double * rows, std::int64_t rowCount, double * out)
+{
+  __shared__ double shared[kSumThreads][Width];
+  double            local[Width];
+  for (int k = 0; k < Width; ++k)
+  {
+    local[k] = 0.0;
+  }
+  for (std::int64_t r = threadIdx.x; r < rowCount; r += kSumThreads)
+  {
+    for (int k = 0; k < Width; ++k)
+    {
+      local[k] += rows[r * Width + k];
+    }
+  }
+  for (int k = 0; k < Width; ++k)
+  {
+    shared[threadIdx.x][k] = local[k];
+  }
+  TreeReduce<Width, kSumThreads>(shared);
+  if (threadIdx.x < Width)
+  {
+    out[threadIdx.x] = shared[0][threadIdx.x];
+  }
+}
+
+void
+Reserve(DeviceBuffer & buffer, std::size_t bytes)
+{
+  if (buffer.Bytes() < bytes)
+  {
+    buffer.Allocate(bytes);
+  }
+}
+} // namespace
+
+template <int D, typename TValue>
+MetricSums
+EvaluateMeanSquaresOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                            const MetricPointOrderView * order, const double reference[3], bool withDerivative,
+                            MetricDeviceWorkspace & workspace, std::vector<double> * bsplineDerivative)
+{
+  MetricSums   sums;
+  const Point3 ref = { { reference[0], reference[1], reference[2] } };
+  Reserve(workspace.result, kMaxMetricSums * sizeof(double));
+  if (!(withDerivative && transform.kind == OptimizedStageKind::BSpline))
+  {
+    const std::int64_t blocks = (scene.domain.count + kNaturalBlockPoints - 1) / kNaturalBlockPoints;
+    Reserve(workspace.blockSums, static_cast<std::size_t>(blocks) * kMaxMetricSums * sizeof(double));
+    double * blockSums = workspace.blockSums.As<double>();
+    if (withDerivative)
+    {
+      MeanSquaresNaturalKernel<D, TValue, true>
+        <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, ref, blockSums);
+    }
+    else
+    {
+      MeanSquaresNaturalKernel<D, TValue, false>
+        <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, ref, blockSums);
+    }
+    CIF_CUDA_CHECK_LAUNCH();
+    SumRowsKernel<kMaxMetricSums><<<1, kSumThreads>>>(blockSums, blocks, workspace.result.As<double>());
+    CIF_CUDA_CHECK_LAUNCH();
+    workspace.result.Download(sums.value, kMaxMetricSums * sizeof(double));
+    return sums;
+  }
+
+  constexpr int      kOutputs = kSupportPoints<D> * D;
+  const std::int64_t items = order->itemCount;
+  Reserve(workspace.blockSums, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * 2 * sizeof(double));
+  Reserve(workspace.itemPartials, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
+  const TransformStage & grid = transform.bspline;
+  const std::int64_t     controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
+  Reserve(workspace.derivative, static_cast<std::size_t>(D * controlPoints) * sizeof(double));
+  if (items > 0)
+  {
+    MeanSquaresItemKernel<D, TValue><<<static_cast<unsigned int>(items), kItemThreads>>>(
+      scene, transform, *order, workspace.blockSums.As<double>(), workspace.itemPartials.As<double>());
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+  SumRowsKernel<2><<<1, kSumThreads>>>(workspace.blockSums.As<double>(), items, workspace.result.As<double>());
+  CIF_CUDA_CHECK_LAUNCH();
+  const std::int64_t outputs = D * controlPoints;
+  GatherKernel<D><<<static_cast<unsigned int>((outputs + 255) / 256), 256>>>(
+    workspace.itemPartials.As<double>(), *order, grid, controlPoints, workspace.derivative.As<double>());
+  CIF_CUDA_CHECK_LAUNCH();
+  workspace.result.Download(sums.value, 2 * sizeof(double));
+  bsplineDerivative->resize(static_cast<std::size_t>(outputs));
+  workspace.derivative.Download(bsplineDerivative->data(), static_cast<std::size_t>(outputs) * sizeof(double));
+  return sums;
+}
+
+CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_MEAN_SQUARES_ON_DEVICE)
+} // namespace cif
