@@ -1,3 +1,3 @@
 set(cif_sources_cxx src/itkRegistrationGPUFactory.cxx)
-set(cif_sources_cuda src/cifMeanSquaresMetricKernels.cu)
-set(cif_sources_nocuda src/cifMeanSquaresMetricWithoutCuda.cxx)
+set(cif_sources_cuda src/cifMetricSumsKernels.cu)
+set(cif_sources_nocuda src/cifMetricSumsWithoutCuda.cxx)

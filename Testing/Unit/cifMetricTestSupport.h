@@ -13,9 +13,16 @@
 #include "itkEuler3DTransform.h"
 #include "itkImageMaskSpatialObject.h"
 #include "itkImageRegionIteratorWithIndex.h"
+#include "itkCudaExecutionPath.h"
+#include "itkImageToImageMetricv4.h"
+#include "itkPointSet.h"
 #include "itkTranslationTransform.h"
 
+#include <gtest/gtest.h>
+
 #include <random>
+#include <sstream>
+#include <string>
 
 namespace cif_test
 {
@@ -161,6 +168,234 @@ MakeRandomMask(const itk::ImageBase<D> * image, std::mt19937 & rng)
   spatial->Update();
   return spatial;
 }
+enum class Sampling
+{
+  Dense,
+  Regular,
+  Random
+};
+
+struct MetricCase
+{
+  MetricTransformKind transform = MetricTransformKind::Affine;
+  Sampling            sampling = Sampling::Dense;
+  bool                gradientFilter = true;
+  bool                masks = false;
+  bool                cubicMoving = false;
+};
+
+inline std::string
+Describe(const MetricCase & c)
+{
+  std::ostringstream s;
+  s << ToString(c.transform) << ", "
+    << (c.sampling == Sampling::Dense ? "dense" : c.sampling == Sampling::Regular ? "regular" : "random") << ", "
+    << (c.gradientFilter ? "gradient filter" : "calculator") << ", " << (c.masks ? "masks" : "no mask") << ", "
+    << (c.cubicMoving ? "cubic" : "linear") << " moving";
+  return s.str();
+}
+
+template <typename TPixel, unsigned int D>
+struct MetricFixture
+{
+  using ImageType = itk::Image<TPixel, D>;
+  using TransformType = itk::Transform<double, D, D>;
+  using PointSetType = typename itk::ImageToImageMetricv4<ImageType, ImageType>::FixedSampledPointSetType;
+
+  typename ImageType::Pointer           fixed;
+  typename ImageType::Pointer           moving;
+  typename TransformType::Pointer       transform;
+  typename PointSetType::Pointer        points;
+  typename itk::ImageMaskSpatialObject<D, unsigned char>::Pointer fixedMask, movingMask;
+
+  MetricFixture(const MetricCase & c, std::uint32_t seed)
+  {
+    std::mt19937                        rng(seed);
+    typename ImageType::SizeType        size;
+    typename ImageType::IndexType       start;
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      size[a] = (D == 3 ? 28 : 64) + 3 * a;
+      start[a] = static_cast<long>(a);
+    }
+    fixed = MakeImage<ImageType>(size, start, Content::Smooth, rng());
+    moving = MakeImage<ImageType>(size, start, Content::Smooth, rng());
+    typename ImageType::PointType origin;
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      origin[a] = 3.0 * a - 2.0;
+    }
+    fixed->SetOrigin(origin);
+    moving->SetOrigin(origin);
+    switch (c.transform)
+    {
+      case MetricTransformKind::BSpline:
+        transform = MakeRandomBSpline<D>(fixed, 5, 0.6, rng).GetPointer();
+        break;
+      case MetricTransformKind::Composite:
+      {
+        auto composite = itk::CompositeTransform<double, D>::New();
+        composite->AddTransform(MakeRandomAffineFamily<D>(MetricTransformKind::Affine, fixed, rng));
+        composite->AddTransform(MakeRandomBSpline<D>(fixed, 4, 0.6, rng));
+        composite->SetOnlyMostRecentTransformToOptimizeOn();
+        transform = composite.GetPointer();
+        break;
+      }
+      default:
+        transform = MakeRandomAffineFamily<D>(c.transform, fixed, rng);
+    }
+    if (c.sampling != Sampling::Dense)
+    {
+      points = PointSetType::New();
+      std::uniform_real_distribution<double> u(0.0, 1.0);
+      const auto                             region = fixed->GetLargestPossibleRegion();
+      unsigned long                          n = 0, visited = 0;
+      for (itk::ImageRegionConstIteratorWithIndex<ImageType> it(fixed, region); !it.IsAtEnd(); ++it)
+      {
+        const bool take = c.sampling == Sampling::Random ? u(rng) < 0.1 : (visited++ % 7) == 0;
+        if (!take)
+        {
+          continue;
+        }
+        itk::ContinuousIndex<double, D> index;
+        for (unsigned int a = 0; a < D; ++a)
+        {
+          index[a] = it.GetIndex()[a] + (c.sampling == Sampling::Random ? u(rng) - 0.5 : 0.3 * (u(rng) - 0.5));
+        }
+        typename PointSetType::PointType p;
+        fixed->TransformContinuousIndexToPhysicalPoint(index, p);
+        points->SetPoint(n++, p);
+      }
+    }
+    if (c.masks)
+    {
+      fixedMask = MakeRandomMask<D>(fixed, rng);
+      movingMask = MakeRandomMask<D>(moving, rng);
+    }
+  }
+
+  template <typename TMetric>
+  void
+  Configure(TMetric * metric, const MetricCase & c) const
+  {
+    metric->SetFixedImage(fixed);
+    metric->SetMovingImage(moving);
+    metric->SetMovingTransform(transform);
+    if (c.cubicMoving)
+    {
+      auto cubic = itk::BSplineInterpolateImageFunction<ImageType, double, double>::New();
+      cubic->SetSplineOrder(3);
+      metric->SetMovingInterpolator(cubic);
+    }
+    metric->SetUseMovingImageGradientFilter(c.gradientFilter);
+    if (points)
+    {
+      metric->SetFixedSampledPointSet(points);
+      metric->SetUseSampledPointSet(true);
+    }
+    if (c.masks)
+    {
+      metric->SetFixedImageMask(fixedMask);
+      metric->SetMovingImageMask(movingMask);
+    }
+    metric->Initialize();
+  }
+};
+
+struct Evaluation
+{
+  double                   value = 0.0;
+  itk::Array<double>       derivative;
+  itk::SizeValueType       validPoints = 0;
+};
+
+template <typename TMetric>
+Evaluation
+Evaluate(TMetric * metric)
+{
+  Evaluation e;
+  typename TMetric::DerivativeType derivative;
+  typename TMetric::MeasureType    value;
+  metric->GetValueAndDerivative(value, derivative);
+  e.value = value;
+  e.derivative = derivative;
+  e.validPoints = metric->GetNumberOfValidPoints();
+  return e;
+}
+
+inline double
+Norm(const itk::Array<double> & a)
+{
+  double s = 0.0;
+  for (unsigned int k = 0; k < a.size(); ++k)
+  {
+    s += a[k] * a[k];
+  }
+  return std::sqrt(s);
+}
+
+/** The module's metric \a TModule against ITK's \a TITK on case \a c: value within
+ * 1e-5, derivative within 1e-4 of its norm, the same number of valid points. */
+template <typename TITK, typename TModule>
+void
+ExpectMatchesITK(const MetricCase & c, bool useGPU)
+{
+  using ImageType = typename TITK::FixedImageType;
+  constexpr unsigned int D = ImageType::ImageDimension;
+  const std::uint32_t    seed = FreshSeed();
+  SCOPED_TRACE(Describe(c) + ", seed " + std::to_string(seed));
+  MetricFixture<typename ImageType::PixelType, D> fixture(c, seed);
+  auto reference = TITK::New();
+  fixture.Configure(reference.GetPointer(), c);
+  auto module = TModule::New();
+  module->SetUseGPU(useGPU);
+  fixture.Configure(module.GetPointer(), c);
+
+  const Evaluation expected = Evaluate(reference.GetPointer());
+  const Evaluation actual = Evaluate(module.GetPointer());
+  ASSERT_EQ(module->GetLastExecutionPath(), useGPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU)
+    << module->GetLastExecutionReason();
+  ASSERT_GT(expected.validPoints, 0u);
+  EXPECT_EQ(actual.validPoints, expected.validPoints);
+  EXPECT_LE(std::abs(actual.value - expected.value), 1e-5 * std::abs(expected.value))
+    << "value " << actual.value << " vs ITK " << expected.value;
+  ASSERT_EQ(actual.derivative.size(), expected.derivative.size());
+  const itk::Array<double> difference(actual.derivative - expected.derivative);
+  const double       norm = Norm(expected.derivative);
+  ASSERT_GT(norm, 0.0);
+  EXPECT_LE(Norm(difference), 1e-4 * norm) << "derivative error " << Norm(difference) / norm << " of its norm";
+
+  // GetValue alone: the same value.
+  EXPECT_LE(std::abs(module->GetValue() - expected.value), 1e-5 * std::abs(expected.value));
+}
+
+inline std::vector<MetricCase>
+EveryMetricCase()
+{
+  std::vector<MetricCase> cases;
+  for (auto transform : { MetricTransformKind::Affine, MetricTransformKind::Translation, MetricTransformKind::Rigid,
+                          MetricTransformKind::BSpline, MetricTransformKind::Composite })
+  {
+    for (auto sampling : { Sampling::Dense, Sampling::Regular, Sampling::Random })
+    {
+      for (bool gradientFilter : { true, false })
+      {
+        for (bool masks : { false, true })
+        {
+          MetricCase c;
+          c.transform = transform;
+          c.sampling = sampling;
+          c.gradientFilter = gradientFilter;
+          c.masks = masks;
+          c.cubicMoving = (static_cast<int>(transform) + static_cast<int>(sampling) + masks) % 2 == 1;
+          cases.push_back(c);
+        }
+      }
+    }
+  }
+  return cases;
+}
+
 } // namespace cif_test
 
 #endif

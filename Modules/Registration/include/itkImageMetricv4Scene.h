@@ -3,8 +3,9 @@
 
 #include "cifCudaRuntime.h"
 #include "cifDeviceBuffer.h"
-#include "cifMeanSquaresMetricDevice.h"
-#include "cifMeanSquaresMetricHost.h"
+#include "cifMattesHistogram.h"
+#include "cifMetricSumsDevice.h"
+#include "cifMetricSumsHost.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
 #include "itkCudaExceptionTranslation.h"
@@ -127,32 +128,97 @@ public:
     return m_OnGPU;
   }
 
-  /** MeanSquares' sums and the derivative (added into \a derivative, not yet divided
-   * by the number of points). False, with \a reason, for a moving transform the
-   * module does not take. */
+  /** Takes the moving transform of this evaluation (and, for the GPU path, uploads
+   * the B-spline's current coefficients). False, with \a reason, for a transform
+   * the module does not take. */
   bool
-  EvaluateMeanSquares(const MovingTransformType * transform, bool withDerivative, MultiThreaderBase * threader,
-                      cif::MetricSums & sums, DerivativeType * derivative, std::string & reason)
+  BindTransform(const MovingTransformType * transform, std::string & reason)
   {
     if constexpr (!kTypesSupported)
     {
       (void)transform;
-      (void)withDerivative;
-      (void)threader;
-      (void)sums;
-      (void)derivative;
       reason = m_Reason;
       return false;
     }
     else
     {
-      const SplitType split(transform);
-      if (!split.IsSupported())
+      m_Split = std::make_unique<SplitType>(transform);
+      if (!m_Split->IsSupported())
       {
-        reason = split.Reason();
+        reason = m_Split->Reason();
         return false;
       }
-      const cif::MetricMovingTransform & host = split.Host();
+      const cif::MetricMovingTransform & host = m_Split->Host();
+      m_DeviceTransform = host;
+      if (m_OnGPU && host.kind == cif::OptimizedStageKind::BSpline)
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          const std::size_t bytes = static_cast<std::size_t>(host.bspline.gridSize[0] * host.bspline.gridSize[1] *
+                                                             host.bspline.gridSize[2]) *
+                                    sizeof(double);
+          for (unsigned int a = 0; a < D; ++a)
+          {
+            if (m_Coefficients[a].Bytes() != bytes)
+            {
+              m_Coefficients[a].Allocate(bytes);
+            }
+            m_Coefficients[a].Upload(host.bspline.coefficients[a], bytes);
+            m_DeviceTransform.bspline.coefficients[a] = m_Coefficients[a].template As<const double>();
+          }
+        });
+      }
+      return true;
+    }
+  }
+
+  /** Mattes' first pass over the bound transform. */
+  void
+  MattesHistogram(const cif::MattesParzen & parzen, MultiThreaderBase * threader, cif::MattesHistogram & histogram)
+  {
+    if constexpr (kTypesSupported)
+    {
+      if (m_OnGPU)
+      {
+        CIF_ITK_TRY_CUDA(
+          [&] { cif::MattesHistogramOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, parzen, m_Workspace, histogram); });
+      }
+      else
+      {
+        cif::MattesHistogramOnHost<D, ValueType>(m_HostScene, m_Split->Host(), parzen, MakeParallelFor(threader),
+                                                 histogram);
+      }
+    }
+  }
+
+  /** \a table where the bound path reads it (uploaded for the GPU path). */
+  const double *
+  StageTable(const std::vector<double> & table)
+  {
+    if (!m_OnGPU)
+    {
+      return table.data();
+    }
+    CIF_ITK_TRY_CUDA([&] {
+      if (m_Workspace.table.Bytes() < table.size() * sizeof(double))
+      {
+        m_Workspace.table.Allocate(table.size() * sizeof(double));
+      }
+      m_Workspace.table.Upload(table.data(), table.size() * sizeof(double));
+    });
+    return m_Workspace.table.template As<const double>();
+  }
+
+  /** A metric's sums over the points with \a term (its pointers where the bound path
+   * reads them) for the bound transform, and the derivative added into
+   * \a derivative (not yet divided by the number of points). */
+  template <typename TTerm>
+  void
+  EvaluateSums(const TTerm & term, bool withDerivative, MultiThreaderBase * threader, cif::MetricSums & sums,
+               DerivativeType * derivative)
+  {
+    if constexpr (kTypesSupported)
+    {
+      const cif::MetricMovingTransform & host = m_Split->Host();
       double                             reference[3] = { 0, 0, 0 };
       cif::ApplyAffineMap<D>(host.before, m_VirtualCenter, reference);
       const bool gather = withDerivative && host.kind == cif::OptimizedStageKind::BSpline;
@@ -164,36 +230,22 @@ public:
       if (m_OnGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
-          cif::MetricMovingTransform device = host;
-          if (host.kind == cif::OptimizedStageKind::BSpline)
-          {
-            const std::int64_t points = host.bspline.gridSize[0] * host.bspline.gridSize[1] * host.bspline.gridSize[2];
-            for (unsigned int a = 0; a < D; ++a)
-            {
-              if (m_Coefficients[a].Bytes() != static_cast<std::size_t>(points) * sizeof(double))
-              {
-                m_Coefficients[a].Allocate(static_cast<std::size_t>(points) * sizeof(double));
-              }
-              m_Coefficients[a].Upload(host.bspline.coefficients[a], static_cast<std::size_t>(points) * sizeof(double));
-              device.bspline.coefficients[a] = m_Coefficients[a].template As<const double>();
-            }
-          }
-          sums = cif::EvaluateMeanSquaresOnDevice<D, ValueType>(m_DeviceScene, device, gather ? &m_DeviceOrder.view : nullptr,
-                                                               reference, withDerivative, m_Workspace,
-                                                               &bsplineDerivative);
+          sums = cif::EvaluateMetricSumsOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, term,
+                                                              gather ? &m_DeviceOrder.view : nullptr, reference,
+                                                              withDerivative, m_Workspace, &bsplineDerivative);
         });
       }
       else
       {
-        sums = cif::EvaluateMeanSquaresOnHost<D, ValueType>(m_HostScene, host, gather ? m_Order.get() : nullptr,
-                                                            reference, withDerivative, MakeParallelFor(threader),
-                                                            &bsplineDerivative);
+        sums = cif::EvaluateMetricSumsOnHost<D, ValueType>(m_HostScene, host, term, gather ? m_Order.get() : nullptr,
+                                                           reference, withDerivative, MakeParallelFor(threader),
+                                                           &bsplineDerivative);
       }
       if (withDerivative)
       {
         if (host.kind == cif::OptimizedStageKind::Affine)
         {
-          split.AddAffineDerivative(sums.value + 2, reference, *derivative);
+          m_Split->AddAffineDerivative(sums.value + 2, reference, *derivative);
         }
         else
         {
@@ -203,7 +255,6 @@ public:
           }
         }
       }
-      return true;
     }
   }
 
@@ -513,6 +564,8 @@ private:
   std::vector<cif::DeviceBuffer>           m_DeviceBuffers;
   cif::DeviceBuffer                        m_Coefficients[3];
   cif::MetricDeviceWorkspace               m_Workspace;
+  std::unique_ptr<SplitType>               m_Split;
+  cif::MetricMovingTransform               m_DeviceTransform;
   std::unique_ptr<cif::MetricPointOrder>   m_Order;
   OrderKey                                 m_OrderKey;
   DeviceOrder                              m_DeviceOrder;

@@ -1,12 +1,8 @@
 #ifndef itkMeanSquaresImageToImageMetricv4GPU_h
 #define itkMeanSquaresImageToImageMetricv4GPU_h
 
-#include "itkCudaImageFilterBase.h"
-#include "itkImageMetricv4Scene.h"
+#include "itkImageMetricv4GPUBase.h"
 #include "itkMeanSquaresImageToImageMetricv4.h"
-
-#include <memory>
-#include <string>
 
 namespace itk
 {
@@ -39,8 +35,8 @@ template <typename TFixedImage, typename TMovingImage, typename TVirtualImage = 
           typename TMetricTraits =
             DefaultImageToImageMetricTraitsv4<TFixedImage, TMovingImage, TVirtualImage, TInternalComputationValueType>>
 class ITK_TEMPLATE_EXPORT MeanSquaresImageToImageMetricv4GPU
-  : public CudaImageFilterBase<MeanSquaresImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
-                                                               TInternalComputationValueType, TMetricTraits>>
+  : public ImageMetricv4GPUBase<MeanSquaresImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
+                                                                TInternalComputationValueType, TMetricTraits>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(MeanSquaresImageToImageMetricv4GPU);
@@ -48,45 +44,47 @@ public:
   using Self = MeanSquaresImageToImageMetricv4GPU;
   using MetricType = MeanSquaresImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
                                                      TInternalComputationValueType, TMetricTraits>;
-  using Superclass = CudaImageFilterBase<MetricType>;
+  using Superclass = ImageMetricv4GPUBase<MetricType>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
   itkTypeMacro(MeanSquaresImageToImageMetricv4GPU, MeanSquaresImageToImageMetricv4);
 
-  using SceneType = ImageMetricv4Scene<MetricType>;
-
-  /** Prepares ITK's state (Superclass::Initialize) and the module's scene. */
-  void
-  Initialize() override;
-
-  /** Why the last evaluation ran ITK's code (empty when the module's path ran). */
-  const std::string &
-  GetLastExecutionReason() const
-  {
-    return m_LastExecutionReason;
-  }
-
 protected:
   MeanSquaresImageToImageMetricv4GPU() = default;
   ~MeanSquaresImageToImageMetricv4GPU() override = default;
 
+  /** ITK's MeanSquares: the sum of squared differences and of the forces over the
+   * valid points, each divided by their number (ITK's warning, the largest value
+   * and a zero derivative when there is none). */
   void
-  GetValueAndDerivativeExecute() const override;
-
-  void
-  PrintSelf(std::ostream & os, Indent indent) const override;
-
-private:
-  MultiThreaderBase::Pointer         m_Threader;
-  mutable std::unique_ptr<SceneType> m_Scene;
-  mutable std::string                m_LastExecutionReason;
+  GetValueAndDerivativeExecute() const override
+  {
+    std::string reason;
+    auto *      scene = this->BoundScene(reason);
+    if (scene == nullptr)
+    {
+      this->RunITK(reason);
+      return;
+    }
+    const bool      withDerivative = this->GetComputeDerivative();
+    cif::MetricSums sums;
+    scene->EvaluateSums(cif::MeanSquaresTerm<typename Superclass::SceneType::ValueType>{}, withDerivative,
+                        this->GetThreader(), sums, this->m_DerivativeResult);
+    this->m_NumberOfValidPoints = static_cast<SizeValueType>(sums.value[0]);
+    if (this->VerifyNumberOfValidPoints(this->m_Value, *this->m_DerivativeResult))
+    {
+      const double points = static_cast<double>(this->m_NumberOfValidPoints);
+      this->m_Value = sums.value[1] / points;
+      if (withDerivative)
+      {
+        *this->m_DerivativeResult /= points;
+      }
+    }
+    this->ReportModulePath();
+  }
 };
 } // namespace itk
-
-#ifndef ITK_MANUAL_INSTANTIATION
-#  include "itkMeanSquaresImageToImageMetricv4GPU.hxx"
-#endif
 
 #endif

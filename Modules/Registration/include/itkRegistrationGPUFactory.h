@@ -10,10 +10,11 @@ namespace itk
  * \brief Makes the v4 image metrics' New() return their GPU twins.
  *
  * After RegistrationGPUFactory::RegisterOneFactory(),
- * MeanSquaresImageToImageMetricv4<Image<T, D>, Image<T, D>>::New() (T float or
- * double, D 2 or 3, the default virtual image, double computation and traits)
- * returns a MeanSquaresImageToImageMetricv4GPU: a registration program that
- * creates its metric that way runs its metric on the GPU without another change.
+ * MeanSquaresImageToImageMetricv4<Image<T, D>, Image<T, D>>::New() and
+ * MattesMutualInformationImageToImageMetricv4<...>::New() (T float or double, D 2 or
+ * 3, the default virtual image, double computation and traits) return their GPU
+ * twins: a registration program that creates its metric that way runs it on the
+ * GPU without another change.
  *
  * \ingroup CudaImageFilters
  */

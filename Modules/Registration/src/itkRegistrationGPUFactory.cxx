@@ -1,4 +1,5 @@
 #include "itkRegistrationGPUFactory.h"
+#include "itkMattesMutualInformationImageToImageMetricv4GPU.h"
 #include "itkMeanSquaresImageToImageMetricv4GPU.h"
 
 namespace itk
@@ -10,6 +11,8 @@ RegistrationGPUFactory::OverrideFor()
   using ImageType = Image<TPixel, VDimension>;
   this->OverrideWith<MeanSquaresImageToImageMetricv4<ImageType, ImageType>,
                      MeanSquaresImageToImageMetricv4GPU<ImageType, ImageType>>();
+  this->OverrideWith<MattesMutualInformationImageToImageMetricv4<ImageType, ImageType>,
+                     MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType>>();
 }
 
 RegistrationGPUFactory::RegistrationGPUFactory()

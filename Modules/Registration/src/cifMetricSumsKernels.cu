@@ -1,8 +1,9 @@
-// The GPU path of MeanSquaresImageToImageMetricv4 (cifMeanSquaresMetricDevice.h):
-// the per-point math of cifImageMetricMath.h in kernels whose sums are reduced in a
-// fixed order, so that every run gives the same bits.
+// The GPU path of the metrics' sums (cifMetricSumsDevice.h): the per-point math of
+// cifImageMetricMath.h and cifMetricPointTerms.h in kernels whose sums are reduced
+// in a fixed order (or, for Mattes' histogram, in integers), so that every run
+// gives the same bits.
 #include "cifCudaCheck.cuh"
-#include "cifMeanSquaresMetricDevice.h"
+#include "cifMetricSumsDevice.h"
 
 #include <cuda_runtime.h>
 
@@ -47,10 +48,10 @@ TreeReduce(double (*shared)[S])
 
 /** Value and, for an affine-family stage, the force's moments: a block per 4096
  * points in the domain's own order. */
-template <int D, typename TValue, bool WithDerivative>
+template <int D, typename TValue, typename TTerm, bool WithDerivative>
 __global__ void __launch_bounds__(kNaturalThreads)
-  MeanSquaresNaturalKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
-                           const Point3 reference, double * blockSums)
+  NaturalOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
+                     const Point3 reference, double * blockSums)
 {
   constexpr int     S = WithDerivative ? 2 + kAffineMoments<D> : 2;
   __shared__ double shared[kNaturalThreads][S];
@@ -70,9 +71,13 @@ __global__ void __launch_bounds__(kNaturalThreads)
     {
       continue;
     }
-    double force[3];
+    double force[3], value;
+    if (!term.template Apply<D>(s, value, force))
+    {
+      continue;
+    }
     local[0] += 1.0;
-    local[1] += MeanSquaresPointTerm<D, TValue>(s, force);
+    local[1] += value;
     if constexpr (WithDerivative)
     {
       double h[3];
@@ -93,10 +98,10 @@ __global__ void __launch_bounds__(kNaturalThreads)
 
 /** A block per work item of the point order: the value's sums, and the item's
  * partials of force x weight for the 4^D control points of its cell's support. */
-template <int D, typename TValue>
+template <int D, typename TValue, typename TTerm>
 __global__ void __launch_bounds__(kItemThreads)
-  MeanSquaresItemKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
-                        const MetricPointOrderView order, double * itemSums, double * itemPartials)
+  WorkItemKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
+                 const MetricPointOrderView order, double * itemSums, double * itemPartials)
 {
   constexpr int     kOutputs = kSupportPoints<D> * D;
   constexpr int     kOutputsPerThread = (kOutputs + kItemThreads - 1) / kItemThreads;
@@ -121,11 +126,11 @@ __global__ void __launch_bounds__(kItemThreads)
       double v[3];
       VirtualPointOf<D>(scene.domain, order.order[p], v);
       const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, true);
-      if (s.valid)
+      double f[3], term_value;
+      if (s.valid && term.template Apply<D>(s, term_value, f))
       {
-        double f[3];
         count += 1.0;
-        value += MeanSquaresPointTerm<D, TValue>(s, f);
+        value += term_value;
         std::int64_t start[3];
         if (gather && BSplineSupport<D>(transform.bspline, s.q, start, w))
         {
@@ -247,11 +252,12 @@ Reserve(DeviceBuffer & buffer, std::size_t bytes)
 }
 } // namespace
 
-template <int D, typename TValue>
+template <int D, typename TValue, typename TTerm>
 MetricSums
-EvaluateMeanSquaresOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                            const MetricPointOrderView * order, const double reference[3], bool withDerivative,
-                            MetricDeviceWorkspace & workspace, std::vector<double> * bsplineDerivative)
+EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                           const TTerm & term, const MetricPointOrderView * order, const double reference[3],
+                           bool withDerivative, MetricDeviceWorkspace & workspace,
+                           std::vector<double> * bsplineDerivative)
 {
   MetricSums   sums;
   const Point3 ref = { { reference[0], reference[1], reference[2] } };
@@ -263,13 +269,13 @@ EvaluateMeanSquaresOnDevice(const MetricScene<TValue> & scene, const MetricMovin
     double * blockSums = workspace.blockSums.As<double>();
     if (withDerivative)
     {
-      MeanSquaresNaturalKernel<D, TValue, true>
-        <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, ref, blockSums);
+      NaturalOrderKernel<D, TValue, TTerm, true>
+        <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, term, ref, blockSums);
     }
     else
     {
-      MeanSquaresNaturalKernel<D, TValue, false>
-        <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, ref, blockSums);
+      NaturalOrderKernel<D, TValue, TTerm, false>
+        <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, term, ref, blockSums);
     }
     CIF_CUDA_CHECK_LAUNCH();
     SumRowsKernel<kMaxMetricSums><<<1, kSumThreads>>>(blockSums, blocks, workspace.result.As<double>());
@@ -287,8 +293,8 @@ EvaluateMeanSquaresOnDevice(const MetricScene<TValue> & scene, const MetricMovin
   Reserve(workspace.derivative, static_cast<std::size_t>(D * controlPoints) * sizeof(double));
   if (items > 0)
   {
-    MeanSquaresItemKernel<D, TValue><<<static_cast<unsigned int>(items), kItemThreads>>>(
-      scene, transform, *order, workspace.blockSums.As<double>(), workspace.itemPartials.As<double>());
+    WorkItemKernel<D, TValue, TTerm><<<static_cast<unsigned int>(items), kItemThreads>>>(
+      scene, transform, term, *order, workspace.blockSums.As<double>(), workspace.itemPartials.As<double>());
     CIF_CUDA_CHECK_LAUNCH();
   }
   SumRowsKernel<2><<<1, kSumThreads>>>(workspace.blockSums.As<double>(), items, workspace.result.As<double>());
@@ -303,5 +309,86 @@ EvaluateMeanSquaresOnDevice(const MetricScene<TValue> & scene, const MetricMovin
   return sums;
 }
 
-CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_MEAN_SQUARES_ON_DEVICE)
+namespace
+{
+constexpr int kHistogramThreads = 256;
+constexpr int kMaxSharedHistogramBins = 64;
+
+/** Mattes' joint histogram and fixed marginal, in integers: per block in shared
+ * memory (or straight in global memory for more than 64 bins), then added to the
+ * global sums. Integer additions give the same sums in any order. */
+template <int D, typename TValue>
+__global__ void __launch_bounds__(kHistogramThreads)
+  MattesHistogramKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
+                        const MattesParzen parzen, unsigned long long * global)
+{
+  extern __shared__ unsigned long long shared[];
+  const int                            bins = parzen.bins;
+  const int                            entries = bins * bins + bins + 1; // joint, fixed marginal, valid points
+  const bool                           inShared = bins <= kMaxSharedHistogramBins;
+  unsigned long long *                 histogram = inShared ? shared : global;
+  if (inShared)
+  {
+    for (int k = threadIdx.x; k < entries; k += kHistogramThreads)
+    {
+      shared[k] = 0;
+    }
+    __syncthreads();
+  }
+  for (std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * kHistogramThreads + threadIdx.x;
+       n < scene.domain.count; n += static_cast<std::int64_t>(gridDim.x) * kHistogramThreads)
+  {
+    double v[3];
+    VirtualPointOf<D>(scene.domain, n, v);
+    const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, false);
+    std::int64_t            fixedBin, first, w[4];
+    if (!MattesPointBins(parzen, s, fixedBin, first, w))
+    {
+      continue;
+    }
+    for (int k = 0; k < 4; ++k)
+    {
+      atomicAdd(histogram + fixedBin * bins + first + k, static_cast<unsigned long long>(w[k]));
+    }
+    atomicAdd(histogram + bins * bins + fixedBin, 1ull);
+    atomicAdd(histogram + bins * bins + bins, 1ull);
+  }
+  if (inShared)
+  {
+    __syncthreads();
+    for (int k = threadIdx.x; k < entries; k += kHistogramThreads)
+    {
+      if (shared[k] != 0)
+      {
+        atomicAdd(global + k, shared[k]);
+      }
+    }
+  }
+}
+} // namespace
+
+template <int D, typename TValue>
+void
+MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                        const MattesParzen & parzen, MetricDeviceWorkspace & workspace, MattesHistogram & histogram)
+{
+  const int         bins = parzen.bins;
+  const std::size_t entries = static_cast<std::size_t>(bins) * bins + bins + 1;
+  Reserve(workspace.histogram, entries * sizeof(unsigned long long));
+  auto * global = workspace.histogram.As<unsigned long long>();
+  CIF_CUDA_CHECK(cudaMemsetAsync(global, 0, entries * sizeof(unsigned long long), 0));
+  const std::int64_t wanted = (scene.domain.count + kHistogramThreads - 1) / kHistogramThreads;
+  const unsigned int blocks = static_cast<unsigned int>(std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, 4096)));
+  const std::size_t  sharedBytes = bins <= kMaxSharedHistogramBins ? entries * sizeof(unsigned long long) : 0;
+  MattesHistogramKernel<D, TValue><<<blocks, kHistogramThreads, sharedBytes>>>(scene, transform, parzen, global);
+  CIF_CUDA_CHECK_LAUNCH();
+  std::vector<std::int64_t> all(entries);
+  workspace.histogram.Download(all.data(), entries * sizeof(std::int64_t));
+  histogram.Reset(bins);
+  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, histogram.joint.begin());
+  std::copy(all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, all.end() - 1, histogram.fixedMarginal.begin());
+  histogram.validPoints = all.back();
+}
+
+CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE)
 } // namespace cif

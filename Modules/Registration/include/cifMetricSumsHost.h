@@ -1,19 +1,21 @@
-#ifndef cifMeanSquaresMetricHost_h
-#define cifMeanSquaresMetricHost_h
+#ifndef cifMetricSumsHost_h
+#define cifMetricSumsHost_h
 
 #include "cifImageMetricMath.h"
 #include "cifMetricPointOrder.h"
+#include "cifMetricPointTerms.h"
 
 #include <cstdint>
 #include <vector>
 
-/** \file cifMeanSquaresMetricHost.h
- * itk::MeanSquaresImageToImageMetricv4's value and derivative as sums over the
- * points (the per-point term shared with the CUDA kernels), and the CPU path that
- * forms them: for an affine-family optimized stage the force's moments, from which
- * the caller forms the derivative with the transform's own Jacobian; for a cubic
- * B-spline stage the per-cell partial sums of force x weight, gathered per control
- * point in a fixed order. The sums do not depend on the number of threads. */
+/** \file cifMetricSumsHost.h
+ * A metric's sums over the points for one of its point terms (cifMetricPointTerms.h:
+ * the term, and the force whose product with the transform's Jacobian is the
+ * point's derivative), and the CPU path that forms them: for an affine-family
+ * optimized stage the force's moments, from which the caller forms the derivative
+ * with the transform's own Jacobian; for a cubic B-spline stage the per-cell partial
+ * sums of force x weight, gathered per control point in a fixed order. The sums do
+ * not depend on the number of threads. */
 namespace cif
 {
 /** The sums of one evaluation: [0] valid points, [1] the metric's sum, then for an
@@ -23,22 +25,6 @@ struct MetricSums
 {
   double value[kMaxMetricSums] = {};
 };
-
-/** MeanSquaresImageToImageMetricv4GetValueAndDerivativeThreader::ProcessPoint: the
- * squared difference (the difference taken in the pixel type, as ITK does) and the
- * force 2 (F - M) grad M, whose product with the transform's Jacobian is ITK's
- * per-point derivative. */
-template <int D, typename TValue>
-CIF_HD double
-MeanSquaresPointTerm(const MetricPointSample & s, double force[3])
-{
-  const double difference = static_cast<double>(static_cast<TValue>(s.fixedValue - s.movingValue));
-  for (int a = 0; a < 3; ++a)
-  {
-    force[a] = a < D ? 2.0 * difference * s.movingGradient[a] : 0.0;
-  }
-  return difference * difference;
-}
 
 /** Adds one valid point's force \a h (pulled back to the optimized stage) to the
  * affine moments about \a reference. */
@@ -136,17 +122,18 @@ AddBSplinePartials(const TransformStage & bspline, const double h[3], const doub
   }
 }
 
-/** The CPU path of MeanSquaresImageToImageMetricv4 over \a scene's points. With
+/** The CPU path of a metric's sums (\a term: a point term of cifMetricPointTerms.h)
+ * over \a scene's points. With
  * \a withDerivative and a B-spline stage, \a order must be built for this scene and
  * grid (BuildMetricPointOrder) and \a bsplineDerivative gets the D x P sums
  * (parameter layout of itk::BSplineTransform: axis, then control point); with an
  * affine-family stage the moments about \a reference land in \a sums. Nothing is
  * divided by the number of points yet. \a parallelFor: a callable (count, body(i)). */
-template <int D, typename TValue, typename TParallelFor>
+template <int D, typename TValue, typename TTerm, typename TParallelFor>
 MetricSums
-EvaluateMeanSquaresOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                          const MetricPointOrder * order, const double reference[3], bool withDerivative,
-                          TParallelFor && parallelFor, std::vector<double> * bsplineDerivative)
+EvaluateMetricSumsOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                         const TTerm & term, const MetricPointOrder * order, const double reference[3],
+                         bool withDerivative, TParallelFor && parallelFor, std::vector<double> * bsplineDerivative)
 {
   MetricSums total;
   const bool bsplineGather = withDerivative && transform.kind == OptimizedStageKind::BSpline;
@@ -168,9 +155,13 @@ EvaluateMeanSquaresOnHost(const MetricScene<TValue> & scene, const MetricMovingT
         {
           continue;
         }
-        double force[3], h[3];
+        double force[3], h[3], value;
+        if (!term.template Apply<D>(s, value, force))
+        {
+          continue;
+        }
         sums.value[0] += 1.0;
-        sums.value[1] += MeanSquaresPointTerm<D, TValue>(s, force);
+        sums.value[1] += value;
         if (withDerivative)
         {
           PullBackThroughAfter<D>(transform, force, h);
@@ -205,9 +196,13 @@ EvaluateMeanSquaresOnHost(const MetricScene<TValue> & scene, const MetricMovingT
       {
         continue;
       }
-      double force[3], h[3];
+      double force[3], h[3], value;
+      if (!term.template Apply<D>(s, value, force))
+      {
+        continue;
+      }
       sums.value[0] += 1.0;
-      sums.value[1] += MeanSquaresPointTerm<D, TValue>(s, force);
+      sums.value[1] += value;
       if (item.cell < order->cellCount)
       {
         PullBackThroughAfter<D>(transform, force, h);

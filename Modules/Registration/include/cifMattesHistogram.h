@@ -1,0 +1,161 @@
+#ifndef cifMattesHistogram_h
+#define cifMattesHistogram_h
+
+#include "cifImageMetricMath.h"
+#include "cifMetricPointTerms.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+/** \file cifMattesHistogram.h
+ * MattesMutualInformationImageToImageMetricv4's first pass: the joint histogram of
+ * fixed and moving values with its Parzen windows (a box for the fixed value, the
+ * cubic B-spline for the moving one) and the fixed marginal, in integer fixed point
+ * (kParzenFixedPointScale) so that the sums are the same whatever the order; then
+ * ITK's ComputeResults: the pdfs, the value, and the table of nFactor x pRatio per
+ * bin that the second pass (MattesDerivativeTerm) turns into forces. */
+namespace cif
+{
+struct MattesHistogram
+{
+  std::vector<std::int64_t> joint;         ///< bins x bins, fixed bin major, x 2^32
+  std::vector<std::int64_t> fixedMarginal; ///< bins, points per fixed bin
+  std::int64_t              validPoints = 0;
+
+  void
+  Reset(int bins)
+  {
+    joint.assign(static_cast<std::size_t>(bins) * bins, 0);
+    fixedMarginal.assign(static_cast<std::size_t>(bins), 0);
+    validPoints = 0;
+  }
+};
+
+/** One point's Parzen contributions: false where Mattes leaves the point out (not
+ * sampled, or a moving value outside the moving true range). */
+CIF_HD bool
+MattesPointBins(const MattesParzen & parzen, const MetricPointSample & s, std::int64_t & fixedBin,
+                std::int64_t & firstMovingBin, std::int64_t weights[4])
+{
+  double argument;
+  if (!s.valid || !parzen.MovingWindow(s.movingValue, firstMovingBin, argument))
+  {
+    return false;
+  }
+  fixedBin = parzen.FixedBin(s.fixedValue);
+  for (int k = 0; k < 4; ++k)
+  {
+    weights[k] = static_cast<std::int64_t>(llrint(CubicBSplineKernel(argument + k) * kParzenFixedPointScale));
+  }
+  return true;
+}
+
+/** The first pass on the CPU. \a parallelFor: a callable (count, body(i)). */
+template <int D, typename TValue, typename TParallelFor>
+void
+MattesHistogramOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                      const MattesParzen & parzen, TParallelFor && parallelFor, MattesHistogram & histogram)
+{
+  constexpr std::int64_t       slices = 64;
+  const std::int64_t           count = scene.domain.count;
+  std::vector<MattesHistogram> partial(static_cast<std::size_t>(slices));
+  parallelFor(slices, [&](std::int64_t slice) {
+    MattesHistogram & h = partial[slice];
+    h.Reset(parzen.bins);
+    const std::int64_t begin = count * slice / slices, end = count * (slice + 1) / slices;
+    for (std::int64_t n = begin; n < end; ++n)
+    {
+      double v[3];
+      VirtualPointOf<D>(scene.domain, n, v);
+      const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, false);
+      std::int64_t            fixedBin, first, w[4];
+      if (!MattesPointBins(parzen, s, fixedBin, first, w))
+      {
+        continue;
+      }
+      ++h.validPoints;
+      ++h.fixedMarginal[fixedBin];
+      for (int k = 0; k < 4; ++k)
+      {
+        h.joint[fixedBin * parzen.bins + first + k] += w[k];
+      }
+    }
+  });
+  histogram.Reset(parzen.bins);
+  for (const MattesHistogram & h : partial)
+  {
+    histogram.validPoints += h.validPoints;
+    for (std::size_t k = 0; k < h.joint.size(); ++k)
+    {
+      histogram.joint[k] += h.joint[k];
+    }
+    for (std::size_t k = 0; k < h.fixedMarginal.size(); ++k)
+    {
+      histogram.fixedMarginal[k] += h.fixedMarginal[k];
+    }
+  }
+}
+
+/** MattesMutualInformationImageToImageMetricv4::ComputeResults from the histogram:
+ * the value (-MI) and, in \a ratioTable (bins x bins), nFactor x pRatio for the
+ * second pass. The caller has checked ITK's errors (no valid point, a joint pdf
+ * summing to zero: JointPDFSum()). */
+inline double
+JointPDFSum(const MattesHistogram & histogram)
+{
+  std::int64_t sum = 0;
+  for (std::int64_t v : histogram.joint)
+  {
+    sum += v;
+  }
+  return static_cast<double>(sum) / kParzenFixedPointScale;
+}
+
+inline double
+MattesValueAndRatios(const MattesParzen & parzen, const MattesHistogram & histogram, std::vector<double> & ratioTable)
+{
+  const int           bins = parzen.bins;
+  const double        normalization = 1.0 / JointPDFSum(histogram);
+  std::vector<double> joint(histogram.joint.size()), fixedMarginal(static_cast<std::size_t>(bins)),
+    movingMarginal(static_cast<std::size_t>(bins), 0.0);
+  for (std::size_t k = 0; k < joint.size(); ++k)
+  {
+    joint[k] = static_cast<double>(histogram.joint[k]) / kParzenFixedPointScale * normalization;
+  }
+  for (int f = 0; f < bins; ++f)
+  {
+    fixedMarginal[f] = static_cast<double>(histogram.fixedMarginal[f]) * normalization;
+    for (int m = 0; m < bins; ++m)
+    {
+      movingMarginal[m] += joint[f * bins + m];
+    }
+  }
+  constexpr double closeToZero = std::numeric_limits<double>::epsilon();
+  const double     nFactor = -1.0 / (parzen.movingBinSize * static_cast<double>(histogram.validPoints));
+  ratioTable.assign(joint.size(), 0.0);
+  double sum = 0.0;
+  for (int f = 0; f < bins; ++f)
+  {
+    if (!(fixedMarginal[f] > closeToZero))
+    {
+      continue;
+    }
+    const double logFixed = std::log(fixedMarginal[f]);
+    for (int m = 0; m < bins; ++m)
+    {
+      const double p = joint[f * bins + m];
+      if (movingMarginal[m] > closeToZero && p > closeToZero)
+      {
+        const double pRatio = std::log(p / movingMarginal[m]);
+        sum += p * (pRatio - logFixed);
+        ratioTable[f * bins + m] = nFactor * pRatio;
+      }
+    }
+  }
+  return -sum;
+}
+} // namespace cif
+
+#endif

@@ -1,0 +1,144 @@
+#ifndef cifMetricPointTerms_h
+#define cifMetricPointTerms_h
+
+#include "cifImageMetricMath.h"
+
+#include <cstdint>
+
+/** \file cifMetricPointTerms.h
+ * What each metric makes of one sampled point (ITK's per-metric ProcessPoint): a
+ * term of the value's sum and a "force" f, the derivative of the point's
+ * contribution with respect to the moving point, so that the point's derivative is
+ * f^T J (J: the moving transform's Jacobian). The CUDA kernels and the CPU path
+ * share these. A term's Apply returns false for a point the metric leaves out. */
+namespace cif
+{
+/** MeanSquaresImageToImageMetricv4GetValueAndDerivativeThreader::ProcessPoint: the
+ * squared difference (the difference in the pixel type, as ITK takes it) and the
+ * force 2 (F - M) grad M. */
+template <typename TValue>
+struct MeanSquaresTerm
+{
+  template <int D>
+  CIF_HD bool
+  Apply(const MetricPointSample & s, double & value, double force[3]) const
+  {
+    const double difference = static_cast<double>(static_cast<TValue>(s.fixedValue - s.movingValue));
+    for (int a = 0; a < 3; ++a)
+    {
+      force[a] = a < D ? 2.0 * difference * s.movingGradient[a] : 0.0;
+    }
+    value = difference * difference;
+    return true;
+  }
+};
+
+/** itk::BSplineKernelFunction<3>::Evaluate is CubicBSplineKernel (cifTransformChain.h);
+ * itk::BSplineDerivativeKernelFunction<3>::Evaluate, term for term. */
+CIF_HD double
+CubicBSplineDerivativeKernel(double u)
+{
+  if (u >= 0.0 && u < 1.0)
+  {
+    return -2.0 * u + 1.5 * u * u;
+  }
+  if (u > -1.0 && u < 0.0)
+  {
+    return -2.0 * u - 1.5 * u * u;
+  }
+  if (u >= 1.0 && u < 2.0)
+  {
+    return -2.0 + 2.0 * u - 0.5 * u * u;
+  }
+  if (u > -2.0 && u <= -1.0)
+  {
+    return 2.0 + 2.0 * u + 0.5 * u * u;
+  }
+  return 0.0;
+}
+
+/** The Parzen windows of MattesMutualInformationImageToImageMetricv4 (from its
+ * Initialize: true ranges, bin sizes padded by 2 bins, normalized minima). */
+struct MattesParzen
+{
+  int    bins = 50;
+  double fixedBinSize = 1.0;
+  double fixedNormalizedMin = 0.0;
+  double movingBinSize = 1.0;
+  double movingNormalizedMin = 0.0;
+  double movingTrueMin = 0.0;
+  double movingTrueMax = 0.0;
+
+  /** ComputeSingleFixedImageParzenWindowIndex. */
+  CIF_HD std::int64_t
+  FixedBin(double fixedValue) const
+  {
+    const double term = fixedValue / fixedBinSize - fixedNormalizedMin;
+    auto         index = static_cast<std::int64_t>(term);
+    const auto   last = static_cast<std::int64_t>(bins) - 3;
+    return index < 2 ? 2 : (index > last ? last : index);
+  }
+
+  /** The moving value's window: false outside the moving true range (ITK leaves
+   * the point out); else the first of the 4 bins it touches and the kernel argument
+   * at that bin (the next bins' arguments are 1, 2, 3 more). */
+  CIF_HD bool
+  MovingWindow(double movingValue, std::int64_t & firstBin, double & firstArgument) const
+  {
+    if (movingValue < movingTrueMin || movingValue > movingTrueMax)
+    {
+      return false;
+    }
+    const double term = movingValue / movingBinSize - movingNormalizedMin;
+    auto         index = static_cast<std::int64_t>(term);
+    const auto   last = static_cast<std::int64_t>(bins) - 3;
+    index = index < 2 ? 2 : (index > last ? last : index);
+    firstBin = index - 1;
+    firstArgument = static_cast<double>(firstBin) - term;
+    return true;
+  }
+};
+
+/** The joint histogram's fixed-point scale: each Parzen weight is added as an
+ * integer of weight x 2^32, so that the histogram's sums do not depend on the order
+ * in which threads add them (the same bits on every run) and stay far from
+ * overflow (2^24 points x 4 bins x 2^32 < 2^63). */
+constexpr double kParzenFixedPointScale = 4294967296.0;
+
+/** Mattes' second pass: with the joint and marginal pdfs known, the derivative of
+ * ITK's value with respect to the moving point, per point: grad M times
+ * nFactor sum_k BSpline3'(argument_k) pRatio(fixed bin, moving bin_k), where
+ * \a ratioTable holds nFactor x pRatio per (fixed bin, moving bin) (0 where ITK
+ * skips the bin) and nFactor = -1 / (moving bin size x valid points). */
+struct MattesDerivativeTerm
+{
+  MattesParzen   parzen;
+  const double * ratioTable = nullptr;
+
+  template <int D>
+  CIF_HD bool
+  Apply(const MetricPointSample & s, double & value, double force[3]) const
+  {
+    std::int64_t first;
+    double       argument;
+    value = 0.0;
+    if (!parzen.MovingWindow(s.movingValue, first, argument))
+    {
+      return false;
+    }
+    const double * row = ratioTable + parzen.FixedBin(s.fixedValue) * parzen.bins;
+    double         scale = 0.0;
+    for (int k = 0; k < 4; ++k)
+    {
+      scale += CubicBSplineDerivativeKernel(argument + k) * row[first + k];
+    }
+    for (int a = 0; a < 3; ++a)
+    {
+      force[a] = a < D ? scale * s.movingGradient[a] : 0.0;
+    }
+    return true;
+  }
+};
+} // namespace cif
+
+#endif

@@ -1,0 +1,71 @@
+#ifndef cifMetricSumsDevice_h
+#define cifMetricSumsDevice_h
+
+#include "CudaImageFiltersExport.h"
+#include "cifDeviceBuffer.h"
+#include "cifMattesHistogram.h"
+#include "cifMetricSumsHost.h"
+
+#include <cstdint>
+#include <vector>
+
+/** \file cifMetricSumsDevice.h
+ * The GPU path of the metrics' sums: the same sums as EvaluateMetricSumsOnHost
+ * (cifMetricSumsHost.h), and Mattes' joint histogram, from a scene, transform
+ * and point order whose pointers are device pointers. Every sum is reduced in a fixed
+ * order (per block, then over blocks): the same bits on every run. Include only from
+ * code that links CudaImageFilters; ITK headers stay out of the CUDA sources. */
+namespace cif
+{
+/** A MetricPointOrder's arrays on the device. */
+struct MetricPointOrderView
+{
+  const std::uint32_t *  order = nullptr;
+  const MetricWorkItem * items = nullptr;
+  const std::int64_t *   cellItemBegin = nullptr;
+  std::int64_t           itemCount = 0;
+  std::int64_t           cellCount = 0;
+  std::int64_t           cellsPerAxis[3] = { 1, 1, 1 };
+};
+
+/** Device memory an evaluation reuses from one iteration to the next. */
+struct MetricDeviceWorkspace
+{
+  DeviceBuffer blockSums;
+  DeviceBuffer itemPartials;
+  DeviceBuffer derivative;
+  DeviceBuffer result;
+  DeviceBuffer table;
+  DeviceBuffer histogram;
+};
+
+/** EvaluateMetricSumsOnHost on the current device (\a term's pointers are device
+ * pointers). \a bsplineDerivative (host) receives the D x P sums when a B-spline
+ * stage's derivative is asked for. */
+template <int D, typename TValue, typename TTerm>
+CudaImageFilters_EXPORT MetricSums
+EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                           const TTerm & term, const MetricPointOrderView * order, const double reference[3],
+                           bool withDerivative, MetricDeviceWorkspace & workspace,
+                           std::vector<double> * bsplineDerivative);
+
+/** MattesHistogramOnHost on the current device. */
+template <int D, typename TValue>
+CudaImageFilters_EXPORT void
+MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                        const MattesParzen & parzen, MetricDeviceWorkspace & workspace, MattesHistogram & histogram);
+
+#define CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE(D, TValue)                                                          \
+  template MetricSums EvaluateMetricSumsOnDevice<D, TValue, MeanSquaresTerm<TValue>>(                            \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const MeanSquaresTerm<TValue> &,                 \
+    const MetricPointOrderView *, const double[3], bool, MetricDeviceWorkspace &, std::vector<double> *);      \
+  template MetricSums EvaluateMetricSumsOnDevice<D, TValue, MattesDerivativeTerm>(                               \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const MattesDerivativeTerm &,                    \
+    const MetricPointOrderView *, const double[3], bool, MetricDeviceWorkspace &, std::vector<double> *);      \
+  template void MattesHistogramOnDevice<D, TValue>(const MetricScene<TValue> &, const MetricMovingTransform &, \
+                                                   const MattesParzen &, MetricDeviceWorkspace &,              \
+                                                   MattesHistogram &);
+#define CIF_FOR_EACH_METRIC_INSTANCE(M) M(2, float) M(2, double) M(3, float) M(3, double)
+} // namespace cif
+
+#endif

@@ -1,0 +1,135 @@
+#ifndef itkImageMetricv4GPUBase_h
+#define itkImageMetricv4GPUBase_h
+
+#include "itkCudaImageFilterBase.h"
+#include "itkImageMetricv4Scene.h"
+
+#include <memory>
+#include <string>
+
+namespace itk
+{
+/** \class ImageMetricv4GPUBase
+ * \brief What the GPU twins of ITK's v4 image metrics share: the scene prepared in
+ * Initialize() from the metric's state, the choice among the GPU path, the module's
+ * CPU path and ITK's own code, and its report (GetLastExecutionPath(),
+ * GetLastExecutionReason()).
+ *
+ * \a TMetric is the ITK metric the twin derives from (MeanSquares..., Mattes...).
+ *
+ * \ingroup CudaImageFilters
+ */
+template <typename TMetric>
+class ITK_TEMPLATE_EXPORT ImageMetricv4GPUBase : public CudaImageFilterBase<TMetric>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(ImageMetricv4GPUBase);
+
+  using Self = ImageMetricv4GPUBase;
+  using Superclass = CudaImageFilterBase<TMetric>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  using MetricType = TMetric;
+  using SceneType = ImageMetricv4Scene<TMetric>;
+
+  itkTypeMacro(ImageMetricv4GPUBase, TMetric);
+
+  /** ITK's Initialize, then the module's scene (per level of a registration). */
+  void
+  Initialize() override
+  {
+    TMetric::Initialize();
+    if (m_Threader.IsNull())
+    {
+      m_Threader = MultiThreaderBase::New();
+    }
+    ImageMetricv4State<TMetric> state;
+    state.fixedImage = this->m_FixedImage.GetPointer();
+    state.movingImage = this->m_MovingImage.GetPointer();
+    state.virtualImage = this->m_VirtualImage.GetPointer();
+    state.virtualRegion = this->GetVirtualRegion();
+    state.sampledPoints = this->m_UseSampledPointSet ? this->m_VirtualSampledPointSet.GetPointer() : nullptr;
+    state.fixedTransform = this->m_FixedTransform.GetPointer();
+    state.fixedInterpolator = this->m_FixedInterpolator.GetPointer();
+    state.movingInterpolator = this->m_MovingInterpolator.GetPointer();
+    state.fixedMask = this->m_FixedImageMask.GetPointer();
+    state.movingMask = this->m_MovingImageMask.GetPointer();
+    state.movingGradientImage =
+      this->m_UseMovingImageGradientFilter ? this->m_MovingImageGradientImage.GetPointer() : nullptr;
+    state.gradientFromDefaultCalculator =
+      !this->m_UseMovingImageGradientFilter &&
+      this->m_MovingImageGradientCalculator.GetPointer() == this->m_DefaultMovingImageGradientCalculator.GetPointer();
+    state.needsFixedGradient = this->GetGradientSourceIncludesFixed();
+    state.floatingPointCorrection = this->GetUseFloatingPointCorrection();
+    m_Scene = std::make_unique<SceneType>();
+    m_Scene->Prepare(state, this->RunsOnGPU(), m_Threader);
+  }
+
+  /** Why the last evaluation ran ITK's code (empty when the module's path ran). */
+  const std::string &
+  GetLastExecutionReason() const
+  {
+    return m_LastExecutionReason;
+  }
+
+protected:
+  ImageMetricv4GPUBase() = default;
+  ~ImageMetricv4GPUBase() override = default;
+
+  /** The scene with this evaluation's transform bound, or null (\a reason set)
+   * where ITK's code must run. */
+  SceneType *
+  BoundScene(std::string & reason) const
+  {
+    if (!m_Scene)
+    {
+      reason = "Initialize() has not run";
+      return nullptr;
+    }
+    if (!m_Scene->Supported())
+    {
+      reason = m_Scene->Reason();
+      return nullptr;
+    }
+    return m_Scene->BindTransform(this->m_MovingTransform.GetPointer(), reason) ? m_Scene.get() : nullptr;
+  }
+
+  /** Records that the module's path ran. */
+  void
+  ReportModulePath() const
+  {
+    const_cast<Self *>(this)->SetLastExecutionPath(m_Scene->OnGPU() ? CudaExecutionPath::GPU : CudaExecutionPath::CPU);
+    m_LastExecutionReason.clear();
+  }
+
+  /** ITK's own evaluation, recorded with \a reason. */
+  void
+  RunITK(const std::string & reason) const
+  {
+    m_LastExecutionReason = reason;
+    const_cast<Self *>(this)->SetLastExecutionPath(CudaExecutionPath::ITK);
+    TMetric::GetValueAndDerivativeExecute();
+  }
+
+  MultiThreaderBase *
+  GetThreader() const
+  {
+    return m_Threader;
+  }
+
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override
+  {
+    Superclass::PrintSelf(os, indent);
+    os << indent << "LastExecutionReason: " << (m_LastExecutionReason.empty() ? "(none)" : m_LastExecutionReason)
+       << std::endl;
+  }
+
+private:
+  MultiThreaderBase::Pointer         m_Threader;
+  mutable std::unique_ptr<SceneType> m_Scene;
+  mutable std::string                m_LastExecutionReason;
+};
+} // namespace itk
+
+#endif

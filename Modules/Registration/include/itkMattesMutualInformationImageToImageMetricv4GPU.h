@@ -1,0 +1,109 @@
+#ifndef itkMattesMutualInformationImageToImageMetricv4GPU_h
+#define itkMattesMutualInformationImageToImageMetricv4GPU_h
+
+#include "itkImageMetricv4GPUBase.h"
+#include "itkMattesMutualInformationImageToImageMetricv4.h"
+
+#include <vector>
+
+namespace itk
+{
+/** \class MattesMutualInformationImageToImageMetricv4GPU
+ * \brief itk::MattesMutualInformationImageToImageMetricv4 whose value and derivative
+ * are computed on the GPU (or by the module's CPU path where there is none).
+ *
+ * The same inputs and semantics as MeanSquaresImageToImageMetricv4GPU (which lists
+ * what the module takes; ITK's code runs for anything else), with ITK's Mattes
+ * histogram: the true intensity ranges and padded bins of its Initialize(), the
+ * zero-order Parzen window for the fixed value and the cubic one for the moving
+ * value, points whose moving value leaves the moving range left out, ITK's errors
+ * when no point is valid or the joint pdf sums to zero, and its pdf normalisation.
+ *
+ * Two passes instead of ITK's joint-pdf derivative per parameter (bins x bins x
+ * parameters, gigabytes for a fine B-spline grid): the joint histogram first (in
+ * integer fixed point: the same bits whatever the order), then per point the
+ * derivative of the value with respect to the moving point (a force from the pdf
+ * table and the moving gradient), gathered per parameter like MeanSquares'.
+ *
+ * The joint pdf of the last evaluation is not kept: GetJointPDF() and
+ * GetJointPDFDerivatives() are those of ITK's code and stay empty on the module's
+ * path.
+ *
+ * \ingroup CudaImageFilters
+ */
+template <typename TFixedImage, typename TMovingImage, typename TVirtualImage = TFixedImage,
+          typename TInternalComputationValueType = double,
+          typename TMetricTraits =
+            DefaultImageToImageMetricTraitsv4<TFixedImage, TMovingImage, TVirtualImage, TInternalComputationValueType>>
+class ITK_TEMPLATE_EXPORT MattesMutualInformationImageToImageMetricv4GPU
+  : public ImageMetricv4GPUBase<MattesMutualInformationImageToImageMetricv4<
+      TFixedImage, TMovingImage, TVirtualImage, TInternalComputationValueType, TMetricTraits>>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(MattesMutualInformationImageToImageMetricv4GPU);
+
+  using Self = MattesMutualInformationImageToImageMetricv4GPU;
+  using MetricType = MattesMutualInformationImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
+                                                                 TInternalComputationValueType, TMetricTraits>;
+  using Superclass = ImageMetricv4GPUBase<MetricType>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  itkNewMacro(Self);
+  itkTypeMacro(MattesMutualInformationImageToImageMetricv4GPU, MattesMutualInformationImageToImageMetricv4);
+
+protected:
+  MattesMutualInformationImageToImageMetricv4GPU() = default;
+  ~MattesMutualInformationImageToImageMetricv4GPU() override = default;
+
+  void
+  GetValueAndDerivativeExecute() const override
+  {
+    std::string reason;
+    auto *      scene = this->BoundScene(reason);
+    if (scene == nullptr)
+    {
+      this->RunITK(reason);
+      return;
+    }
+    cif::MattesParzen parzen;
+    parzen.bins = static_cast<int>(this->m_NumberOfHistogramBins);
+    parzen.fixedBinSize = this->m_FixedImageBinSize;
+    parzen.fixedNormalizedMin = this->m_FixedImageNormalizedMin;
+    parzen.movingBinSize = this->m_MovingImageBinSize;
+    parzen.movingNormalizedMin = this->m_MovingImageNormalizedMin;
+    parzen.movingTrueMin = this->m_MovingImageTrueMin;
+    parzen.movingTrueMax = this->m_MovingImageTrueMax;
+
+    cif::MattesHistogram histogram;
+    scene->MattesHistogram(parzen, this->GetThreader(), histogram);
+    this->m_NumberOfValidPoints = static_cast<SizeValueType>(histogram.validPoints);
+    // ITK's ComputeResults, errors first.
+    if (this->m_NumberOfValidPoints == 0)
+    {
+      itkExceptionMacro("All samples map outside moving image buffer. "
+                        "The images do not sufficiently "
+                        "overlap. They need to be initialized to have more overlap before this "
+                        "metric will work. For instance, you can align the image centers by translation."
+                        << std::endl);
+    }
+    if (cif::JointPDFSum(histogram) < NumericTraits<double>::epsilon())
+    {
+      itkExceptionMacro("Joint PDF summed to zero");
+    }
+    std::vector<double> ratioTable;
+    this->m_Value = cif::MattesValueAndRatios(parzen, histogram, ratioTable);
+    if (this->GetComputeDerivative())
+    {
+      cif::MattesDerivativeTerm term;
+      term.parzen = parzen;
+      term.ratioTable = scene->StageTable(ratioTable);
+      cif::MetricSums sums;
+      scene->EvaluateSums(term, true, this->GetThreader(), sums, this->m_DerivativeResult);
+    }
+    this->ReportModulePath();
+  }
+};
+} // namespace itk
+
+#endif

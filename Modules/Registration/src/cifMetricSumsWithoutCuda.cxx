@@ -1,0 +1,27 @@
+// The device entry points of the metrics in a build without the CUDA toolkit. The
+// ITK metrics never call them there (cif::IsGPUAvailable() is false); they exist so
+// the library links.
+#include "cifCudaRuntime.h"
+#include "cifMetricSumsDevice.h"
+
+namespace cif
+{
+template <int D, typename TValue, typename TTerm>
+MetricSums
+EvaluateMetricSumsOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
+                           const MetricPointOrderView *, const double[3], bool, MetricDeviceWorkspace &,
+                           std::vector<double> *)
+{
+  throw CudaError("EvaluateMetricSumsOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+
+template <int D, typename TValue>
+void
+MattesHistogramOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &,
+                        MetricDeviceWorkspace &, MattesHistogram &)
+{
+  throw CudaError("MattesHistogramOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+
+CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE)
+} // namespace cif
