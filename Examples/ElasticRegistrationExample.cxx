@@ -43,6 +43,7 @@
 #include <iomanip>
 #include <iostream>
 #include <random>
+#include <sstream>
 #include <string>
 
 namespace
@@ -185,7 +186,24 @@ PathOf(const itk::Object * metric)
   return "ITK";
 }
 
-/** Prints the metric at the end of each level. */
+std::string
+TimingOf(const itk::Object * metric)
+{
+  if (const auto * m = dynamic_cast<const itk::MeanSquaresImageToImageMetricv4GPU<ImageType, ImageType> *>(metric))
+  {
+    return m->GetTimingReport();
+  }
+  if (const auto * m =
+        dynamic_cast<const itk::MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType> *>(metric))
+  {
+    return m->GetTimingReport();
+  }
+  return "";
+}
+
+/** Prints the metric, the iterations and where the time went for each level: what
+ * the optimizer's last IterationEvent of the level saw, printed when the next level
+ * starts (MultiResolutionIterationEvent) and after the last one (Flush()). */
 template <typename TRegistration>
 class LevelObserver : public itk::Command
 {
@@ -193,20 +211,23 @@ public:
   using Self = LevelObserver;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
-  const char * stage = "";
-  std::chrono::steady_clock::time_point levelStart = std::chrono::steady_clock::now();
   void
-  Execute(const itk::Object * caller, const itk::EventObject & event) override
+  Execute(const itk::Object *, const itk::EventObject & event) override
   {
-    const auto * registration = static_cast<const TRegistration *>(caller);
     if (itk::MultiResolutionIterationEvent().CheckEvent(&event))
     {
-      const unsigned int level = registration->GetCurrentLevel();
-      if (level > 0)
-      {
-        this->Report(registration, level - 1);
-      }
-      levelStart = std::chrono::steady_clock::now();
+      this->Flush();
+      m_LevelStart = std::chrono::steady_clock::now();
+    }
+    else if (itk::IterationEvent().CheckEvent(&event))
+    {
+      const auto * optimizer = m_Registration->GetOptimizer();
+      std::ostringstream line;
+      line << "  " << m_Stage << " level " << m_Registration->GetCurrentLevel() << ": metric "
+           << std::setprecision(6) << optimizer->GetCurrentMetricValue() << " after "
+           << optimizer->GetCurrentIteration() + 1 << " iterations, " << std::setprecision(3) << Seconds(m_LevelStart)
+           << " s (" << PathOf(m_Registration->GetMetric()) << "; " << TimingOf(m_Registration->GetMetric()) << ")";
+      m_Pending = line.str();
     }
   }
   void
@@ -215,14 +236,28 @@ public:
     this->Execute(static_cast<const itk::Object *>(caller), event);
   }
   void
-  Report(const TRegistration * registration, unsigned int level)
+  Watch(TRegistration * registration, const char * stage)
   {
-    const auto * optimizer = registration->GetOptimizer();
-    std::cout << "  " << stage << " level " << level << ": metric " << std::setprecision(6)
-              << optimizer->GetCurrentMetricValue() << " after " << optimizer->GetCurrentIteration()
-              << " iterations, " << std::setprecision(3) << Seconds(levelStart) << " s ("
-              << PathOf(registration->GetMetric()) << ")\n";
+    m_Registration = registration;
+    m_Stage = stage;
+    registration->AddObserver(itk::MultiResolutionIterationEvent(), this);
+    registration->GetModifiableOptimizer()->AddObserver(itk::IterationEvent(), this);
   }
+  void
+  Flush()
+  {
+    if (!m_Pending.empty())
+    {
+      std::cout << m_Pending << "\n";
+      m_Pending.clear();
+    }
+  }
+
+private:
+  const TRegistration *                 m_Registration = nullptr;
+  const char *                          m_Stage = "";
+  std::string                           m_Pending;
+  std::chrono::steady_clock::time_point m_LevelStart = std::chrono::steady_clock::now();
 };
 
 template <typename TRegistration>
@@ -429,12 +464,11 @@ main(int argc, char * argv[])
     affineRegistration->InPlaceOn();
     ConfigureLevels(affineRegistration.GetPointer(), o);
     auto affineObserver = LevelObserver<AffineRegistration>::New();
-    affineObserver->stage = "affine";
-    affineRegistration->AddObserver(itk::MultiResolutionIterationEvent(), affineObserver);
+    affineObserver->Watch(affineRegistration, "affine");
     if (o.affineStage)
     {
       affineRegistration->Update();
-      affineObserver->Report(affineRegistration, o.levels - 1);
+      affineObserver->Flush();
     }
     const double affineSeconds = Seconds(start);
 
@@ -486,11 +520,10 @@ main(int argc, char * argv[])
     ConfigureLevels(bsplineRegistration.GetPointer(), o);
     bsplineRegistration->SetTransformParametersAdaptorsPerLevel(adaptors);
     auto bsplineObserver = LevelObserver<BSplineRegistration>::New();
-    bsplineObserver->stage = "B-spline";
-    bsplineRegistration->AddObserver(itk::MultiResolutionIterationEvent(), bsplineObserver);
+    bsplineObserver->Watch(bsplineRegistration, "B-spline");
     const auto bsplineStart = std::chrono::steady_clock::now();
     bsplineRegistration->Update();
-    bsplineObserver->Report(bsplineRegistration, o.levels - 1);
+    bsplineObserver->Flush();
     const double bsplineSeconds = Seconds(bsplineStart);
 
     auto result = itk::CompositeTransform<double, D>::New();

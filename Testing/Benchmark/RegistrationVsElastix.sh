@@ -33,7 +33,7 @@ for n in $sizes; do
   end=$(date +%s.%N)
   "$transformix" -def all -tp "$d/elastix/TransformParameters.0.txt" -out "$d/field" > "$d/transformix.log" 2>&1
   error=$("$example" "${common[@]}" --field-error "$d/field/deformationField.mha" | grep -o 'mean .*')
-  printf '%5s^3  elastix 5.0.1 (%s threads)          %8.2f s   %s\n' "$n" "$cores" "$(echo "$end - $start" | bc)" "$error"
+  printf '%5s^3  elastix 5.0.1 (%s threads)          %8.2f s   %s\n' "$n" "$cores" "$(awk "BEGIN { print $end - $start }")" "$error"
   for run in "--metric mattes --samples 2048" "--metric mattes" "--metric meansquares"; do
     out=$("$example" "${common[@]}" $run 2>&1)
     t=$(echo "$out" | grep -o 'total [0-9.e+-]* s' | grep -o '[0-9.e+-]*' | head -1)

@@ -4,7 +4,9 @@
 #include "itkCudaImageFilterBase.h"
 #include "itkImageMetricv4Scene.h"
 
+#include <chrono>
 #include <memory>
+#include <sstream>
 #include <string>
 
 namespace itk
@@ -38,7 +40,9 @@ public:
   void
   Initialize() override
   {
+    const auto start = std::chrono::steady_clock::now();
     TMetric::Initialize();
+    const auto itkDone = std::chrono::steady_clock::now();
     if (m_Threader.IsNull())
     {
       m_Threader = MultiThreaderBase::New();
@@ -63,6 +67,27 @@ public:
     state.floatingPointCorrection = this->GetUseFloatingPointCorrection();
     m_Scene = std::make_unique<SceneType>();
     m_Scene->Prepare(state, this->RunsOnGPU(), m_Threader);
+    m_Timing = Timing{};
+    m_Timing.itkInitialize = std::chrono::duration<double>(itkDone - start).count();
+    m_Timing.scenePrepare = std::chrono::duration<double>(std::chrono::steady_clock::now() - itkDone).count();
+  }
+
+  /** Where the time went since the last Initialize(): ITK's Initialize (its gradient
+   * filter, Mattes' ranges...), the module's preparation (conversions, uploads), the
+   * evaluations (their number and total time, of which grouping the points by
+   * B-spline cell). */
+  std::string
+  GetTimingReport() const
+  {
+    std::ostringstream s;
+    s.precision(3);
+    s << "ITK initialize " << m_Timing.itkInitialize << " s, module prepare " << m_Timing.scenePrepare << " s, "
+      << m_Timing.evaluations << " evaluations " << m_Timing.evaluationSeconds << " s";
+    if (m_Scene && m_Scene->OrderSeconds() > 0.0)
+    {
+      s << " (point grouping " << m_Scene->OrderSeconds() << " s)";
+    }
+    return s.str();
   }
 
   /** Why the last evaluation ran ITK's code (empty when the module's path ran). */
@@ -75,6 +100,29 @@ public:
 protected:
   ImageMetricv4GPUBase() = default;
   ~ImageMetricv4GPUBase() override = default;
+
+  /** The module's path or ITK's, timed. */
+  void
+  GetValueAndDerivativeExecute() const override
+  {
+    const auto  start = std::chrono::steady_clock::now();
+    std::string reason;
+    if (auto * scene = this->BoundScene(reason))
+    {
+      this->EvaluateWithModule(*scene);
+      this->ReportModulePath();
+    }
+    else
+    {
+      this->RunITK(reason);
+    }
+    ++m_Timing.evaluations;
+    m_Timing.evaluationSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  /** The metric's evaluation on the module's scene (its transform bound). */
+  virtual void
+  EvaluateWithModule(SceneType & scene) const = 0;
 
   /** The scene with this evaluation's transform bound, or null (\a reason set)
    * where ITK's code must run. */
@@ -126,7 +174,16 @@ protected:
   }
 
 private:
+  struct Timing
+  {
+    double itkInitialize = 0.0;
+    double scenePrepare = 0.0;
+    long   evaluations = 0;
+    double evaluationSeconds = 0.0;
+  };
+
   MultiThreaderBase::Pointer         m_Threader;
+  mutable Timing                     m_Timing;
   mutable std::unique_ptr<SceneType> m_Scene;
   mutable std::string                m_LastExecutionReason;
 };

@@ -15,6 +15,7 @@
 #include "itkLinearInterpolateImageFunction.h"
 #include "itkMetricMovingTransformSplit.h"
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -97,6 +98,7 @@ public:
   Prepare(const StateType & state, bool onGPU, MultiThreaderBase * threader)
   {
     m_Supported = false;
+    m_OrderSeconds = 0.0;
     m_Order.reset();
     m_DeviceOrder = DeviceOrder{};
     if constexpr (!kTypesSupported)
@@ -119,6 +121,13 @@ public:
         m_Supported = true;
       }
     }
+  }
+
+  /** Seconds spent grouping the points by B-spline cell since Prepare(). */
+  double
+  OrderSeconds() const
+  {
+    return m_OrderSeconds;
   }
 
   /** Whether the scene was uploaded for the GPU path. */
@@ -511,6 +520,7 @@ private:
     {
       return;
     }
+    const auto start = std::chrono::steady_clock::now();
     m_Order = std::make_unique<cif::MetricPointOrder>(
       cif::BuildMetricPointOrder<D>(m_HostScene, t, MakeParallelFor(threader)));
     m_OrderKey = key;
@@ -535,6 +545,7 @@ private:
         }
       });
     }
+    m_OrderSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   struct OrderKey
@@ -554,6 +565,7 @@ private:
 
   bool                                     m_Supported = false;
   bool                                     m_OnGPU = false;
+  double                                   m_OrderSeconds = 0.0;
   std::string                              m_Reason;
   cif::MetricScene<ValueType>              m_HostScene;
   cif::MetricScene<ValueType>              m_DeviceScene;

@@ -57,15 +57,8 @@ protected:
   ~MattesMutualInformationImageToImageMetricv4GPU() override = default;
 
   void
-  GetValueAndDerivativeExecute() const override
+  EvaluateWithModule(typename Superclass::SceneType & scene) const override
   {
-    std::string reason;
-    auto *      scene = this->BoundScene(reason);
-    if (scene == nullptr)
-    {
-      this->RunITK(reason);
-      return;
-    }
     cif::MattesParzen parzen;
     parzen.bins = static_cast<int>(this->m_NumberOfHistogramBins);
     parzen.fixedBinSize = this->m_FixedImageBinSize;
@@ -76,7 +69,7 @@ protected:
     parzen.movingTrueMax = this->m_MovingImageTrueMax;
 
     cif::MattesHistogram histogram;
-    scene->MattesHistogram(parzen, this->GetThreader(), histogram);
+    scene.MattesHistogram(parzen, this->GetThreader(), histogram);
     this->m_NumberOfValidPoints = static_cast<SizeValueType>(histogram.validPoints);
     // ITK's ComputeResults, errors first.
     if (this->m_NumberOfValidPoints == 0)
@@ -97,11 +90,10 @@ protected:
     {
       cif::MattesDerivativeTerm term;
       term.parzen = parzen;
-      term.ratioTable = scene->StageTable(ratioTable);
+      term.ratioTable = scene.StageTable(ratioTable);
       cif::MetricSums sums;
-      scene->EvaluateSums(term, true, this->GetThreader(), sums, this->m_DerivativeResult);
+      scene.EvaluateSums(term, true, this->GetThreader(), sums, this->m_DerivativeResult);
     }
-    this->ReportModulePath();
   }
 };
 } // namespace itk

@@ -59,18 +59,11 @@ protected:
    * valid points, each divided by their number (ITK's warning, the largest value
    * and a zero derivative when there is none). */
   void
-  GetValueAndDerivativeExecute() const override
+  EvaluateWithModule(typename Superclass::SceneType & scene) const override
   {
-    std::string reason;
-    auto *      scene = this->BoundScene(reason);
-    if (scene == nullptr)
-    {
-      this->RunITK(reason);
-      return;
-    }
     const bool      withDerivative = this->GetComputeDerivative();
     cif::MetricSums sums;
-    scene->EvaluateSums(cif::MeanSquaresTerm<typename Superclass::SceneType::ValueType>{}, withDerivative,
+    scene.EvaluateSums(cif::MeanSquaresTerm<typename Superclass::SceneType::ValueType>{}, withDerivative,
                         this->GetThreader(), sums, this->m_DerivativeResult);
     this->m_NumberOfValidPoints = static_cast<SizeValueType>(sums.value[0]);
     if (this->VerifyNumberOfValidPoints(this->m_Value, *this->m_DerivativeResult))
@@ -82,7 +75,6 @@ protected:
         *this->m_DerivativeResult /= points;
       }
     }
-    this->ReportModulePath();
   }
 };
 } // namespace itk

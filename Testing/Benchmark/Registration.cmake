@@ -1,0 +1,9 @@
+# Registration sub-module: one GetValueAndDerivative of the v4 metrics (GPU, the
+# module's CPU path, ITK) against its floor, with the bus floor of the parameters
+# and derivative (cifBusFloor.h).
+add_executable(RegistrationBenchmark RegistrationBenchmark.cxx ${cif_bus_floor_source})
+target_link_libraries(RegistrationBenchmark PRIVATE CudaImageFilters)
+if(CudaImageFilters_BUILD_TESTING)
+  # Without a GPU: the CPU path and ITK at 32^3 with small point sets, in seconds.
+  add_test(NAME RegistrationBenchmarkRuns COMMAND RegistrationBenchmark --quick)
+endif()
