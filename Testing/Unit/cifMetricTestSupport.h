@@ -15,6 +15,7 @@
 #include "itkImageRegionIteratorWithIndex.h"
 #include "itkCudaExecutionPath.h"
 #include "itkImageToImageMetricv4.h"
+#include "itkObjectFactoryBase.h"
 #include "itkPointSet.h"
 #include "itkTranslationTransform.h"
 
@@ -23,6 +24,9 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <typeinfo>
+#include <utility>
+#include <vector>
 
 namespace cif_test
 {
@@ -334,6 +338,32 @@ Norm(const itk::Array<double> & a)
   return std::sqrt(s);
 }
 
+/** ITK's own metric \a TITK, also where a factory that overrides it with \a TTwin is
+ * registered: RegistrationGPUFactory::RegisterOneFactory() (the FactoryGivesTheTwin
+ * tests) registers it for the rest of the process, and TITK::New() then gives the
+ * twin: run as one process (the whole test binary), a later comparison with "ITK"
+ * compared the twin with itself. The override is switched off for this New() only. */
+template <typename TITK, typename TTwin>
+typename TITK::Pointer
+NewITKOwn()
+{
+  const char *                                           className = typeid(TITK).name();
+  const char *                                           twinName = typeid(TTwin).name();
+  std::vector<std::pair<itk::ObjectFactoryBase *, bool>> saved;
+  for (itk::ObjectFactoryBase * factory : itk::ObjectFactoryBase::GetRegisteredFactories())
+  {
+    saved.emplace_back(factory, factory->GetEnableFlag(className, twinName));
+    factory->SetEnableFlag(false, className, twinName);
+  }
+  typename TITK::Pointer metric = TITK::New();
+  for (const auto & s : saved)
+  {
+    s.first->SetEnableFlag(s.second, className, twinName);
+  }
+  EXPECT_EQ(dynamic_cast<TTwin *>(metric.GetPointer()), nullptr) << "ITK's New() gave the twin";
+  return metric;
+}
+
 /** The module's metric \a TModule against ITK's \a TITK on case \a c: value within
  * 1e-5, derivative within 1e-4 of its norm, the same number of valid points. */
 template <typename TITK, typename TModule>
@@ -345,7 +375,7 @@ ExpectMatchesITK(const MetricCase & c, bool useGPU)
   const std::uint32_t    seed = FreshSeed();
   SCOPED_TRACE(Describe(c) + ", seed " + std::to_string(seed));
   MetricFixture<typename ImageType::PixelType, D> fixture(c, seed);
-  auto reference = TITK::New();
+  auto reference = NewITKOwn<TITK, TModule>();
   fixture.Configure(reference.GetPointer(), c);
   auto module = TModule::New();
   module->SetUseGPU(useGPU);

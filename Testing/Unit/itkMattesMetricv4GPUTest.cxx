@@ -94,7 +94,7 @@ ExpectNoOverlapThrows(bool useGPU)
     ITKMattes<float, 3>::Pointer metric;
     if (itk)
     {
-      metric = ITKMattes<float, 3>::New();
+      metric = NewITKOwn<ITKMattes<float, 3>, ModuleMattes<float, 3>>();
     }
     else
     {

@@ -28,6 +28,16 @@ struct MetricPointOrderView
   std::int64_t           cellsPerAxis[3] = { 1, 1, 1 };
 };
 
+/** A point order built on the device (BuildMetricPointOrderOnDevice): its arrays
+ * and their view. */
+struct DeviceMetricPointOrder
+{
+  DeviceBuffer         order;
+  DeviceBuffer         items;
+  DeviceBuffer         cellItemBegin;
+  MetricPointOrderView view;
+};
+
 /** Device memory an evaluation reuses from one iteration to the next. */
 struct MetricDeviceWorkspace
 {
@@ -49,6 +59,14 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMoving
                            bool withDerivative, MetricDeviceWorkspace & workspace,
                            std::vector<double> * bsplineDerivative);
 
+/** BuildMetricPointOrder (cifMetricPointOrder.h) on the current device, from a scene
+ * and transform with device pointers: the same arrays (a stable radix sort by cell,
+ * so the same order within each cell). */
+template <int D, typename TValue>
+CudaImageFilters_EXPORT void
+BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                              DeviceMetricPointOrder & order);
+
 /** MattesHistogramOnHost on the current device. */
 template <int D, typename TValue>
 CudaImageFilters_EXPORT void
@@ -64,7 +82,9 @@ MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTra
     const MetricPointOrderView *, const double[3], bool, MetricDeviceWorkspace &, std::vector<double> *);      \
   template void MattesHistogramOnDevice<D, TValue>(const MetricScene<TValue> &, const MetricMovingTransform &, \
                                                    const MattesParzen &, MetricDeviceWorkspace &,              \
-                                                   MattesHistogram &);
+                                                   MattesHistogram &);                                         \
+  template void BuildMetricPointOrderOnDevice<D, TValue>(const MetricScene<TValue> &,                           \
+                                                         const MetricMovingTransform &, DeviceMetricPointOrder &);
 #define CIF_FOR_EACH_METRIC_INSTANCE(M) M(2, float) M(2, double) M(3, float) M(3, double)
 } // namespace cif
 

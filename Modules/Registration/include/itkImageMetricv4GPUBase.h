@@ -109,8 +109,8 @@ protected:
     std::string reason;
     if (auto * scene = this->BoundScene(reason))
     {
+      this->ReportModulePath(); // before: an exception ITK would raise (no valid point) comes from this path
       this->EvaluateWithModule(*scene);
-      this->ReportModulePath();
     }
     else
     {

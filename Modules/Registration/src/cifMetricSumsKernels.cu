@@ -5,6 +5,8 @@
 #include "cifCudaCheck.cuh"
 #include "cifMetricSumsDevice.h"
 
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -388,6 +390,151 @@ MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTra
   std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, histogram.joint.begin());
   std::copy(all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, all.end() - 1, histogram.fixedMarginal.begin());
   histogram.validPoints = all.back();
+}
+
+namespace
+{
+/** Each point's cell (the sort key), its number (the sorted value), and the points
+ * per cell (integer atomics: the same counts in any order). */
+template <int D, typename TValue>
+__global__ void
+PointCellKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, std::int64_t cellCount,
+                const Point3 cellsPerAxis, std::uint32_t * keys, std::uint32_t * numbers,
+                unsigned long long * pointsPerCell)
+{
+  const std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (n >= scene.domain.count)
+  {
+    return;
+  }
+  double v[3], q[3];
+  VirtualPointOf<D>(scene.domain, n, v);
+  ApplyAffineMap<D>(transform.before, v, q);
+  const std::int64_t perAxis[3] = { static_cast<std::int64_t>(cellsPerAxis.x[0]),
+                                    static_cast<std::int64_t>(cellsPerAxis.x[1]),
+                                    static_cast<std::int64_t>(cellsPerAxis.x[2]) };
+  const std::int64_t cell = BSplineCellOf<D>(transform.bspline, perAxis, cellCount, q);
+  keys[n] = static_cast<std::uint32_t>(cell);
+  numbers[n] = static_cast<std::uint32_t>(n);
+  atomicAdd(pointsPerCell + cell, 1ull);
+}
+
+/** Work items per cell: its points in pieces of kMetricItemPoints. */
+__global__ void
+ItemsPerCellKernel(const unsigned long long * pointsPerCell, std::int64_t cells, long long * itemsPerCell)
+{
+  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c < cells)
+  {
+    itemsPerCell[c] = static_cast<long long>((pointsPerCell[c] + kMetricItemPoints - 1) / kMetricItemPoints);
+  }
+}
+
+/** Each cell's items from its first point (exclusive sums of the counts) and its
+ * first item. */
+__global__ void
+FillItemsKernel(const unsigned long long * firstPoint, const unsigned long long * pointsPerCell,
+                const long long * firstItem, std::int64_t cells, MetricWorkItem * items)
+{
+  const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= cells)
+  {
+    return;
+  }
+  const std::int64_t begin = static_cast<std::int64_t>(firstPoint[c]);
+  const std::int64_t end = begin + static_cast<std::int64_t>(pointsPerCell[c]);
+  std::int64_t       item = firstItem[c];
+  for (std::int64_t b = begin; b < end; b += kMetricItemPoints, ++item)
+  {
+    items[item].cell = c;
+    items[item].begin = b;
+    items[item].end = end < b + kMetricItemPoints ? end : b + kMetricItemPoints;
+  }
+}
+
+unsigned int
+BlocksFor(std::int64_t count, int threads)
+{
+  return static_cast<unsigned int>(std::max<std::int64_t>(1, (count + threads - 1) / threads));
+}
+} // namespace
+
+template <int D, typename TValue>
+void
+BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                              DeviceMetricPointOrder & result)
+{
+  MetricPointOrderView & view = result.view;
+  view = MetricPointOrderView{};
+  view.cellCount = 1;
+  Point3 perAxis = { { 1, 1, 1 } };
+  for (int a = 0; a < 3; ++a)
+  {
+    view.cellsPerAxis[a] = a < D ? transform.bspline.gridSize[a] - 3 : 1;
+    view.cellCount *= view.cellsPerAxis[a] > 0 ? view.cellsPerAxis[a] : 0;
+    perAxis.x[a] = static_cast<double>(view.cellsPerAxis[a]);
+  }
+  const std::int64_t count = scene.domain.count;
+  const std::int64_t cells = view.cellCount + 1; // the last: outside the valid region
+  // Scratch: keys and numbers (twice, for the sort), counts and first points / items.
+  DeviceBuffer keys(std::max<std::size_t>(1, 2 * count * sizeof(std::uint32_t)));
+  DeviceBuffer numbers(std::max<std::size_t>(1, count * sizeof(std::uint32_t)));
+  DeviceBuffer counts(cells * sizeof(unsigned long long));
+  DeviceBuffer firstPoint(cells * sizeof(unsigned long long));
+  DeviceBuffer itemCounts((cells + 1) * sizeof(long long));
+  result.order = DeviceBuffer(std::max<std::size_t>(1, count * sizeof(std::uint32_t)));
+  result.cellItemBegin = DeviceBuffer((cells + 1) * sizeof(std::int64_t));
+  auto * pointsPerCell = counts.As<unsigned long long>();
+  CIF_CUDA_CHECK(cudaMemsetAsync(pointsPerCell, 0, cells * sizeof(unsigned long long), 0));
+  std::uint32_t * keyIn = keys.As<std::uint32_t>();
+  std::uint32_t * keyOut = keyIn + count;
+  if (count > 0)
+  {
+    PointCellKernel<D, TValue><<<BlocksFor(count, 256), 256>>>(scene, transform, view.cellCount, perAxis, keyIn,
+                                                               numbers.As<std::uint32_t>(), pointsPerCell);
+    CIF_CUDA_CHECK_LAUNCH();
+    int endBit = 1;
+    while ((std::int64_t(1) << endBit) <= view.cellCount)
+    {
+      ++endBit;
+    }
+    std::size_t scratchBytes = 0;
+    CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, scratchBytes, keyIn, keyOut, numbers.As<std::uint32_t>(),
+                                                   result.order.As<std::uint32_t>(), static_cast<int>(count), 0,
+                                                   endBit));
+    DeviceBuffer scratch(std::max<std::size_t>(1, scratchBytes));
+    CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.Data(), scratchBytes, keyIn, keyOut,
+                                                   numbers.As<std::uint32_t>(), result.order.As<std::uint32_t>(),
+                                                   static_cast<int>(count), 0, endBit));
+  }
+  // First point and first item of every cell (exclusive sums), items per cell.
+  auto * itemsPerCell = itemCounts.As<long long>();
+  ItemsPerCellKernel<<<BlocksFor(cells, 256), 256>>>(pointsPerCell, cells, itemsPerCell);
+  CIF_CUDA_CHECK_LAUNCH();
+  CIF_CUDA_CHECK(cudaMemsetAsync(itemsPerCell + cells, 0, sizeof(long long), 0));
+  std::size_t scanBytes = 0, scanBytes2 = 0;
+  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, pointsPerCell,
+                                               firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
+  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes2, itemsPerCell,
+                                               result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
+  DeviceBuffer scanScratch(std::max<std::size_t>(1, std::max(scanBytes, scanBytes2)));
+  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanScratch.Data(), scanBytes, pointsPerCell,
+                                               firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
+  scanBytes2 = std::max(scanBytes, scanBytes2);
+  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanScratch.Data(), scanBytes2, itemsPerCell,
+                                               result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
+  long long itemCount = 0;
+  CIF_CUDA_CHECK(cudaMemcpy(&itemCount, result.cellItemBegin.As<long long>() + cells, sizeof(long long),
+                            cudaMemcpyDeviceToHost));
+  result.items = DeviceBuffer(std::max<std::size_t>(1, static_cast<std::size_t>(itemCount) * sizeof(MetricWorkItem)));
+  FillItemsKernel<<<BlocksFor(cells, 256), 256>>>(firstPoint.As<unsigned long long>(), pointsPerCell,
+                                                  result.cellItemBegin.As<long long>(), cells,
+                                                  result.items.As<MetricWorkItem>());
+  CIF_CUDA_CHECK_LAUNCH();
+  view.order = result.order.As<const std::uint32_t>();
+  view.items = result.items.As<const MetricWorkItem>();
+  view.cellItemBegin = result.cellItemBegin.As<const std::int64_t>();
+  view.itemCount = static_cast<std::int64_t>(itemCount);
 }
 
 CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE)

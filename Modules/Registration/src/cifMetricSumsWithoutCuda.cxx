@@ -23,5 +23,12 @@ MattesHistogramOnDevice(const MetricScene<TValue> &, const MetricMovingTransform
   throw CudaError("MattesHistogramOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 
+template <int D, typename TValue>
+void
+BuildMetricPointOrderOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, DeviceMetricPointOrder &)
+{
+  throw CudaError("BuildMetricPointOrderOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+
 CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE)
 } // namespace cif
