@@ -275,11 +275,15 @@ VirtualPointOf(const MetricDomain & domain, std::int64_t n, double v[3])
     }
     return;
   }
-  double index[3] = { 0, 0, 0 };
+  // 32-bit division (the domain has fewer than 2^32 points: the scene checks it); a
+  // 64-bit division costs a GPU several times as many instructions.
+  double        index[3] = { 0, 0, 0 };
+  std::uint32_t rest = static_cast<std::uint32_t>(n);
   for (int a = 0; a < D; ++a)
   {
-    index[a] = static_cast<double>(domain.start[a] + n % domain.size[a]);
-    n /= domain.size[a];
+    const auto size = static_cast<std::uint32_t>(domain.size[a]);
+    index[a] = static_cast<double>(domain.start[a] + static_cast<std::int64_t>(rest % size));
+    rest /= size;
   }
   for (int i = 0; i < 3; ++i)
   {
