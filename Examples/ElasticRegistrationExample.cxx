@@ -36,6 +36,7 @@
 #include "itkRecursiveGaussianImageFilter.h"
 #include "itkRegularStepGradientDescentOptimizerv4.h"
 #include "itkResampleImageFilter.h"
+#include "itkSmoothingGPUFactory.h"
 #include "itkSmoothingRecursiveGaussianImageFilter.h"
 
 #include <chrono>
@@ -398,6 +399,12 @@ main(int argc, char * argv[])
   }
   try
   {
+    if (!o.itkMetric)
+    {
+      // ImageRegistrationMethodv4 smooths both images at every level with
+      // SmoothingRecursiveGaussianImageFilter::New(): the factory gives the GPU twin.
+      itk::SmoothingGPUFactory::RegisterOneFactory();
+    }
     const std::uint32_t seed = o.seeded ? o.seed : std::random_device{}();
     std::cout << "Elastic registration example: " << o.size << "^3 smooth-noise pair with a known B-spline warp (seed "
               << seed << "), " << (o.mattes ? "Mattes MI" : "MeanSquares") << ", "

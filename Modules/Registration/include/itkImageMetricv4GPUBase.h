@@ -2,6 +2,7 @@
 #define itkImageMetricv4GPUBase_h
 
 #include "itkCudaImageFilterBase.h"
+#include "itkGradientRecursiveGaussianGPUImageFilter.h"
 #include "itkImageMetricv4Scene.h"
 
 #include <chrono>
@@ -41,6 +42,7 @@ public:
   Initialize() override
   {
     const auto start = std::chrono::steady_clock::now();
+    m_MovingGradientFilterGPU->SetUseGPU(this->GetUseGPU());
     TMetric::Initialize();
     const auto itkDone = std::chrono::steady_clock::now();
     if (m_Threader.IsNull())
@@ -98,7 +100,17 @@ public:
   }
 
 protected:
-  ImageMetricv4GPUBase() = default;
+  /** ITK's default moving-image gradient filter (GradientRecursiveGaussianImageFilter,
+   * which ITK's Initialize() runs on the full-resolution moving image at every level)
+   * replaced by its GPU twin: the same output (Modules/Smoothing), on the GPU. */
+  ImageMetricv4GPUBase()
+  {
+    using MovingGradientImage = typename TMetric::MovingImageGradientImageType;
+    m_MovingGradientFilterGPU =
+      GradientRecursiveGaussianGPUImageFilter<typename TMetric::MovingImageType, MovingGradientImage>::New();
+    this->m_DefaultMovingImageGradientFilter = m_MovingGradientFilterGPU.GetPointer();
+    this->m_MovingImageGradientFilter = this->m_DefaultMovingImageGradientFilter;
+  }
   ~ImageMetricv4GPUBase() override = default;
 
   /** The module's path or ITK's, timed. */
@@ -184,6 +196,9 @@ private:
 
   MultiThreaderBase::Pointer         m_Threader;
   mutable Timing                     m_Timing;
+  typename GradientRecursiveGaussianGPUImageFilter<typename TMetric::MovingImageType,
+                                                   typename TMetric::MovingImageGradientImageType>::Pointer
+    m_MovingGradientFilterGPU;
   mutable std::unique_ptr<SceneType> m_Scene;
   mutable std::string                m_LastExecutionReason;
 };

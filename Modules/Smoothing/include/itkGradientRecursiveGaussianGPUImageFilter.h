@@ -1,0 +1,77 @@
+#ifndef itkGradientRecursiveGaussianGPUImageFilter_h
+#define itkGradientRecursiveGaussianGPUImageFilter_h
+
+#include "itkCudaImageFilterBase.h"
+#include "itkGradientRecursiveGaussianImageFilter.h"
+#include "itkRecursiveGaussianCoefficients.h"
+
+namespace itk
+{
+/** \class GradientRecursiveGaussianGPUImageFilter
+ * \brief GradientRecursiveGaussianImageFilter on the GPU.
+ *
+ * A subclass of ITK's filter (per-axis sigmas, NormalizeAcrossScale,
+ * UseImageDirection) that runs ITK's mini-pipeline as passes on the device: for each
+ * gradient component d, the first-order pass along d with sigma[D-1], then the
+ * zero-order passes along the other axes in increasing order, the k-th of them with
+ * sigma[k] (ITK's assignment of sigmas to its internal filters), each line in double
+ * and each pass's result rounded to float as ITK stores it (its internal images are
+ * Image<float> for float and double input in ITK 5.2: InternalRealType is
+ * NumericTraits<double>::FloatType, float), then divided by spacing[d] and rounded to
+ * float again as ITK's float adaptor stores it; then, with UseImageDirection, each
+ * gradient rotated by the direction matrix in double as
+ * ImageBase::TransformLocalVectorToPhysicalVector does. Every line runs
+ * FilterDataArray's recursion in ITK's order of operations without fused
+ * multiply-adds (cifRecursiveGaussianMath.h).
+ *
+ * Scalar itk::Image input of 1 to 4 dimensions, float or double, with ITK's default
+ * output Image<CovariantVector<double, D>, D> (what the v4 image metrics use), the
+ * input buffered whole; anything else (vector pixels, VectorImage, other output
+ * types) runs ITK's code (GetLastExecutionPath() == ITK). Without a usable CUDA
+ * device, or with UseGPU off, the same arithmetic runs on the CPU over ITK's threader.
+ * One piece on the device: the input, up to two double work volumes and the output;
+ * a job that does not fit is an ExceptionObject naming the sizes.
+ *
+ * \ingroup CudaImageFilters
+ */
+template <typename TInputImage,
+          typename TOutputImage = Image<CovariantVector<typename NumericTraits<typename TInputImage::PixelType>::RealType,
+                                                        TInputImage::ImageDimension>,
+                                        TInputImage::ImageDimension>>
+class ITK_TEMPLATE_EXPORT GradientRecursiveGaussianGPUImageFilter
+  : public CudaImageFilterBase<GradientRecursiveGaussianImageFilter<TInputImage, TOutputImage>>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(GradientRecursiveGaussianGPUImageFilter);
+  using Self = GradientRecursiveGaussianGPUImageFilter;
+  using Superclass = CudaImageFilterBase<GradientRecursiveGaussianImageFilter<TInputImage, TOutputImage>>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  itkNewMacro(Self);
+  itkTypeMacro(GradientRecursiveGaussianGPUImageFilter, GradientRecursiveGaussianImageFilter);
+
+  static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
+  using InputPixelType = typename TInputImage::PixelType;
+  /** ITK's type between the passes (float in ITK 5.2, also for double input). */
+  using InternalPixelType = typename GradientRecursiveGaussianImageFilter<TInputImage, TOutputImage>::InternalRealType;
+
+  static constexpr bool TypesSupported =
+    ImageDimension >= 1 && ImageDimension <= static_cast<unsigned int>(cif::kGaussianMaxDimension) &&
+    SmoothingGPUDetail::IsRealScalar<InputPixelType> && SmoothingGPUDetail::IsRealScalar<InternalPixelType> &&
+    std::is_same_v<TInputImage, Image<InputPixelType, ImageDimension>> &&
+    std::is_same_v<TOutputImage, Image<CovariantVector<double, ImageDimension>, ImageDimension>>;
+
+protected:
+  GradientRecursiveGaussianGPUImageFilter() = default;
+  ~GradientRecursiveGaussianGPUImageFilter() override = default;
+
+  void
+  GenerateData() override;
+};
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#  include "itkGradientRecursiveGaussianGPUImageFilter.hxx"
+#endif
+
+#endif

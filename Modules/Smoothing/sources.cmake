@@ -1,0 +1,3 @@
+set(cif_sources_cxx src/itkSmoothingGPUFactory.cxx)
+set(cif_sources_cuda src/cifRecursiveGaussianKernels.cu)
+set(cif_sources_nocuda src/cifRecursiveGaussianWithoutCuda.cxx)

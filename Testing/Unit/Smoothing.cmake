@@ -1,0 +1,3 @@
+# Smoothing sub-module: the recursive Gaussian filters (single axis, smoothing,
+# gradient) against ITK's own, and the factory.
+cif_add_test_binary(SmoothingTests itkRecursiveGaussianGPUTest.cxx)
