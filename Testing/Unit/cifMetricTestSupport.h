@@ -399,6 +399,29 @@ ExpectMatchesITK(const MetricCase & c, bool useGPU)
   EXPECT_LE(std::abs(module->GetValue() - expected.value), 1e-5 * std::abs(expected.value));
 }
 
+/** Two evaluations of the module's metric \a TModule (B-spline, dense: the gather,
+ * and for Mattes the histogram) give the same bits. */
+template <typename TModule>
+void
+ExpectSameBitsTwice(bool useGPU)
+{
+  MetricCase c;
+  c.transform = MetricTransformKind::BSpline;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  MetricFixture<float, 3> fixture(c, seed);
+  auto                    module = TModule::New();
+  module->SetUseGPU(useGPU);
+  fixture.Configure(module.GetPointer(), c);
+  const Evaluation first = Evaluate(module.GetPointer());
+  const Evaluation second = Evaluate(module.GetPointer());
+  EXPECT_EQ(std::memcmp(&first.value, &second.value, sizeof(double)), 0);
+  ASSERT_EQ(first.derivative.size(), second.derivative.size());
+  EXPECT_EQ(std::memcmp(first.derivative.data_block(), second.derivative.data_block(),
+                        first.derivative.size() * sizeof(double)),
+            0);
+}
+
 inline std::vector<MetricCase>
 EveryMetricCase()
 {

@@ -2,6 +2,7 @@
 #define cifRecursiveGaussianMath_h
 
 #include "cifHostDevice.h"
+#include "cifUnfusedArithmetic.h"
 
 #include <cstdint>
 
@@ -13,8 +14,8 @@
  * the host (itkRecursiveGaussianCoefficients.h).
  *
  * Every product and sum is evaluated in double in ITK's order, (((a1 b1 + a2 b2) +
- * a3 b3) + a4 b4), and on the device without fused multiply-adds (MulD / AddD /
- * SubD below), so that the CPU path and the GPU give ITK's bits where ITK's build
+ * a3 b3) + a4 b4), and on the device without fused multiply-adds (MulUnfused / AddUnfused /
+ * SubUnfused, cifUnfusedArithmetic.h), so that the CPU path and the GPU give ITK's bits where ITK's build
  * does not fuse either (x86-64 without -mfma, Debian's). */
 namespace cif
 {
@@ -119,40 +120,12 @@ MakeGaussianLines(const GaussianShape & shape, int axis)
   return lines;
 }
 
-// Unfused double arithmetic: one rounding per operation on the host and the device.
-CIF_HD double
-MulD(double a, double b)
-{
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-CIF_HD double
-AddD(double a, double b)
-{
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-CIF_HD double
-SubD(double a, double b)
-{
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
 
 /** ITK's MathEMAMAMAM: a1 b1 + a2 b2 + a3 b3 + a4 b4, left to right. */
 CIF_HD double
 Sum4(double a1, double b1, double a2, double b2, double a3, double b3, double a4, double b4)
 {
-  return AddD(AddD(AddD(MulD(a1, b1), MulD(a2, b2)), MulD(a3, b3)), MulD(a4, b4));
+  return AddUnfused(AddUnfused(AddUnfused(MulUnfused(a1, b1), MulUnfused(a2, b2)), MulUnfused(a3, b3)), MulUnfused(a4, b4));
 }
 
 /** v rounded to float, as a double. On the host the float goes through memory the
@@ -210,10 +183,10 @@ RecursiveGaussianLine(const TData & data, TOut & out, std::int64_t n, const Recu
     double       s2 = Sum4(x1, c.m1, v, c.m2, v, c.m3, v, c.m4);    // scratch2[n-2]
     double       s3 = Sum4(x2, c.m1, x1, c.m2, v, c.m3, v, c.m4);   // scratch2[n-3]
     double       s4 = Sum4(x3, c.m1, x2, c.m2, x1, c.m3, v, c.m4);  // scratch2[n-4]
-    s1 = SubD(s1, Sum4(v, c.bm1, v, c.bm2, v, c.bm3, v, c.bm4));
-    s2 = SubD(s2, Sum4(s1, c.d1, v, c.bm2, v, c.bm3, v, c.bm4));
-    s3 = SubD(s3, Sum4(s2, c.d1, s1, c.d2, v, c.bm3, v, c.bm4));
-    s4 = SubD(s4, Sum4(s3, c.d1, s2, c.d2, s1, c.d3, v, c.bm4));
+    s1 = SubUnfused(s1, Sum4(v, c.bm1, v, c.bm2, v, c.bm3, v, c.bm4));
+    s2 = SubUnfused(s2, Sum4(s1, c.d1, v, c.bm2, v, c.bm3, v, c.bm4));
+    s3 = SubUnfused(s3, Sum4(s2, c.d1, s1, c.d2, v, c.bm3, v, c.bm4));
+    s4 = SubUnfused(s4, Sum4(s3, c.d1, s2, c.d2, s1, c.d3, v, c.bm4));
     out[n - 1] = s1;
     out[n - 2] = s2;
     out[n - 3] = s3;
@@ -226,7 +199,7 @@ RecursiveGaussianLine(const TData & data, TOut & out, std::int64_t n, const Recu
     for (std::int64_t i = n - 4; i > 0; --i)
     {
       double s = Sum4(a1, c.m1, a2, c.m2, a3, c.m3, a4, c.m4);
-      s = SubD(s, Sum4(y1, c.d1, y2, c.d2, y3, c.d3, y4, c.d4));
+      s = SubUnfused(s, Sum4(y1, c.d1, y2, c.d2, y3, c.d3, y4, c.d4));
       out[i - 1] = s;
       y4 = y3;
       y3 = y2;
@@ -251,14 +224,14 @@ RecursiveGaussianLine(const TData & data, TOut & out, std::int64_t n, const Recu
     double       s1 = Sum4(x1, c.n0, v, c.n1, v, c.n2, v, c.n3);
     double       s2 = Sum4(x2, c.n0, x1, c.n1, v, c.n2, v, c.n3);
     double       s3 = Sum4(x3, c.n0, x2, c.n1, x1, c.n2, v, c.n3);
-    s0 = SubD(s0, Sum4(v, c.bn1, v, c.bn2, v, c.bn3, v, c.bn4));
-    s1 = SubD(s1, Sum4(s0, c.d1, v, c.bn2, v, c.bn3, v, c.bn4));
-    s2 = SubD(s2, Sum4(s1, c.d1, s0, c.d2, v, c.bn3, v, c.bn4));
-    s3 = SubD(s3, Sum4(s2, c.d1, s1, c.d2, s0, c.d3, v, c.bn4));
-    out[0] = FinishGaussianValue(AddD(s0, static_cast<double>(out[0])), roundToFloat, divisor);
-    out[1] = FinishGaussianValue(AddD(s1, static_cast<double>(out[1])), roundToFloat, divisor);
-    out[2] = FinishGaussianValue(AddD(s2, static_cast<double>(out[2])), roundToFloat, divisor);
-    out[3] = FinishGaussianValue(AddD(s3, static_cast<double>(out[3])), roundToFloat, divisor);
+    s0 = SubUnfused(s0, Sum4(v, c.bn1, v, c.bn2, v, c.bn3, v, c.bn4));
+    s1 = SubUnfused(s1, Sum4(s0, c.d1, v, c.bn2, v, c.bn3, v, c.bn4));
+    s2 = SubUnfused(s2, Sum4(s1, c.d1, s0, c.d2, v, c.bn3, v, c.bn4));
+    s3 = SubUnfused(s3, Sum4(s2, c.d1, s1, c.d2, s0, c.d3, v, c.bn4));
+    out[0] = FinishGaussianValue(AddUnfused(s0, static_cast<double>(out[0])), roundToFloat, divisor);
+    out[1] = FinishGaussianValue(AddUnfused(s1, static_cast<double>(out[1])), roundToFloat, divisor);
+    out[2] = FinishGaussianValue(AddUnfused(s2, static_cast<double>(out[2])), roundToFloat, divisor);
+    out[3] = FinishGaussianValue(AddUnfused(s3, static_cast<double>(out[3])), roundToFloat, divisor);
     // y1 = scratch1[i-1], ..., y4 = scratch1[i-4]; a1 = data[i-1], a2 = data[i-2], a3 = data[i-3].
     double y1 = s3, y2 = s2, y3 = s1, y4 = s0;
     double a1 = x3, a2 = x2, a3 = x1;
@@ -266,8 +239,8 @@ RecursiveGaussianLine(const TData & data, TOut & out, std::int64_t n, const Recu
     {
       const double x = static_cast<double>(data[i]);
       double       s = Sum4(x, c.n0, a1, c.n1, a2, c.n2, a3, c.n3);
-      s = SubD(s, Sum4(y1, c.d1, y2, c.d2, y3, c.d3, y4, c.d4));
-      out[i] = FinishGaussianValue(AddD(s, static_cast<double>(out[i])), roundToFloat, divisor);
+      s = SubUnfused(s, Sum4(y1, c.d1, y2, c.d2, y3, c.d3, y4, c.d4));
+      out[i] = FinishGaussianValue(AddUnfused(s, static_cast<double>(out[i])), roundToFloat, divisor);
       y4 = y3;
       y3 = y2;
       y2 = y1;
@@ -304,7 +277,7 @@ RotateCovariantPixel(TLine & g, int dimension, const double * direction)
     double sum = 0.0;
     for (int j = 0; j < dimension; ++j)
     {
-      sum = AddD(sum, MulD(direction[i * dimension + j], in[j]));
+      sum = AddUnfused(sum, MulUnfused(direction[i * dimension + j], in[j]));
     }
     g[i] = sum;
   }

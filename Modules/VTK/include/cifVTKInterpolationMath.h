@@ -2,6 +2,7 @@
 #define cifVTKInterpolationMath_h
 
 #include "cifHostDevice.h"
+#include "cifUnfusedArithmetic.h"
 
 #include <cstdint>
 
@@ -20,34 +21,21 @@ namespace cif
 namespace vtkmath
 {
 
+// VTK's host code rounds every operation (cifUnfusedArithmetic.h).
 CIF_HD double
 Mul(double a, double b)
 {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
+  return MulUnfused(a, b);
 }
-
 CIF_HD double
 Add(double a, double b)
 {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
+  return AddUnfused(a, b);
 }
-
 CIF_HD double
 Sub(double a, double b)
 {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
+  return SubUnfused(a, b);
 }
 
 /** VTK's border modes (vtkImageBorderMode: VTK_IMAGE_BORDER_CLAMP, _REPEAT, _MIRROR). */
