@@ -275,7 +275,7 @@ VirtualPointOf(const MetricDomain & domain, std::int64_t n, double v[3])
     }
     return;
   }
-  // 32-bit division (the domain has fewer than 2^32 points: the scene checks it); a
+  // 32-bit division (the domain has fewer than 2^31 points: the scene checks it); a
   // 64-bit division costs a GPU several times as many instructions.
   double        index[3] = { 0, 0, 0 };
   std::uint32_t rest = static_cast<std::uint32_t>(n);

@@ -457,9 +457,9 @@ private:
         }
       }
     }
-    if (domain.count >= (std::int64_t(1) << 32))
+    if (domain.count >= (std::int64_t(1) << 31)) // 32-bit point numbers; CUB's sort counts in int
     {
-      m_Reason = "the domain has 2^32 points or more";
+      m_Reason = "the domain has 2^31 points or more";
       return false;
     }
     return true;
