@@ -117,7 +117,7 @@ public:
         m_OnGPU = onGPU;
         if (onGPU)
         {
-          CIF_ITK_TRY_CUDA([&] { this->Upload(); });
+          CIF_ITK_TRY_CUDA([&] { this->Upload(threader); });
         }
         m_Supported = true;
       }
@@ -392,23 +392,15 @@ private:
       scene.moving.coefficients = m_MovingCoefficients->GetBufferPointer();
     }
     m_Gradient.clear();
-    if (state.movingGradientImage != nullptr)
+    m_GradientImage = state.movingGradientImage;
+    if (m_GradientImage != nullptr && !onGPU)
     {
-      const auto *       gradient = state.movingGradientImage;
-      const std::int64_t count = static_cast<std::int64_t>(gradient->GetBufferedRegion().GetNumberOfPixels());
+      // The CPU path reads the gradient in the pixel type; the GPU path converts it
+      // piece by piece on its way to the device (Upload), without this host copy.
+      const std::int64_t count = static_cast<std::int64_t>(m_GradientImage->GetBufferedRegion().GetNumberOfPixels());
       m_Gradient.resize(static_cast<std::size_t>(count * D));
-      const auto * source = gradient->GetBufferPointer();
-      CudaParallelFor(threader, (count + 65535) / 65536, [&](std::int64_t b) {
-        const std::int64_t end = count < (b + 1) * 65536 ? count : (b + 1) * 65536;
-        for (std::int64_t n = b * 65536; n < end; ++n)
-        {
-          for (unsigned int a = 0; a < D; ++a)
-          {
-            m_Gradient[n * D + a] = static_cast<ValueType>(source[n][a]);
-          }
-        }
-      });
-      scene.moving.gradient = MetricImageOf(gradient, m_Gradient.data());
+      ConvertGradient(threader, 0, count, m_Gradient.data());
+      scene.moving.gradient = MetricImageOf(m_GradientImage, m_Gradient.data());
     }
     // The domain: the virtual region's grid, or the sampled points.
     cif::MetricDomain & domain = scene.domain;
@@ -486,7 +478,7 @@ private:
   }
 
   void
-  Upload()
+  Upload(MultiThreaderBase * threader)
   {
     m_DeviceBuffers.clear();
     m_DeviceScene = m_HostScene;
@@ -498,7 +490,48 @@ private:
     d.movingMask.data = this->UploadArray(h.movingMask.data, CountOf(h.movingMask));
     d.moving.image.data = this->UploadArray(h.moving.image.data, CountOf(h.moving.image));
     d.moving.coefficients = this->UploadArray(h.moving.coefficients, CountOf(h.moving.image));
-    d.moving.gradient.data = this->UploadArray(h.moving.gradient.data, CountOf(h.moving.gradient, D));
+    if (m_GradientImage != nullptr)
+    {
+      d.moving.gradient = MetricImageOf(m_GradientImage, this->UploadGradient(threader));
+    }
+  }
+
+  /** The gradient image's vectors n in [begin, end) in the pixel type, interleaved. */
+  void
+  ConvertGradient(MultiThreaderBase * threader, std::int64_t begin, std::int64_t end, ValueType * target) const
+  {
+    const auto *           source = m_GradientImage->GetBufferPointer();
+    constexpr std::int64_t block = 65536;
+    CudaParallelFor(threader, (end - begin + block - 1) / block, [&](std::int64_t b) {
+      const std::int64_t last = end < begin + (b + 1) * block ? end : begin + (b + 1) * block;
+      for (std::int64_t n = begin + b * block; n < last; ++n)
+      {
+        for (unsigned int a = 0; a < D; ++a)
+        {
+          target[(n - begin) * D + a] = static_cast<ValueType>(source[n][a]);
+        }
+      }
+    });
+  }
+
+  /** The gradient image on the device in the pixel type, converted in pieces of 2^20
+   * vectors through one reused host buffer: no host copy of the whole converted
+   * image (200 MB at 256^3, and its first touch) per level. */
+  const ValueType *
+  UploadGradient(MultiThreaderBase * threader)
+  {
+    const std::int64_t     count = static_cast<std::int64_t>(m_GradientImage->GetBufferedRegion().GetNumberOfPixels());
+    constexpr std::int64_t piece = std::int64_t(1) << 20;
+    m_DeviceBuffers.emplace_back(std::max<std::size_t>(1, static_cast<std::size_t>(count * D) * sizeof(ValueType)));
+    auto *                 device = m_DeviceBuffers.back().template As<ValueType>();
+    std::vector<ValueType> staging(static_cast<std::size_t>(std::min(count, piece) * D));
+    for (std::int64_t begin = 0; begin < count; begin += piece)
+    {
+      const std::int64_t end = std::min(count, begin + piece);
+      ConvertGradient(threader, begin, end, staging.data());
+      cif::CopyHostToDevice(device + begin * D, staging.data(), static_cast<std::size_t>((end - begin) * D) * sizeof(ValueType));
+    }
+    return device;
   }
 
   /** The B-spline cells of the points, rebuilt when the grid or the stages before
@@ -552,7 +585,8 @@ private:
   cif::MetricScene<ValueType>              m_HostScene;
   cif::MetricScene<ValueType>              m_DeviceScene;
   typename Image<ValueType, D>::Pointer    m_MovingCoefficients;
-  std::vector<ValueType>                   m_Gradient;
+  std::vector<ValueType>                   m_Gradient;      ///< CPU path only
+  const typename StateType::MovingGradientImageType * m_GradientImage = nullptr;
   std::vector<double>                      m_Points;
   double                                   m_VirtualCenter[3] = { 0, 0, 0 };
   std::vector<cif::DeviceBuffer>           m_DeviceBuffers;
