@@ -47,7 +47,7 @@ AddAffineMoments(const double h[3], const double q[3], const double reference[3]
  * a fixed order. \a controlPoint: the grid's linear index. */
 template <int D>
 CIF_HD double
-GatherControlPointDerivative(const double * itemPartials, const MetricWorkItem * items,
+GatherControlPointDerivative(const double * itemPartials,
                              const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
                              const std::int64_t gridSize[3], std::int64_t controlPoint, int axis)
 {
@@ -87,7 +87,6 @@ GatherControlPointDerivative(const double * itemPartials, const MetricWorkItem *
       }
     }
   }
-  (void)items;
   return sum;
 }
 
@@ -222,7 +221,7 @@ EvaluateMetricSumsOnHost(const MetricScene<TValue> & scene, const MetricMovingTr
     for (int axis = 0; axis < D; ++axis)
     {
       (*bsplineDerivative)[axis * controlPoints + k] = GatherControlPointDerivative<D>(
-        itemPartials.data(), order->items.data(), order->cellItemBegin.data(), order->cellsPerAxis, grid.gridSize, k,
+        itemPartials.data(), order->cellItemBegin.data(), order->cellsPerAxis, grid.gridSize, k,
         axis);
     }
   });

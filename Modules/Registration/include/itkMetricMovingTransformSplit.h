@@ -2,6 +2,7 @@
 #define itkMetricMovingTransformSplit_h
 
 #include "cifImageMetricMath.h"
+#include "itkCudaGeometry.h"
 #include "itkBSplineTransform.h"
 #include "itkCompositeTransform.h"
 #include "itkIdentityTransform.h"
@@ -182,26 +183,13 @@ private:
         cif::TransformStage & stage = m_Split.bspline;
         stage.kind = cif::TransformKind::BSpline;
         const auto size = images[0]->GetLargestPossibleRegion().GetSize();
-        const auto toIndex = images[0]->GetDirection() * Matrix<double, D, D>([&] {
-                               Matrix<double, D, D> s;
-                               s.Fill(0.0);
-                               for (unsigned int a = 0; a < D; ++a)
-                               {
-                                 s[a][a] = images[0]->GetSpacing()[a];
-                               }
-                               return s;
-                             }());
-        const Matrix<double, D, D> pointToIndex(toIndex.GetInverse());
         for (unsigned int i = 0; i < D; ++i)
         {
           stage.gridSize[i] = static_cast<std::int64_t>(size[i]);
           stage.gridOrigin[i] = images[0]->GetOrigin()[i];
           stage.coefficients[i] = images[i]->GetBufferPointer();
-          for (unsigned int j = 0; j < D; ++j)
-          {
-            stage.gridPointToIndex[i][j] = pointToIndex[i][j];
-          }
         }
+        PointToIndexMatrix<D>(images[0].GetPointer(), stage.gridPointToIndex);
         return true;
       }
     }

@@ -211,7 +211,7 @@ GatherKernel(const double * itemPartials, const MetricPointOrderView order, cons
   }
   const int          axis = static_cast<int>(n / controlPoints);
   const std::int64_t k = n % controlPoints;
-  derivative[n] = GatherControlPointDerivative<D>(itemPartials, order.items, order.cellItemBegin, order.cellsPerAxis,
+  derivative[n] = GatherControlPointDerivative<D>(itemPartials, order.cellItemBegin, order.cellsPerAxis,
                                                   grid.gridSize, k, axis);
 }
 
