@@ -179,6 +179,17 @@ enum class Sampling
   Random
 };
 
+/** Where the B-spline's control grid lies against the fixed image (the virtual
+ * domain): over it, axis-aligned (ITK's BSplineTransformInitializer; the dense
+ * domain then walks in cell boxes); over its inner part (points outside the valid
+ * region); or turned against it by 0.3 rad (the points sorted by cell). */
+enum class GridPlacement
+{
+  OverImage,
+  OverInnerPart,
+  Turned
+};
+
 struct MetricCase
 {
   MetricTransformKind transform = MetricTransformKind::Affine;
@@ -186,6 +197,8 @@ struct MetricCase
   bool                gradientFilter = true;
   bool                masks = false;
   bool                cubicMoving = false;
+  bool                oblique = false; ///< fixed and moving images with rotated directions
+  GridPlacement       grid = GridPlacement::OverImage;
 };
 
 inline std::string
@@ -195,7 +208,9 @@ Describe(const MetricCase & c)
   s << ToString(c.transform) << ", "
     << (c.sampling == Sampling::Dense ? "dense" : c.sampling == Sampling::Regular ? "regular" : "random") << ", "
     << (c.gradientFilter ? "gradient filter" : "calculator") << ", " << (c.masks ? "masks" : "no mask") << ", "
-    << (c.cubicMoving ? "cubic" : "linear") << " moving";
+    << (c.cubicMoving ? "cubic" : "linear") << " moving" << (c.oblique ? ", oblique images" : "")
+    << (c.grid == GridPlacement::OverInnerPart ? ", grid over the inner part"
+                                               : c.grid == GridPlacement::Turned ? ", grid turned" : "");
   return s.str();
 }
 
@@ -231,16 +246,22 @@ struct MetricFixture
     }
     fixed->SetOrigin(origin);
     moving->SetOrigin(origin);
+    if (c.oblique)
+    {
+      fixed->SetDirection(TurnedDirection(0.4));
+      moving->SetDirection(TurnedDirection(-0.25));
+    }
+    const auto gridImage = GridImage(c.grid);
     switch (c.transform)
     {
       case MetricTransformKind::BSpline:
-        transform = MakeRandomBSpline<D>(fixed, 5, 0.6, rng).GetPointer();
+        transform = MakeRandomBSpline<D>(gridImage, 5, 0.6, rng).GetPointer();
         break;
       case MetricTransformKind::Composite:
       {
         auto composite = itk::CompositeTransform<double, D>::New();
         composite->AddTransform(MakeRandomAffineFamily<D>(MetricTransformKind::Affine, fixed, rng));
-        composite->AddTransform(MakeRandomBSpline<D>(fixed, 4, 0.6, rng));
+        composite->AddTransform(MakeRandomBSpline<D>(gridImage, 4, 0.6, rng));
         composite->SetOnlyMostRecentTransformToOptimizeOn();
         transform = composite.GetPointer();
         break;
@@ -276,6 +297,46 @@ struct MetricFixture
       fixedMask = MakeRandomMask<D>(fixed, rng);
       movingMask = MakeRandomMask<D>(moving, rng);
     }
+  }
+
+  /** A rotation by \a angle in the x-y plane. */
+  static itk::Matrix<double, D, D>
+  TurnedDirection(double angle)
+  {
+    itk::Matrix<double, D, D> m;
+    m.SetIdentity();
+    m[0][0] = std::cos(angle);
+    m[0][1] = -std::sin(angle);
+    m[1][0] = std::sin(angle);
+    m[1][1] = std::cos(angle);
+    return m;
+  }
+
+  /** The image whose extent the B-spline grid covers (see GridPlacement). */
+  typename itk::ImageBase<D>::ConstPointer
+  GridImage(GridPlacement placement) const
+  {
+    if (placement == GridPlacement::OverImage)
+    {
+      return fixed.GetPointer();
+    }
+    auto image = ImageType::New();
+    image->CopyInformation(fixed);
+    auto region = fixed->GetLargestPossibleRegion();
+    if (placement == GridPlacement::OverInnerPart)
+    {
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        region.SetIndex(a, region.GetIndex()[a] + 4);
+        region.SetSize(a, region.GetSize()[a] - 10);
+      }
+    }
+    else
+    {
+      image->SetDirection(fixed->GetDirection() * TurnedDirection(0.3));
+    }
+    image->SetRegions(region);
+    return image.GetPointer();
   }
 
   template <typename TMetric>
@@ -365,10 +426,11 @@ NewITKOwn()
 }
 
 /** The module's metric \a TModule against ITK's \a TITK on case \a c: value within
- * 1e-5, derivative within 1e-4 of its norm, the same number of valid points. */
+ * 1e-5, derivative within 1e-4 of its norm, the same number of valid points.
+ * \a report (optional) gets the module's timing report (it names the point grouping). */
 template <typename TITK, typename TModule>
 void
-ExpectMatchesITK(const MetricCase & c, bool useGPU)
+ExpectMatchesITK(const MetricCase & c, bool useGPU, std::string * report = nullptr)
 {
   using ImageType = typename TITK::FixedImageType;
   constexpr unsigned int D = ImageType::ImageDimension;
@@ -397,6 +459,44 @@ ExpectMatchesITK(const MetricCase & c, bool useGPU)
 
   // GetValue alone: the same value.
   EXPECT_LE(std::abs(module->GetValue() - expected.value), 1e-5 * std::abs(expected.value));
+  if (report != nullptr)
+  {
+    *report = module->GetTimingReport();
+  }
+}
+
+/** Dense B-spline evaluations (alone and as the last stage of a composite), in
+ * cell boxes where the grid's axes are the fixed image's (also oblique, also with
+ * points outside the grid's valid region) and in sorted points where the grid is
+ * turned against it: each matches ITK, and the report names the grouping. */
+template <typename TITK, typename TModule>
+void
+ExpectCellBoxCasesMatchITK(bool useGPU)
+{
+  int n = 0;
+  for (auto grid : { GridPlacement::OverImage, GridPlacement::OverInnerPart, GridPlacement::Turned })
+  {
+    for (bool oblique : { false, true })
+    {
+      for (auto transform : { MetricTransformKind::BSpline, MetricTransformKind::Composite })
+      {
+        MetricCase c;
+        c.transform = transform;
+        c.grid = grid;
+        c.oblique = oblique;
+        // Masks on straight images only: two random half-volume ellipsoids in
+        // images turned against each other may not overlap at all.
+        c.masks = !oblique && transform == MetricTransformKind::Composite;
+        c.gradientFilter = n % 2 == 0;
+        c.cubicMoving = n % 4 == 3;
+        ++n;
+        std::string report;
+        ExpectMatchesITK<TITK, TModule>(c, useGPU, &report);
+        const bool        boxes = report.find("cell boxes") != std::string::npos;
+        EXPECT_EQ(boxes, grid != GridPlacement::Turned) << Describe(c) << ": " << report;
+      }
+    }
+  }
 }
 
 /** Two evaluations of the module's metric \a TModule (B-spline, dense: the gather,

@@ -29,6 +29,26 @@ ExpectEveryCaseMatchesITK(bool useGPU)
   }
 }
 
+template <typename TPixel, unsigned int D>
+void
+ExpectCellBoxCases(bool useGPU)
+{
+  ExpectCellBoxCasesMatchITK<ITKMattes<TPixel, D>, ModuleMattes<TPixel, D>>(useGPU);
+}
+
+TEST(MattesMetricv4CPU, CellBoxesWhereTheGridIsAligned)
+{
+  ExpectCellBoxCases<float, 3>(false);
+  ExpectCellBoxCases<float, 2>(false);
+}
+TEST(MattesMetricv4GPU, CellBoxesWhereTheGridIsAligned)
+{
+  CIF_REQUIRE_GPU();
+  ExpectCellBoxCases<float, 3>(true);
+  ExpectCellBoxCases<double, 3>(true);
+  ExpectCellBoxCases<float, 2>(true);
+}
+
 TEST(MattesMetricv4CPU, MatchesITK3DFloat) { ExpectEveryCaseMatchesITK<float, 3>(false); }
 TEST(MattesMetricv4CPU, MatchesITK3DDouble) { ExpectEveryCaseMatchesITK<double, 3>(false); }
 TEST(MattesMetricv4CPU, MatchesITK2DFloat) { ExpectEveryCaseMatchesITK<float, 2>(false); }

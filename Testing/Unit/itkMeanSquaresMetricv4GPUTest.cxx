@@ -27,6 +27,26 @@ ExpectEveryCaseMatchesITK(bool useGPU)
   }
 }
 
+template <typename TPixel, unsigned int D>
+void
+ExpectCellBoxCases(bool useGPU)
+{
+  ExpectCellBoxCasesMatchITK<itk::MeanSquaresImageToImageMetricv4<itk::Image<TPixel, D>, itk::Image<TPixel, D>>, itk::MeanSquaresImageToImageMetricv4GPU<itk::Image<TPixel, D>, itk::Image<TPixel, D>>>(useGPU);
+}
+
+TEST(MeanSquaresMetricv4CPU, CellBoxesWhereTheGridIsAligned)
+{
+  ExpectCellBoxCases<float, 3>(false);
+  ExpectCellBoxCases<float, 2>(false);
+}
+TEST(MeanSquaresMetricv4GPU, CellBoxesWhereTheGridIsAligned)
+{
+  CIF_REQUIRE_GPU();
+  ExpectCellBoxCases<float, 3>(true);
+  ExpectCellBoxCases<double, 3>(true);
+  ExpectCellBoxCases<float, 2>(true);
+}
+
 TEST(MeanSquaresMetricv4CPU, MatchesITK3DFloat) { ExpectEveryCaseMatchesITK<float, 3>(false); }
 TEST(MeanSquaresMetricv4CPU, MatchesITK3DDouble) { ExpectEveryCaseMatchesITK<double, 3>(false); }
 TEST(MeanSquaresMetricv4CPU, MatchesITK2DFloat) { ExpectEveryCaseMatchesITK<float, 2>(false); }

@@ -116,9 +116,12 @@ template <int D, int C, typename TValue>
 CIF_HD void
 MetricLinearInterpolate(const MetricImage<TValue> & image, const double x[3], double out[C])
 {
-  std::int64_t base[3] = { 0, 0, 0 };
-  std::int64_t next[3] = { 0, 0, 0 };
+  // Per axis the lower and upper neighbour's offset in the buffer (index x stride),
+  // so that each corner only adds them.
+  std::int64_t lower[3] = { 0, 0, 0 };
+  std::int64_t upper[3] = { 0, 0, 0 };
   double       distance[3] = { 0, 0, 0 };
+  std::int64_t stride = 1;
   for (int a = 0; a < D; ++a)
   {
     std::int64_t b = static_cast<std::int64_t>(floor(x[a]));
@@ -126,8 +129,9 @@ MetricLinearInterpolate(const MetricImage<TValue> & image, const double x[3], do
     const double d = x[a] - static_cast<double>(b);
     distance[a] = d > 0.0 ? d : 0.0;
     const std::int64_t last = image.start[a] + image.size[a] - 1;
-    base[a] = b - image.start[a];
-    next[a] = (b + 1 > last ? last : b + 1) - image.start[a];
+    lower[a] = (b - image.start[a]) * stride;
+    upper[a] = ((b + 1 > last ? last : b + 1) - image.start[a]) * stride;
+    stride *= image.size[a];
   }
   for (int c = 0; c < C; ++c)
   {
@@ -136,13 +140,12 @@ MetricLinearInterpolate(const MetricImage<TValue> & image, const double x[3], do
   for (int corner = 0; corner < (1 << D); ++corner)
   {
     double       weight = 1.0;
-    std::int64_t offset = 0, stride = 1;
+    std::int64_t offset = 0;
     for (int a = 0; a < D; ++a)
     {
-      const bool upper = (corner >> a) & 1;
-      weight *= upper ? distance[a] : 1.0 - distance[a];
-      offset += (upper ? next[a] : base[a]) * stride;
-      stride *= image.size[a];
+      const bool above = (corner >> a) & 1;
+      weight *= above ? distance[a] : 1.0 - distance[a];
+      offset += above ? upper[a] : lower[a];
     }
     if (weight != 0.0)
     {
@@ -261,8 +264,27 @@ struct MetricDomain
   double         indexToPoint[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 };
 
-/** ImageBase::TransformIndexToPhysicalPoint of the dense grid's \a n-th index (in
- * the region's x-fastest order), or the n-th listed point. */
+/** ImageBase::TransformIndexToPhysicalPoint of the dense grid's index \a index. */
+template <int D>
+CIF_HD void
+VirtualPointAtIndex(const MetricDomain & domain, const double index[3], double v[3])
+{
+  for (int i = 0; i < 3; ++i)
+  {
+    double sum = domain.origin[i];
+    if (i < D)
+    {
+      for (int j = 0; j < D; ++j)
+      {
+        sum = MulAddUnfused(domain.indexToPoint[i][j], index[j], sum);
+      }
+    }
+    v[i] = i < D ? sum : 0.0;
+  }
+}
+
+/** The dense grid's \a n-th index (in the region's x-fastest order) as a physical
+ * point, or the n-th listed point. */
 template <int D>
 CIF_HD void
 VirtualPointOf(const MetricDomain & domain, std::int64_t n, double v[3])
@@ -285,18 +307,7 @@ VirtualPointOf(const MetricDomain & domain, std::int64_t n, double v[3])
     index[a] = static_cast<double>(domain.start[a] + static_cast<std::int64_t>(rest % size));
     rest /= size;
   }
-  for (int i = 0; i < 3; ++i)
-  {
-    double sum = domain.origin[i];
-    if (i < D)
-    {
-      for (int j = 0; j < D; ++j)
-      {
-        sum = MulAddUnfused(domain.indexToPoint[i][j], index[j], sum);
-      }
-    }
-    v[i] = i < D ? sum : 0.0;
-  }
+  VirtualPointAtIndex<D>(domain, index, v);
 }
 
 /** Everything a metric evaluation keeps between iterations. */
@@ -323,11 +334,34 @@ struct MetricPointSample
   double q[3] = { 0, 0, 0 };
 };
 
-/** ProcessVirtualPoint for virtual point \a v. */
-template <int D, typename TValue>
+/** The optimized stage as MetricMovingTransform holds it: its current affine map or
+ * B-spline (a callable stage for SampleMetricPointThrough). */
+struct OptimizedStageOf
+{
+  const MetricMovingTransform & transform;
+
+  template <int D>
+  CIF_HD void
+  Apply(const double q[3], double y[3]) const
+  {
+    if (transform.kind == OptimizedStageKind::Affine)
+    {
+      ApplyAffineMap<D>(transform.affine, q, y);
+    }
+    else
+    {
+      ApplyBSpline<D>(transform.bspline, q, y);
+    }
+  }
+};
+
+/** ProcessVirtualPoint for virtual point \a v, with the optimized stage given as
+ * \a stage (a type with Apply<D>(q, y)): the cell-box path passes the displacement
+ * it has already formed separably for the point. */
+template <int D, typename TValue, typename TStage>
 CIF_HD MetricPointSample
-SampleMetricPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform, const double v[3],
-                  bool withGradient)
+SampleMetricPointThrough(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                         const TStage & stage, const double v[3], bool withGradient)
 {
   MetricPointSample s;
   double            f[3];
@@ -347,14 +381,7 @@ SampleMetricPoint(const MetricScene<TValue> & scene, const MetricMovingTransform
 
   ApplyAffineMap<D>(transform.before, v, s.q);
   double y[3];
-  if (transform.kind == OptimizedStageKind::Affine)
-  {
-    ApplyAffineMap<D>(transform.affine, s.q, y);
-  }
-  else
-  {
-    ApplyBSpline<D>(transform.bspline, s.q, y);
-  }
+  stage.template Apply<D>(s.q, y);
   double m[3];
   ApplyAffineMap<D>(transform.after, y, m);
   if (scene.movingMask.data != nullptr && !MetricMaskContains<D>(scene.movingMask, m))
@@ -376,6 +403,15 @@ SampleMetricPoint(const MetricScene<TValue> & scene, const MetricMovingTransform
   }
   s.valid = true;
   return s;
+}
+
+/** ProcessVirtualPoint for virtual point \a v. */
+template <int D, typename TValue>
+CIF_HD MetricPointSample
+SampleMetricPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform, const double v[3],
+                  bool withGradient)
+{
+  return SampleMetricPointThrough<D>(scene, transform, OptimizedStageOf{ transform }, v, withGradient);
 }
 
 /** The derivative of the moving point with respect to the optimized stage's output,

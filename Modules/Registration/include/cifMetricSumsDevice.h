@@ -4,6 +4,7 @@
 #include "CudaImageFiltersExport.h"
 #include "cifDeviceBuffer.h"
 #include "cifMattesHistogram.h"
+#include "cifMetricCellBoxes.h"
 #include "cifMetricSumsHost.h"
 
 #include <cstdint>
@@ -38,6 +39,21 @@ struct DeviceMetricPointOrder
   MetricPointOrderView view;
 };
 
+/** A cell-box plan's tables on the device (UploadMetricCellBoxes) and their view. */
+struct DeviceMetricCellBoxes
+{
+  DeviceBuffer      weights[3];
+  DeviceBuffer      inside[3];
+  DeviceBuffer      range[3];
+  DeviceBuffer      items;
+  DeviceBuffer      cellItemBegin;
+  MetricCellBoxView view;
+};
+
+/** Copies \a boxes' tables to the current device. */
+CudaImageFilters_EXPORT void
+UploadMetricCellBoxes(const MetricCellBoxes & boxes, DeviceMetricCellBoxes & device);
+
 /** Device memory an evaluation reuses from one iteration to the next. */
 struct MetricDeviceWorkspace
 {
@@ -58,6 +74,22 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMoving
                            const TTerm & term, const MetricPointOrderView * order, const double reference[3],
                            bool withDerivative, MetricDeviceWorkspace & workspace,
                            std::vector<double> * bsplineDerivative);
+
+/** EvaluateMetricSumsInCellBoxesOnHost (cifMetricCellBoxes.h) on the current device:
+ * sums[0..1] and the B-spline derivative (\a bsplineDerivative, host). */
+template <int D, typename TValue, typename TTerm>
+CudaImageFilters_EXPORT MetricSums
+EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                                      const TTerm & term, const MetricCellBoxView & boxes,
+                                      MetricDeviceWorkspace & workspace, std::vector<double> * bsplineDerivative);
+
+/** MattesHistogramOnDevice over a dense domain in cell boxes: the separable
+ * B-spline displacement for the points inside its valid region. */
+template <int D, typename TValue>
+CudaImageFilters_EXPORT void
+MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                                   const MattesParzen & parzen, const MetricCellBoxView & boxes,
+                                   MetricDeviceWorkspace & workspace, MattesHistogram & histogram);
 
 /** BuildMetricPointOrder (cifMetricPointOrder.h) on the current device, from a scene
  * and transform with device pointers: the same arrays (a stable radix sort by cell,
@@ -80,6 +112,15 @@ MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTra
   template MetricSums EvaluateMetricSumsOnDevice<D, TValue, MattesDerivativeTerm>(                               \
     const MetricScene<TValue> &, const MetricMovingTransform &, const MattesDerivativeTerm &,                    \
     const MetricPointOrderView *, const double[3], bool, MetricDeviceWorkspace &, std::vector<double> *);      \
+  template MetricSums EvaluateMetricSumsInCellBoxesOnDevice<D, TValue, MeanSquaresTerm<TValue>>(                 \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const MeanSquaresTerm<TValue> &,                 \
+    const MetricCellBoxView &, MetricDeviceWorkspace &, std::vector<double> *);                                \
+  template MetricSums EvaluateMetricSumsInCellBoxesOnDevice<D, TValue, MattesDerivativeTerm>(                    \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const MattesDerivativeTerm &,                    \
+    const MetricCellBoxView &, MetricDeviceWorkspace &, std::vector<double> *);                                \
+  template void MattesHistogramInCellBoxesOnDevice<D, TValue>(                                                  \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &, const MetricCellBoxView &, \
+    MetricDeviceWorkspace &, MattesHistogram &);                                                               \
   template void MattesHistogramOnDevice<D, TValue>(const MetricScene<TValue> &, const MetricMovingTransform &, \
                                                    const MattesParzen &, MetricDeviceWorkspace &,              \
                                                    MattesHistogram &);                                         \

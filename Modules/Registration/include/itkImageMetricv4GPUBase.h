@@ -87,7 +87,8 @@ public:
       << m_Timing.evaluations << " evaluations " << m_Timing.evaluationSeconds << " s";
     if (m_Scene && m_Scene->OrderSeconds() > 0.0)
     {
-      s << " (point grouping " << m_Scene->OrderSeconds() << " s)";
+      s << " (point grouping " << m_Scene->OrderSeconds() << " s" << (m_Scene->UsesCellBoxes() ? ": cell boxes" : "")
+        << ")";
     }
     return s.str();
   }

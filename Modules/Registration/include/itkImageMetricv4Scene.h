@@ -102,6 +102,10 @@ public:
     m_Order.reset();
     m_DeviceOrder = cif::DeviceMetricPointOrder{};
     m_HaveOrder = false;
+    m_Boxes = cif::MetricCellBoxes();
+    m_DeviceBoxes = cif::DeviceMetricCellBoxes();
+    m_HaveBoxesKey = false;
+    m_UseBoxes = false;
     if constexpr (!kTypesSupported)
     {
       (void)state;
@@ -129,6 +133,14 @@ public:
   OrderSeconds() const
   {
     return m_OrderSeconds;
+  }
+
+  /** Whether the last B-spline evaluation walked the dense domain in cell boxes
+   * (separable rows) rather than in points sorted by cell. */
+  bool
+  UsesCellBoxes() const
+  {
+    return m_UseBoxes;
   }
 
   /** Whether the scene was uploaded for the GPU path. */
@@ -187,7 +199,19 @@ public:
   {
     if constexpr (kTypesSupported)
     {
-      if (m_OnGPU)
+      const cif::MetricMovingTransform & host = m_Split->Host();
+      if (m_OnGPU && host.kind == cif::OptimizedStageKind::BSpline)
+      {
+        this->UpdateOrder(host, threader, false);
+      }
+      if (m_OnGPU && m_UseBoxes && host.kind == cif::OptimizedStageKind::BSpline)
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          cif::MattesHistogramInCellBoxesOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, parzen,
+                                                                m_DeviceBoxes.view, m_Workspace, histogram);
+        });
+      }
+      else if (m_OnGPU)
       {
         CIF_ITK_TRY_CUDA(
           [&] { cif::MattesHistogramOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, parzen, m_Workspace, histogram); });
@@ -237,7 +261,23 @@ public:
         this->UpdateOrder(host, threader);
       }
       std::vector<double> bsplineDerivative;
-      if (m_OnGPU)
+      if (gather && m_UseBoxes)
+      {
+        if (m_OnGPU)
+        {
+          CIF_ITK_TRY_CUDA([&] {
+            sums = cif::EvaluateMetricSumsInCellBoxesOnDevice<D, ValueType>(
+              m_DeviceScene, m_DeviceTransform, term, m_DeviceBoxes.view, m_Workspace, &bsplineDerivative);
+          });
+        }
+        else
+        {
+          cif::EvaluateMetricSumsInCellBoxesOnHost<D, ValueType>(m_HostScene, host, term, cif::HostView(m_Boxes),
+                                                                 MakeParallelFor(threader), sums.value,
+                                                                 &bsplineDerivative);
+        }
+      }
+      else if (m_OnGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
           sums = cif::EvaluateMetricSumsOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, term,
@@ -534,10 +574,12 @@ private:
     return device;
   }
 
-  /** The B-spline cells of the points, rebuilt when the grid or the stages before
-   * the B-spline changed. */
+  /** How the points are grouped by B-spline cell, rebuilt when the grid or the
+   * stages before the B-spline changed: cell boxes where the dense domain's axes
+   * map onto the grid's (cifMetricCellBoxes.h), else, when \a sortOtherwise, the
+   * points sorted by cell. */
   void
-  UpdateOrder(const cif::MetricMovingTransform & t, MultiThreaderBase * threader)
+  UpdateOrder(const cif::MetricMovingTransform & t, MultiThreaderBase * threader, bool sortOtherwise = true)
   {
     OrderKey key;
     std::memcpy(key.before, &t.before, sizeof(cif::AffineMap));
@@ -555,19 +597,32 @@ private:
       return;
     }
     const auto start = std::chrono::steady_clock::now();
-    if (m_OnGPU)
+    if (!m_HaveBoxesKey || std::memcmp(&key, &m_BoxesKey, sizeof(OrderKey)) != 0)
     {
-      // Sorted on the device (the points of a 256^3 domain in milliseconds).
-      CIF_ITK_TRY_CUDA(
-        [&] { cif::BuildMetricPointOrderOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, m_DeviceOrder); });
+      m_UseBoxes = cif::BuildMetricCellBoxes<D>(m_HostScene.domain, t, m_Boxes);
+      if (m_UseBoxes && m_OnGPU)
+      {
+        CIF_ITK_TRY_CUDA([&] { cif::UploadMetricCellBoxes(m_Boxes, m_DeviceBoxes); });
+      }
+      m_BoxesKey = key;
+      m_HaveBoxesKey = true;
     }
-    else
+    if (m_UseBoxes || sortOtherwise)
     {
-      m_Order = std::make_unique<cif::MetricPointOrder>(
-        cif::BuildMetricPointOrder<D>(m_HostScene, t, MakeParallelFor(threader)));
+      if (!m_UseBoxes && m_OnGPU)
+      {
+        // Sorted on the device (the points of a 256^3 domain in milliseconds).
+        CIF_ITK_TRY_CUDA(
+          [&] { cif::BuildMetricPointOrderOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, m_DeviceOrder); });
+      }
+      else if (!m_UseBoxes)
+      {
+        m_Order = std::make_unique<cif::MetricPointOrder>(
+          cif::BuildMetricPointOrder<D>(m_HostScene, t, MakeParallelFor(threader)));
+      }
+      m_OrderKey = key;
+      m_HaveOrder = true;
     }
-    m_OrderKey = key;
-    m_HaveOrder = true;
     m_OrderSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
@@ -598,6 +653,11 @@ private:
   OrderKey                                 m_OrderKey;
   cif::DeviceMetricPointOrder              m_DeviceOrder;
   bool                                     m_HaveOrder = false;
+  cif::MetricCellBoxes                     m_Boxes;
+  cif::DeviceMetricCellBoxes               m_DeviceBoxes;
+  OrderKey                                 m_BoxesKey;
+  bool                                     m_HaveBoxesKey = false;
+  bool                                     m_UseBoxes = false;
 };
 } // namespace itk
 

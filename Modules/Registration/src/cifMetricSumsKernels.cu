@@ -198,11 +198,17 @@ __global__ void __launch_bounds__(kItemThreads)
   }
 }
 
+/** A grid's cells per axis, by value for a kernel's parameters. */
+struct CellsPerAxis
+{
+  std::int64_t n[3];
+};
+
 /** Every control point's derivative along every axis from the item partials. */
 template <int D>
 __global__ void
-GatherKernel(const double * itemPartials, const MetricPointOrderView order, const TransformStage grid,
-             std::int64_t controlPoints, double * derivative)
+GatherKernel(const double * itemPartials, const std::int64_t * cellItemBegin, const CellsPerAxis cells,
+             const TransformStage grid, std::int64_t controlPoints, double * derivative)
 {
   const std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (n >= controlPoints * D)
@@ -211,8 +217,24 @@ GatherKernel(const double * itemPartials, const MetricPointOrderView order, cons
   }
   const int          axis = static_cast<int>(n / controlPoints);
   const std::int64_t k = n % controlPoints;
-  derivative[n] = GatherControlPointDerivative<D>(itemPartials, order.cellItemBegin, order.cellsPerAxis,
-                                                  grid.gridSize, k, axis);
+  derivative[n] = GatherControlPointDerivative<D>(itemPartials, cellItemBegin, cells.n, grid.gridSize, k, axis);
+}
+
+/** The derivative of every control point gathered from \a itemPartials into the
+ * workspace and downloaded to \a bsplineDerivative. */
+template <int D>
+void
+GatherAndDownload(const double * itemPartials, const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
+                  const TransformStage & grid, MetricDeviceWorkspace & workspace, std::vector<double> * bsplineDerivative)
+{
+  const std::int64_t controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
+  const std::int64_t outputs = D * controlPoints;
+  const CellsPerAxis cells = { { cellsPerAxis[0], cellsPerAxis[1], cellsPerAxis[2] } };
+  GatherKernel<D><<<static_cast<unsigned int>((outputs + 255) / 256), 256>>>(
+    itemPartials, cellItemBegin, cells, grid, controlPoints, workspace.derivative.As<double>());
+  CIF_CUDA_CHECK_LAUNCH();
+  bsplineDerivative->resize(static_cast<std::size_t>(outputs));
+  workspace.derivative.Download(bsplineDerivative->data(), static_cast<std::size_t>(outputs) * sizeof(double));
 }
 
 /** out[k] = sum of rows[r * width + k] over r, for k < width: one block, each
@@ -301,13 +323,9 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMoving
   }
   SumRowsKernel<2><<<1, kSumThreads>>>(workspace.blockSums.As<double>(), items, workspace.result.As<double>());
   CIF_CUDA_CHECK_LAUNCH();
-  const std::int64_t outputs = D * controlPoints;
-  GatherKernel<D><<<static_cast<unsigned int>((outputs + 255) / 256), 256>>>(
-    workspace.itemPartials.As<double>(), *order, grid, controlPoints, workspace.derivative.As<double>());
-  CIF_CUDA_CHECK_LAUNCH();
+  GatherAndDownload<D>(workspace.itemPartials.As<double>(), order->cellItemBegin, order->cellsPerAxis, grid, workspace,
+                       bsplineDerivative);
   workspace.result.Download(sums.value, 2 * sizeof(double));
-  bsplineDerivative->resize(static_cast<std::size_t>(outputs));
-  workspace.derivative.Download(bsplineDerivative->data(), static_cast<std::size_t>(outputs) * sizeof(double));
   return sums;
 }
 
@@ -316,13 +334,33 @@ namespace
 constexpr int kHistogramThreads = 256;
 constexpr int kMaxSharedHistogramBins = 64;
 
+/** One point's Parzen contributions, fixed marginal and count added to an integer
+ * histogram (joint, fixed marginal, valid points). */
+__device__ void
+AddToMattesHistogram(const MattesParzen & parzen, const MetricPointSample & s, unsigned long long * histogram)
+{
+  std::int64_t fixedBin, first, w[4];
+  if (!MattesPointBins(parzen, s, fixedBin, first, w))
+  {
+    return;
+  }
+  const int bins = parzen.bins;
+  for (int k = 0; k < 4; ++k)
+  {
+    atomicAdd(histogram + fixedBin * bins + first + k, static_cast<unsigned long long>(w[k]));
+  }
+  atomicAdd(histogram + bins * bins + fixedBin, 1ull);
+  atomicAdd(histogram + bins * bins + bins, 1ull);
+}
+
 /** Mattes' joint histogram and fixed marginal, in integers: per block in shared
  * memory (or straight in global memory for more than 64 bins), then added to the
- * global sums. Integer additions give the same sums in any order. */
-template <int D, typename TValue>
+ * global sums. Integer additions give the same sums in any order. \a OnlyOutside:
+ * only the points outside \a boxes' B-spline valid region (the cell-box path's rest). */
+template <int D, typename TValue, bool OnlyOutside>
 __global__ void __launch_bounds__(kHistogramThreads)
   MattesHistogramKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
-                        const MattesParzen parzen, unsigned long long * global)
+                        const MattesParzen parzen, const MetricCellBoxView boxes, unsigned long long * global)
 {
   extern __shared__ unsigned long long shared[];
   const int                            bins = parzen.bins;
@@ -340,20 +378,13 @@ __global__ void __launch_bounds__(kHistogramThreads)
   for (std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * kHistogramThreads + threadIdx.x;
        n < scene.domain.count; n += static_cast<std::int64_t>(gridDim.x) * kHistogramThreads)
   {
-    double v[3];
-    VirtualPointOf<D>(scene.domain, n, v);
-    const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, false);
-    std::int64_t            fixedBin, first, w[4];
-    if (!MattesPointBins(parzen, s, fixedBin, first, w))
+    if (OnlyOutside && !OutsideCellBoxes<D>(scene.domain, boxes, n))
     {
       continue;
     }
-    for (int k = 0; k < 4; ++k)
-    {
-      atomicAdd(histogram + fixedBin * bins + first + k, static_cast<unsigned long long>(w[k]));
-    }
-    atomicAdd(histogram + bins * bins + fixedBin, 1ull);
-    atomicAdd(histogram + bins * bins + bins, 1ull);
+    double v[3];
+    VirtualPointOf<D>(scene.domain, n, v);
+    AddToMattesHistogram(parzen, SampleMetricPoint<D>(scene, transform, v, false), histogram);
   }
   if (inShared)
   {
@@ -366,6 +397,19 @@ __global__ void __launch_bounds__(kHistogramThreads)
       }
     }
   }
+}
+
+/** The device histogram into \a histogram. */
+void
+DownloadMattesHistogram(MetricDeviceWorkspace & workspace, int bins, MattesHistogram & histogram)
+{
+  const std::size_t         entries = static_cast<std::size_t>(bins) * bins + bins + 1;
+  std::vector<std::int64_t> all(entries);
+  workspace.histogram.Download(all.data(), entries * sizeof(std::int64_t));
+  histogram.Reset(bins);
+  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, histogram.joint.begin());
+  std::copy(all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, all.end() - 1, histogram.fixedMarginal.begin());
+  histogram.validPoints = all.back();
 }
 } // namespace
 
@@ -382,14 +426,10 @@ MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTra
   const std::int64_t wanted = (scene.domain.count + kHistogramThreads - 1) / kHistogramThreads;
   const unsigned int blocks = static_cast<unsigned int>(std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, 4096)));
   const std::size_t  sharedBytes = bins <= kMaxSharedHistogramBins ? entries * sizeof(unsigned long long) : 0;
-  MattesHistogramKernel<D, TValue><<<blocks, kHistogramThreads, sharedBytes>>>(scene, transform, parzen, global);
+  MattesHistogramKernel<D, TValue, false>
+    <<<blocks, kHistogramThreads, sharedBytes>>>(scene, transform, parzen, MetricCellBoxView{}, global);
   CIF_CUDA_CHECK_LAUNCH();
-  std::vector<std::int64_t> all(entries);
-  workspace.histogram.Download(all.data(), entries * sizeof(std::int64_t));
-  histogram.Reset(bins);
-  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, histogram.joint.begin());
-  std::copy(all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, all.end() - 1, histogram.fixedMarginal.begin());
-  histogram.validPoints = all.back();
+  DownloadMattesHistogram(workspace, bins, histogram);
 }
 
 namespace
@@ -535,6 +575,361 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
   view.items = result.items.As<const MetricWorkItem>();
   view.cellItemBegin = result.cellItemBegin.As<const std::int64_t>();
   view.itemCount = static_cast<std::int64_t>(itemCount);
+}
+
+namespace
+{
+constexpr int kBoxThreads = 256;
+constexpr int kBoxMaxTileRows = 64;
+
+/** Rows of a box a tile takes: as many whole rows as one point per thread allows. */
+__device__ int
+CellBoxTileRows(int rowLength)
+{
+  const int rows = kBoxThreads / (rowLength > 0 ? rowLength : 1);
+  return rows < 1 ? 1 : (rows > kBoxMaxTileRows ? kBoxMaxTileRows : rows);
+}
+
+/** The shared state of a block that walks one cell-box work item: the cell's
+ * support coefficients, its x weights, and per tile row the row's displacement map. */
+template <int D>
+struct CellBoxTile
+{
+  static constexpr int kOutputs = kSupportPoints<D> * D;
+  static constexpr int kRowValues = 4 * D;
+  double               coefficient[kOutputs];
+  double               wx[kCellBoxMaxRow][4];
+  double               rowMap[kBoxMaxTileRows][kRowValues];
+  double               rowWeight[kBoxMaxTileRows][2][4]; ///< the tile rows' y and z weights
+};
+
+/** Loads the cell's coefficients and x weights (the caller synchronises). */
+template <int D>
+__device__ void
+LoadCellBox(const MetricCellBoxView & boxes, const MetricMovingTransform & transform, const CellBoxExtent & e,
+            CellBoxTile<D> & tile)
+{
+  for (int o = threadIdx.x; o < CellBoxTile<D>::kOutputs; o += kBoxThreads)
+  {
+    tile.coefficient[o] = CellBoxCoefficient<D>(transform.bspline, e.cell, o / D, o % D);
+  }
+  for (int o = threadIdx.x; o < 4 * e.rowLength; o += kBoxThreads)
+  {
+    tile.wx[o / 4][o % 4] = boxes.weights[0][4 * e.start[0] + o];
+  }
+}
+
+/** The row maps of rows [first, first + rows) of the box (the caller synchronises). */
+template <int D>
+__device__ void
+MapCellBoxRows(const MetricCellBoxView & boxes, const CellBoxExtent & e, std::int64_t first, int rows,
+               CellBoxTile<D> & tile)
+{
+  constexpr int kRowValues = CellBoxTile<D>::kRowValues;
+  for (int o = threadIdx.x; o < rows * kRowValues; o += kBoxThreads)
+  {
+    const int    row = o / kRowValues, k = o % kRowValues;
+    std::int64_t y, z;
+    CellBoxRowIndex(e, first + row, y, z);
+    const double * wy = boxes.weights[1] + 4 * y;
+    const double * wz = boxes.weights[2] + 4 * z;
+    tile.rowMap[row][k] = CellBoxRowMapEntry<D>(tile.coefficient, wy, wz, k / D, k % D);
+    if (k < 4)
+    {
+      tile.rowWeight[row][0][k] = wy[k];
+      tile.rowWeight[row][1][k] = wz[k];
+    }
+  }
+}
+
+/** The sample of tile point \a p (row p / rowLength of the tile, x p % rowLength). */
+template <int D, typename TValue>
+__device__ MetricPointSample
+SampleCellBoxPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                   const CellBoxExtent & e, std::int64_t first, int p, const CellBoxTile<D> & tile, bool withGradient)
+{
+  const int      nx = static_cast<int>(e.rowLength);
+  const int      row = p / nx, i = p % nx;
+  std::int64_t   y, z;
+  CellBoxRowIndex(e, first + row, y, z);
+  DisplacedStage stage;
+  for (int d = 0; d < 3; ++d)
+  {
+    stage.u[d] = d < D ? CellBoxDisplacement<D>(tile.rowMap[row], tile.wx[i], d) : 0.0;
+  }
+  const double index[3] = { static_cast<double>(scene.domain.start[0] + e.start[0] + i),
+                            static_cast<double>(scene.domain.start[1] + y),
+                            static_cast<double>(scene.domain.start[2] + z) };
+  double       v[3];
+  VirtualPointAtIndex<D>(scene.domain, index, v);
+  return SampleMetricPointThrough<D>(scene, transform, stage, v, withGradient);
+}
+
+/** A block per cell-box work item: the value's sums and the item's partials of
+ * force x weight for its cell's 4^D support (cifMetricCellBoxes.h: separable rows). */
+template <int D, typename TValue, typename TTerm>
+__global__ void __launch_bounds__(kBoxThreads)
+  CellBoxKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
+                const MetricCellBoxView boxes, double * itemSums, double * itemPartials)
+{
+  constexpr int               kOutputs = CellBoxTile<D>::kOutputs;
+  constexpr int               kRowValues = CellBoxTile<D>::kRowValues;
+  __shared__ CellBoxTile<D>   tile;
+  __shared__ double           rowForce[kBoxMaxTileRows][kRowValues];
+  __shared__ double           force[kBoxThreads][D];
+  __shared__ double           sums[kBoxThreads][2];
+  const MetricWorkItem        item = boxes.items[blockIdx.x];
+  const CellBoxExtent         e = CellBoxExtentOf(boxes, item.cell);
+  const int                   nx = static_cast<int>(e.rowLength);
+  const int                   tileRows = CellBoxTileRows(nx);
+  LoadCellBox<D>(boxes, transform, e, tile);
+  double partial = 0.0, count = 0.0, value = 0.0;
+  for (std::int64_t first = item.begin; first < item.end; first += tileRows)
+  {
+    const int rows = static_cast<int>(item.end - first < tileRows ? item.end - first : tileRows);
+    __syncthreads(); // the coefficients; the previous tile's points are done
+    MapCellBoxRows<D>(boxes, e, first, rows, tile);
+    __syncthreads();
+    double h[3] = { 0, 0, 0 };
+    if (static_cast<int>(threadIdx.x) < rows * nx)
+    {
+      const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, first, threadIdx.x, tile, true);
+      double                  f[3], termValue;
+      if (s.valid && term.template Apply<D>(s, termValue, f))
+      {
+        count += 1.0;
+        value += termValue;
+        PullBackThroughAfter<D>(transform, f, h);
+      }
+    }
+    for (int d = 0; d < D; ++d)
+    {
+      force[threadIdx.x][d] = h[d];
+    }
+    __syncthreads();
+    // Each row's forces contracted with the x weights, x in order.
+    for (int o = threadIdx.x; o < rows * kRowValues; o += kBoxThreads)
+    {
+      const int row = o / kRowValues, k = o % kRowValues;
+      const int a = k / D, d = k % D;
+      double    sum = 0.0;
+      for (int i = 0; i < nx; ++i)
+      {
+        sum += tile.wx[i][a] * force[row * nx + i][d];
+      }
+      rowForce[row][k] = sum;
+    }
+    __syncthreads();
+    // The rows' contributions to the partials, rows in order.
+    if (threadIdx.x < kOutputs)
+    {
+      for (int row = 0; row < rows; ++row)
+      {
+        partial += CellBoxPartialTerm<D>(rowForce[row], tile.rowWeight[row][0], tile.rowWeight[row][1], threadIdx.x);
+      }
+    }
+  }
+  sums[threadIdx.x][0] = count;
+  sums[threadIdx.x][1] = value;
+  TreeReduce<2, kBoxThreads>(sums);
+  if (threadIdx.x < 2)
+  {
+    itemSums[blockIdx.x * 2 + threadIdx.x] = sums[0][threadIdx.x];
+  }
+  if (threadIdx.x < kOutputs)
+  {
+    itemPartials[blockIdx.x * kOutputs + threadIdx.x] = partial;
+  }
+}
+
+/** The points outside the B-spline's valid region (left in place by it): the
+ * value's sums, a block per 4096 points in the domain's order. */
+template <int D, typename TValue, typename TTerm>
+__global__ void __launch_bounds__(kNaturalThreads)
+  OutsideCellBoxesKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
+                         const MetricCellBoxView boxes, double * blockSums)
+{
+  __shared__ double  shared[kNaturalThreads][2];
+  double             count = 0.0, value = 0.0;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * kNaturalBlockPoints;
+  const std::int64_t end = min(first + kNaturalBlockPoints, scene.domain.count);
+  for (std::int64_t n = first + threadIdx.x; n < end; n += kNaturalThreads)
+  {
+    if (!OutsideCellBoxes<D>(scene.domain, boxes, n))
+    {
+      continue;
+    }
+    double v[3];
+    VirtualPointOf<D>(scene.domain, n, v);
+    const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, true);
+    double                  f[3], termValue;
+    if (s.valid && term.template Apply<D>(s, termValue, f))
+    {
+      count += 1.0;
+      value += termValue;
+    }
+  }
+  shared[threadIdx.x][0] = count;
+  shared[threadIdx.x][1] = value;
+  TreeReduce<2, kNaturalThreads>(shared);
+  if (threadIdx.x < 2)
+  {
+    blockSums[blockIdx.x * 2 + threadIdx.x] = shared[0][threadIdx.x];
+  }
+}
+} // namespace
+
+template <int D, typename TValue, typename TTerm>
+MetricSums
+EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                                      const TTerm & term, const MetricCellBoxView & boxes,
+                                      MetricDeviceWorkspace & workspace, std::vector<double> * bsplineDerivative)
+{
+  constexpr int      kOutputs = kSupportPoints<D> * D;
+  const std::int64_t items = boxes.itemCount;
+  const std::int64_t outsideBlocks =
+    boxes.anyOutside ? (scene.domain.count + kNaturalBlockPoints - 1) / kNaturalBlockPoints : 0;
+  const std::int64_t rows = std::max<std::int64_t>(items + outsideBlocks, 1);
+  Reserve(workspace.result, kMaxMetricSums * sizeof(double));
+  Reserve(workspace.blockSums, static_cast<std::size_t>(rows) * 2 * sizeof(double));
+  Reserve(workspace.itemPartials, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
+  const TransformStage & grid = transform.bspline;
+  Reserve(workspace.derivative,
+          static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]) * sizeof(double));
+  double * blockSums = workspace.blockSums.As<double>();
+  if (items > 0)
+  {
+    CellBoxKernel<D, TValue, TTerm><<<static_cast<unsigned int>(items), kBoxThreads>>>(
+      scene, transform, term, boxes, blockSums, workspace.itemPartials.As<double>());
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+  if (outsideBlocks > 0)
+  {
+    OutsideCellBoxesKernel<D, TValue, TTerm><<<static_cast<unsigned int>(outsideBlocks), kNaturalThreads>>>(
+      scene, transform, term, boxes, blockSums + 2 * items);
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+  SumRowsKernel<2><<<1, kSumThreads>>>(blockSums, items + outsideBlocks, workspace.result.As<double>());
+  CIF_CUDA_CHECK_LAUNCH();
+  GatherAndDownload<D>(workspace.itemPartials.As<double>(), boxes.cellItemBegin, boxes.cellsPerAxis, grid, workspace,
+                       bsplineDerivative);
+  MetricSums sums;
+  workspace.result.Download(sums.value, 2 * sizeof(double));
+  return sums;
+}
+
+namespace
+{
+/** Mattes' first pass over a cell-box work item: the points' Parzen contributions
+ * added to the block's integer histogram (shared for up to 64 bins, else global). */
+template <int D, typename TValue>
+__global__ void __launch_bounds__(kBoxThreads)
+  CellBoxHistogramKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
+                         const MattesParzen parzen, const MetricCellBoxView boxes, bool inShared,
+                         unsigned long long * global)
+{
+  extern __shared__ unsigned long long histogramShared[];
+  __shared__ CellBoxTile<D>            tile;
+  const int                            bins = parzen.bins;
+  const int                            entries = bins * bins + bins + 1;
+  unsigned long long *                 histogram = inShared ? histogramShared : global;
+  if (inShared)
+  {
+    for (int k = threadIdx.x; k < entries; k += kBoxThreads)
+    {
+      histogramShared[k] = 0;
+    }
+  }
+  const MetricWorkItem item = boxes.items[blockIdx.x];
+  const CellBoxExtent  e = CellBoxExtentOf(boxes, item.cell);
+  const int            nx = static_cast<int>(e.rowLength);
+  const int            tileRows = CellBoxTileRows(nx);
+  LoadCellBox<D>(boxes, transform, e, tile);
+  for (std::int64_t first = item.begin; first < item.end; first += tileRows)
+  {
+    const int rows = static_cast<int>(item.end - first < tileRows ? item.end - first : tileRows);
+    __syncthreads();
+    MapCellBoxRows<D>(boxes, e, first, rows, tile);
+    __syncthreads();
+    if (static_cast<int>(threadIdx.x) < rows * nx)
+    {
+      const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, first, threadIdx.x, tile, false);
+      AddToMattesHistogram(parzen, s, histogram);
+    }
+  }
+  if (inShared)
+  {
+    __syncthreads();
+    for (int k = threadIdx.x; k < entries; k += kBoxThreads)
+    {
+      if (histogramShared[k] != 0)
+      {
+        atomicAdd(global + k, histogramShared[k]);
+      }
+    }
+  }
+}
+} // namespace
+
+template <int D, typename TValue>
+void
+MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                                   const MattesParzen & parzen, const MetricCellBoxView & boxes,
+                                   MetricDeviceWorkspace & workspace, MattesHistogram & histogram)
+{
+  const int         bins = parzen.bins;
+  const std::size_t entries = static_cast<std::size_t>(bins) * bins + bins + 1;
+  Reserve(workspace.histogram, entries * sizeof(unsigned long long));
+  auto * global = workspace.histogram.As<unsigned long long>();
+  CIF_CUDA_CHECK(cudaMemsetAsync(global, 0, entries * sizeof(unsigned long long), 0));
+  const std::size_t sharedBytes = bins <= kMaxSharedHistogramBins ? entries * sizeof(unsigned long long) : 0;
+  if (boxes.itemCount > 0)
+  {
+    // The block's histogram in shared memory where it fits beside the tile (48 KiB
+    // without opting in).
+    const bool boxInShared = sharedBytes > 0 && sharedBytes + sizeof(CellBoxTile<D>) <= 48 * 1024;
+    CellBoxHistogramKernel<D, TValue><<<static_cast<unsigned int>(boxes.itemCount), kBoxThreads,
+                                        boxInShared ? sharedBytes : 0>>>(scene, transform, parzen, boxes, boxInShared,
+                                                                         global);
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+  if (boxes.anyOutside)
+  {
+    const std::int64_t wanted = (scene.domain.count + kHistogramThreads - 1) / kHistogramThreads;
+    const unsigned int blocks =
+      static_cast<unsigned int>(std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, 4096)));
+    MattesHistogramKernel<D, TValue, true>
+      <<<blocks, kHistogramThreads, sharedBytes>>>(scene, transform, parzen, boxes, global);
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+  DownloadMattesHistogram(workspace, bins, histogram);
+}
+
+void
+UploadMetricCellBoxes(const MetricCellBoxes & boxes, DeviceMetricCellBoxes & device)
+{
+  const auto upload = [](DeviceBuffer & buffer, const void * data, std::size_t bytes) {
+    buffer = DeviceBuffer(std::max<std::size_t>(1, bytes));
+    if (bytes > 0)
+    {
+      buffer.Upload(data, bytes);
+    }
+  };
+  MetricCellBoxView & view = device.view;
+  view = HostView(boxes);
+  for (int a = 0; a < 3; ++a)
+  {
+    upload(device.weights[a], boxes.weights[a].data(), boxes.weights[a].size() * sizeof(double));
+    upload(device.inside[a], boxes.inside[a].data(), boxes.inside[a].size());
+    upload(device.range[a], boxes.range[a].data(), boxes.range[a].size() * sizeof(std::int64_t));
+    view.weights[a] = device.weights[a].As<const double>();
+    view.inside[a] = device.inside[a].As<const std::uint8_t>();
+    view.range[a] = device.range[a].As<const std::int64_t>();
+  }
+  upload(device.items, boxes.items.data(), boxes.items.size() * sizeof(MetricWorkItem));
+  upload(device.cellItemBegin, boxes.cellItemBegin.data(), boxes.cellItemBegin.size() * sizeof(std::int64_t));
+  view.items = device.items.As<const MetricWorkItem>();
+  view.cellItemBegin = device.cellItemBegin.As<const std::int64_t>();
 }
 
 CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE)

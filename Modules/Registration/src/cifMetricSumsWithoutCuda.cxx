@@ -30,5 +30,27 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> &, const MetricMovingTra
   throw CudaError("BuildMetricPointOrderOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 
+template <int D, typename TValue, typename TTerm>
+MetricSums
+EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
+                                      const MetricCellBoxView &, MetricDeviceWorkspace &, std::vector<double> *)
+{
+  throw CudaError("EvaluateMetricSumsInCellBoxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+
+template <int D, typename TValue>
+void
+MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &,
+                                   const MetricCellBoxView &, MetricDeviceWorkspace &, MattesHistogram &)
+{
+  throw CudaError("MattesHistogramInCellBoxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+
+void
+UploadMetricCellBoxes(const MetricCellBoxes &, DeviceMetricCellBoxes &)
+{
+  throw CudaError("UploadMetricCellBoxes: CudaImageFilters was built without the CUDA toolkit");
+}
+
 CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE)
 } // namespace cif

@@ -1,0 +1,485 @@
+#ifndef cifMetricCellBoxes_h
+#define cifMetricCellBoxes_h
+
+#include "cifImageMetricMath.h"
+#include "cifMetricPointOrder.h"
+#include "cifMetricSumsHost.h"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+/** \file cifMetricCellBoxes.h
+ * A dense domain whose grid axes map onto the optimized B-spline's control-grid axes
+ * one to one (the same directions, no rotation or shear before the B-spline: what
+ * ITK's BSplineTransformInitializer gives over the fixed image, alone or as the last
+ * stage of an affine-then-B-spline composite) is a product of per-axis index ranges:
+ * the points of one B-spline cell fill a box, and each point's kernel weights are
+ * products of per-axis weights that depend on its index along that axis only. Then
+ *  - the displacement is separable: per row of a box (fixed y, z) the 4 x 4 support
+ *    rows contract to 4 x D values once, and each point of the row costs 4 x D
+ *    multiply-adds instead of 64 x D (3-D);
+ *  - the adjoint too: a row's forces contract with the x weights (4 x D sums), and
+ *    only those go to the 4^D x D partials, weighted by the row's y and z weights.
+ * The per-axis tables, the cells' index ranges and the work items (a cell's rows, in
+ * pieces) are built once per level on the host; the sums are reduced in a fixed
+ * order (rows in order, items per cell in order), so every run gives the same bits.
+ * The GPU path (cifMetricSumsDevice.h) and the CPU path below share the per-row and
+ * per-point arithmetic. */
+namespace cif
+{
+/** Points a cell-box work item holds at most (a cell's rows are split into pieces
+ * of about this many points, so that coarse grids still give every SM work). */
+constexpr std::int64_t kCellBoxItemPoints = 4096;
+
+/** Longest row (points along axis 0 in one cell) the GPU path takes: one point per
+ * thread of a block. */
+constexpr std::int64_t kCellBoxMaxRow = 256;
+
+/** The tables of a cell-box plan, as host vectors. */
+struct MetricCellBoxes
+{
+  std::int64_t cellsPerAxis[3] = { 1, 1, 1 };
+  std::int64_t cellCount = 0;
+  std::int64_t longestRow = 0;
+  bool         anyOutside = false; ///< some index lies outside the B-spline's valid region
+  /** Per axis, per index of the domain (from its start): the 4 kernel weights. */
+  std::vector<double>         weights[3];
+  /** Per axis, per index: 1 where the index lies inside the valid region. */
+  std::vector<std::uint8_t>   inside[3];
+  /** Per axis, per cell: the first index and one past the last (from the domain's start). */
+  std::vector<std::int64_t>   range[3];
+  std::vector<MetricWorkItem> items;         ///< cell, then [begin, end) of its rows (y fastest)
+  std::vector<std::int64_t>   cellItemBegin; ///< cellCount + 2 entries, as MetricPointOrder's
+};
+
+/** The same tables where a path reads them (host or device pointers). */
+struct MetricCellBoxView
+{
+  const double *         weights[3] = { nullptr, nullptr, nullptr };
+  const std::uint8_t *   inside[3] = { nullptr, nullptr, nullptr };
+  const std::int64_t *   range[3] = { nullptr, nullptr, nullptr };
+  const MetricWorkItem * items = nullptr;
+  const std::int64_t *   cellItemBegin = nullptr;
+  std::int64_t           itemCount = 0;
+  std::int64_t           cellCount = 0;
+  std::int64_t           cellsPerAxis[3] = { 1, 1, 1 };
+  bool                   anyOutside = false;
+};
+
+inline MetricCellBoxView
+HostView(const MetricCellBoxes & boxes)
+{
+  MetricCellBoxView view;
+  for (int a = 0; a < 3; ++a)
+  {
+    view.weights[a] = boxes.weights[a].data();
+    view.inside[a] = boxes.inside[a].data();
+    view.range[a] = boxes.range[a].data();
+    view.cellsPerAxis[a] = boxes.cellsPerAxis[a];
+  }
+  view.items = boxes.items.data();
+  view.cellItemBegin = boxes.cellItemBegin.data();
+  view.itemCount = static_cast<std::int64_t>(boxes.items.size());
+  view.cellCount = boxes.cellCount;
+  view.anyOutside = boxes.anyOutside;
+  return view;
+}
+
+/** The B-spline grid's continuous index along \a axis of the dense domain's index
+ * (offset \a step along \a along from the domain's start). */
+template <int D>
+double
+CellBoxGridIndex(const MetricDomain & domain, const MetricMovingTransform & t, int axis, int along,
+                 std::int64_t step)
+{
+  double index[3] = { 0, 0, 0 };
+  for (int a = 0; a < D; ++a)
+  {
+    index[a] = static_cast<double>(domain.start[a] + (a == along ? step : 0));
+  }
+  double v[3], q[3];
+  VirtualPointAtIndex<D>(domain, index, v);
+  ApplyAffineMap<D>(t.before, v, q);
+  return BSplineGridIndex<D>(t.bspline, q, axis);
+}
+
+/** Largest drift (in control-grid index units, over the whole domain) of one grid
+ * axis's index along the domain's other axes that the plan accepts. ITK's
+ * BSplineTransformInitializer over an oblique image builds the grid's directions
+ * from the image's corners, parallel to the image axes within about 1e-7 of a cell
+ * over a domain (measured: 1e-8 to 4e-7); the per-axis weights then stand for each
+ * point's own within that. */
+constexpr double kCellBoxMaxDrift = 1e-6;
+
+/** The cell-box plan of a dense \a domain and B-spline stage \a t, or false where it
+ * does not apply: listed points; an index map that is not diagonal (another axis
+ * moves a grid index by more than kCellBoxMaxDrift across the domain); an index
+ * within twice the drift of the valid region's limits (where ITK's own per-point
+ * decision could differ: the B-spline is the identity outside); a cell whose
+ * indices are not contiguous; a row longer than kCellBoxMaxRow. */
+template <int D>
+bool
+BuildMetricCellBoxes(const MetricDomain & domain, const MetricMovingTransform & t, MetricCellBoxes & boxes)
+{
+  boxes = MetricCellBoxes();
+  if (domain.points != nullptr || t.kind != OptimizedStageKind::BSpline || domain.count <= 0)
+  {
+    return false;
+  }
+  double drift = 0.0;
+  for (int a = 0; a < D; ++a)
+  {
+    const double base = CellBoxGridIndex<D>(domain, t, a, -1, 0);
+    for (int b = 0; b < D; ++b)
+    {
+      const double moved = b == a ? 0.0 : std::fabs(CellBoxGridIndex<D>(domain, t, a, b, domain.size[b] - 1) - base);
+      if (!(moved <= kCellBoxMaxDrift))
+      {
+        return false;
+      }
+      drift = moved > drift ? moved : drift;
+    }
+  }
+  boxes.cellCount = 1;
+  for (int a = 0; a < 3; ++a)
+  {
+    const std::int64_t size = a < D ? domain.size[a] : 1;
+    const std::int64_t cells = a < D ? t.bspline.gridSize[a] - 3 : 1;
+    boxes.cellsPerAxis[a] = cells > 0 ? cells : 0;
+    boxes.cellCount *= boxes.cellsPerAxis[a];
+    boxes.weights[a].assign(static_cast<std::size_t>(4 * size), 0.0);
+    boxes.inside[a].assign(static_cast<std::size_t>(size), 0);
+    boxes.range[a].assign(static_cast<std::size_t>(2 * boxes.cellsPerAxis[a]), 0);
+    std::vector<std::int64_t> members(static_cast<std::size_t>(boxes.cellsPerAxis[a]), 0);
+    for (std::int64_t i = 0; i < size; ++i)
+    {
+      std::int64_t cell = 0;
+      double *     w = boxes.weights[a].data() + 4 * i;
+      if (a >= D)
+      {
+        w[0] = 1.0;
+      }
+      else
+      {
+        const double x = CellBoxGridIndex<D>(domain, t, a, a, i);
+        const double upper = static_cast<double>(t.bspline.gridSize[a]) - 2.0;
+        if (drift > 0.0 && (std::fabs(x - 1.0) <= 2.0 * drift || std::fabs(x - upper) <= 2.0 * drift))
+        {
+          return false;
+        }
+        if (!BSplineAxisSupport(t.bspline, a, x, cell, w))
+        {
+          boxes.anyOutside = true;
+          w[0] = w[1] = w[2] = w[3] = 0.0;
+          continue;
+        }
+      }
+      if (cell < 0 || cell >= boxes.cellsPerAxis[a])
+      {
+        return false; // not expected from ITK's valid region; the generic path decides
+      }
+      boxes.inside[a][i] = 1;
+      std::int64_t * r = boxes.range[a].data() + 2 * cell;
+      if (members[cell]++ == 0)
+      {
+        r[0] = i;
+        r[1] = i + 1;
+      }
+      r[0] = i < r[0] ? i : r[0];
+      r[1] = i + 1 > r[1] ? i + 1 : r[1];
+    }
+    for (std::int64_t c = 0; c < boxes.cellsPerAxis[a]; ++c)
+    {
+      const std::int64_t * r = boxes.range[a].data() + 2 * c;
+      if (members[c] != r[1] - r[0])
+      {
+        return false;
+      }
+      if (a == 0 && r[1] - r[0] > boxes.longestRow)
+      {
+        boxes.longestRow = r[1] - r[0];
+      }
+    }
+  }
+  if (boxes.longestRow > kCellBoxMaxRow)
+  {
+    return false;
+  }
+  boxes.cellItemBegin.assign(static_cast<std::size_t>(boxes.cellCount + 2), 0);
+  for (std::int64_t c = 0; c < boxes.cellCount; ++c)
+  {
+    boxes.cellItemBegin[c] = static_cast<std::int64_t>(boxes.items.size());
+    const std::int64_t sx = c % boxes.cellsPerAxis[0];
+    const std::int64_t sy = (c / boxes.cellsPerAxis[0]) % boxes.cellsPerAxis[1];
+    const std::int64_t sz = c / (boxes.cellsPerAxis[0] * boxes.cellsPerAxis[1]);
+    const std::int64_t nx = boxes.range[0][2 * sx + 1] - boxes.range[0][2 * sx];
+    const std::int64_t rows = (boxes.range[1][2 * sy + 1] - boxes.range[1][2 * sy]) *
+                              (boxes.range[2][2 * sz + 1] - boxes.range[2][2 * sz]);
+    if (nx == 0 || rows == 0)
+    {
+      continue;
+    }
+    const std::int64_t pieces = (nx * rows + kCellBoxItemPoints - 1) / kCellBoxItemPoints;
+    const std::int64_t rowsPerPiece = (rows + pieces - 1) / pieces;
+    for (std::int64_t b = 0; b < rows; b += rowsPerPiece)
+    {
+      MetricWorkItem item;
+      item.cell = c;
+      item.begin = b;
+      item.end = b + rowsPerPiece < rows ? b + rowsPerPiece : rows;
+      boxes.items.push_back(item);
+    }
+  }
+  boxes.cellItemBegin[boxes.cellCount] = static_cast<std::int64_t>(boxes.items.size());
+  boxes.cellItemBegin[boxes.cellCount + 1] = static_cast<std::int64_t>(boxes.items.size());
+  return true;
+}
+
+/** Where a work item lies: its cell's first index along each axis, its row length
+ * and rows per z (the box's extent along y). */
+struct CellBoxExtent
+{
+  std::int64_t start[3];
+  std::int64_t cell[3];
+  std::int64_t rowLength;
+  std::int64_t rowsPerSlice;
+};
+
+CIF_HD CellBoxExtent
+CellBoxExtentOf(const MetricCellBoxView & boxes, std::int64_t cell)
+{
+  CellBoxExtent e;
+  e.cell[0] = cell % boxes.cellsPerAxis[0];
+  e.cell[1] = (cell / boxes.cellsPerAxis[0]) % boxes.cellsPerAxis[1];
+  e.cell[2] = cell / (boxes.cellsPerAxis[0] * boxes.cellsPerAxis[1]);
+  for (int a = 0; a < 3; ++a)
+  {
+    e.start[a] = boxes.range[a][2 * e.cell[a]];
+  }
+  e.rowLength = boxes.range[0][2 * e.cell[0] + 1] - e.start[0];
+  e.rowsPerSlice = boxes.range[1][2 * e.cell[1] + 1] - e.start[1];
+  return e;
+}
+
+/** The domain indices (from its start) of row \a row of a box: y and z (32-bit
+ * division: a box has fewer rows than the domain points, below 2^31). */
+CIF_HD void
+CellBoxRowIndex(const CellBoxExtent & e, std::int64_t row, std::int64_t & y, std::int64_t & z)
+{
+  const auto r = static_cast<std::uint32_t>(row);
+  const auto perSlice = static_cast<std::uint32_t>(e.rowsPerSlice);
+  y = e.start[1] + static_cast<std::int64_t>(r % perSlice);
+  z = e.start[2] + static_cast<std::int64_t>(r / perSlice);
+}
+
+/** The support's control point of slot (a + 4 (b + 4 c)) of \a cell's coefficients
+ * along \a axis. */
+template <int D>
+CIF_HD double
+CellBoxCoefficient(const TransformStage & s, const std::int64_t cell[3], int slot, int axis)
+{
+  const int a = slot % 4, b = (slot / 4) % 4, c = slot / 16;
+  const std::int64_t k = ((cell[2] + (D > 2 ? c : 0)) * s.gridSize[1] + cell[1] + (D > 1 ? b : 0)) * s.gridSize[0] +
+                         cell[0] + a;
+  return s.coefficients[axis][k];
+}
+
+/** One row's contraction of the support coefficients \a coefficient (slot-major,
+ * D per slot) with the row's y and z weights: rowMap[a * D + d], a < 4. */
+template <int D>
+CIF_HD double
+CellBoxRowMapEntry(const double * coefficient, const double wy[4], const double wz[4], int a, int d)
+{
+  constexpr int KY = D > 1 ? 4 : 1;
+  constexpr int KZ = D > 2 ? 4 : 1;
+  double        sum = 0.0;
+  for (int c = 0; c < KZ; ++c)
+  {
+    double inner = 0.0;
+    for (int b = 0; b < KY; ++b)
+    {
+      inner += wy[b] * coefficient[(a + 4 * (b + 4 * c)) * D + d];
+    }
+    sum += wz[c] * inner;
+  }
+  return sum;
+}
+
+/** A point's displacement from its row's map and its x weights. */
+template <int D>
+CIF_HD double
+CellBoxDisplacement(const double * rowMap, const double wx[4], int d)
+{
+  double u = 0.0;
+  for (int a = 0; a < 4; ++a)
+  {
+    u += wx[a] * rowMap[a * D + d];
+  }
+  return u;
+}
+
+/** The optimized stage of a point whose displacement is already formed. */
+struct DisplacedStage
+{
+  double u[3];
+
+  template <int D>
+  CIF_HD void
+  Apply(const double q[3], double y[3]) const
+  {
+    for (int i = 0; i < 3; ++i)
+    {
+      y[i] = q[i] + (i < D ? u[i] : 0.0);
+    }
+  }
+};
+
+/** Output \a o of a cell's partials (slot (a + 4 (b + 4 c)) x D + d) from one row's
+ * force contraction \a rowForce (a x D + d) and the row's y and z weights. */
+template <int D>
+CIF_HD double
+CellBoxPartialTerm(const double * rowForce, const double wy[4], const double wz[4], int o)
+{
+  const int slot = o / D, d = o % D;
+  const int a = slot % 4, b = (slot / 4) % 4, c = slot / 16;
+  return (wy[D > 1 ? b : 0] * wz[D > 2 ? c : 0]) * rowForce[a * D + d];
+}
+
+/** Whether the dense domain's \a n-th point lies outside the B-spline's valid region
+ * (where the B-spline is the identity and the point adds to the value only). */
+template <int D>
+CIF_HD bool
+OutsideCellBoxes(const MetricDomain & domain, const MetricCellBoxView & boxes, std::int64_t n)
+{
+  std::uint32_t rest = static_cast<std::uint32_t>(n);
+  bool          outside = false;
+  for (int a = 0; a < D; ++a)
+  {
+    const auto size = static_cast<std::uint32_t>(domain.size[a]);
+    outside = outside || boxes.inside[a][rest % size] == 0;
+    rest /= size;
+  }
+  return outside;
+}
+/** The CPU path of a metric's sums in cell boxes (the B-spline derivative gathered
+ * per control point into \a bsplineDerivative), the same sums as
+ * EvaluateMetricSumsOnHost's with a B-spline stage. \a parallelFor: a callable
+ * (count, body(i)). */
+template <int D, typename TValue, typename TTerm, typename TParallelFor>
+void
+EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                                    const TTerm & term, const MetricCellBoxView & boxes, TParallelFor && parallelFor,
+                                    double sums[2], std::vector<double> * bsplineDerivative)
+{
+  constexpr int       kSupport = (D > 2 ? 64 : (D > 1 ? 16 : 4));
+  constexpr int       kOutputs = kSupport * D;
+  const std::int64_t  itemCount = boxes.itemCount;
+  std::vector<double> itemPartials(static_cast<std::size_t>(itemCount * kOutputs), 0.0);
+  std::vector<double> itemSums(static_cast<std::size_t>(2 * itemCount), 0.0);
+  parallelFor(itemCount, [&](std::int64_t i) {
+    const MetricWorkItem & item = boxes.items[i];
+    const CellBoxExtent    e = CellBoxExtentOf(boxes, item.cell);
+    double                 coefficient[kOutputs];
+    for (int o = 0; o < kOutputs; ++o)
+    {
+      coefficient[o] = CellBoxCoefficient<D>(transform.bspline, e.cell, o / D, o % D);
+    }
+    double * partials = itemPartials.data() + i * kOutputs;
+    double   count = 0.0, value = 0.0;
+    for (std::int64_t row = item.begin; row < item.end; ++row)
+    {
+      std::int64_t y, z;
+      CellBoxRowIndex(e, row, y, z);
+      const double * wy = boxes.weights[1] + 4 * y;
+      const double * wz = boxes.weights[2] + 4 * z;
+      double         rowMap[4 * D], rowForce[4 * D];
+      for (int o = 0; o < 4 * D; ++o)
+      {
+        rowMap[o] = CellBoxRowMapEntry<D>(coefficient, wy, wz, o / D, o % D);
+        rowForce[o] = 0.0;
+      }
+      for (std::int64_t x = e.start[0]; x < e.start[0] + e.rowLength; ++x)
+      {
+        const double * wx = boxes.weights[0] + 4 * x;
+        DisplacedStage stage;
+        for (int d = 0; d < 3; ++d)
+        {
+          stage.u[d] = d < D ? CellBoxDisplacement<D>(rowMap, wx, d) : 0.0;
+        }
+        const double index[3] = { static_cast<double>(scene.domain.start[0] + x),
+                                  static_cast<double>(scene.domain.start[1] + y),
+                                  static_cast<double>(scene.domain.start[2] + z) };
+        double       v[3];
+        VirtualPointAtIndex<D>(scene.domain, index, v);
+        const MetricPointSample s = SampleMetricPointThrough<D>(scene, transform, stage, v, true);
+        double                  force[3], h[3], termValue;
+        if (!s.valid || !term.template Apply<D>(s, termValue, force))
+        {
+          continue;
+        }
+        count += 1.0;
+        value += termValue;
+        PullBackThroughAfter<D>(transform, force, h);
+        for (int o = 0; o < 4 * D; ++o)
+        {
+          rowForce[o] += wx[o / D] * h[o % D];
+        }
+      }
+      for (int o = 0; o < kOutputs; ++o)
+      {
+        partials[o] += CellBoxPartialTerm<D>(rowForce, wy, wz, o);
+      }
+    }
+    itemSums[2 * i] = count;
+    itemSums[2 * i + 1] = value;
+  });
+  // The points outside the valid region (the B-spline leaves them in place): the
+  // value only.
+  constexpr std::int64_t chunk = 4096;
+  const std::int64_t     chunks = boxes.anyOutside ? (scene.domain.count + chunk - 1) / chunk : 0;
+  std::vector<double>    outsideSums(static_cast<std::size_t>(2 * chunks), 0.0);
+  parallelFor(chunks, [&](std::int64_t c) {
+    const std::int64_t end = scene.domain.count < (c + 1) * chunk ? scene.domain.count : (c + 1) * chunk;
+    for (std::int64_t n = c * chunk; n < end; ++n)
+    {
+      if (!OutsideCellBoxes<D>(scene.domain, boxes, n))
+      {
+        continue;
+      }
+      double v[3];
+      VirtualPointOf<D>(scene.domain, n, v);
+      const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, true);
+      double                  force[3], termValue;
+      if (s.valid && term.template Apply<D>(s, termValue, force))
+      {
+        outsideSums[2 * c] += 1.0;
+        outsideSums[2 * c + 1] += termValue;
+      }
+    }
+  });
+  for (std::int64_t i = 0; i < itemCount; ++i)
+  {
+    sums[0] += itemSums[2 * i];
+    sums[1] += itemSums[2 * i + 1];
+  }
+  for (std::int64_t c = 0; c < chunks; ++c)
+  {
+    sums[0] += outsideSums[2 * c];
+    sums[1] += outsideSums[2 * c + 1];
+  }
+  const TransformStage & grid = transform.bspline;
+  const std::int64_t     controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
+  bsplineDerivative->assign(static_cast<std::size_t>(D * controlPoints), 0.0);
+  parallelFor(controlPoints, [&](std::int64_t k) {
+    for (int axis = 0; axis < D; ++axis)
+    {
+      (*bsplineDerivative)[axis * controlPoints + k] = GatherControlPointDerivative<D>(
+        itemPartials.data(), boxes.cellItemBegin, boxes.cellsPerAxis, grid.gridSize, k, axis);
+    }
+  });
+}
+
+} // namespace cif
+
+#endif
