@@ -60,6 +60,45 @@ ApplyAffineMap(const AffineMap & map, const double p[3], double out[3])
   }
 }
 
+/** Whether \a map is exactly the identity (a fixed or surrounding stage that is
+ * not there: the common case). Its product then returns the point itself (up to
+ * the sign of a zero), so a kernel may skip the 2 D^2 roundings. */
+inline bool
+IsIdentityMap(const AffineMap & map)
+{
+  for (int i = 0; i < 3; ++i)
+  {
+    for (int j = 0; j < 3; ++j)
+    {
+      if (map.matrix[i][j] != (i == j ? 1.0 : 0.0))
+      {
+        return false;
+      }
+    }
+    if (map.offset[i] != 0.0)
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** ApplyAffineMap, or a copy of \a p where \a identity says the map is the identity. */
+template <int D>
+CIF_HD void
+ApplyAffineMapUnless(bool identity, const AffineMap & map, const double p[3], double out[3])
+{
+  if (identity)
+  {
+    for (int i = 0; i < 3; ++i)
+    {
+      out[i] = p[i];
+    }
+    return;
+  }
+  ApplyAffineMap<D>(map, p, out);
+}
+
 /** ImageBase::TransformPhysicalPointToContinuousIndex. */
 template <int D, typename TValue>
 CIF_HD void
@@ -108,53 +147,134 @@ MetricMaskContains(const MetricImage<std::uint8_t> & mask, const double p[3])
   return mask.data[offset] != 0;
 }
 
-/** itk::LinearInterpolateImageFunction::Evaluate at continuous index \a x (inside
- * the buffer) of an image with \a C interleaved components: the base index is
+/** The 2^D neighbours of itk::LinearInterpolateImageFunction at continuous index
+ * \a x (inside the buffer) of a buffer of \a start and \a size: the base index is
  * floor(x) raised to the buffer's start, a non-positive distance counts as 0, and a
- * neighbour past the buffer's end is the end sample. */
-template <int D, int C, typename TValue>
-CIF_HD void
-MetricLinearInterpolate(const MetricImage<TValue> & image, const double x[3], double out[C])
+ * neighbour past the buffer's end is the end sample. Per axis the lower and upper
+ * neighbour's offset in the buffer (index x stride), so that each corner only adds
+ * them. */
+template <int D>
+struct LinearCorners
 {
-  // Per axis the lower and upper neighbour's offset in the buffer (index x stride),
-  // so that each corner only adds them.
   std::int64_t lower[3] = { 0, 0, 0 };
   std::int64_t upper[3] = { 0, 0, 0 };
   double       distance[3] = { 0, 0, 0 };
-  std::int64_t stride = 1;
-  for (int a = 0; a < D; ++a)
+
+  CIF_HD
+  LinearCorners(const std::int64_t start[3], const std::int64_t size[3], const double x[3])
   {
-    std::int64_t b = static_cast<std::int64_t>(floor(x[a]));
-    b = b < image.start[a] ? image.start[a] : b;
-    const double d = x[a] - static_cast<double>(b);
-    distance[a] = d > 0.0 ? d : 0.0;
-    const std::int64_t last = image.start[a] + image.size[a] - 1;
-    lower[a] = (b - image.start[a]) * stride;
-    upper[a] = ((b + 1 > last ? last : b + 1) - image.start[a]) * stride;
-    stride *= image.size[a];
+    std::int64_t stride = 1;
+    CIF_UNROLL
+    for (int a = 0; a < D; ++a)
+    {
+      std::int64_t b = static_cast<std::int64_t>(floor(x[a]));
+      b = b < start[a] ? start[a] : b;
+      const double d = x[a] - static_cast<double>(b);
+      distance[a] = d > 0.0 ? d : 0.0;
+      const std::int64_t last = start[a] + size[a] - 1;
+      lower[a] = (b - start[a]) * stride;
+      upper[a] = ((b + 1 > last ? last : b + 1) - start[a]) * stride;
+      stride *= size[a];
+    }
   }
-  for (int c = 0; c < C; ++c)
+
+  /** Corner \a corner's weight (products in ITK's axis order) and buffer offset. */
+  CIF_HD double
+  Corner(int corner, std::int64_t & offset) const
   {
-    out[c] = 0.0;
-  }
-  for (int corner = 0; corner < (1 << D); ++corner)
-  {
-    double       weight = 1.0;
-    std::int64_t offset = 0;
+    double weight = 1.0;
+    offset = 0;
+    CIF_UNROLL
     for (int a = 0; a < D; ++a)
     {
       const bool above = (corner >> a) & 1;
       weight *= above ? distance[a] : 1.0 - distance[a];
       offset += above ? upper[a] : lower[a];
     }
+    return weight;
+  }
+};
+
+/** itk::LinearInterpolateImageFunction::Evaluate at continuous index \a x (inside
+ * the buffer) of an image with \a C interleaved components (see LinearCorners). */
+template <int D, int C, typename TValue>
+CIF_HD void
+MetricLinearInterpolate(const MetricImage<TValue> & image, const double x[3], double out[C])
+{
+  // Sums in locals over unrolled loops, stored once: accumulating into the caller's
+  // array kept it in a kernel's local memory (a store per corner and component).
+  const LinearCorners<D> corners(image.start, image.size, x);
+  double                 sum[C];
+  CIF_UNROLL
+  for (int c = 0; c < C; ++c)
+  {
+    sum[c] = 0.0;
+  }
+  CIF_UNROLL
+  for (int corner = 0; corner < (1 << D); ++corner)
+  {
+    std::int64_t offset;
+    const double weight = corners.Corner(corner, offset);
     if (weight != 0.0)
     {
+      CIF_UNROLL
       for (int c = 0; c < C; ++c)
       {
-        out[c] += weight * static_cast<double>(image.data[C * offset + c]);
+        sum[c] += weight * static_cast<double>(image.data[C * offset + c]);
       }
     }
   }
+  CIF_UNROLL
+  for (int c = 0; c < C; ++c)
+  {
+    out[c] = sum[c];
+  }
+}
+
+/** MetricLinearInterpolate of a scalar image and of a D-component image on the same
+ * buffer grid (the moving image and its gradient image) at once: the same sums, the
+ * corners found once. */
+template <int D, typename TValue>
+CIF_HD void
+MetricLinearInterpolateWithGradient(const MetricImage<TValue> & image, const MetricImage<TValue> & gradientImage,
+                                    const double x[3], double & value, double gradient[3])
+{
+  const LinearCorners<D> corners(image.start, image.size, x);
+  double                 v = 0.0, g[3] = { 0, 0, 0 };
+  CIF_UNROLL
+  for (int corner = 0; corner < (1 << D); ++corner)
+  {
+    std::int64_t offset;
+    const double weight = corners.Corner(corner, offset);
+    if (weight != 0.0)
+    {
+      v += weight * static_cast<double>(image.data[offset]);
+      CIF_UNROLL
+      for (int c = 0; c < D; ++c)
+      {
+        g[c] += weight * static_cast<double>(gradientImage.data[D * offset + c]);
+      }
+    }
+  }
+  value = v;
+  CIF_UNROLL
+  for (int c = 0; c < D; ++c)
+  {
+    gradient[c] = g[c];
+  }
+}
+
+/** Whether two images share a buffer grid (start and size). */
+template <int D, typename TA, typename TB>
+CIF_HD bool
+SameBufferGrid(const MetricImage<TA> & a, const MetricImage<TB> & b)
+{
+  bool same = true;
+  for (int k = 0; k < D; ++k)
+  {
+    same = same && a.start[k] == b.start[k] && a.size[k] == b.size[k];
+  }
+  return same;
 }
 
 /** How the moving image is sampled: its value by linear interpolation (ITK's
@@ -209,6 +329,8 @@ MovingGradientAt(const MovingSampling<TValue> & moving, const double p[3], const
   }
   // CentralDifferenceImageFunction::Evaluate(point): along each physical axis the
   // linear interpolant half a spacing either side, 0 where a neighbour is outside.
+  // Unrolled, so that the gradient's components stay in registers.
+  CIF_UNROLL
   for (int dim = 0; dim < D; ++dim)
   {
     double below[3] = { p[0], p[1], p[2] };
@@ -250,6 +372,9 @@ struct MetricMovingTransform
   AffineMap          affine;
   TransformStage     bspline;
   AffineMap          after;
+  /** Set by MarkIdentityStages just before a launch (false: always multiply). */
+  bool               beforeIsIdentity = false;
+  bool               afterIsIdentity = false;
 };
 
 /** The virtual domain's points: a dense grid (every index of the virtual region)
@@ -316,11 +441,24 @@ struct MetricScene
 {
   MetricDomain                domain;
   AffineMap                   fixedTransform; ///< virtual -> fixed
+  bool                        fixedIsIdentity = false; ///< set by MarkIdentityStages (false: always multiply)
   MetricImage<TValue>         fixed;
   MetricImage<std::uint8_t>   fixedMask;      ///< data null: no mask
   MovingSampling<TValue>      moving;
   MetricImage<std::uint8_t>   movingMask;     ///< data null: no mask
 };
+
+/** The identity flags of \a scene's fixed transform and \a transform's surrounding
+ * stages, from the maps themselves (done on the copies a launch passes, so a flag
+ * never outlives its map). */
+template <typename TValue>
+void
+MarkIdentityStages(MetricScene<TValue> & scene, MetricMovingTransform & transform)
+{
+  scene.fixedIsIdentity = IsIdentityMap(scene.fixedTransform);
+  transform.beforeIsIdentity = IsIdentityMap(transform.before);
+  transform.afterIsIdentity = IsIdentityMap(transform.after);
+}
 
 /** One point's samples as ITK's ProcessVirtualPoint leaves them for the metric's
  * ProcessPoint: valid, the fixed and moving values (in the pixel type, as ITK
@@ -363,43 +501,62 @@ CIF_HD MetricPointSample
 SampleMetricPointThrough(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
                          const TStage & stage, const double v[3], bool withGradient)
 {
-  MetricPointSample s;
-  double            f[3];
-  ApplyAffineMap<D>(scene.fixedTransform, v, f);
+  // Locals, and the sample formed once at the end: a sample filled in place stayed
+  // in a kernel's local memory.
+  double f[3];
+  ApplyAffineMapUnless<D>(scene.fixedIsIdentity, scene.fixedTransform, v, f);
   if (scene.fixedMask.data != nullptr && !MetricMaskContains<D>(scene.fixedMask, f))
   {
-    return s;
+    return MetricPointSample{};
   }
   double xf[3];
   MetricContinuousIndex<D>(scene.fixed, f, xf);
   if (!MetricInsideBuffer<D>(scene.fixed, xf))
   {
-    return s;
+    return MetricPointSample{};
   }
   double fixedValue;
   MetricLinearInterpolate<D, 1>(scene.fixed, xf, &fixedValue);
 
-  ApplyAffineMap<D>(transform.before, v, s.q);
+  double q[3];
+  ApplyAffineMapUnless<D>(transform.beforeIsIdentity, transform.before, v, q);
   double y[3];
-  stage.template Apply<D>(s.q, y);
+  stage.template Apply<D>(q, y);
   double m[3];
-  ApplyAffineMap<D>(transform.after, y, m);
+  ApplyAffineMapUnless<D>(transform.afterIsIdentity, transform.after, y, m);
   if (scene.movingMask.data != nullptr && !MetricMaskContains<D>(scene.movingMask, m))
   {
-    return s;
+    return MetricPointSample{};
   }
   double xm[3];
   MetricContinuousIndex<D>(scene.moving.image, m, xm);
   if (!MetricInsideBuffer<D>(scene.moving.image, xm))
   {
-    return s;
+    return MetricPointSample{};
   }
+  const MovingSampling<TValue> & moving = scene.moving;
+  double                         movingValue, gradient[3] = { 0, 0, 0 };
+  if (withGradient && moving.coefficients == nullptr && moving.gradient.data != nullptr &&
+      SameBufferGrid<D>(moving.image, moving.gradient))
+  {
+    MetricLinearInterpolateWithGradient<D>(moving.image, moving.gradient, xm, movingValue, gradient);
+  }
+  else
+  {
+    movingValue = MovingValueAt<D>(moving, xm);
+    if (withGradient)
+    {
+      MovingGradientAt<D>(moving, m, xm, gradient);
+    }
+  }
+  MetricPointSample s;
   // ITK keeps both values in the pixel type (mappedFixedPixelValue, ...).
   s.fixedValue = static_cast<double>(static_cast<TValue>(fixedValue));
-  s.movingValue = static_cast<double>(static_cast<TValue>(MovingValueAt<D>(scene.moving, xm)));
-  if (withGradient)
+  s.movingValue = static_cast<double>(static_cast<TValue>(movingValue));
+  for (int a = 0; a < 3; ++a)
   {
-    MovingGradientAt<D>(scene.moving, m, xm, s.movingGradient);
+    s.movingGradient[a] = gradient[a];
+    s.q[a] = q[a];
   }
   s.valid = true;
   return s;
@@ -421,6 +578,14 @@ template <int D>
 CIF_HD void
 PullBackThroughAfter(const MetricMovingTransform & transform, const double g[3], double h[3])
 {
+  if (transform.afterIsIdentity)
+  {
+    for (int j = 0; j < 3; ++j)
+    {
+      h[j] = j < D ? g[j] : 0.0;
+    }
+    return;
+  }
   for (int j = 0; j < 3; ++j)
   {
     double sum = 0.0;

@@ -51,7 +51,7 @@ TreeReduce(double (*shared)[S])
 /** Value and, for an affine-family stage, the force's moments: a block per 4096
  * points in the domain's own order. */
 template <int D, typename TValue, typename TTerm, bool WithDerivative>
-__global__ void __launch_bounds__(kNaturalThreads)
+__global__ void __launch_bounds__(kNaturalThreads, 2)
   NaturalOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
                      const Point3 reference, double * blockSums)
 {
@@ -278,11 +278,14 @@ Reserve(DeviceBuffer & buffer, std::size_t bytes)
 
 template <int D, typename TValue, typename TTerm>
 MetricSums
-EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
                            const TTerm & term, const MetricPointOrderView * order, const double reference[3],
                            bool withDerivative, MetricDeviceWorkspace & workspace,
                            std::vector<double> * bsplineDerivative)
 {
+  MetricScene<TValue>   scene = sceneIn;
+  MetricMovingTransform transform = transformIn;
+  MarkIdentityStages(scene, transform);
   MetricSums   sums;
   const Point3 ref = { { reference[0], reference[1], reference[2] } };
   Reserve(workspace.result, kMaxMetricSums * sizeof(double));
@@ -415,9 +418,12 @@ DownloadMattesHistogram(MetricDeviceWorkspace & workspace, int bins, MattesHisto
 
 template <int D, typename TValue>
 void
-MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+MattesHistogramOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
                         const MattesParzen & parzen, MetricDeviceWorkspace & workspace, MattesHistogram & histogram)
 {
+  MetricScene<TValue>   scene = sceneIn;
+  MetricMovingTransform transform = transformIn;
+  MarkIdentityStages(scene, transform);
   const int         bins = parzen.bins;
   const std::size_t entries = static_cast<std::size_t>(bins) * bins + bins + 1;
   Reserve(workspace.histogram, entries * sizeof(unsigned long long));
@@ -668,7 +674,7 @@ SampleCellBoxPoint(const MetricScene<TValue> & scene, const MetricMovingTransfor
 /** A block per cell-box work item: the value's sums and the item's partials of
  * force x weight for its cell's 4^D support (cifMetricCellBoxes.h: separable rows). */
 template <int D, typename TValue, typename TTerm>
-__global__ void __launch_bounds__(kBoxThreads)
+__global__ void __launch_bounds__(kBoxThreads, 3)
   CellBoxKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
                 const MetricCellBoxView boxes, double * itemSums, double * itemPartials)
 {
@@ -781,10 +787,13 @@ __global__ void __launch_bounds__(kNaturalThreads)
 
 template <int D, typename TValue, typename TTerm>
 MetricSums
-EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
                                       const TTerm & term, const MetricCellBoxView & boxes,
                                       MetricDeviceWorkspace & workspace, std::vector<double> * bsplineDerivative)
 {
+  MetricScene<TValue>   scene = sceneIn;
+  MetricMovingTransform transform = transformIn;
+  MarkIdentityStages(scene, transform);
   constexpr int      kOutputs = kSupportPoints<D> * D;
   const std::int64_t items = boxes.itemCount;
   const std::int64_t outsideBlocks =
@@ -823,7 +832,7 @@ namespace
 /** Mattes' first pass over a cell-box work item: the points' Parzen contributions
  * added to the block's integer histogram (shared for up to 64 bins, else global). */
 template <int D, typename TValue>
-__global__ void __launch_bounds__(kBoxThreads)
+__global__ void __launch_bounds__(kBoxThreads, 3)
   CellBoxHistogramKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
                          const MattesParzen parzen, const MetricCellBoxView boxes, bool inShared,
                          unsigned long long * global)
@@ -873,10 +882,13 @@ __global__ void __launch_bounds__(kBoxThreads)
 
 template <int D, typename TValue>
 void
-MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
                                    const MattesParzen & parzen, const MetricCellBoxView & boxes,
                                    MetricDeviceWorkspace & workspace, MattesHistogram & histogram)
 {
+  MetricScene<TValue>   scene = sceneIn;
+  MetricMovingTransform transform = transformIn;
+  MarkIdentityStages(scene, transform);
   const int         bins = parzen.bins;
   const std::size_t entries = static_cast<std::size_t>(bins) * bins + bins + 1;
   Reserve(workspace.histogram, entries * sizeof(unsigned long long));
