@@ -300,6 +300,13 @@ TEST(ElastixTransformFile, BadInputIsAnErrorNamingTheFileAndLine)
                               "(MovingImageDimension 2)\n(GridSize 2 2)\n";
   Write(f, bspline);
   EXPECT_EQ(ReadError<2>(f), "");
+  Write(f, bspline + "(GridIndex 1 0)\n");
+  EXPECT_EQ(ReadError<2>(f), "");
+  std::string recursive = bspline; // elastix's RecursiveBSplineTransform takes GridIndex 0 only
+  recursive.replace(recursive.find("BSplineTransform"), 16, "RecursiveBSplineTransform");
+  Write(f, recursive + "(GridIndex 1 0)\n");
+  EXPECT_NE(ReadError<2>(f).find(":7: a RecursiveBSplineTransform with a GridIndex other than 0"), std::string::npos)
+    << ReadError<2>(f);
   Write(f, bspline + "(BSplineTransformSplineOrder 2)\n");
   EXPECT_NE(ReadError<2>(f).find(":7: only cubic B-splines are read"), std::string::npos) << ReadError<2>(f);
   Write(f, bspline + "(UseCyclicTransform \"true\")\n");

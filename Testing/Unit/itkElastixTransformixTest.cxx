@@ -40,7 +40,8 @@ Printed(const TValues & values, unsigned int count, int precision)
 template <unsigned int D>
 std::string
 HandWritten(Kind kind, const itk::Transform<double, D, D> * transform, const itk::ElastixOutputGrid<D> & grid,
-            const std::string & initial = "NoInitialTransform", const std::string & combine = "Compose")
+            const std::string & initial = "NoInitialTransform", const std::string & combine = "Compose",
+            const std::string & elastixName = "")
 {
   std::string name, specific;
   const auto  parameters = transform->GetParameters();
@@ -73,9 +74,9 @@ HandWritten(Kind kind, const itk::Transform<double, D, D> * transform, const itk
       const auto & fixed = transform->GetFixedParameters();
       long long    index[D];
       double       origin[D], direction[D * D];
-      for (unsigned int i = 0; i < D; ++i)
+      for (unsigned int i = 0; i < D; ++i) // RecursiveBSplineTransform: 0 (see the reader)
       {
-        index[i] = 2 - static_cast<long long>(i);
+        index[i] = elastixName == "RecursiveBSplineTransform" ? 0 : 2 - static_cast<long long>(i);
       }
       for (unsigned int i = 0; i < D; ++i)
       {
@@ -94,6 +95,10 @@ HandWritten(Kind kind, const itk::Transform<double, D, D> * transform, const itk
                   ")\n(BSplineTransformSplineOrder 3)\n(UseCyclicTransform \"false\")\n";
       break;
     }
+  }
+  if (!elastixName.empty()) // another name elastix gives the same file layout
+  {
+    name = elastixName;
   }
   double direction[D * D];
   for (unsigned int i = 0; i < D; ++i)
@@ -171,7 +176,7 @@ ExpectTransformixField(const ScratchDirectory & dir, const std::string & file, c
 /** One transform of \a kind in one file, written by the writer or by hand. */
 template <unsigned int D>
 void
-CheckKind(Kind kind, bool handWritten)
+CheckKind(Kind kind, bool handWritten, const std::string & elastixName = "")
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -182,14 +187,15 @@ CheckKind(Kind kind, bool handWritten)
   const std::string file = dir / "TransformParameters.0.txt";
   if (handWritten)
   {
-    WriteText(file, HandWritten<D>(kind, transform, grid));
+    WriteText(file, HandWritten<D>(kind, transform, grid, "NoInitialTransform", "Compose", elastixName));
   }
   else
   {
     ASSERT_NO_THROW(itk::WriteElastixTransform<D>(transform, grid, file));
   }
   ExpectTransformixField<D>(dir, file,
-                            std::string(ToString(kind)) + " " + std::to_string(D) + "-D, " +
+                            (elastixName.empty() ? std::string(ToString(kind)) : elastixName) + " " +
+                              std::to_string(D) + "-D, " +
                               (handWritten ? "written by hand" : "ElastixTransformFileWriter"));
 }
 
@@ -213,6 +219,8 @@ TEST(ElastixTransformix, Affine2D) { CheckKindBothWays<2>(Kind::Affine); }
 TEST(ElastixTransformix, Affine3D) { CheckKindBothWays<3>(Kind::Affine); }
 TEST(ElastixTransformix, BSpline2D) { CheckKindBothWays<2>(Kind::BSpline); }
 TEST(ElastixTransformix, BSpline3D) { CheckKindBothWays<3>(Kind::BSpline); }
+// elastix's RecursiveBSplineTransform: the same file layout and the same map
+TEST(ElastixTransformix, RecursiveBSpline3D) { CheckKind<3>(Kind::BSpline, true, "RecursiveBSplineTransform"); }
 
 namespace
 {

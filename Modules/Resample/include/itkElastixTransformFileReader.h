@@ -32,7 +32,9 @@ namespace itk
  * Direction); its first node is at GridOrigin + GridDirection diag(GridSpacing)
  * GridIndex, ITK's grid origin (elastix writes GridIndex 0, so GridOrigin itself).
  * The coefficients are laid out as ITK's: all x displacements, x fastest, then y ...
- * elastix's (BSplineTransformSplineOrder) must be 3 and (UseCyclicTransform) false.
+ * elastix's (BSplineTransformSplineOrder) must be 3 and (UseCyclicTransform) false; a
+ * RecursiveBSplineTransform must have GridIndex 0 (elastix 5.0.1 evaluates it as if it
+ * had, whatever the file says).
  *
  * (InitialTransformParametersFileName F) (or elastix 5.1's spelling
  * InitialTransformParameterFileName) names the stage before, read in turn, until

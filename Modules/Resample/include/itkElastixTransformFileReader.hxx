@@ -297,6 +297,22 @@ ElastixTransformFileReader<VDimension>::ReadStage(const ElastixParameterFile & f
   }
   if (name == "BSplineTransform" || name == "RecursiveBSplineTransform")
   {
+    // elastix 5.0.1's RecursiveBSplineTransform takes the coefficients from its
+    // buffer's start as if the grid began at index 0 (itkRecursiveBSplineTransform.hxx,
+    // TransformPoint): with another GridIndex transformix's field is not the one the
+    // file describes, nor BSplineTransform's (measured)
+    if (name == "RecursiveBSplineTransform" && file.Has("GridIndex"))
+    {
+      for (const long long i : file.GetIntegers("GridIndex", D, -(1LL << 62)))
+      {
+        if (i != 0)
+        {
+          file.Fail("GridIndex", "a RecursiveBSplineTransform with a GridIndex other than 0 is evaluated by elastix "
+                                 "as if it were 0 (elastix writes 0); read as BSplineTransform if it is meant as "
+                                 "the file says");
+        }
+      }
+    }
     return ReadBSpline(file);
   }
   if (name == "EulerTransform" || name == "SimilarityTransform")
