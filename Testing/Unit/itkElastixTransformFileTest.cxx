@@ -307,6 +307,17 @@ TEST(ElastixTransformFile, BadInputIsAnErrorNamingTheFileAndLine)
   Write(f, recursive + "(GridIndex 1 0)\n");
   EXPECT_NE(ReadError<2>(f).find(":7: a RecursiveBSplineTransform with a GridIndex other than 0"), std::string::npos)
     << ReadError<2>(f);
+  // grids too large are refused before anything is allocated for them
+  Write(f, "(Transform \"BSplineTransform\")\n(NumberOfParameters 8)\n(TransformParameters 1 2 3 4 5 6 7 8)\n"
+           "(FixedImageDimension 2)\n(MovingImageDimension 2)\n(GridSize 100000 100000)\n");
+  EXPECT_NE(ReadError<2>(f).find(":6: GridSize has too many nodes"), std::string::npos) << ReadError<2>(f);
+  Write(dir / "small.dat", "0123456789abcdef");
+  Write(f, "(Transform \"BSplineTransform\")\n(NumberOfParameters 1800000000)\n(TransformParameters \"small.dat\")\n"
+           "(UseBinaryFormatForTransformationParameters \"true\")\n(FixedImageDimension 2)\n(MovingImageDimension 2)\n"
+           "(GridSize 30000 30000)\n");
+  EXPECT_NE(ReadError<2>(f).find(":3: the binary parameter file \"small.dat\" holds fewer than 1800000000 doubles"),
+            std::string::npos)
+    << ReadError<2>(f);
   Write(f, bspline + "(BSplineTransformSplineOrder 2)\n");
   EXPECT_NE(ReadError<2>(f).find(":7: only cubic B-splines are read"), std::string::npos) << ReadError<2>(f);
   Write(f, bspline + "(UseCyclicTransform \"true\")\n");

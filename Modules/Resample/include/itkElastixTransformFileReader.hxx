@@ -225,11 +225,17 @@ ElastixTransformFileReader<VDimension>::ReadParameters(const ElastixParameterFil
     // whose name is the value of TransformParameters
     const std::string name = file.GetString("TransformParameters", "");
     const std::string data = elastix_detail::ResolveNamedFile(name, file.GetFileName());
-    std::ifstream     in(data, std::ios::binary);
+    std::ifstream     in(data, std::ios::binary | std::ios::ate);
     if (data.empty() || !in)
     {
       file.Fail("TransformParameters", "cannot open the binary parameter file \"" + name + "\"");
     }
+    if (static_cast<std::size_t>(in.tellg()) / sizeof(double) < expected) // before allocating for them
+    {
+      file.Fail("TransformParameters", "the binary parameter file \"" + name + "\" holds fewer than " +
+                                         std::to_string(expected) + " doubles");
+    }
+    in.seekg(0);
     std::vector<double> values(expected);
     in.read(reinterpret_cast<char *>(values.data()), static_cast<std::streamsize>(expected * sizeof(double)));
     if (static_cast<std::size_t>(in.gcount()) != expected * sizeof(double))
@@ -392,8 +398,16 @@ ElastixTransformFileReader<VDimension>::ReadBSpline(const ElastixParameterFile &
     {
       file.Fail("GridSpacing", "GridSpacing must be positive");
     }
+    if (static_cast<double>(nodes) * static_cast<double>(size[i]) * D >= 2147483648.0) // ITK counts in unsigned int
+    {
+      file.Fail("GridSize", "GridSize has too many nodes: D times their number must stay below 2^31");
+    }
     nodes *= static_cast<std::size_t>(size[i]);
   }
+  // the count first: the grid's coefficient images are allocated only for a file that
+  // holds them all
+  const std::vector<double> values =
+    ReadParameters(file, D * nodes, "a " + std::to_string(D) + "-D BSplineTransform of this GridSize");
   // elastix's coefficient image starts at GridIndex; ITK's at 0, its origin being the
   // physical point of elastix's node GridIndex
   Vector<double, D> shift;
@@ -415,8 +429,6 @@ ElastixTransformFileReader<VDimension>::ReadBSpline(const ElastixParameterFile &
   }
   auto transform = BSplineType::New();
   transform->SetFixedParameters(fixed);
-  const std::vector<double>          values = ReadParameters(file, D * nodes, "a " + std::to_string(D) +
-                                                                           "-D BSplineTransform of this GridSize");
   typename BSplineType::ParametersType p(static_cast<unsigned int>(values.size()));
   std::copy(values.begin(), values.end(), p.begin());
   transform->SetParametersByValue(p); // BSplineTransform::SetParameters would keep a pointer to p
