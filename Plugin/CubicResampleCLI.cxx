@@ -3,15 +3,17 @@
 // vectors are resampled per component), resamples it with cubic B-spline
 // interpolation (prefiltered, exact: ITK's ResampleImageFilter +
 // BSplineInterpolateImageFunction) through a transform from a file ITK reads
-// (.tfm/.txt, .h5, .mat: affine family, B-spline, displacement field, composite),
-// onto the grid of a reference volume (or the input's own), and writes it with the
-// input's pixel type, atomically. Slicer's standard flags, progress and return
-// parameters: cifModuleCommandLine.h.
+// (.tfm/.txt, .h5, .mat: affine family, B-spline, displacement field, composite) or an
+// elastix transform parameter file (TransformParameters.N.txt and the chain it names:
+// what transformix applies), onto the grid of a reference volume (or the grid the
+// elastix file names, or the input's own), and writes it with the input's pixel type,
+// atomically. Slicer's standard flags, progress and return parameters:
+// cifModuleCommandLine.h.
 //
 //   CubicResampleCLI [--transform T] [--referenceVolume R] [--defaultValue 0] [--texture] [--cpu] input output
 //
-// As in ITK, the transform maps points of the output grid to the input (the
-// "fixed to moving" transform a registration produces).
+// As in ITK (and transformix), the transform maps points of the output grid to the
+// input (the "fixed to moving" transform a registration produces).
 #include "cifModuleDescription.h"
 #include "cifModuleFilterRun.h"
 #include "cifRunCLIModule.h"
@@ -40,11 +42,17 @@ Declare()
   parameters
     .Transform("transform", "nonlinear", "Transform",
                "Maps output points to input points, as ITK's resampler applies it (identity when none is given): any "
-               "transform ITK reads (affine family, B-spline, displacement field, composite).")
+               "transform ITK reads (affine family, B-spline, displacement field, composite), or an elastix transform "
+               "parameter file (TransformParameters.0.txt, with the chain of initial transforms it names), applied "
+               "as transformix applies it.")
     .FileExtensions(cif::kTransformFileExtensions);
   parameters.Image("referenceVolume", "any", "Reference volume",
-                   "The output grid (origin, spacing, direction, size); the input's own when none is given.");
-  parameters.Double("defaultValue", "Default value", "The value of output voxels that map outside the input.", 0);
+                   "The output grid (origin, spacing, direction, size). When none is given: the grid an elastix "
+                   "transform file names (its Size, Index, Spacing, Origin, Direction), else the input's own.");
+  parameters.Double("defaultValue", "Default value",
+                    "The value of output voxels that map outside the input. When it is not given on the command "
+                    "line, an elastix transform file's DefaultPixelValue (0 when the file has none).",
+                    0);
   parameters.Boolean("texture", "Texture-accelerated",
                      "Hardware-interpolated texture mode (float volumes): faster on some GPUs, 8-bit interpolation "
                      "weights (see Modules/Resample/README.md for its measured error).");
@@ -64,18 +72,33 @@ void
 Resample(const cif::ModuleArguments & arguments, unsigned int components, cif::ModuleRun & run)
 {
   constexpr unsigned int D = TImage::ImageDimension;
-  const auto defaultPixel = cif::FilledPixel<TImage>(arguments.Double("defaultValue"), components, "--defaultValue");
-  const auto transform = cif::ReadTransformFile<D>(arguments.String("transform"));
+  const std::string      path = arguments.String("transform");
+  const auto             file = cif::ReadTransformAndGrid<D>(path);
+  const auto             transform = file.transform;
+  // an elastix file's grid and default value, unless the command line names others
   const std::string reference = arguments.String("referenceVolume");
+  const bool        elastixGrid = reference.empty() && file.elastixGrid && file.elastixGrid->IsValid();
+  const bool        elastixDefault =
+    !arguments.IsSet("defaultValue") && file.elastixGrid && file.elastixGrid->HasDefaultPixelValue;
+  const auto defaultPixel =
+    elastixDefault
+      ? cif::FilledPixel<TImage>(file.elastixGrid->DefaultPixelValue, components, "DefaultPixelValue of " + path)
+      : cif::FilledPixel<TImage>(arguments.Double("defaultValue"), components, "--defaultValue");
 
   auto resample = [&](const TImage * input) {
-    typename TImage::ConstPointer grid = input;
+    typename itk::ImageBase<D>::ConstPointer grid = input;
     if (!reference.empty())
     {
       auto referenceReader = itk::ImageFileReader<TImage>::New();
       referenceReader->SetFileName(reference);
       referenceReader->UpdateOutputInformation(); // only its grid is needed
       grid = referenceReader->GetOutput();
+    }
+    else if (elastixGrid)
+    {
+      auto named = itk::Image<char, D>::New(); // never allocated: the grid alone
+      file.elastixGrid->ApplyTo(named);
+      grid = named.GetPointer();
     }
     auto filter = itk::CubicResampleGPUImageFilter<TImage, TImage>::New();
     filter->SetInput(input);

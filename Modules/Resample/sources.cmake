@@ -1,4 +1,4 @@
-set(cif_sources_cxx src/itkCubicResampleGPUFactory.cxx src/itkCubicBSplineTable.cxx)
+set(cif_sources_cxx src/itkCubicResampleGPUFactory.cxx src/itkCubicBSplineTable.cxx src/itkElastixParameterFile.cxx)
 set(cif_sources_cuda src/cifResampleFieldKernels.cu src/cifMirrorPaddingKernels.cu src/cifTextureResampleKernels.cu src/cifPointEvaluationKernels.cu)
 # Exact resampling: one generated translation unit per output scalar type (the list of
 # cifScalarTypes.h), each a CUDA module that lazy loading loads only when used.

@@ -5,8 +5,12 @@
 //       is not the default (origin, spacing, an oblique direction):
 //       scalar3d.nrrd (short, 3-D), rgb2d.nrrd (8-bit RGB, 2-D), vector3d.nii.gz
 //       (float, 3 components, 3-D), plane.mha (float, 64 x 64, 2-D), slice.nrrd
-//       (float, 64 x 64 x 1), and bspline3d.tfm (a cubic BSplineTransform over
-//       scalar3d's extent with random coefficients)
+//       (float, 64 x 64 x 1), bspline3d.tfm (a cubic BSplineTransform over
+//       scalar3d's extent with random coefficients), and two elastix transform
+//       parameter files with output grids of their own (larger than the volumes', so
+//       that some output voxels take the default value): elastix3d.txt (that B-spline
+//       after an affine transform: elastix3d.0.txt, which elastix3d.txt names;
+//       DefaultPixelValue 7) and elastix2d.txt (a rotation; DefaultPixelValue 9)
 //   CLITestVolumes same-grid A B [--components N] [--component-type same|float]
 //       B has A's size, origin, spacing and direction (to 1e-6: NIfTI stores them in single precision), and A's number of
 //       components (or N) and component type (or float)
@@ -14,15 +18,24 @@
 //       same grid and type, and every value of B within TOLERANCE of A's
 //   CLITestVolumes constant-field FIELD X,Y,Z TOLERANCE
 //       every vector of the displacement field FIELD equals (X, Y, Z)
+//   CLITestVolumes elastix-grid ELASTIX VOLUME [--default V]
+//       VOLUME has the output grid the elastix transform parameter file ELASTIX names
+//       (Size, Index, Spacing, Origin, Direction: the volume's origin is the physical
+//       point of Index), and with --default, some of its values are V
 // Prints what it found; returns 0 when the check holds, 1 otherwise.
 #include "cifCommandLineSupport.h"
+#include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
+#include "itkCompositeTransform.h"
+#include "itkElastixTransformFileWriter.h"
+#include "itkEuler2DTransform.h"
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
 #include "itkRGBPixel.h"
 #include "itkTransformFileWriter.h"
 #include "itkVectorImage.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <random>
@@ -118,6 +131,54 @@ Make(const std::string & dir)
   writer->SetInput(transform);
   writer->SetFileName(dir + "/bspline3d.tfm");
   writer->Update();
+
+  // elastix's layout: the affine transform applied first, then the B-spline (ITK's
+  // composite applies the last one added first), on a grid larger than scalar3d's
+  auto affine = itk::AffineTransform<double, 3>::New();
+  auto matrix = affine->GetMatrix();
+  std::uniform_real_distribution<double> small(-0.05, 0.05);
+  itk::Vector<double, 3>                 shift;
+  for (unsigned int i = 0; i < 3; ++i)
+  {
+    for (unsigned int j = 0; j < 3; ++j)
+    {
+      matrix[i][j] += small(rng);
+    }
+    shift[i] = 20.0 * small(rng);
+  }
+  affine->SetMatrix(matrix);
+  affine->SetTranslation(shift);
+  affine->SetCenter(grid->GetOrigin());
+  auto chain = itk::CompositeTransform<double, 3>::New();
+  chain->AddTransform(transform);
+  chain->AddTransform(affine);
+  itk::ElastixOutputGrid<3> grid3 = itk::ElastixOutputGrid<3>::FromImage(grid);
+  for (unsigned int a = 0; a < 3; ++a)
+  {
+    grid3.Size[a] += 4;
+    grid3.Index[a] = static_cast<itk::IndexValueType>(a) - 1;
+    grid3.Spacing[a] *= 1.1;
+  }
+  grid3.DefaultPixelValue = 7;
+  itk::WriteElastixTransform<3>(chain, grid3, dir + "/elastix3d.txt");
+
+  auto rotation = itk::Euler2DTransform<double>::New();
+  rotation->SetAngle(0.2);
+  itk::ElastixOutputGrid<2> grid2;
+  auto                      rgb = itk::Image<char, 2>::New();
+  rgb->SetRegions(itk::Size<2>{ { 40, 32 } });
+  SetGeometry<2>(rgb);
+  grid2 = itk::ElastixOutputGrid<2>::FromImage(rgb);
+  grid2.Size[0] = 48;
+  grid2.Size[1] = 30;
+  grid2.Origin[0] -= 4.0;
+  grid2.Direction = rotation->GetMatrix() * grid2.Direction;
+  grid2.DefaultPixelValue = 9;
+  itk::Point<double, 2> center;
+  center[0] = grid2.Origin[0] + 10.0;
+  center[1] = grid2.Origin[1] + 8.0;
+  rotation->SetCenter(center);
+  itk::WriteElastixTransform<2>(rotation, grid2, dir + "/elastix2d.txt");
   std::cout << "wrote the test volumes to " << dir << "\n";
   return 0;
 }
@@ -228,6 +289,60 @@ ConstantFieldCommand(const std::string & path, const std::string & vector, doubl
   std::cout << "max |field - (" << vector << ")| " << worst << "\n";
   return worst <= tolerance ? 0 : 1;
 }
+template <unsigned int D>
+int
+ElastixGrid(const std::string & elastix, const Volume & volume, int argc, char * argv[])
+{
+  const auto grid = itk::ElastixOutputGrid<D>::FromParameterFile(itk::ElastixParameterFile::Read(elastix));
+  auto       named = itk::Image<char, D>::New();
+  grid.ApplyTo(named);
+  itk::Point<double, D> first; // where a file's origin goes: the physical point of Index
+  named->TransformIndexToPhysicalPoint(grid.Index, first);
+  const auto & io = *volume.io;
+  bool         same = io.GetNumberOfDimensions() == D;
+  for (unsigned int d = 0; same && d < D; ++d)
+  {
+    same = io.GetDimensions(d) == grid.Size[d] && std::abs(io.GetOrigin(d) - first[d]) < 1e-5 &&
+           std::abs(io.GetSpacing(d) - grid.Spacing[d]) < 1e-6;
+    for (unsigned int e = 0; same && e < D; ++e)
+    {
+      same = std::abs(io.GetDirection(d)[e] - grid.Direction[e][d]) < 1e-6; // axis d: column d
+    }
+  }
+  if (!same)
+  {
+    std::cout << "grids differ: the volume's " << volume.image->GetLargestPossibleRegion().GetSize() << " "
+              << volume.image->GetOrigin() << " " << volume.image->GetSpacing() << ", the elastix file's " << grid
+              << "\n";
+    return 1;
+  }
+  std::cout << "grid of the elastix file\n";
+  for (int i = 4; i + 1 < argc; i += 2)
+  {
+    if (std::string(argv[i]) == "--default")
+    {
+      const double      value = std::stod(argv[i + 1]);
+      const std::size_t count =
+        volume.image->GetBufferedRegion().GetNumberOfPixels() * volume.image->GetNumberOfComponentsPerPixel();
+      const auto found = std::count(volume.image->GetBufferPointer(), volume.image->GetBufferPointer() + count,
+                                    static_cast<float>(value));
+      std::cout << found << " values are the default " << value << "\n";
+      if (found == 0)
+      {
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+int
+ElastixGridCommand(int argc, char * argv[])
+{
+  const Volume volume = Read(argv[3]);
+  return volume.io->GetNumberOfDimensions() == 2 ? ElastixGrid<2>(argv[2], volume, argc, argv)
+                                                 : ElastixGrid<3>(argv[2], volume, argc, argv);
+}
 } // namespace
 
 int
@@ -244,8 +359,10 @@ main(int argc, char * argv[])
       return CloseCommand(argv[2], argv[3], std::stod(argv[4]));
     if (command == "constant-field" && argc == 5)
       return ConstantFieldCommand(argv[2], argv[3], std::stod(argv[4]));
+    if (command == "elastix-grid" && argc >= 4)
+      return ElastixGridCommand(argc, argv);
     std::cerr << "usage: CLITestVolumes make DIR | same-grid A B [--components N] [--component-type float] | "
-                 "close A B TOL | constant-field FIELD X,Y,Z TOL\n";
+                 "close A B TOL | constant-field FIELD X,Y,Z TOL | elastix-grid ELASTIX VOLUME [--default V]\n";
     return 2;
   }
   catch (const std::exception & e)

@@ -25,14 +25,34 @@ gpu() { # module library, module arguments...: run as Slicer does, on the GPU pa
   local module=$1; shift
   "$bin/LoadCLIModule" --expect "executionPath=${EXPECTED_PATH:-GPU}" "$lib/lib${module}Lib.so" "$@"
 }
+cpu() { # module library, module arguments...: the same run on the CPU path (--cpu), for reference
+  local module=$1; shift
+  "$bin/LoadCLIModule" --expect "executionPath=CPU" "$lib/lib${module}Lib.so" --cpu "$@"
+}
 check "BSplinePrefilterCLI vector volume" gpu BSplinePrefilterCLI "$data/vector3d.nii.gz" "$out/prefilter.nrrd"
 check "  same grid, float components" "$bin/CLITestVolumes" same-grid "$data/vector3d.nii.gz" "$out/prefilter.nrrd" --component-type float
 check "CubicResampleCLI RGB, rotation" gpu CubicResampleCLI --transform "$here/rotation10.tfm" --defaultValue 7 "$data/rgb2d.nrrd" "$out/rgb.nrrd"
 check "  RGB kept" "$bin/CLITestVolumes" same-grid "$data/rgb2d.nrrd" "$out/rgb.nrrd"
 check "CubicResampleCLI B-spline warp" gpu CubicResampleCLI --transform "$data/bspline3d.tfm" "$data/scalar3d.nrrd" "$out/warped.nrrd"
-check "BSplineDisplacementFieldCLI translation" gpu BSplineDisplacementFieldCLI --transform "$here/translation3d.tfm" "$data/scalar3d.nrrd" "$out/field.nrrd"
+check "BSplineDisplacementFieldCLI translation" gpu BSplineDisplacementFieldCLI --transform "$here/translation3d.tfm" --referenceVolume "$data/scalar3d.nrrd" "$out/field.nrrd"
 check "  field = translation" "$bin/CLITestVolumes" constant-field "$out/field.nrrd" 1,2,3 1e-5
-check "BSplineDisplacementFieldCLI B-spline" gpu BSplineDisplacementFieldCLI --transform "$data/bspline3d.tfm" "$data/scalar3d.nrrd" "$out/field-bspline.nii.gz"
+check "BSplineDisplacementFieldCLI B-spline" gpu BSplineDisplacementFieldCLI --transform "$data/bspline3d.tfm" --referenceVolume "$data/scalar3d.nrrd" "$out/field-bspline.nii.gz"
+# elastix transform parameter files (an affine then a B-spline, chained): the file's grid
+# and default value, and the same answer as the CPU path (and as transformix, where it is installed)
+check "CubicResampleCLI elastix chain" gpu CubicResampleCLI --transform "$data/elastix3d.txt" "$data/scalar3d.nrrd" "$out/elastix.nrrd"
+check "  the elastix file's grid and default" "$bin/CLITestVolumes" elastix-grid "$data/elastix3d.txt" "$out/elastix.nrrd" --default 7
+check "  its CPU path" cpu CubicResampleCLI --transform "$data/elastix3d.txt" "$data/scalar3d.nrrd" "$out/elastix-cpu.nrrd"
+check "  GPU = CPU (short: within 1)" "$bin/CLITestVolumes" close "$out/elastix-cpu.nrrd" "$out/elastix.nrrd" 1
+check "BSplineDisplacementFieldCLI elastix chain" gpu BSplineDisplacementFieldCLI --transform "$data/elastix3d.txt" "$out/field-elastix.nrrd"
+check "  the elastix file's grid" "$bin/CLITestVolumes" elastix-grid "$data/elastix3d.txt" "$out/field-elastix.nrrd"
+check "  its CPU path" cpu BSplineDisplacementFieldCLI --transform "$data/elastix3d.txt" "$out/field-elastix-cpu.nrrd"
+check "  GPU = CPU (within 1e-5)" "$bin/CLITestVolumes" close "$out/field-elastix-cpu.nrrd" "$out/field-elastix.nrrd" 1e-5
+if command -v transformix > /dev/null; then
+  check "  = transformix -def all (within 1e-5)" sh -c "transformix -def all -tp '$data/elastix3d.txt' -out '$out' > '$out/transformix.log' && '$bin/CLITestVolumes' close '$out/deformationField.mhd' '$out/field-elastix.nrrd' 1e-5"
+  check "CubicResampleCLI = transformix -in (short: within 1)" sh -c "transformix -in '$data/scalar3d.nrrd' -tp '$data/elastix3d.txt' -out '$out' > '$out/transformix.log' && '$bin/CLITestVolumes' close '$out/result.mhd' '$out/elastix.nrrd' 1"
+else
+  echo "(transformix not installed here: the elastix outputs are checked against the CPU path only)"
+fi
 check "ConvolutionCLI RGB gaussian" gpu ConvolutionCLI --kernel gaussian --kernelSize 5 --sigma 1 "$data/rgb2d.nrrd" "$out/conv.nrrd"
 check "ConvolutionCLI vector, kernel file" gpu ConvolutionCLI --kernel file --kernelFile "$here/kernel3x3.txt" --normalize "$data/vector3d.nii.gz" "$out/conv-vector.nii.gz"
 check "ZoomCLI RGB, sharpen" gpu ZoomCLI --center 20,16 --size 10,8 --zoom 3 --enhancement sharpen "$data/rgb2d.nrrd" "$out/zoom.nrrd"
@@ -44,7 +64,8 @@ check "  perfect reconstruction" "$bin/CLITestVolumes" close "$data/plane.mha" "
 check "DirectionalFilterBankCLI denoise" gpu DirectionalFilterBankCLI --shifts 2 --inputVolume "$data/slice.nrrd" --outputVolume "$out/denoised.nrrd"
 for module in BSplinePrefilterCLI CubicResampleCLI BSplineDisplacementFieldCLI ConvolutionCLI; do
   check "$module stops when aborted" "$bin/LoadCLIModule" --abort-at 0.3 --absent "$out/aborted.nrrd" "$lib/lib${module}Lib.so" \
-    $([[ $module == *Resample* || $module == *Field* ]] && echo --transform "$data/bspline3d.tfm") "$data/scalar3d.nrrd" "$out/aborted.nrrd"
+    $([[ $module == *Resample* || $module == *Field* ]] && echo --transform "$data/bspline3d.tfm") \
+    $([[ $module == *Field* ]] && echo --referenceVolume) "$data/scalar3d.nrrd" "$out/aborted.nrrd"
 done
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
