@@ -364,8 +364,8 @@ OutsideCellBoxes(const MetricDomain & domain, const MetricCellBoxView & boxes, s
 }
 /** The CPU path of a metric's sums in cell boxes (the B-spline derivative gathered
  * per control point into \a bsplineDerivative), the same sums as
- * EvaluateMetricSumsOnHost's with a B-spline stage. \a parallelFor: a callable
- * (count, body(i)). */
+ * EvaluateMetricSumsOnHost's with a B-spline stage, added to \a sums (valid points,
+ * the metric's sum). \a parallelFor: a callable (count, body(i)). */
 template <int D, typename TValue, typename TTerm, typename TParallelFor>
 void
 EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
@@ -468,16 +468,8 @@ EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const Met
     sums[0] += outsideSums[2 * c];
     sums[1] += outsideSums[2 * c + 1];
   }
-  const TransformStage & grid = transform.bspline;
-  const std::int64_t     controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
-  bsplineDerivative->assign(static_cast<std::size_t>(D * controlPoints), 0.0);
-  parallelFor(controlPoints, [&](std::int64_t k) {
-    for (int axis = 0; axis < D; ++axis)
-    {
-      (*bsplineDerivative)[axis * controlPoints + k] = GatherControlPointDerivative<D>(
-        itemPartials.data(), boxes.cellItemBegin, boxes.cellsPerAxis, grid.gridSize, k, axis);
-    }
-  });
+  GatherBSplineDerivativeOnHost<D>(itemPartials.data(), boxes.cellItemBegin, boxes.cellsPerAxis, transform.bspline,
+                                   parallelFor, bsplineDerivative);
 }
 
 } // namespace cif

@@ -90,6 +90,25 @@ GatherControlPointDerivative(const double * itemPartials,
   return sum;
 }
 
+/** Every control point's derivative (D x P, itk::BSplineTransform's parameter
+ * layout) gathered from the work items' partials into \a bsplineDerivative. */
+template <int D, typename TParallelFor>
+void
+GatherBSplineDerivativeOnHost(const double * itemPartials, const std::int64_t * cellItemBegin,
+                              const std::int64_t cellsPerAxis[3], const TransformStage & grid,
+                              TParallelFor && parallelFor, std::vector<double> * bsplineDerivative)
+{
+  const std::int64_t controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
+  bsplineDerivative->assign(static_cast<std::size_t>(D * controlPoints), 0.0);
+  parallelFor(controlPoints, [&](std::int64_t k) {
+    for (int axis = 0; axis < D; ++axis)
+    {
+      (*bsplineDerivative)[axis * controlPoints + k] =
+        GatherControlPointDerivative<D>(itemPartials, cellItemBegin, cellsPerAxis, grid.gridSize, k, axis);
+    }
+  });
+}
+
 /** Adds one valid point's force \a h at optimized-stage input \a q to its cell's
  * partials (4^D x D): force x tensor-product weight of each support control point. */
 template <int D>
@@ -214,17 +233,8 @@ EvaluateMetricSumsOnHost(const MetricScene<TValue> & scene, const MetricMovingTr
     total.value[0] += sums.value[0];
     total.value[1] += sums.value[1];
   }
-  const TransformStage & grid = transform.bspline;
-  const std::int64_t     controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
-  bsplineDerivative->assign(static_cast<std::size_t>(D * controlPoints), 0.0);
-  parallelFor(controlPoints, [&](std::int64_t k) {
-    for (int axis = 0; axis < D; ++axis)
-    {
-      (*bsplineDerivative)[axis * controlPoints + k] = GatherControlPointDerivative<D>(
-        itemPartials.data(), order->cellItemBegin.data(), order->cellsPerAxis, grid.gridSize, k,
-        axis);
-    }
-  });
+  GatherBSplineDerivativeOnHost<D>(itemPartials.data(), order->cellItemBegin.data(), order->cellsPerAxis,
+                                   transform.bspline, parallelFor, bsplineDerivative);
   return total;
 }
 } // namespace cif

@@ -402,11 +402,29 @@ __global__ void __launch_bounds__(kHistogramThreads)
   }
 }
 
+/** Entries of the integer histogram: joint, fixed marginal, valid points. */
+std::size_t
+HistogramEntries(int bins)
+{
+  return static_cast<std::size_t>(bins) * bins + bins + 1;
+}
+
+/** The workspace's device histogram for \a bins, zeroed (on the launch stream). */
+unsigned long long *
+ZeroedDeviceHistogram(MetricDeviceWorkspace & workspace, int bins)
+{
+  const std::size_t bytes = HistogramEntries(bins) * sizeof(unsigned long long);
+  Reserve(workspace.histogram, bytes);
+  auto * global = workspace.histogram.As<unsigned long long>();
+  CIF_CUDA_CHECK(cudaMemsetAsync(global, 0, bytes, 0));
+  return global;
+}
+
 /** The device histogram into \a histogram. */
 void
 DownloadMattesHistogram(MetricDeviceWorkspace & workspace, int bins, MattesHistogram & histogram)
 {
-  const std::size_t         entries = static_cast<std::size_t>(bins) * bins + bins + 1;
+  const std::size_t         entries = HistogramEntries(bins);
   std::vector<std::int64_t> all(entries);
   workspace.histogram.Download(all.data(), entries * sizeof(std::int64_t));
   histogram.Reset(bins);
@@ -424,14 +442,12 @@ MattesHistogramOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingT
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
   MarkIdentityStages(scene, transform);
-  const int         bins = parzen.bins;
-  const std::size_t entries = static_cast<std::size_t>(bins) * bins + bins + 1;
-  Reserve(workspace.histogram, entries * sizeof(unsigned long long));
-  auto * global = workspace.histogram.As<unsigned long long>();
-  CIF_CUDA_CHECK(cudaMemsetAsync(global, 0, entries * sizeof(unsigned long long), 0));
+  const int            bins = parzen.bins;
+  unsigned long long * global = ZeroedDeviceHistogram(workspace, bins);
   const std::int64_t wanted = (scene.domain.count + kHistogramThreads - 1) / kHistogramThreads;
   const unsigned int blocks = static_cast<unsigned int>(std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, 4096)));
-  const std::size_t  sharedBytes = bins <= kMaxSharedHistogramBins ? entries * sizeof(unsigned long long) : 0;
+  const std::size_t  sharedBytes =
+    bins <= kMaxSharedHistogramBins ? HistogramEntries(bins) * sizeof(unsigned long long) : 0;
   MattesHistogramKernel<D, TValue, false>
     <<<blocks, kHistogramThreads, sharedBytes>>>(scene, transform, parzen, MetricCellBoxView{}, global);
   CIF_CUDA_CHECK_LAUNCH();
@@ -889,12 +905,10 @@ MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const Me
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
   MarkIdentityStages(scene, transform);
-  const int         bins = parzen.bins;
-  const std::size_t entries = static_cast<std::size_t>(bins) * bins + bins + 1;
-  Reserve(workspace.histogram, entries * sizeof(unsigned long long));
-  auto * global = workspace.histogram.As<unsigned long long>();
-  CIF_CUDA_CHECK(cudaMemsetAsync(global, 0, entries * sizeof(unsigned long long), 0));
-  const std::size_t sharedBytes = bins <= kMaxSharedHistogramBins ? entries * sizeof(unsigned long long) : 0;
+  const int            bins = parzen.bins;
+  unsigned long long * global = ZeroedDeviceHistogram(workspace, bins);
+  const std::size_t    sharedBytes =
+    bins <= kMaxSharedHistogramBins ? HistogramEntries(bins) * sizeof(unsigned long long) : 0;
   if (boxes.itemCount > 0)
   {
     // The block's histogram in shared memory where it fits beside the tile (48 KiB
