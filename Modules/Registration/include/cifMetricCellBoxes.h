@@ -362,6 +362,30 @@ OutsideCellBoxes(const MetricDomain & domain, const MetricCellBoxView & boxes, s
   }
   return outside;
 }
+/** Adds the dense domain's \a n-th point to the value's sums (\a count valid
+ * points, \a value the term's sum) where it lies outside the cell boxes: the
+ * B-spline leaves it in place and it adds to the value only. */
+template <int D, typename TValue, typename TTerm>
+CIF_HD void
+AddOutsideCellBoxesPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                         const TTerm & term, const MetricCellBoxView & boxes, std::int64_t n, double & count,
+                         double & value)
+{
+  if (!OutsideCellBoxes<D>(scene.domain, boxes, n))
+  {
+    return;
+  }
+  double v[3];
+  VirtualPointOf<D>(scene.domain, n, v);
+  const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, true);
+  double                  force[3], termValue;
+  if (s.valid && term.template Apply<D>(s, termValue, force))
+  {
+    count += 1.0;
+    value += termValue;
+  }
+}
+
 /** The CPU path of a metric's sums in cell boxes (the B-spline derivative gathered
  * per control point into \a bsplineDerivative), the same sums as
  * EvaluateMetricSumsOnHost's with a B-spline stage, added to \a sums (valid points,
@@ -443,19 +467,7 @@ EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const Met
     const std::int64_t end = scene.domain.count < (c + 1) * chunk ? scene.domain.count : (c + 1) * chunk;
     for (std::int64_t n = c * chunk; n < end; ++n)
     {
-      if (!OutsideCellBoxes<D>(scene.domain, boxes, n))
-      {
-        continue;
-      }
-      double v[3];
-      VirtualPointOf<D>(scene.domain, n, v);
-      const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, true);
-      double                  force[3], termValue;
-      if (s.valid && term.template Apply<D>(s, termValue, force))
-      {
-        outsideSums[2 * c] += 1.0;
-        outsideSums[2 * c + 1] += termValue;
-      }
+      AddOutsideCellBoxesPoint<D>(scene, transform, term, boxes, n, outsideSums[2 * c], outsideSums[2 * c + 1]);
     }
   });
   for (std::int64_t i = 0; i < itemCount; ++i)

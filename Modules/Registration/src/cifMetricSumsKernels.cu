@@ -777,19 +777,7 @@ __global__ void __launch_bounds__(kNaturalThreads)
   const std::int64_t end = min(first + kNaturalBlockPoints, scene.domain.count);
   for (std::int64_t n = first + threadIdx.x; n < end; n += kNaturalThreads)
   {
-    if (!OutsideCellBoxes<D>(scene.domain, boxes, n))
-    {
-      continue;
-    }
-    double v[3];
-    VirtualPointOf<D>(scene.domain, n, v);
-    const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, true);
-    double                  f[3], termValue;
-    if (s.valid && term.template Apply<D>(s, termValue, f))
-    {
-      count += 1.0;
-      value += termValue;
-    }
+    AddOutsideCellBoxesPoint<D>(scene, transform, term, boxes, n, count, value);
   }
   shared[threadIdx.x][0] = count;
   shared[threadIdx.x][1] = value;
