@@ -248,8 +248,8 @@ struct MetricFixture
     moving->SetOrigin(origin);
     if (c.oblique)
     {
-      fixed->SetDirection(TurnedDirection(0.4));
-      moving->SetDirection(TurnedDirection(-0.25));
+      fixed->SetDirection(RotationDirection<D>(0.4));
+      moving->SetDirection(RotationDirection<D>(-0.25));
     }
     const auto gridImage = GridImage(c.grid);
     switch (c.transform)
@@ -299,19 +299,6 @@ struct MetricFixture
     }
   }
 
-  /** A rotation by \a angle in the x-y plane. */
-  static itk::Matrix<double, D, D>
-  TurnedDirection(double angle)
-  {
-    itk::Matrix<double, D, D> m;
-    m.SetIdentity();
-    m[0][0] = std::cos(angle);
-    m[0][1] = -std::sin(angle);
-    m[1][0] = std::sin(angle);
-    m[1][1] = std::cos(angle);
-    return m;
-  }
-
   /** The image whose extent the B-spline grid covers (see GridPlacement). */
   typename itk::ImageBase<D>::ConstPointer
   GridImage(GridPlacement placement) const
@@ -333,7 +320,7 @@ struct MetricFixture
     }
     else
     {
-      image->SetDirection(fixed->GetDirection() * TurnedDirection(0.3));
+      image->SetDirection(fixed->GetDirection() * RotationDirection<D>(0.3));
     }
     image->SetRegions(region);
     return image.GetPointer();

@@ -29,19 +29,6 @@ enum class Path
   GPU
 };
 
-template <unsigned int D>
-itk::Matrix<double, D, D>
-RotationDirection(double angle)
-{
-  itk::Matrix<double, D, D> m;
-  m.SetIdentity();
-  m[0][0] = std::cos(angle);
-  m[0][1] = -std::sin(angle);
-  m[1][0] = std::sin(angle);
-  m[1][1] = std::cos(angle);
-  return m;
-}
-
 /** An input with anisotropic spacing, a rotated direction, a non-zero start index. */
 template <typename TImage>
 typename TImage::Pointer

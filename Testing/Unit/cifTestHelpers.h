@@ -273,6 +273,20 @@ operator<<(std::ostream & os, const ErrorStats & s)
   return os << "max |diff| " << s.maxAbs << ", rms " << s.rms << ", max |reference| " << s.maxRef << " over "
             << s.count << " values";
 }
+/** A direction matrix turned by \a angle (radians) in the x-y plane. */
+template <unsigned int D>
+itk::Matrix<double, D, D>
+RotationDirection(double angle)
+{
+  itk::Matrix<double, D, D> m;
+  m.SetIdentity();
+  m[0][0] = std::cos(angle);
+  m[0][1] = -std::sin(angle);
+  m[1][0] = std::sin(angle);
+  m[1][1] = std::cos(angle);
+  return m;
+}
+
 } // namespace cif_test
 
 #endif

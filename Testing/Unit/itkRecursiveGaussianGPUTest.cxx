@@ -337,6 +337,23 @@ TEST(SmoothingBitsGPU, SameAsITK)
 
 // --- the smoothing filter -------------------------------------------------------------
 
+/** Sigmas in voxels per axis (D of each row used) that the filter tests sweep. */
+const double kVoxelSigmas[][4] = { { 0.5, 0.5, 0.5, 0.5 }, { 1.0, 2.0, 3.0, 0.7 }, { 4.0, 0.8, 2.2, 1.1 },
+                                   { 2.5, 4.0, 0.6, 3.3 } };
+
+/** \a voxels (sigmas in voxels) in physical units of \a spacing. */
+template <typename TSigmaArray, typename TSpacing>
+TSigmaArray
+PhysicalSigmas(const double voxels[4], const TSpacing & spacing)
+{
+  TSigmaArray sigma;
+  for (unsigned int d = 0; d < TSpacing::Dimension; ++d)
+  {
+    sigma[d] = voxels[d] * spacing[d];
+  }
+  return sigma;
+}
+
 template <typename TIn, typename TOut, unsigned int D>
 void
 CheckSmoothing(Path path)
@@ -347,17 +364,11 @@ CheckSmoothing(Path path)
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto input = MakeInput<InImage>(TestSize<D>(), seed);
   using SigmaArray = typename itk::SmoothingRecursiveGaussianImageFilter<InImage, OutImage>::SigmaArrayType;
-  const double voxelSigmas[][4] = { { 0.5, 0.5, 0.5, 0.5 }, { 1.0, 2.0, 3.0, 0.7 }, { 4.0, 0.8, 2.2, 1.1 },
-                                    { 2.5, 4.0, 0.6, 3.3 } };
-  for (const auto & voxels : voxelSigmas)
+  for (const auto & voxels : kVoxelSigmas)
   {
     for (const bool normalize : { false, true })
     {
-      SigmaArray sigma;
-      for (unsigned int d = 0; d < D; ++d)
-      {
-        sigma[d] = voxels[d] * input->GetSpacing()[d];
-      }
+      const auto sigma = PhysicalSigmas<SigmaArray>(voxels, input->GetSpacing());
       auto reference = itk::SmoothingRecursiveGaussianImageFilter<InImage, OutImage>::New();
       auto tested = itk::SmoothingRecursiveGaussianGPUImageFilter<InImage, OutImage>::New();
       reference->SetInput(input);
@@ -474,19 +485,13 @@ CheckGradient(Path path)
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto input = MakeInput<InImage>(TestSize<D>(), seed);
   using SigmaArray = typename itk::GradientRecursiveGaussianImageFilter<InImage, OutImage>::SigmaArrayType;
-  const double voxelSigmas[][4] = { { 0.5, 0.5, 0.5, 0.5 }, { 1.0, 2.0, 3.0, 0.7 }, { 4.0, 0.8, 2.2, 1.1 },
-                                    { 2.5, 4.0, 0.6, 3.3 } };
-  for (const auto & voxels : voxelSigmas)
+  for (const auto & voxels : kVoxelSigmas)
   {
     for (const bool normalize : { false, true })
     {
       for (const bool useDirection : { true, false })
       {
-        SigmaArray sigma;
-        for (unsigned int d = 0; d < D; ++d)
-        {
-          sigma[d] = voxels[d] * input->GetSpacing()[d];
-        }
+        const auto sigma = PhysicalSigmas<SigmaArray>(voxels, input->GetSpacing());
         auto reference = itk::GradientRecursiveGaussianImageFilter<InImage, OutImage>::New();
         auto tested = itk::GradientRecursiveGaussianGPUImageFilter<InImage, OutImage>::New();
         reference->SetInput(input);
