@@ -7,10 +7,15 @@
 // <= 1.5x the floor.
 //
 //   LargeDataBenchmark [--size 1536] [--limit-gib 16] [--no-whole] [--no-limited] [--stages] [--devices N]
+//                      [--field M]
 //
 // --no-limited leaves out the run under the device memory limit.
 // --devices N adds the one-piece run spread over N GPUs (SetNumberOfDevices), timed
 // and compared bit for bit with the one-GPU run.
+// --field M (with --devices N) adds the displacement field of a cubic B-spline
+// transform (TransformToDisplacementFieldGPUFilter, float vectors, M^3 grid, control
+// points every 16 voxels) on 1 and on N GPUs, into host memory, bit for bit, against
+// the bus floor of its download.
 // --stages prints when each run reached each progress stage (conversion, prefilter
 // axes, output slabs).
 //
@@ -24,7 +29,9 @@
 #include "cifStageClock.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineInterpolateImageFunction.h"
+#include "itkBSplineTransform.h"
 #include "itkCubicResampleGPUImageFilter.h"
+#include "itkTransformToDisplacementFieldGPUFilter.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -101,6 +108,76 @@ Resample(const Image * input, const itk::AffineTransform<double, 3> * affine, do
   output->DisconnectPipeline();
   return output;
 }
+using Field = itk::Image<itk::Vector<float, 3>, 3>;
+using BSpline = itk::BSplineTransform<double, 3, 3>;
+
+/** A cubic B-spline transform over an m^3 grid of unit spacing, control points every
+ * 16 voxels, random coefficients of up to 2 voxels. */
+BSpline::Pointer
+RandomBSpline(long m)
+{
+  auto                      transform = BSpline::New();
+  BSpline::PhysicalDimensionsType extent;
+  extent.Fill(static_cast<double>(m - 1));
+  BSpline::MeshSizeType mesh;
+  mesh.Fill(static_cast<itk::SizeValueType>(std::max(1L, m / 16)));
+  transform->SetTransformDomainPhysicalDimensions(extent);
+  transform->SetTransformDomainMeshSize(mesh);
+  BSpline::ParametersType parameters(transform->GetNumberOfParameters());
+  std::uint64_t           state = 7;
+  for (unsigned int i = 0; i < parameters.size(); ++i)
+  {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    parameters[i] = 4.0 * (static_cast<double>(state >> 11) / 9007199254740992.0) - 2.0;
+  }
+  transform->SetParameters(parameters);
+  return transform;
+}
+
+/** The field of \a transform over an m^3 grid on \a devices GPUs, into host memory. */
+Field::Pointer
+FieldOf(const BSpline * transform, long m, unsigned int devices, double & ms, bool & onGPU)
+{
+  auto filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
+  filter->SetTransform(transform);
+  filter->SetSize(Field::SizeType{ { static_cast<itk::SizeValueType>(m), static_cast<itk::SizeValueType>(m),
+                                     static_cast<itk::SizeValueType>(m) } });
+  filter->SetNumberOfDevices(devices);
+  ms = WallMilliseconds([&] { filter->Update(); });
+  onGPU = filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU;
+  Field::Pointer field = filter->GetOutput();
+  field->DisconnectPipeline();
+  return field;
+}
+
+/** The field rows: 1 and \a devices GPUs, twice each (the second with pools warm). */
+void
+FieldRows(long m, unsigned int devices, double downMsPerByte)
+{
+  const auto   transform = RandomBSpline(m);
+  const double bytes = static_cast<double>(m) * m * m * 3 * sizeof(float);
+  const double floorMs = downMsPerByte > 0 ? bytes * downMsPerByte : -1;
+  std::printf("\nDisplacement field of a cubic B-spline (control points every 16 voxels), %ld^3 float vectors "
+              "(%.2f GiB) into host memory; floor: its download at the pinned rate\n\n",
+              m, bytes / kGiB);
+  std::printf("| run | path | time (ms) | floor (ms) | x floor |\n|---|---|---|---|---|\n");
+  for (int repeat = 0; repeat < 2; ++repeat)
+  {
+    double     ms1 = -1, msN = -1;
+    bool       gpu1 = false, gpuN = false;
+    const auto one = FieldOf(transform, m, 1, ms1, gpu1);
+    const auto spread = FieldOf(transform, m, devices, msN, gpuN);
+    std::printf("| field, 1 device (run %d) | %s | %.1f | %s | %s |\n", repeat + 1, gpu1 ? "GPU" : "CPU", ms1,
+                Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
+    std::printf("| field, %u devices (run %d) | %s | %.1f | %s | %s |\n", devices, repeat + 1, gpuN ? "GPU" : "CPU",
+                msN, Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpuN ? msN / floorMs : -1, "%.2fx").c_str());
+    std::printf("%u devices: %s; %.2fx one device\n", devices,
+                std::memcmp(one->GetBufferPointer(), spread->GetBufferPointer(), static_cast<std::size_t>(bytes)) == 0
+                  ? "field equals the one-device field, bit for bit"
+                  : "FIELD DIFFERS from the one-device field",
+                msN > 0 ? ms1 / msN : 0.0);
+  }
+}
 } // namespace
 
 int
@@ -111,6 +188,7 @@ main(int argc, char * argv[])
   bool   whole = true;
   bool   limited = true;
   unsigned int devices = 1;
+  long         fieldSize = 0;
   for (int i = 1; i < argc; ++i)
   {
     const std::string a = argv[i];
@@ -126,10 +204,12 @@ main(int argc, char * argv[])
       g_Stages = true;
     else if (a == "--devices" && i + 1 < argc)
       devices = static_cast<unsigned int>(std::max(1, std::atoi(argv[++i])));
+    else if (a == "--field" && i + 1 < argc)
+      fieldSize = std::max(16L, std::atol(argv[++i]));
     else
     {
       std::fprintf(stderr, "usage: LargeDataBenchmark [--size N] [--limit-gib L] [--no-whole] [--no-limited] [--stages] "
-                           "[--devices N]\n");
+                           "[--devices N] [--field M]\n");
       return 2;
     }
   }
@@ -169,11 +249,16 @@ main(int argc, char * argv[])
                   gpuN ? "GPU" : "CPU", msN, Cell(floorMs, "%.1f").c_str(),
                   Cell(floorMs > 0 && gpuN ? msN / floorMs : -1, "%.2fx").c_str());
       const std::size_t count = spread->GetBufferedRegion().GetNumberOfPixels();
-      std::printf("%u devices: %s\n", devices,
+      std::printf("%u devices: %s; %.2fx one device\n", devices,
                   std::memcmp(one->GetBufferPointer(), spread->GetBufferPointer(), count * sizeof(float)) == 0
                     ? "output equals the one-device output, bit for bit"
-                    : "OUTPUT DIFFERS from the one-device output");
+                    : "OUTPUT DIFFERS from the one-device output",
+                  msN > 0 ? ms1 / msN : 0.0);
     }
+  }
+  if (fieldSize > 0 && devices > 1)
+  {
+    FieldRows(fieldSize, devices, downMsPerByte);
   }
   if (!limited)
   {
