@@ -5,7 +5,9 @@
 #include "cifBSplinePrefilterHost.h"
 #include "cifDeviceBuffer.h"
 #include "cifDeviceMemoryLimit.h"
+#include "cifDeviceThreads.h"
 #include "cifSlabbedPrefilter.h"
+#include "cifSpreadPrefilter.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaHostInputRegistration.h"
 #include "itkCudaParallelFor.h"
@@ -234,6 +236,13 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
     };
     if constexpr (!inputIsCuda && !outputIsCuda)
     {
+      // Host image in and out: several devices, else one device whole, else one
+      // device in slabs.
+      const std::vector<int> devices = this->DevicesForThisUpdate();
+      if (devices.size() > 1 && this->GenerateDataOnSeveralDevices(devices, shape, poles, progress))
+      {
+        return;
+      }
       const std::size_t oneShot = bytes + (sameType ? 0 : inputBytes);
       const std::size_t budget = cif::GetDeviceMemoryBudget(true);
       if (oneShot <= budget)
@@ -282,23 +291,128 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(con
         plan = cif::PlanSlabbedPrefilter(shape, sizeof(T), cif::GetDeviceMemoryBudget(false), what.str());
       });
     }
+    // With NumberOfDevices or Devices asking for several, the CPU path runs the plan
+    // the devices would run, the host standing in for each device in turn.
+    const unsigned int hostDevices =
+      m_Devices.empty() ? std::max(1u, m_NumberOfDevices) : static_cast<unsigned int>(m_Devices.size());
+    cif::SpreadPrefilterPlan spread = cif::PlanSpreadPrefilter(
+      shape, static_cast<int>(std::min(hostDevices, 1024u)), static_cast<std::int64_t>(m_MinimumVoxelsPerDevice));
+    if (spread.Devices() > 1 && cif::GetDeviceMemoryLimit() != 0 &&
+        static_cast<std::size_t>(cif::LargestSpreadShareScalars(shape, spread)) * sizeof(T) >
+          cif::GetDeviceMemoryBudget(false))
+    {
+      spread = cif::SpreadPrefilterPlan{}; // the shares do not fit: one device, as on the GPU
+    }
     this->ConvertInputOnHost();
     progress.Completed();
     auto parallelFor = MakeParallelFor(this->GetMultiThreader());
-    if (plan.whole)
+    const cif::BoundaryMode mode = m_BoundaryMode;
+    auto filterLeading = [&poles, mode, parallelFor](T * data, const cif::BufferShape & slab, int axisEnd,
+                                                     const cif::StageCallback & afterAxis) {
+      cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, mode, parallelFor, afterAxis);
+    };
+    if (spread.Devices() > 1)
+    {
+      using Executor = cif::HostSpreadExecutor<T, decltype(filterLeading)>;
+      std::vector<Executor> executors(static_cast<std::size_t>(spread.Devices()), Executor(filterLeading));
+      const auto            inTurn = [&spread](const auto & body) {
+        for (std::int64_t k = 0; k < spread.Devices(); ++k)
+        {
+          body(k);
+        }
+      };
+      cif::RunSpreadPrefilter(coefficients, shape, spread, executors, inTurn, progress.HostCallback());
+    }
+    else if (plan.whole)
     {
       cif::PrefilterOnHost(coefficients, shape, poles, m_BoundaryMode, parallelFor, progress.HostCallback());
     }
     else
     {
-      const cif::BoundaryMode mode = m_BoundaryMode;
-      auto filterLeading = [&poles, mode, parallelFor](T * data, const cif::BufferShape & slab, int axisEnd,
-                                                       const cif::StageCallback & afterAxis) {
-        cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, mode, parallelFor, afterAxis);
-      };
       cif::HostSlabExecutor<T, decltype(filterLeading)> executor(filterLeading);
       cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor);
     }
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+std::vector<int>
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::DevicesForThisUpdate() const
+{
+  std::vector<int> devices;
+  CIF_ITK_TRY_CUDA([&] { devices = cif::DevicesToSpreadOver(m_NumberOfDevices, m_Devices); });
+  return devices;
+}
+
+template <typename TInputImage, typename TOutputImage>
+bool
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnSeveralDevices(
+  const std::vector<int> &  devices,
+  const cif::BufferShape &  shape,
+  const cif::SplinePoles &  poles,
+  FilterStageProgress &     progress)
+{
+  if constexpr (TypesSupported)
+  {
+    using T = OutputComponentType;
+    using TIn = InputComponentType;
+    constexpr bool                 sameType = std::is_same_v<T, TIn>;
+    const cif::SpreadPrefilterPlan plan = cif::PlanSpreadPrefilter(
+      shape, static_cast<int>(devices.size()), static_cast<std::int64_t>(m_MinimumVoxelsPerDevice));
+    // The shares must fit (this device's budget standing for every device's; each
+    // device checks its own before any copy).
+    if (plan.Devices() < 2 || static_cast<std::size_t>(cif::LargestSpreadShareScalars(shape, plan)) * sizeof(T) >
+                                cif::GetDeviceMemoryBudget(true))
+    {
+      return false;
+    }
+    std::ostringstream what;
+    what << "a share of the B-spline prefilter of a " << shape.ScalarCount() / shape.components << "-pixel image ("
+         << shape.components << " component(s) of " << sizeof(T) << " bytes)";
+    T *       coefficients = reinterpret_cast<T *>(this->GetOutput()->GetBufferPointer());
+    const T * samples = nullptr; // an input of another type is converted into the output first
+    if constexpr (sameType)
+    {
+      samples = reinterpret_cast<const T *>(this->GetInput()->GetBufferPointer());
+      NoteHostInputUpload(this->GetInput()->GetPixelContainer());
+    }
+    else
+    {
+      this->ConvertInputOnHost();
+    }
+    progress.Completed();
+    std::vector<cif::DeviceSpreadExecutor<T>> executors;
+    executors.reserve(static_cast<std::size_t>(plan.Devices()));
+    for (int k = 0; k < plan.Devices(); ++k)
+    {
+      executors.emplace_back(devices[static_cast<std::size_t>(k)], poles, m_BoundaryMode, what.str());
+    }
+    const std::vector<int> used(devices.begin(), devices.begin() + plan.Devices());
+    const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
+    bool       spread = true;
+    CIF_ITK_TRY_CUDA([&] {
+      try
+      {
+        cif::RunSpreadPrefilter(coefficients, shape, plan, executors, onDeviceThreads, progress.HostCallback(),
+                                samples);
+      }
+      catch (const cif::CudaOutOfMemory &)
+      {
+        // A device's share did not fit (each device allocates its share in the first
+        // step): one device instead, which writes every element of the output again.
+        spread = false;
+      }
+    });
+    if (spread)
+    {
+      progress.Completed();
+    }
+    return spread;
+  }
+  else
+  {
+    (void)devices, (void)shape, (void)poles, (void)progress;
+    return false;
   }
 }
 
@@ -325,6 +439,15 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostrea
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "BoundaryMode: " << m_BoundaryMode << std::endl;
+  os << indent << "NumberOfDevices: " << m_NumberOfDevices << (m_NumberOfDevices == 0 ? " (every visible device)" : "")
+     << std::endl;
+  os << indent << "Devices:";
+  for (const int d : m_Devices)
+  {
+    os << ' ' << d;
+  }
+  os << (m_Devices.empty() ? " (from NumberOfDevices)" : "") << std::endl;
+  os << indent << "MinimumVoxelsPerDevice: " << m_MinimumVoxelsPerDevice << std::endl;
 }
 
 } // namespace itk
