@@ -9,6 +9,7 @@
 #include "itkFilterStageProgress.h"
 #include "itkRGBPixelScalarProduct.h"
 
+#include <string>
 #include <vector>
 
 namespace itk
@@ -145,7 +146,19 @@ private:
   GenerateDataOnGPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
   void
   GenerateDataOnCPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
-  /** The devices this update would spread over (none: one device), and how. */
+  /** The whole job on the current device (a CudaImage input or output, or a host
+   * image that fits). */
+  void
+  GenerateDataOnOneDevice(const cif::BufferShape & shape, const cif::SplinePoles & poles,
+                          FilterStageProgress & progress);
+  /** Host image in and out on the current device, in slabs within \a budget bytes. */
+  void
+  GenerateDataInSlabs(const cif::BufferShape & shape, const cif::SplinePoles & poles, std::size_t budget,
+                      FilterStageProgress & progress);
+  /** "the B-spline prefilter of a ...-pixel image (...)": messages naming the job. */
+  std::string
+  DescribeJob(const cif::BufferShape & shape) const;
+  /** The devices this update would spread over (none: one device). */
   std::vector<int>
   DevicesForThisUpdate() const;
   /** Host image in and out over \a devices (cifSpreadPrefilter.h). False, with the
