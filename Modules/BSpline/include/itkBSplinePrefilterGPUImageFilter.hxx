@@ -401,8 +401,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnSeveral
       shape, static_cast<int>(devices.size()), static_cast<std::int64_t>(m_MinimumVoxelsPerDevice));
     // The shares must fit (this device's budget standing for every device's; each
     // device checks its own before any copy).
-    if (plan.Devices() < 2 || static_cast<std::size_t>(cif::LargestSpreadShareScalars(shape, plan)) * sizeof(T) >
-                                cif::GetDeviceMemoryBudget(true))
+    const std::size_t budget = CIF_ITK_TRY_CUDA([] { return cif::GetDeviceMemoryBudget(true); });
+    if (plan.Devices() < 2 || static_cast<std::size_t>(cif::LargestSpreadShareScalars(shape, plan)) * sizeof(T) > budget)
     {
       return false;
     }
