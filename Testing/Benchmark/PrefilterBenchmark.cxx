@@ -5,6 +5,17 @@
 // CuPy's spline_filter (through cupy_peer.py, when given and importable).
 //
 //   PrefilterBenchmark [--sizes 256 512] [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 512]
+//   PrefilterBenchmark --devices N [--sizes 1024] [--repeat 10]
+//
+// --devices N (N >= 2) prints, instead of the table above, the filter on a host
+// image in and out (float N^3, random) on one device against N devices
+// (SetNumberOfDevices): the first run of each and the median of --repeat later runs
+// (same filter object, Modified() between), the ratio, and whether the spread's
+// output equals the one-device output bit for bit. Before the first spread run the
+// one-time set-up of every device is done and timed on its own (a thread per device,
+// as the filter's: context, memory pool, a staging ring, the prefilter's kernels,
+// peer access to every other device), so that the first spread run shows what an
+// update costs once set-up is paid.
 //
 // Floor: a separable 3-axis pass reads and writes every voxel once per axis, so
 // >= 3 x 8 bytes per float voxel, at the device-to-device copy bandwidth measured
@@ -12,6 +23,7 @@
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
 #include "cifDeviceBuffer.h"
+#include "cifDeviceThreads.h"
 #include "itkBSplineDecompositionImageFilter.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
 #include "itkMultiThreaderBase.h"
@@ -89,6 +101,7 @@ PrintRow(long n, int repeat, double copyGBps, bool runPeers, const std::map<std:
   // Through the ITK filter: host image in, host image out.
   auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
   filter->SetInput(input);
+  filter->SetNumberOfDevices(1); // one device's row (--devices N compares several)
   std::vector<double> endToEnd;
   for (int r = -1; r < repeat; ++r)
   {
@@ -150,11 +163,112 @@ PrintRow(long n, int repeat, double copyGBps, bool runPeers, const std::map<std:
   std::fflush(stdout);
 }
 
+/** The one-time set-up a spread pays per process, on a thread per device as the
+ * filter runs them: the context, the memory pool and a staging ring (a 64 MiB
+ * upload), the prefilter's kernels (one small prefilter), then peer access to every
+ * other device (a small copy from each). Milliseconds of wall time. */
+double
+SetUpDevices(const std::vector<int> & devices)
+{
+  const std::size_t                     bytes = std::size_t(64) << 20;
+  std::vector<float>                    host(bytes / sizeof(float), 1.0f);
+  std::vector<cif::DeviceBuffer>        buffers(devices.size());
+  cif::SplinePoles                      poles;
+  cif::MakeSplinePoles(3, poles);
+  cif::BufferShape shape;
+  shape.dimension = 3;
+  shape.size[0] = shape.size[1] = shape.size[2] = 64;
+  return WallMilliseconds([&] {
+    cif::RunOnDeviceThreads(devices, nullptr, [&](std::int64_t k) {
+      cif::DeviceBuffer & b = buffers[static_cast<std::size_t>(k)];
+      b.Allocate(bytes);
+      b.Upload(host.data(), bytes);
+      cif::PrefilterOnDevice<float>(b.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
+      cif::Synchronize();
+    });
+    cif::RunOnDeviceThreads(devices, nullptr, [&](std::int64_t k) {
+      for (std::size_t j = 0; j < devices.size(); ++j)
+      {
+        cif::CopyBetweenDevices(buffers[static_cast<std::size_t>(k)].Data(), devices[static_cast<std::size_t>(k)],
+                                buffers[j].Data(), devices[j], 4096);
+      }
+      cif::Synchronize();
+    });
+  });
+}
+
+/** One float N^3 volume, host image in and out: one device against \a devices. */
+void
+PrintDevicesRow(long n, int repeat, unsigned int devices, bool & setUpDone)
+{
+  using Image = itk::Image<float, 3>;
+  auto       input = RandomVolume<float>(n);
+  const auto run = [&](unsigned int numberOfDevices, double & firstMs, double & laterMs) {
+    auto filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+    filter->SetInput(input);
+    filter->SetNumberOfDevices(numberOfDevices);
+    std::vector<double> later;
+    for (int r = -1; r < repeat; ++r)
+    {
+      filter->Modified();
+      const double ms = WallMilliseconds([&] { filter->Update(); });
+      if (r < 0)
+      {
+        firstMs = ms;
+      }
+      else
+      {
+        later.push_back(ms);
+      }
+    }
+    laterMs = Median(later);
+    Image::Pointer output = filter->GetOutput();
+    output->DisconnectPipeline();
+    return output;
+  };
+  double     first1 = -1, later1 = -1, firstN = -1, laterN = -1;
+  const auto one = run(1, first1, later1);
+  if (!setUpDone)
+  {
+    std::vector<int> list;
+    for (unsigned int d = 0; d < devices; ++d)
+    {
+      list.push_back(static_cast<int>(d));
+    }
+    std::printf("one-time set-up of devices 0-%u (contexts, pools, staging rings, kernels, peer access): %.1f ms\n\n",
+                devices - 1, SetUpDevices(list));
+    std::printf("| volume | devices | first run (ms) | later runs, median (ms) | vs 1 device | output |\n"
+                "|---|---|---|---|---|---|\n");
+    setUpDone = true;
+  }
+  const auto spread = run(devices, firstN, laterN);
+  const bool same = std::memcmp(one->GetBufferPointer(), spread->GetBufferPointer(),
+                                input->GetBufferedRegion().GetNumberOfPixels() * sizeof(float)) == 0;
+  std::printf("| %ld^3 float | 1 | %.1f | %.1f | 1.00x | |\n", n, first1, later1);
+  std::printf("| %ld^3 float | %u | %.1f | %.1f | %.2fx | %s |\n", n, devices, firstN, laterN, later1 / laterN,
+              same ? "the bits of 1 device" : "DIFFERS from 1 device");
+  std::fflush(stdout);
+}
+
 } // namespace
 
 int
 main(int argc, char * argv[])
 {
+  // --devices N: the several-device table (taken out before the shared options).
+  unsigned int             devices = 0;
+  std::vector<char *>      args;
+  for (int i = 0; i < argc; ++i)
+  {
+    if (std::string(argv[i]) == "--devices" && i + 1 < argc)
+    {
+      devices = static_cast<unsigned int>(std::max(2, std::atoi(argv[++i])));
+      continue;
+    }
+    args.push_back(argv[i]);
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
   const cif_bench::Options options = cif_bench::ParseOptions(argc, argv, "PrefilterBenchmark", 512L);
   if (!options.ok)
   {
@@ -171,6 +285,27 @@ main(int argc, char * argv[])
   }
   const cif::DeviceInfo info = cif::GetDeviceInfo();
   const unsigned        cores = itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads();
+  if (devices >= 2)
+  {
+    if (cif::GetDeviceCount() < static_cast<int>(devices))
+    {
+      std::cerr << "PrefilterBenchmark --devices " << devices << ": " << cif::GetDeviceCount()
+                << " CUDA device(s) visible\n";
+      return 1;
+    }
+    std::printf("B-spline prefilter, host image in and out, 1 against %u devices (%s); %d repeats\n", devices,
+                info.name.c_str(), repeat);
+    bool setUpDone = false;
+    for (long n : sizes)
+    {
+      PrintDevicesRow(n, repeat, devices, setUpDone);
+    }
+    std::printf("\n'vs 1 device' = later runs' median on 1 device / on %u devices. The first run of a filter object "
+                "also allocates its output (huge pages), the later ones reuse pinned memory; the input is registered "
+                "(page-locked) after 8 uploads.\n",
+                devices);
+    return 0;
+  }
 
   const double copyGBps = cif_bench::MeasureCopyBandwidth(repeat);
 

@@ -6,7 +6,11 @@
 #include "itkBSplineDecompositionImageFilter.h"
 #include "itkCudaImageFilterBase.h"
 #include "itkCudaPixelTraits.h"
+#include "itkFilterStageProgress.h"
 #include "itkRGBPixelScalarProduct.h"
+
+#include <string>
+#include <vector>
 
 namespace itk
 {
@@ -37,6 +41,14 @@ namespace itk
  * bits of one piece. The CPU path runs the same plans under a limit. A job whose
  * smallest slab does not fit (a 1-D line; one plane) is an ExceptionObject naming
  * the sizes. CudaImage inputs and outputs live on the device whole.
+ *
+ * Several GPUs: with host images in and out, a job of at least two devices' worth
+ * (MinimumVoxelsPerDevice each) spreads over the devices of NumberOfDevices or
+ * Devices, one host thread per device: each device uploads its share of the slowest
+ * axis's planes and filters them along the other axes, the devices exchange chunks
+ * (device to device) so that each holds whole lines of the slowest axis for its
+ * share of the next axis's rows, filter those, exchange back and download their
+ * planes (cifSpreadPrefilter.h). The bits of one device. See the module's README.
  *
  * A line of one sample is left unchanged, as ITK does. NaN in the input spreads
  * along every line through it, as in ITK (the recursion carries it), so the NaN
@@ -82,6 +94,43 @@ public:
   itkSetEnumMacro(BoundaryMode, cif::BoundaryMode);
   itkGetEnumMacro(BoundaryMode, cif::BoundaryMode);
 
+  /** Several GPUs (same meaning as CubicResampleGPUImageFilter's): the devices a host
+   * image in and out is spread over, the first n visible ones; 0 (the default) takes
+   * every visible device. With one visible device (or 1) the job takes the one-device
+   * path, with no overhead. A job smaller than two devices' MinimumVoxelsPerDevice, a
+   * 1-D image, CudaImage inputs or outputs, and a job whose shares do not fit the
+   * devices (about 2/n of the coefficients on each) take one device. The same bits as
+   * one device. On the CPU path, 2 or more runs the devices' plan with the host
+   * standing in for each device in turn (what CI tests the plan with); 0 there is 1. */
+  itkSetMacro(NumberOfDevices, unsigned int);
+  itkGetConstMacro(NumberOfDevices, unsigned int);
+
+  /** The devices to spread over, in order, instead of the first NumberOfDevices; a
+   * device may be listed twice (two host threads on one GPU: what tests on a one-GPU
+   * machine use). Empty (the default): NumberOfDevices decides. A device that is not
+   * visible is an error of the update. */
+  void
+  SetDevices(const std::vector<int> & devices)
+  {
+    if (devices != m_Devices)
+    {
+      m_Devices = devices;
+      this->Modified();
+    }
+  }
+  const std::vector<int> &
+  GetDevices() const
+  {
+    return m_Devices;
+  }
+
+  /** The fewest pixels a device of the spread takes (default 4 Mi: 2 devices from
+   * about 203^3 pixels on); fewer devices take part in a smaller job, and a job of
+   * less than two devices' worth stays on one. Tests lower it to spread small
+   * images. */
+  itkSetMacro(MinimumVoxelsPerDevice, SizeValueType);
+  itkGetConstMacro(MinimumVoxelsPerDevice, SizeValueType);
+
 protected:
   BSplinePrefilterGPUImageFilter() = default;
   ~BSplinePrefilterGPUImageFilter() override = default;
@@ -97,12 +146,35 @@ private:
   GenerateDataOnGPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
   void
   GenerateDataOnCPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
+  /** The whole job on the current device (a CudaImage input or output, or a host
+   * image that fits). */
+  void
+  GenerateDataOnOneDevice(const cif::BufferShape & shape, const cif::SplinePoles & poles,
+                          FilterStageProgress & progress);
+  /** Host image in and out on the current device, in slabs within \a budget bytes. */
+  void
+  GenerateDataInSlabs(const cif::BufferShape & shape, const cif::SplinePoles & poles, std::size_t budget,
+                      FilterStageProgress & progress);
+  /** "the B-spline prefilter of a ...-pixel image (...)": messages naming the job. */
+  std::string
+  DescribeJob(const cif::BufferShape & shape) const;
+  /** The devices this update would spread over (none: one device). */
+  std::vector<int>
+  DevicesForThisUpdate() const;
+  /** Host image in and out over \a devices (cifSpreadPrefilter.h). False, with the
+   * output untouched, where a device's share does not fit: one device then. */
+  bool
+  GenerateDataOnSeveralDevices(const std::vector<int> & devices, const cif::BufferShape & shape,
+                               const cif::SplinePoles & poles, FilterStageProgress & progress);
   /** The input's samples into the output buffer as the coefficients' type, on the
    * host's threads (the slabbed path's and the CPU path's first stage). */
   void
   ConvertInputOnHost();
 
   cif::BoundaryMode m_BoundaryMode{ cif::BoundaryMode::Mirror };
+  unsigned int      m_NumberOfDevices{ 0 };
+  std::vector<int>  m_Devices;
+  SizeValueType     m_MinimumVoxelsPerDevice{ SizeValueType(1) << 22 };
 };
 } // namespace itk
 

@@ -5,7 +5,9 @@
 #include "cifBSplinePrefilterHost.h"
 #include "cifDeviceBuffer.h"
 #include "cifDeviceMemoryLimit.h"
+#include "cifDeviceThreads.h"
 #include "cifSlabbedPrefilter.h"
+#include "cifSpreadPrefilter.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaHostInputRegistration.h"
 #include "itkCudaParallelFor.h"
@@ -117,6 +119,56 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
   {
     using T = OutputComponentType;
     using TIn = InputComponentType;
+    constexpr bool hostImages = !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
+    // Stages: the samples on the device, one pass per axis, the coefficients back.
+    FilterStageProgress progress(this, static_cast<unsigned int>(shape.dimension) + 2);
+    if constexpr (!hostImages)
+    {
+      // A CudaImage input or output lives on one device, whole.
+      CIF_ITK_TRY_CUDA([&] { this->GenerateDataOnOneDevice(shape, poles, progress); });
+    }
+    else
+    {
+      // Host image in and out: several devices; else one device whole; else one
+      // device in slabs (a job larger than the device or the device memory limit).
+      const std::vector<int> devices = this->DevicesForThisUpdate();
+      if (devices.size() > 1 && this->GenerateDataOnSeveralDevices(devices, shape, poles, progress))
+      {
+        return;
+      }
+      const std::size_t scalars = static_cast<std::size_t>(shape.ScalarCount());
+      const std::size_t oneShot = scalars * (sizeof(T) + (std::is_same_v<T, TIn> ? 0 : sizeof(TIn)));
+      CIF_ITK_TRY_CUDA([&] {
+        const std::size_t budget = cif::GetDeviceMemoryBudget(true);
+        if (oneShot <= budget)
+        {
+          try
+          {
+            this->GenerateDataOnOneDevice(shape, poles, progress);
+            return;
+          }
+          catch (const cif::CudaOutOfMemory &)
+          {
+            // The driver's free memory is not all allocatable (on an H200 a 1.9 MiB
+            // allocation failed with 33 MiB free): slabs within half the job instead.
+          }
+        }
+        this->GenerateDataInSlabs(shape, poles, oneShot <= budget ? oneShot / 2 : budget, progress);
+      });
+    }
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnOneDevice(const cif::BufferShape & shape,
+                                                                                   const cif::SplinePoles &  poles,
+                                                                                   FilterStageProgress &     progress)
+{
+  if constexpr (TypesSupported)
+  {
+    using T = OutputComponentType;
+    using TIn = InputComponentType;
     constexpr bool sameType = std::is_same_v<T, TIn>;
     constexpr bool inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
     constexpr bool outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
@@ -124,136 +176,136 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
     const TInputImage * input = this->GetInput();
     TOutputImage *      output = this->GetOutput();
     const std::size_t   count = static_cast<std::size_t>(shape.ScalarCount());
-    const std::size_t      bytes = count * sizeof(T);
-    const std::size_t      inputBytes = count * sizeof(TIn);
-    // Stages: the samples on the device, one pass per axis, the coefficients back.
-    FilterStageProgress progress(this, static_cast<unsigned int>(shape.dimension) + 2);
+    const std::size_t   bytes = count * sizeof(T);
+    const std::size_t   inputBytes = count * sizeof(TIn);
 
-    std::ostringstream what;
-    what << "the B-spline prefilter of a " << shape.ScalarCount() / shape.components << "-pixel image ("
-         << shape.components << " component(s) of " << sizeof(T) << " bytes)";
-    // Host image in and out: a job larger than the device (or the device memory limit)
-    // runs in slabs, with the same bits (cifSlabbedPrefilter.h).
-    [[maybe_unused]] const auto runInSlabs = [&](std::size_t budget) {
-      CIF_ITK_TRY_CUDA([&] {
-        cif::DeviceSlabExecutor<T>      executor(poles, m_BoundaryMode);
-        const cif::SlabbedPrefilterPlan plan = cif::PlanAndReserveSlabs(shape, sizeof(T), budget, what.str(), executor);
-        // An input of the output's type is read by the slabs themselves; another
-        // type is converted into the output first.
-        const T * samples = nullptr;
-        if constexpr (sameType)
-        {
-          samples = reinterpret_cast<const T *>(input->GetBufferPointer());
-        }
-        else
-        {
-          this->ConvertInputOnHost();
-        }
-        progress.Completed();
-        cif::RunSlabbedPrefilter(reinterpret_cast<T *>(output->GetBufferPointer()), shape, plan, executor,
-                                 progress.HostCallback(), MakeParallelFor(this->GetMultiThreader()), samples);
-        progress.Completed();
-      });
-    };
     // The whole job at once. A plain itk::Image output is written only by the last
     // download, so a failed allocation leaves it untouched.
-    const auto onePiece = [&] {
-      // Fail before touching anything when the job cannot fit: the coefficients, plus
-      // a staging copy of an input of another type, plus a CudaImage input's own copy.
-      std::size_t needed = bytes;
-      if constexpr (outputIsCuda)
-      {
-        needed = output->GetDataManager()->GetDeviceBufferBytes() == bytes ? 0 : bytes;
-      }
-      if constexpr (inputIsCuda)
-      {
-        needed += input->GetDataManager()->GetDeviceBufferBytes() == inputBytes ? 0 : inputBytes;
-      }
-      else if constexpr (!sameType)
-      {
-        needed += inputBytes;
-      }
-      cif::RequireDeviceMemory(needed, what.str());
-
-      cif::DeviceBuffer hostOutputScratch; // device copy of a plain itk::Image output
-      T *               coefficients = nullptr;
-      if constexpr (outputIsCuda)
-      {
-        coefficients = static_cast<T *>(output->GetDeviceBufferForWriting(false));
-      }
-      else
-      {
-        hostOutputScratch.Allocate(bytes);
-        coefficients = hostOutputScratch.As<T>();
-      }
-
-      // The input, once on the device, becomes the starting coefficients (converted
-      // to T on the device when its scalar type differs). A same-typed input already
-      // on the device is read by the prefilter's first pass itself: no copy pass.
-      cif::DeviceBuffer staging;
-      const TIn *       source = nullptr;
-      if constexpr (inputIsCuda)
-      {
-        source = static_cast<const TIn *>(input->GetDeviceBufferForReading());
-      }
-      else if constexpr (sameType)
-      {
-        NoteHostInputUpload(input->GetPixelContainer());
-        cif::CopyHostToDevice(coefficients, input->GetBufferPointer(), bytes);
-      }
-      else
-      {
-        staging.Allocate(inputBytes);
-        NoteHostInputUpload(input->GetPixelContainer());
-        staging.Upload(input->GetBufferPointer(), inputBytes);
-        source = staging.As<TIn>();
-      }
-      const T * samples = coefficients;
-      if (source != nullptr)
-      {
-        if constexpr (sameType)
-        {
-          samples = source;
-        }
-        else
-        {
-          cif::ConvertOnDevice<TIn, T>(source, coefficients, shape.ScalarCount());
-        }
-      }
-
-      progress.CompletedOnDevice();
-
-      cif::PrefilterOnDevice<T>(samples, coefficients, shape, poles, m_BoundaryMode, progress.DeviceCallback());
-      cif::Synchronize();
-
-      if constexpr (!outputIsCuda)
-      {
-        hostOutputScratch.Download(output->GetBufferPointer(), bytes);
-      }
-      progress.Completed();
-    };
-    if constexpr (!inputIsCuda && !outputIsCuda)
+    // Fail before touching anything when the job cannot fit: the coefficients, plus
+    // a staging copy of an input of another type, plus a CudaImage input's own copy.
+    std::size_t needed = bytes;
+    if constexpr (outputIsCuda)
     {
-      const std::size_t oneShot = bytes + (sameType ? 0 : inputBytes);
-      const std::size_t budget = cif::GetDeviceMemoryBudget(true);
-      if (oneShot <= budget)
-      {
-        try
-        {
-          onePiece();
-          return;
-        }
-        catch (const cif::CudaOutOfMemory &)
-        {
-          // The driver's free memory is not all allocatable (on an H200 a 1.9 MiB
-          // allocation failed with 33 MiB free): slabs within half the job instead.
-        }
-      }
-      runInSlabs(oneShot <= budget ? oneShot / 2 : budget);
-      return;
+      needed = output->GetDataManager()->GetDeviceBufferBytes() == bytes ? 0 : bytes;
     }
-    CIF_ITK_TRY_CUDA(onePiece);
+    if constexpr (inputIsCuda)
+    {
+      needed += input->GetDataManager()->GetDeviceBufferBytes() == inputBytes ? 0 : inputBytes;
+    }
+    else if constexpr (!sameType)
+    {
+      needed += inputBytes;
+    }
+    cif::RequireDeviceMemory(needed, this->DescribeJob(shape));
+
+    cif::DeviceBuffer hostOutputScratch; // device copy of a plain itk::Image output
+    T *               coefficients = nullptr;
+    if constexpr (outputIsCuda)
+    {
+      coefficients = static_cast<T *>(output->GetDeviceBufferForWriting(false));
+    }
+    else
+    {
+      hostOutputScratch.Allocate(bytes);
+      coefficients = hostOutputScratch.As<T>();
+    }
+
+    // The input, once on the device, becomes the starting coefficients (converted
+    // to T on the device when its scalar type differs). A same-typed input already
+    // on the device is read by the prefilter's first pass itself: no copy pass.
+    cif::DeviceBuffer staging;
+    const TIn *       source = nullptr;
+    if constexpr (inputIsCuda)
+    {
+      source = static_cast<const TIn *>(input->GetDeviceBufferForReading());
+    }
+    else if constexpr (sameType)
+    {
+      NoteHostInputUpload(input->GetPixelContainer());
+      cif::CopyHostToDevice(coefficients, input->GetBufferPointer(), bytes);
+    }
+    else
+    {
+      staging.Allocate(inputBytes);
+      NoteHostInputUpload(input->GetPixelContainer());
+      staging.Upload(input->GetBufferPointer(), inputBytes);
+      source = staging.As<TIn>();
+    }
+    const T * samples = coefficients;
+    if (source != nullptr)
+    {
+      if constexpr (sameType)
+      {
+        samples = source;
+      }
+      else
+      {
+        cif::ConvertOnDevice<TIn, T>(source, coefficients, shape.ScalarCount());
+      }
+    }
+
+    progress.CompletedOnDevice();
+
+    cif::PrefilterOnDevice<T>(samples, coefficients, shape, poles, m_BoundaryMode, progress.DeviceCallback());
+    cif::Synchronize();
+
+    if constexpr (!outputIsCuda)
+    {
+      hostOutputScratch.Download(output->GetBufferPointer(), bytes);
+    }
+    progress.Completed();
   }
+  else
+  {
+    (void)shape, (void)poles, (void)progress;
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+void
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataInSlabs(const cif::BufferShape & shape,
+                                                                               const cif::SplinePoles &  poles,
+                                                                               std::size_t               budget,
+                                                                               FilterStageProgress &     progress)
+{
+  if constexpr (TypesSupported)
+  {
+    using T = OutputComponentType;
+    using TIn = InputComponentType;
+    // Host image in and out, with the same bits as one piece (cifSlabbedPrefilter.h).
+    cif::DeviceSlabExecutor<T>      executor(poles, m_BoundaryMode);
+    const cif::SlabbedPrefilterPlan plan =
+      cif::PlanAndReserveSlabs(shape, sizeof(T), budget, this->DescribeJob(shape), executor);
+    // An input of the output's type is read by the slabs themselves; another type is
+    // converted into the output first.
+    const T * samples = nullptr;
+    if constexpr (std::is_same_v<T, TIn>)
+    {
+      samples = reinterpret_cast<const T *>(this->GetInput()->GetBufferPointer());
+    }
+    else
+    {
+      this->ConvertInputOnHost();
+    }
+    progress.Completed();
+    cif::RunSlabbedPrefilter(reinterpret_cast<T *>(this->GetOutput()->GetBufferPointer()), shape, plan, executor,
+                             progress.HostCallback(), MakeParallelFor(this->GetMultiThreader()), samples);
+    progress.Completed();
+  }
+  else
+  {
+    (void)shape, (void)poles, (void)budget, (void)progress;
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+std::string
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::DescribeJob(const cif::BufferShape & shape) const
+{
+  std::ostringstream what;
+  what << "the B-spline prefilter of a " << shape.ScalarCount() / shape.components << "-pixel image ("
+       << shape.components << " component(s) of " << sizeof(OutputComponentType) << " bytes)";
+  return what.str();
 }
 
 template <typename TInputImage, typename TOutputImage>
@@ -275,30 +327,130 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(con
     cif::SlabbedPrefilterPlan plan;
     if (cif::GetDeviceMemoryLimit() != 0)
     {
-      std::ostringstream what;
-      what << "the B-spline prefilter of a " << shape.ScalarCount() / shape.components << "-pixel image ("
-           << shape.components << " component(s) of " << sizeof(T) << " bytes)";
       CIF_ITK_TRY_CUDA([&] {
-        plan = cif::PlanSlabbedPrefilter(shape, sizeof(T), cif::GetDeviceMemoryBudget(false), what.str());
+        plan = cif::PlanSlabbedPrefilter(shape, sizeof(T), cif::GetDeviceMemoryBudget(false), this->DescribeJob(shape));
       });
+    }
+    // With NumberOfDevices or Devices asking for several, the CPU path runs the plan
+    // the devices would run, the host standing in for each device in turn.
+    const unsigned int hostDevices =
+      m_Devices.empty() ? std::max(1u, m_NumberOfDevices) : static_cast<unsigned int>(m_Devices.size());
+    cif::SpreadPrefilterPlan spread = cif::PlanSpreadPrefilter(
+      shape, static_cast<int>(std::min(hostDevices, 1024u)), static_cast<std::int64_t>(m_MinimumVoxelsPerDevice));
+    if (spread.Devices() > 1 && cif::GetDeviceMemoryLimit() != 0 &&
+        static_cast<std::size_t>(cif::LargestSpreadShareScalars(shape, spread)) * sizeof(T) >
+          cif::GetDeviceMemoryBudget(false))
+    {
+      spread = cif::SpreadPrefilterPlan{}; // the shares do not fit: one device, as on the GPU
     }
     this->ConvertInputOnHost();
     progress.Completed();
     auto parallelFor = MakeParallelFor(this->GetMultiThreader());
-    if (plan.whole)
+    const cif::BoundaryMode mode = m_BoundaryMode;
+    auto filterLeading = [&poles, mode, parallelFor](T * data, const cif::BufferShape & slab, int axisEnd,
+                                                     const cif::StageCallback & afterAxis) {
+      cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, mode, parallelFor, afterAxis);
+    };
+    if (spread.Devices() > 1)
+    {
+      using Executor = cif::HostSpreadExecutor<T, decltype(filterLeading)>;
+      std::vector<Executor> executors(static_cast<std::size_t>(spread.Devices()), Executor(filterLeading));
+      const auto            inTurn = [&spread](const auto & body) {
+        for (std::int64_t k = 0; k < spread.Devices(); ++k)
+        {
+          body(k);
+        }
+      };
+      cif::RunSpreadPrefilter(coefficients, shape, spread, executors, inTurn, progress.HostCallback());
+    }
+    else if (plan.whole)
     {
       cif::PrefilterOnHost(coefficients, shape, poles, m_BoundaryMode, parallelFor, progress.HostCallback());
     }
     else
     {
-      const cif::BoundaryMode mode = m_BoundaryMode;
-      auto filterLeading = [&poles, mode, parallelFor](T * data, const cif::BufferShape & slab, int axisEnd,
-                                                       const cif::StageCallback & afterAxis) {
-        cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, mode, parallelFor, afterAxis);
-      };
       cif::HostSlabExecutor<T, decltype(filterLeading)> executor(filterLeading);
       cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor);
     }
+  }
+}
+
+template <typename TInputImage, typename TOutputImage>
+std::vector<int>
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::DevicesForThisUpdate() const
+{
+  std::vector<int> devices;
+  CIF_ITK_TRY_CUDA([&] { devices = cif::DevicesToSpreadOver(m_NumberOfDevices, m_Devices); });
+  return devices;
+}
+
+template <typename TInputImage, typename TOutputImage>
+bool
+BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnSeveralDevices(
+  const std::vector<int> &  devices,
+  const cif::BufferShape &  shape,
+  const cif::SplinePoles &  poles,
+  FilterStageProgress &     progress)
+{
+  if constexpr (TypesSupported)
+  {
+    using T = OutputComponentType;
+    using TIn = InputComponentType;
+    constexpr bool                 sameType = std::is_same_v<T, TIn>;
+    const cif::SpreadPrefilterPlan plan = cif::PlanSpreadPrefilter(
+      shape, static_cast<int>(devices.size()), static_cast<std::int64_t>(m_MinimumVoxelsPerDevice));
+    // The shares must fit (this device's budget standing for every device's; each
+    // device checks its own before any copy).
+    const std::size_t budget = CIF_ITK_TRY_CUDA([] { return cif::GetDeviceMemoryBudget(true); });
+    if (plan.Devices() < 2 || static_cast<std::size_t>(cif::LargestSpreadShareScalars(shape, plan)) * sizeof(T) > budget)
+    {
+      return false;
+    }
+    const std::string what = "a share of " + this->DescribeJob(shape);
+    T *       coefficients = reinterpret_cast<T *>(this->GetOutput()->GetBufferPointer());
+    const T * samples = nullptr; // an input of another type is converted into the output first
+    if constexpr (sameType)
+    {
+      samples = reinterpret_cast<const T *>(this->GetInput()->GetBufferPointer());
+      NoteHostInputUpload(this->GetInput()->GetPixelContainer());
+    }
+    else
+    {
+      this->ConvertInputOnHost();
+    }
+    progress.Completed();
+    std::vector<cif::DeviceSpreadExecutor<T>> executors;
+    executors.reserve(static_cast<std::size_t>(plan.Devices()));
+    for (int k = 0; k < plan.Devices(); ++k)
+    {
+      executors.emplace_back(devices[static_cast<std::size_t>(k)], poles, m_BoundaryMode, what);
+    }
+    const std::vector<int> used(devices.begin(), devices.begin() + plan.Devices());
+    const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
+    bool       spread = true;
+    CIF_ITK_TRY_CUDA([&] {
+      try
+      {
+        cif::RunSpreadPrefilter(coefficients, shape, plan, executors, onDeviceThreads, progress.HostCallback(),
+                                samples);
+      }
+      catch (const cif::CudaOutOfMemory &)
+      {
+        // A device's share did not fit (each device allocates its share in the first
+        // step): one device instead, which writes every element of the output again.
+        spread = false;
+      }
+    });
+    if (spread)
+    {
+      progress.Completed();
+    }
+    return spread;
+  }
+  else
+  {
+    (void)devices, (void)shape, (void)poles, (void)progress;
+    return false;
   }
 }
 
@@ -325,6 +477,15 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostrea
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "BoundaryMode: " << m_BoundaryMode << std::endl;
+  os << indent << "NumberOfDevices: " << m_NumberOfDevices << (m_NumberOfDevices == 0 ? " (every visible device)" : "")
+     << std::endl;
+  os << indent << "Devices:";
+  for (const int d : m_Devices)
+  {
+    os << ' ' << d;
+  }
+  os << (m_Devices.empty() ? " (from NumberOfDevices)" : "") << std::endl;
+  os << indent << "MinimumVoxelsPerDevice: " << m_MinimumVoxelsPerDevice << std::endl;
 }
 
 } // namespace itk

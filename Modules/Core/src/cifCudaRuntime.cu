@@ -1,5 +1,6 @@
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
+#include "cifDeviceRowCopy.h"
 #include "cifDeviceMemoryLimit.h"
 #include "cifGPUArchitectures.h"
 #include "cifPinnedHostMemory.h"
@@ -507,6 +508,40 @@ CopyBetweenDevices(void * destination, int destinationDevice, const void * sourc
   detail::LetDeviceReadPool(destinationDevice, sourceDevice);
   CIF_CUDA_CHECK(
     cudaMemcpyPeerAsync(destination, destinationDevice, source, sourceDevice, bytes, cudaStreamPerThread));
+}
+
+void
+CopyRowsBetweenDevices(void * destination, int destinationDevice, std::size_t destinationPitch, const void * source,
+                       int sourceDevice, std::size_t sourcePitch, std::size_t rowBytes, std::size_t rows)
+{
+  if (rowBytes == 0 || rows == 0)
+  {
+    return;
+  }
+  constexpr std::size_t kMostPitch = (std::size_t(1) << 31) - 1; // cudaDevAttrMaxPitch on current GPUs
+  if (rows == 1 || destinationPitch > kMostPitch || sourcePitch > kMostPitch)
+  {
+    for (std::size_t r = 0; r < rows; ++r)
+    {
+      CopyBetweenDevices(static_cast<char *>(destination) + r * destinationPitch, destinationDevice,
+                         static_cast<const char *>(source) + r * sourcePitch, sourceDevice, rowBytes);
+    }
+    return;
+  }
+  if (destinationDevice == sourceDevice)
+  {
+    CIF_CUDA_CHECK(cudaMemcpy2DAsync(destination, destinationPitch, source, sourcePitch, rowBytes, rows,
+                                     cudaMemcpyDeviceToDevice, cudaStreamPerThread));
+    return;
+  }
+  detail::LetDeviceReadPool(destinationDevice, sourceDevice);
+  cudaMemcpy3DPeerParms p{};
+  p.srcPtr = make_cudaPitchedPtr(const_cast<void *>(source), sourcePitch, rowBytes, rows);
+  p.srcDevice = sourceDevice;
+  p.dstPtr = make_cudaPitchedPtr(destination, destinationPitch, rowBytes, rows);
+  p.dstDevice = destinationDevice;
+  p.extent = make_cudaExtent(rowBytes, rows, 1);
+  CIF_CUDA_CHECK(cudaMemcpy3DPeerAsync(&p, cudaStreamPerThread));
 }
 
 // ----------------------------------------------------------------- DeviceTimer

@@ -1,6 +1,7 @@
 // The GPU runtime layer of a build without the CUDA toolkit: the same functions,
 // reporting that no device exists, so that every filter takes its CPU path.
 #include "cifDeviceBuffer.h"
+#include "cifDeviceRowCopy.h"
 #include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
 
@@ -146,6 +147,11 @@ CopyDeviceToDevice(void *, const void *, std::size_t)
 }
 void
 CopyBetweenDevices(void *, int, const void *, int, std::size_t)
+{
+  ThrowNoCuda();
+}
+void
+CopyRowsBetweenDevices(void *, int, std::size_t, const void *, int, std::size_t, std::size_t, std::size_t)
 {
   ThrowNoCuda();
 }

@@ -1,0 +1,321 @@
+#ifndef cifSpreadPrefilter_h
+#define cifSpreadPrefilter_h
+
+#include "cifBSplinePrefilterDevice.h"
+#include "cifBSplinePrefilterMath.h"
+#include "cifDeviceBuffer.h"
+#include "cifCudaRuntime.h"
+#include "cifDeviceMemoryLimit.h"
+#include "cifDeviceRowCopy.h"
+#include "cifStageCallback.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <string>
+#include <vector>
+
+/** \file cifSpreadPrefilter.h
+ * The prefilter of a host buffer spread over several devices (or several "devices"
+ * of the CPU path, run in turn, so that CI runs the very plan and copies). It cuts
+ * the buffer as the slabbed prefilter does (cifSlabbedPrefilter.h), with the
+ * exchange between the passes going from device to device instead of through the
+ * host:
+ *  1. device k uploads planes [planes[k], planes[k+1]) of the slowest axis D-1
+ *     (its share of the samples: the host sends the buffer once, each device over
+ *     its own bus) and filters them along every other axis;
+ *  2. device k gathers rows [rows[k], rows[k+1]) of axis D-2 of every plane, from
+ *     the devices holding them (one strided copy per device: CopyRowsBetweenDevices),
+ *     and filters those lines along the slowest axis;
+ *  3. device k gathers its planes back from the blocks of every device and
+ *     downloads them into the host buffer.
+ * Each step ends on every device before the next begins. Every line is filtered by
+ * the same code as in one piece and the axes in the same order (the kernels' choice
+ * depends on a line's length, never on how many lines there are), so the spread
+ * gives the bits of one device. Device memory per device: its planes plus its block,
+ * about 2/n of the buffer.
+ *
+ * Plain C++ over one executor per device, offering Reserve(planeScalars,
+ * blockScalars), Planes(), Block(), UploadPlanes(host, scalars),
+ * DownloadPlanes(host, scalars), CopyRows(destination, destinationPitch, from,
+ * source, sourcePitch, rowScalars, rows) (\a source in executor \a from's memory;
+ * pitches and sizes in scalars), Filter(data, shape, axisEnd) and Finish() (waits
+ * for the device). */
+namespace cif
+{
+/** Which device filters what; Devices() == 0 where the buffer is not spread. */
+struct SpreadPrefilterPlan
+{
+  std::vector<std::int64_t> planes; ///< n + 1 bounds of the devices' planes of axis D-1 (step 1)
+  std::vector<std::int64_t> rows;   ///< n + 1 bounds of the devices' rows of axis D-2 (step 2)
+  std::int64_t rowsPerPass = 0;     ///< the most rows of one slowest-axis pass (its lines' components are an int)
+
+  int
+  Devices() const
+  {
+    return planes.empty() ? 0 : static_cast<int>(planes.size()) - 1;
+  }
+};
+
+/** Plans the spread of \a shape over at most \a devices devices, each taking at least
+ * \a minimumPixelsPerDevice pixels (fewer devices where the buffer is small). No
+ * spread (Devices() == 0) where fewer than two devices would take part: one device,
+ * a 1-D buffer (a line is filtered whole), fewer than two planes of axis D-1 or rows
+ * of axis D-2. */
+inline SpreadPrefilterPlan
+PlanSpreadPrefilter(const BufferShape & shape, int devices, std::int64_t minimumPixelsPerDevice)
+{
+  SpreadPrefilterPlan plan;
+  const int           D = shape.dimension;
+  if (devices < 2 || D < 2)
+  {
+    return plan;
+  }
+  const std::int64_t total = shape.ScalarCount();
+  const std::int64_t pixels = total / std::max(shape.components, 1);
+  const std::int64_t slow = shape.size[D - 1];
+  const std::int64_t rows = shape.size[D - 2];
+  std::int64_t       n = std::min<std::int64_t>({ devices, slow, rows });
+  if (minimumPixelsPerDevice > 0)
+  {
+    n = std::min(n, pixels / minimumPixelsPerDevice);
+  }
+  if (n < 2)
+  {
+    return plan;
+  }
+  for (std::int64_t k = 0; k <= n; ++k)
+  {
+    plan.planes.push_back(slow * k / n);
+    plan.rows.push_back(rows * k / n);
+  }
+  const std::int64_t inner = total / slow / rows; // scalars below axis D-2 (components included)
+  plan.rowsPerPass = std::max<std::int64_t>(1, INT_MAX / inner);
+  return plan;
+}
+
+/** Device memory the largest share of \a plan needs, in scalars (planes plus block). */
+inline std::int64_t
+LargestSpreadShareScalars(const BufferShape & shape, const SpreadPrefilterPlan & plan)
+{
+  const int          D = shape.dimension;
+  const std::int64_t slow = shape.size[D - 1];
+  const std::int64_t plane = shape.ScalarCount() / slow;
+  const std::int64_t inner = plane / shape.size[D - 2];
+  std::int64_t       largest = 0;
+  for (int k = 0; k < plan.Devices(); ++k)
+  {
+    largest = std::max(largest, (plan.planes[k + 1] - plan.planes[k]) * plane +
+                                  (plan.rows[k + 1] - plan.rows[k]) * inner * slow);
+  }
+  return largest;
+}
+
+/** Runs \a plan on \a data (host, \a shape), with \a executors[k] the k-th device's:
+ * \a forEachDevice(body) calls body(k) for every k (on a thread per device, or in
+ * turn) and returns when all have ended. \a source, when given, holds the samples
+ * (as RunSlabbedPrefilter's). \a afterAxis once per axis, on the calling thread. */
+template <typename T, typename TExecutor, typename TForEachDevice>
+void
+RunSpreadPrefilter(T * data, const BufferShape & shape, const SpreadPrefilterPlan & plan,
+                   std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
+                   const StageCallback & afterAxis = {}, const T * source = nullptr)
+{
+  const T *          samples = source != nullptr ? source : data;
+  const int          D = shape.dimension;
+  const std::int64_t slow = shape.size[D - 1];
+  const std::int64_t plane = shape.ScalarCount() / slow;
+  const std::int64_t inner = plane / shape.size[D - 2];
+  const auto         planesOf = [&plan](std::int64_t k) { return plan.planes[k + 1] - plan.planes[k]; };
+  const auto         rowsOf = [&plan](std::int64_t k) { return plan.rows[k + 1] - plan.rows[k]; };
+  const std::int64_t n = plan.Devices();
+
+  // 1. Each device its planes, filtered along every axis but the slowest.
+  forEachDevice([&](std::int64_t k) {
+    TExecutor & e = executors[k];
+    e.Reserve(planesOf(k) * plane, rowsOf(k) * inner * slow);
+    e.UploadPlanes(samples + plan.planes[k] * plane, planesOf(k) * plane);
+    BufferShape share = shape;
+    share.size[D - 1] = planesOf(k);
+    e.Filter(e.Planes(), share, D - 1);
+    e.Finish();
+  });
+  for (int axis = 0; axis < D - 1; ++axis)
+  {
+    StageDone(afterAxis);
+  }
+
+  // 2. Each device its rows of every plane, gathered pass by pass into its block
+  //    (lines of the slowest axis, one "component" per scalar of a plane's chunk,
+  //    as in the slabbed prefilter's phase B) and filtered along the slowest axis.
+  forEachDevice([&](std::int64_t k) {
+    TExecutor & e = executors[k];
+    for (std::int64_t first = plan.rows[k]; first < plan.rows[k + 1]; first += plan.rowsPerPass)
+    {
+      const std::int64_t chunk = std::min(plan.rowsPerPass, plan.rows[k + 1] - first) * inner;
+      T *                block = e.Block() + (first - plan.rows[k]) * inner * slow;
+      for (std::int64_t j = 0; j < n; ++j)
+      {
+        e.CopyRows(block + plan.planes[j] * chunk, chunk, executors[j], executors[j].Planes() + first * inner, plane,
+                   chunk, planesOf(j));
+      }
+      BufferShape lines;
+      lines.dimension = 1;
+      lines.size[0] = slow;
+      lines.components = static_cast<int>(chunk);
+      e.Filter(block, lines, 1);
+    }
+    e.Finish();
+  });
+  StageDone(afterAxis);
+
+  // 3. Each device its planes back from every device's block, then to the host.
+  forEachDevice([&](std::int64_t k) {
+    TExecutor & e = executors[k];
+    for (std::int64_t j = 0; j < n; ++j)
+    {
+      for (std::int64_t first = plan.rows[j]; first < plan.rows[j + 1]; first += plan.rowsPerPass)
+      {
+        const std::int64_t chunk = std::min(plan.rowsPerPass, plan.rows[j + 1] - first) * inner;
+        const T * block = executors[j].Block() + (first - plan.rows[j]) * inner * slow;
+        e.CopyRows(e.Planes() + first * inner, plane, executors[j], block + plan.planes[k] * chunk, chunk, chunk,
+                   planesOf(k));
+      }
+    }
+    e.DownloadPlanes(data + plan.planes[k] * plane, planesOf(k) * plane);
+    e.Finish();
+  });
+}
+
+/** The CPU path's "device": host work areas, PrefilterLeadingAxesOnHost (through
+ * \a filterLeading, as HostSlabExecutor). */
+template <typename T, typename TFilterLeading>
+class HostSpreadExecutor
+{
+public:
+  explicit HostSpreadExecutor(TFilterLeading filterLeading)
+    : m_FilterLeading(std::move(filterLeading))
+  {}
+  void
+  Reserve(std::int64_t planeScalars, std::int64_t blockScalars)
+  {
+    m_Planes.resize(static_cast<std::size_t>(planeScalars));
+    m_Block.resize(static_cast<std::size_t>(blockScalars));
+  }
+  T *
+  Planes()
+  {
+    return m_Planes.data();
+  }
+  T *
+  Block()
+  {
+    return m_Block.data();
+  }
+  void
+  UploadPlanes(const T * host, std::int64_t scalars)
+  {
+    std::memcpy(m_Planes.data(), host, static_cast<std::size_t>(scalars) * sizeof(T));
+  }
+  void
+  DownloadPlanes(T * host, std::int64_t scalars)
+  {
+    std::memcpy(host, m_Planes.data(), static_cast<std::size_t>(scalars) * sizeof(T));
+  }
+  void
+  CopyRows(T * destination, std::int64_t destinationPitch, const HostSpreadExecutor &, const T * source,
+           std::int64_t sourcePitch, std::int64_t rowScalars, std::int64_t rows)
+  {
+    for (std::int64_t r = 0; r < rows; ++r)
+    {
+      std::memcpy(destination + r * destinationPitch, source + r * sourcePitch,
+                  static_cast<std::size_t>(rowScalars) * sizeof(T));
+    }
+  }
+  void
+  Filter(T * data, const BufferShape & shape, int axisEnd)
+  {
+    m_FilterLeading(data, shape, axisEnd, StageCallback{});
+  }
+  void
+  Finish()
+  {}
+
+private:
+  TFilterLeading m_FilterLeading;
+  std::vector<T> m_Planes;
+  std::vector<T> m_Block;
+};
+
+/** The executor of device \a device (current on the thread that calls it):
+ * PrefilterLeadingAxesOnDevice, staged host copies, peer copies. */
+template <typename T>
+class DeviceSpreadExecutor
+{
+public:
+  DeviceSpreadExecutor(int device, const SplinePoles & poles, BoundaryMode mode, std::string what)
+    : m_Device(device)
+    , m_Poles(poles)
+    , m_Mode(mode)
+    , m_What(std::move(what))
+  {}
+  /** Fails before any copy, naming the sizes, where the share does not fit. */
+  void
+  Reserve(std::int64_t planeScalars, std::int64_t blockScalars)
+  {
+    const std::size_t planeBytes = static_cast<std::size_t>(planeScalars) * sizeof(T);
+    const std::size_t blockBytes = static_cast<std::size_t>(blockScalars) * sizeof(T);
+    RequireDeviceMemory(planeBytes + blockBytes, m_What + " on device " + std::to_string(m_Device));
+    m_Planes.Allocate(planeBytes);
+    m_Block.Allocate(blockBytes);
+  }
+  T *
+  Planes() const
+  {
+    return m_Planes.As<T>();
+  }
+  T *
+  Block() const
+  {
+    return m_Block.As<T>();
+  }
+  void
+  UploadPlanes(const T * host, std::int64_t scalars)
+  {
+    m_Planes.Upload(host, static_cast<std::size_t>(scalars) * sizeof(T));
+  }
+  void
+  DownloadPlanes(T * host, std::int64_t scalars)
+  {
+    m_Planes.Download(host, static_cast<std::size_t>(scalars) * sizeof(T));
+  }
+  void
+  CopyRows(T * destination, std::int64_t destinationPitch, const DeviceSpreadExecutor & from, const T * source,
+           std::int64_t sourcePitch, std::int64_t rowScalars, std::int64_t rows)
+  {
+    CopyRowsBetweenDevices(destination, m_Device, static_cast<std::size_t>(destinationPitch) * sizeof(T), source,
+                           from.m_Device, static_cast<std::size_t>(sourcePitch) * sizeof(T),
+                           static_cast<std::size_t>(rowScalars) * sizeof(T), static_cast<std::size_t>(rows));
+  }
+  void
+  Filter(T * data, const BufferShape & shape, int axisEnd)
+  {
+    PrefilterLeadingAxesOnDevice<T>(data, shape, axisEnd, m_Poles, m_Mode);
+  }
+  void
+  Finish()
+  {
+    Synchronize();
+  }
+
+private:
+  int          m_Device;
+  SplinePoles  m_Poles;
+  BoundaryMode m_Mode;
+  std::string  m_What;
+  DeviceBuffer m_Planes;
+  DeviceBuffer m_Block;
+};
+} // namespace cif
+
+#endif
