@@ -146,9 +146,45 @@ ExpectSlabsUnderALimitMatchOnePiece(Path path)
   catch (const itk::ExceptionObject & e)
   {
     const std::string text = e.GetDescription();
-    EXPECT_NE(text.find("0.73 MiB"), std::string::npos) << text; // the coefficients
+    EXPECT_NE(text.find("0.74 MiB"), std::string::npos) << text; // the coefficients and the transform's arrays
     EXPECT_NE(text.find("0.25 MiB"), std::string::npos) << text; // the budget
   }
+}
+
+/** The slabbed path (forced by a limit of 1 MiB) on a device whose allocations above
+ * 192 KiB fail although the plan fits: the slabs are planned again finer until their
+ * buffers can be allocated, and give the bits of one piece (the affine case: boxes of
+ * the input). The B-spline case needs the whole coefficients (0.73 MiB) in one
+ * allocation: planned finer down to one plane, then the clear error. */
+void
+ExpectFailedReservationsArePlannedFiner()
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const Case c = MakeCase(seed);
+  const auto whole = OnePiece(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), Path::GPU);
+  const auto wholeBSpline = OnePiece(c.input.GetPointer(), c.bspline.GetPointer(), c.geometry.GetPointer(), Path::GPU);
+  ScopedDeviceMemoryLimit       limit(std::size_t(1) << 20);
+  ScopedAllocationFailuresAbove failures(std::size_t(192) << 10);
+  auto resample = MakeResampler(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), Path::GPU);
+  resample->Update();
+  EXPECT_EQ(resample->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
+  ExpectSameBits(resample->GetOutput(), whole.GetPointer(), "affine, allocations above 192 KiB failing");
+  try
+  {
+    OnePiece(c.input.GetPointer(), c.bspline.GetPointer(), c.geometry.GetPointer(), Path::GPU);
+    ADD_FAILURE() << "the whole coefficients cannot be allocated";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string text = e.GetDescription();
+    EXPECT_NE(text.find("not enough GPU memory"), std::string::npos) << text;
+    EXPECT_NE(text.find("MiB"), std::string::npos) << text;
+  }
+  // and once allocations succeed again, the B-spline case runs (in slabs, under the limit)
+  ScopedAllocationFailuresAbove none(0);
+  ExpectSameBits(OnePiece(c.input.GetPointer(), c.bspline.GetPointer(), c.geometry.GetPointer(), Path::GPU),
+                 wholeBSpline.GetPointer(), "B-spline, allocations succeeding again");
 }
 
 /** TransformToDisplacementFieldGPUFilter under StreamingImageFilter: each piece is
@@ -271,6 +307,11 @@ TEST(CubicResampleStreamingGPU, StreamingWriterGivesTheBitsOfOnePiece)
 {
   CIF_REQUIRE_GPU();
   ExpectStreamingWriterMatchesOnePiece(Path::GPU);
+}
+TEST(CubicResampleStreamingGPU, FailedSlabReservationsArePlannedFiner)
+{
+  CIF_REQUIRE_GPU();
+  ExpectFailedReservationsArePlannedFiner();
 }
 TEST(CubicResampleStreamingGPU, SlabsUnderADeviceMemoryLimitGiveTheBitsOfOnePiece)
 {
