@@ -4,6 +4,7 @@
 // memory limit the filter resamples in output slabs, each reading the input box it
 // needs (linear transforms) or the whole coefficients (others), with the same bits.
 // CPU path everywhere (CI), GPU twins where a device is present.
+#include "cifProgressTestSupport.h"
 #include "cifResampleTestSupport.h"
 #include "cifStreamingWriterTestSupport.h"
 #include "itkAffineTransform.h"
@@ -279,6 +280,83 @@ ExpectCoefficientBoxesMatchOnePiece(Path path)
   }
 }
 
+/** TransformToDisplacementFieldGPUFilter under memory pressure: a 2.75 MiB field
+ * under a device memory limit of 1 MiB runs in slabs that fit (the CPU path too: the
+ * same plans), and on the GPU, with allocations above 512 KiB failing although the
+ * budget holds the whole field, its slabs are planned again finer; the bits of one
+ * piece either way, and more progress steps than one piece. A limit below one plane
+ * (43 KiB) is the clear error. */
+void
+ExpectFieldUnderMemoryPressureMatchesOnePiece(Path path)
+{
+  using Field = itk::Image<itk::Vector<float, 3>, 3>;
+  using FieldFilter = itk::TransformToDisplacementFieldGPUFilter<Field, double>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const Case c = MakeCase(seed);
+  for (const auto * transform : { c.affine.GetPointer(), c.bspline.GetPointer() })
+  {
+    SCOPED_TRACE(transform->GetNameOfClass());
+    std::size_t steps = 0;
+    const auto  run = [&] {
+      auto filter = FieldFilter::New();
+      filter->SetTransform(transform);
+      filter->SetReferenceImage(c.geometry);
+      filter->SetUseReferenceImage(true);
+      filter->SetUseGPU(path == Path::GPU);
+      filter->SetNumberOfDevices(1);
+      auto progress = RecordProgress(filter.GetPointer());
+      filter->Update();
+      EXPECT_EQ(filter->GetLastExecutionPath(),
+                path == Path::GPU ? FieldFilter::ExecutionPath::GPU : FieldFilter::ExecutionPath::CPU);
+      steps = progress->size();
+      Field::Pointer out = filter->GetOutput();
+      out->DisconnectPipeline();
+      return out;
+    };
+    const Field::Pointer whole = run();
+    const std::size_t    wholeSteps = steps;
+    const auto           same = [&](const Field * field) {
+      return field->GetBufferedRegion() == whole->GetBufferedRegion() &&
+             SameBits(reinterpret_cast<const float *>(field->GetBufferPointer()),
+                      reinterpret_cast<const float *>(whole->GetBufferPointer()),
+                      3 * whole->GetBufferedRegion().GetNumberOfPixels());
+    };
+    {
+      ScopedDeviceMemoryLimit limit(std::size_t(1) << 20);
+      EXPECT_TRUE(same(run()));
+      EXPECT_GT(steps, wholeSteps);
+    }
+    if (path == Path::GPU)
+    {
+      ScopedAllocationFailuresAbove failures(std::size_t(512) << 10);
+      EXPECT_TRUE(same(run()));
+      EXPECT_GT(steps, wholeSteps);
+    }
+    ScopedDeviceMemoryLimit tooSmall(std::size_t(16) << 10);
+    try
+    {
+      run();
+      ADD_FAILURE() << "one plane does not fit 16 KiB";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      const std::string text = e.GetDescription();
+      EXPECT_NE(text.find("not enough GPU memory for a displacement field"), std::string::npos) << text;
+      EXPECT_NE(text.find("0.02 MiB"), std::string::npos) << text; // the limit
+    }
+  }
+}
+
+TEST(DisplacementFieldStreaming, MemoryPressureGivesTheBitsOfOnePiece)
+{
+  ExpectFieldUnderMemoryPressureMatchesOnePiece(Path::CPU);
+}
+TEST(DisplacementFieldStreamingGPU, MemoryPressureGivesTheBitsOfOnePiece)
+{
+  CIF_REQUIRE_GPU();
+  ExpectFieldUnderMemoryPressureMatchesOnePiece(Path::GPU);
+}
 TEST(CubicResampleStreaming, StreamingFilterGivesTheBitsOfOnePiece) { ExpectStreamingMatchesOnePiece(Path::CPU); }
 TEST(CubicResampleStreaming, GivenCoefficientsAreRequestedAsInputBoxes) { ExpectCoefficientBoxesMatchOnePiece(Path::CPU); }
 TEST(CubicResampleStreamingGPU, GivenCoefficientsAreRequestedAsInputBoxes)
