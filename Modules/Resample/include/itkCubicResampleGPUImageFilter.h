@@ -162,14 +162,14 @@ public:
    * other devices (peer copies), prefilters the whole input (the prefilter is global:
    * the coefficients of any piece are those of the whole input) and resamples a
    * contiguous run of the output's slabs, downloading each slab while the next
-   * computes; the same bits as one device. 1 (the default) keeps to the current
-   * device; 0 takes every visible device. Run so far on one GPU listed twice only
-   * (see the module's README): the default stays 1 until it has run on two. The
-   * texture mode, CudaImage inputs or outputs, pieces of a streamed output, outputs
-   * of one slab (fewer than 2 x MinimumVoxelsPerSlab voxels) and jobs larger than a
-   * device (the slabbed path) run on one device. Every device must hold the whole
-   * input's coefficients and its share of the output, or the update fails with the
-   * sizes. */
+   * computes; the same bits as one device. 0 (the default) takes every visible
+   * device that runs this build's kernels; 1 keeps to the current device. With one
+   * visible device the job takes the one-device path itself (no worker thread, no
+   * peer set-up). The texture mode, CudaImage inputs or outputs, pieces of a
+   * streamed output, outputs of one slab (fewer than 2 x MinimumVoxelsPerSlab
+   * voxels) and jobs larger than a device (the slabbed path) run on the current
+   * device. Every device must hold the whole input's coefficients and its share of
+   * the output, or the update fails with the sizes. */
   itkSetMacro(NumberOfDevices, unsigned int);
   itkGetConstMacro(NumberOfDevices, unsigned int);
 
@@ -365,7 +365,7 @@ private:
   bool          m_MirrorPaddedCoefficients{ true };
   bool          m_CubicBSplinePerComponent{ false };
   SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
-  unsigned int     m_NumberOfDevices{ 1 };
+  unsigned int     m_NumberOfDevices{ 0 }; // every visible device
   std::vector<int> m_Devices;
 
   /** The devices this update spreads over (see SetNumberOfDevices, SetDevices). */

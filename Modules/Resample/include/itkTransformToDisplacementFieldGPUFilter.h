@@ -80,8 +80,9 @@ public:
    * several slabs in host memory (itk::Image) is spread over devices 0 .. n-1, one
    * host thread each, each device computing a contiguous run of the slabs with the
    * transform's coefficients uploaded for itself and downloading each slab while the
-   * next computes; the same bits as one device. 1 (the default) keeps to the current
-   * device; 0 takes every visible device. Run so far on one GPU listed twice only. */
+   * next computes; the same bits as one device. 0 (the default) takes every visible
+   * device that runs this build's kernels; 1 keeps to the current device. With one
+   * visible device the field takes the one-device path itself (no worker thread). */
   itkSetMacro(NumberOfDevices, unsigned int);
   itkGetConstMacro(NumberOfDevices, unsigned int);
 
@@ -363,7 +364,7 @@ private:
   }
 
   SizeValueType    m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
-  unsigned int     m_NumberOfDevices{ 1 };
+  unsigned int     m_NumberOfDevices{ 0 }; // every visible device
   std::vector<int> m_Devices;
 };
 } // namespace itk
