@@ -9,6 +9,7 @@
 #include "cifDeviceMemoryLimit.h"
 #include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
+#include "cifSimulatedOutOfMemory.h"
 #include "itkImage.h"
 #include "itkImageRegionIteratorWithIndex.h"
 #include "itkObjectFactoryBase.h"
@@ -258,6 +259,9 @@ using ScopedPinnedHostLimit = ScopedByteSetting<cif::GetPinnedHostLimit, cif::Se
 using ScopedPinnedOutputMinimum = ScopedByteSetting<cif::GetPinnedOutputMinimumBytes, cif::SetPinnedOutputMinimumBytes>;
 /** The device memory limit. */
 using ScopedDeviceMemoryLimit = ScopedByteSetting<cif::GetDeviceMemoryLimit, cif::SetDeviceMemoryLimit>;
+/** Device allocations above a size that fail as the driver's do (cifSimulatedOutOfMemory.h). */
+using ScopedAllocationFailuresAbove =
+  ScopedByteSetting<cif::GetSimulatedAllocationCeiling, cif::SimulateAllocationFailuresAbove>;
 
 /** True when two buffers hold the same bits (NaN equal to the same NaN). */
 template <typename T>

@@ -55,6 +55,73 @@ SlabPlansCutBothPhases()
 
 TEST(BSplinePrefilterSlabs, PlanCutsBothPhases) { SlabPlansCutBothPhases(); }
 
+/** A reservation that fails above \a most scalars, as a device whose free memory is
+ * not all allocatable: the plan is cut finer until its largest slab fits. */
+TEST(BSplinePrefilterSlabs, AFailedReservationIsPlannedAgainFiner)
+{
+  cif::BufferShape shape;
+  shape.dimension = 3;
+  shape.size[0] = 128;
+  shape.size[1] = 96;
+  shape.size[2] = 80;
+  std::vector<float> data(static_cast<std::size_t>(shape.ScalarCount()));
+  std::mt19937       rng(FreshSeed());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::generate(data.begin(), data.end(), [&] { return value(rng); });
+  cif::SplinePoles poles;
+  cif::MakeSplinePoles(3, poles);
+  std::vector<float> onePiece = data;
+  cif::PrefilterOnHost(onePiece.data(), shape, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{});
+
+  auto filterLeading = [&poles](float * d, const cif::BufferShape & slab, int axisEnd,
+                                const cif::StageCallback & afterAxis) {
+    cif::PrefilterLeadingAxesOnHost(d, slab, axisEnd, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{},
+                                    afterAxis);
+  };
+  using HostExecutor = cif::HostSlabExecutor<float, decltype(filterLeading)>;
+  struct FailingAbove : HostExecutor
+  {
+    FailingAbove(decltype(filterLeading) f, std::int64_t most)
+      : HostExecutor(f)
+      , m_Most(most)
+    {}
+    void
+    Reserve(std::int64_t scalars)
+    {
+      ++reservations;
+      if (scalars > m_Most)
+      {
+        throw cif::CudaOutOfMemory("simulated: " + std::to_string(scalars) + " scalars");
+      }
+      HostExecutor::Reserve(scalars);
+    }
+    int          reservations = 0;
+    std::int64_t m_Most;
+  };
+  // The budget holds the whole volume (3.75 MiB); only 1 MiB can be reserved.
+  FailingAbove executor(filterLeading, std::int64_t{ 1 } << 18);
+  const auto plan = cif::PlanAndReserveSlabs(shape, sizeof(float), 4 * kMiB, "test", executor);
+  EXPECT_FALSE(plan.whole);
+  EXPECT_LE(cif::LargestSlabScalars(shape, plan), std::int64_t{ 1 } << 18);
+  EXPECT_GE(executor.reservations, 2);
+  std::vector<float> slabbed = data;
+  cif::RunSlabbedPrefilter(slabbed.data(), shape, plan, executor);
+  EXPECT_TRUE(SameBits(onePiece.data(), slabbed.data(), onePiece.size()));
+
+  // Less than one plane (48 KiB) can be reserved: the clear error, naming the sizes.
+  FailingAbove starved(filterLeading, 1000);
+  try
+  {
+    cif::PlanAndReserveSlabs(shape, sizeof(float), 4 * kMiB, "test", starved);
+    ADD_FAILURE() << "a reservation that never fits must fail";
+  }
+  catch (const cif::CudaOutOfMemory & e)
+  {
+    EXPECT_NE(std::string(e.what()).find("not enough GPU memory for test"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("MiB"), std::string::npos) << e.what();
+  }
+}
+
 TEST(BSplinePrefilterSlabs, CPUPathSlabsGiveTheBitsOfOnePiece)
 {
   const std::uint32_t seed = FreshSeed();

@@ -11,6 +11,7 @@
 #include "itkAffineTransform.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -41,6 +42,23 @@ Resampled(const TIn * input, const itk::Transform<double, 3, 3> * transform, con
   return out;
 }
 
+/** The resampler with its default devices (NumberOfDevices 0: every visible one). */
+FloatImage::Pointer
+ResampledOnDefaultDevices(const FloatImage * input, const itk::Transform<double, 3, 3> * transform,
+                          const FloatImage * geometry, bool gpu)
+{
+  auto resample = itk::CubicResampleGPUImageFilter<FloatImage, FloatImage>::New();
+  ConfigureCubicResample(resample.GetPointer(), transform, geometry, kDefault);
+  resample->SetInput(input);
+  resample->SetUseGPU(gpu);
+  resample->SetMinimumVoxelsPerSlab(20000); // 5 slabs of 14 planes
+  resample->Update();
+  EXPECT_EQ(resample->GetLastExecutionPath(), gpu ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+  FloatImage::Pointer out = resample->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
 bool
 SameImage(const FloatImage * a, const FloatImage * b)
 {
@@ -64,6 +82,22 @@ FieldOf(const itk::Transform<double, 3, 3> * transform, const FloatImage * domai
   filter->SetMinimumVoxelsPerSlab(2000);
   filter->SetDevices(devices);
   filter->SetNumberOfDevices(numberOfDevices);
+  filter->Update();
+  Field::Pointer out = filter->GetOutput();
+  out->DisconnectPipeline();
+  return out;
+}
+
+/** The field with its default devices (every visible one), in 11 slabs. */
+Field::Pointer
+FieldOnDefaultDevices(const itk::Transform<double, 3, 3> * transform, const FloatImage * domain, bool gpu)
+{
+  auto filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
+  filter->SetTransform(transform);
+  filter->SetReferenceImage(domain);
+  filter->SetUseReferenceImage(true);
+  filter->SetUseGPU(gpu);
+  filter->SetMinimumVoxelsPerSlab(2000);
   filter->Update();
   Field::Pointer out = filter->GetOutput();
   out->DisconnectPipeline();
@@ -131,7 +165,7 @@ TEST(CubicResampleDevices, CPUPathTakesNoDevicesAndPrintsTheSetting)
   const auto   listed = Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false, { 0, 7 }, 4);
   EXPECT_TRUE(SameImage(listed, one)); // no device is looked at on the CPU path
   auto resample = itk::CubicResampleGPUImageFilter<FloatImage, FloatImage>::New();
-  EXPECT_EQ(resample->GetNumberOfDevices(), 1u); // opt-in until run on two GPUs
+  EXPECT_EQ(resample->GetNumberOfDevices(), 0u); // every visible device by default
   EXPECT_TRUE(resample->GetDevices().empty());
   resample->SetNumberOfDevices(2);
   resample->SetDevices({ 1, 0 });
@@ -208,7 +242,7 @@ TEST(CubicResampleDevicesGPU, FieldOnTwoDevicesHasTheBitsOfOne)
                           FieldOf(transform, domain.GetPointer(), false, {}, 1)));
   }
   auto filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
-  EXPECT_EQ(filter->GetNumberOfDevices(), 1u);
+  EXPECT_EQ(filter->GetNumberOfDevices(), 0u);
   filter->SetTransform(affine);
   filter->SetReferenceImage(domain);
   filter->SetUseReferenceImage(true);
@@ -231,4 +265,60 @@ TEST(CubicResampleDevicesGPU, ADeviceThatDoesNotExistIsAnErrorAndLeavesNoOutput)
   resample->SetDevices({ 0, cif::GetDeviceCount() + 3 });
   EXPECT_THROW(resample->Update(), itk::ExceptionObject);
   EXPECT_EQ(resample->GetOutput()->GetBufferPointer(), nullptr);
+}
+
+// The default (NumberOfDevices 0) on however many devices the machine has: every
+// visible device on a machine of several (the spread), the one-device path on a
+// machine of one; the bits of NumberOfDevices 1 either way, for the resampler and
+// the field, affine and B-spline. The CPU path takes no devices by default either.
+TEST(CubicResampleDevices, DefaultDevicesOnTheCPUPathGiveTheBitsOfOne)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937 rng(seed);
+  const auto   input = MakeInput<FloatImage>({ { 40, 36, 30 } }, Content::Random, seed);
+  const auto   geometry = OutputGeometry<FloatImage>({ { 44, 40, 66 } });
+  const auto   affine = RandomAffine<3>(rng);
+  EXPECT_TRUE(SameImage(ResampledOnDefaultDevices(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false),
+                        Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false, {}, 1)));
+  EXPECT_TRUE(SameField(FieldOnDefaultDevices(affine.GetPointer(), input.GetPointer(), false),
+                        FieldOf(affine.GetPointer(), input.GetPointer(), false, {}, 1)));
+}
+
+TEST(CubicResampleDevicesGPU, DefaultDevicesGiveTheBitsOfOne)
+{
+  CIF_REQUIRE_GPU();
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << cif::GetDeviceCount() << " device(s)");
+  std::printf("  %d visible device(s): the default %s\n", cif::GetDeviceCount(),
+              cif::GetDeviceCount() > 1 ? "spreads over all of them" : "takes the one-device path");
+  std::mt19937 rng(seed);
+  const auto   input = MakeInput<FloatImage>({ { 40, 36, 30 } }, Content::Random, seed);
+  const auto   geometry = OutputGeometry<FloatImage>({ { 44, 40, 66 } });
+  const auto   domain = MakeInput<FloatImage>({ { 40, 25, 22 } }, Content::Random, seed);
+  const auto   affine = RandomAffine<3>(rng);
+  const auto   bspline = RandomBSpline<3>(input.GetPointer(), 5, 1.5, rng);
+  for (const itk::Transform<double, 3, 3> * transform :
+       { static_cast<const itk::Transform<double, 3, 3> *>(affine.GetPointer()),
+         static_cast<const itk::Transform<double, 3, 3> *>(bspline.GetPointer()) })
+  {
+    SCOPED_TRACE(transform->GetNameOfClass());
+    EXPECT_TRUE(SameImage(ResampledOnDefaultDevices(input.GetPointer(), transform, geometry.GetPointer(), true),
+                          Resampled(input.GetPointer(), transform, geometry.GetPointer(), true, {}, 1)));
+    EXPECT_TRUE(SameField(FieldOnDefaultDevices(transform, domain.GetPointer(), true),
+                          FieldOf(transform, domain.GetPointer(), true, {}, 1)));
+  }
+}
+
+TEST(CubicResampleDevicesGPU, DefaultDevicesNeedTwoGPUsToSpread)
+{
+  CIF_REQUIRE_GPU();
+  if (cif::GetDeviceCount() < 2)
+  {
+    GTEST_SKIP() << "one visible GPU: the default takes the one-device path (DefaultDevicesGiveTheBitsOfOne)";
+  }
+  // The default's devices are every visible one that runs this build's kernels: at
+  // least two here, so the spread is what the default runs.
+  EXPECT_GE(cif::DevicesToSpreadOver(0, {}).size(), 2u);
+  EXPECT_TRUE(cif::DevicesToSpreadOver(1, {}).empty());
 }

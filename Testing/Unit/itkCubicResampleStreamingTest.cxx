@@ -4,6 +4,7 @@
 // memory limit the filter resamples in output slabs, each reading the input box it
 // needs (linear transforms) or the whole coefficients (others), with the same bits.
 // CPU path everywhere (CI), GPU twins where a device is present.
+#include "cifProgressTestSupport.h"
 #include "cifResampleTestSupport.h"
 #include "cifStreamingWriterTestSupport.h"
 #include "itkAffineTransform.h"
@@ -146,9 +147,45 @@ ExpectSlabsUnderALimitMatchOnePiece(Path path)
   catch (const itk::ExceptionObject & e)
   {
     const std::string text = e.GetDescription();
-    EXPECT_NE(text.find("0.73 MiB"), std::string::npos) << text; // the coefficients
+    EXPECT_NE(text.find("0.74 MiB"), std::string::npos) << text; // the coefficients and the transform's arrays
     EXPECT_NE(text.find("0.25 MiB"), std::string::npos) << text; // the budget
   }
+}
+
+/** The slabbed path (forced by a limit of 1 MiB) on a device whose allocations above
+ * 192 KiB fail although the plan fits: the slabs are planned again finer until their
+ * buffers can be allocated, and give the bits of one piece (the affine case: boxes of
+ * the input). The B-spline case needs the whole coefficients (0.73 MiB) in one
+ * allocation: planned finer down to one plane, then the clear error. */
+void
+ExpectFailedReservationsArePlannedFiner()
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const Case c = MakeCase(seed);
+  const auto whole = OnePiece(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), Path::GPU);
+  const auto wholeBSpline = OnePiece(c.input.GetPointer(), c.bspline.GetPointer(), c.geometry.GetPointer(), Path::GPU);
+  ScopedDeviceMemoryLimit       limit(std::size_t(1) << 20);
+  ScopedAllocationFailuresAbove failures(std::size_t(192) << 10);
+  auto resample = MakeResampler(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), Path::GPU);
+  resample->Update();
+  EXPECT_EQ(resample->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
+  ExpectSameBits(resample->GetOutput(), whole.GetPointer(), "affine, allocations above 192 KiB failing");
+  try
+  {
+    OnePiece(c.input.GetPointer(), c.bspline.GetPointer(), c.geometry.GetPointer(), Path::GPU);
+    ADD_FAILURE() << "the whole coefficients cannot be allocated";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    const std::string text = e.GetDescription();
+    EXPECT_NE(text.find("not enough GPU memory"), std::string::npos) << text;
+    EXPECT_NE(text.find("MiB"), std::string::npos) << text;
+  }
+  // and once allocations succeed again, the B-spline case runs (in slabs, under the limit)
+  ScopedAllocationFailuresAbove none(0);
+  ExpectSameBits(OnePiece(c.input.GetPointer(), c.bspline.GetPointer(), c.geometry.GetPointer(), Path::GPU),
+                 wholeBSpline.GetPointer(), "B-spline, allocations succeeding again");
 }
 
 /** TransformToDisplacementFieldGPUFilter under StreamingImageFilter: each piece is
@@ -243,6 +280,83 @@ ExpectCoefficientBoxesMatchOnePiece(Path path)
   }
 }
 
+/** TransformToDisplacementFieldGPUFilter under memory pressure: a 2.75 MiB field
+ * under a device memory limit of 1 MiB runs in slabs that fit (the CPU path too: the
+ * same plans), and on the GPU, with allocations above 512 KiB failing although the
+ * budget holds the whole field, its slabs are planned again finer; the bits of one
+ * piece either way, and more progress steps than one piece. A limit below one plane
+ * (43 KiB) is the clear error. */
+void
+ExpectFieldUnderMemoryPressureMatchesOnePiece(Path path)
+{
+  using Field = itk::Image<itk::Vector<float, 3>, 3>;
+  using FieldFilter = itk::TransformToDisplacementFieldGPUFilter<Field, double>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const Case c = MakeCase(seed);
+  for (const auto * transform : { c.affine.GetPointer(), c.bspline.GetPointer() })
+  {
+    SCOPED_TRACE(transform->GetNameOfClass());
+    std::size_t steps = 0;
+    const auto  run = [&] {
+      auto filter = FieldFilter::New();
+      filter->SetTransform(transform);
+      filter->SetReferenceImage(c.geometry);
+      filter->SetUseReferenceImage(true);
+      filter->SetUseGPU(path == Path::GPU);
+      filter->SetNumberOfDevices(1);
+      auto progress = RecordProgress(filter.GetPointer());
+      filter->Update();
+      EXPECT_EQ(filter->GetLastExecutionPath(),
+                path == Path::GPU ? FieldFilter::ExecutionPath::GPU : FieldFilter::ExecutionPath::CPU);
+      steps = progress->size();
+      Field::Pointer out = filter->GetOutput();
+      out->DisconnectPipeline();
+      return out;
+    };
+    const Field::Pointer whole = run();
+    const std::size_t    wholeSteps = steps;
+    const auto           same = [&](const Field * field) {
+      return field->GetBufferedRegion() == whole->GetBufferedRegion() &&
+             SameBits(reinterpret_cast<const float *>(field->GetBufferPointer()),
+                      reinterpret_cast<const float *>(whole->GetBufferPointer()),
+                      3 * whole->GetBufferedRegion().GetNumberOfPixels());
+    };
+    {
+      ScopedDeviceMemoryLimit limit(std::size_t(1) << 20);
+      EXPECT_TRUE(same(run()));
+      EXPECT_GT(steps, wholeSteps);
+    }
+    if (path == Path::GPU)
+    {
+      ScopedAllocationFailuresAbove failures(std::size_t(512) << 10);
+      EXPECT_TRUE(same(run()));
+      EXPECT_GT(steps, wholeSteps);
+    }
+    ScopedDeviceMemoryLimit tooSmall(std::size_t(16) << 10);
+    try
+    {
+      run();
+      ADD_FAILURE() << "one plane does not fit 16 KiB";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      const std::string text = e.GetDescription();
+      EXPECT_NE(text.find("not enough GPU memory for a displacement field"), std::string::npos) << text;
+      EXPECT_NE(text.find("0.02 MiB"), std::string::npos) << text; // the limit
+    }
+  }
+}
+
+TEST(DisplacementFieldStreaming, MemoryPressureGivesTheBitsOfOnePiece)
+{
+  ExpectFieldUnderMemoryPressureMatchesOnePiece(Path::CPU);
+}
+TEST(DisplacementFieldStreamingGPU, MemoryPressureGivesTheBitsOfOnePiece)
+{
+  CIF_REQUIRE_GPU();
+  ExpectFieldUnderMemoryPressureMatchesOnePiece(Path::GPU);
+}
 TEST(CubicResampleStreaming, StreamingFilterGivesTheBitsOfOnePiece) { ExpectStreamingMatchesOnePiece(Path::CPU); }
 TEST(CubicResampleStreaming, GivenCoefficientsAreRequestedAsInputBoxes) { ExpectCoefficientBoxesMatchOnePiece(Path::CPU); }
 TEST(CubicResampleStreamingGPU, GivenCoefficientsAreRequestedAsInputBoxes)
@@ -271,6 +385,11 @@ TEST(CubicResampleStreamingGPU, StreamingWriterGivesTheBitsOfOnePiece)
 {
   CIF_REQUIRE_GPU();
   ExpectStreamingWriterMatchesOnePiece(Path::GPU);
+}
+TEST(CubicResampleStreamingGPU, FailedSlabReservationsArePlannedFiner)
+{
+  CIF_REQUIRE_GPU();
+  ExpectFailedReservationsArePlannedFiner();
 }
 TEST(CubicResampleStreamingGPU, SlabsUnderADeviceMemoryLimitGiveTheBitsOfOnePiece)
 {

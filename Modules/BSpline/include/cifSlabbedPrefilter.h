@@ -6,6 +6,7 @@
 #include "cifDeviceBuffer.h"
 #include "cifHostWorkArea.h"
 #include "cifSlabPlan.h"
+#include "cifSlabReservation.h"
 #include "cifStageCallback.h"
 
 #include <algorithm>
@@ -94,36 +95,19 @@ LargestSlabScalars(const BufferShape & shape, const SlabbedPrefilterPlan & plan)
 }
 
 /** Plans the slabs within \a budget and reserves \a executor's device buffer for the
- * largest of them before any data is touched. The driver's free memory is not all
- * allocatable (a kernel's first launch loads its module and may grow the local
- * memory reservation; the pool and the driver allocate in granules): measured on an
- * H200, a 32 MiB slab planned for 48 MiB free failed with 33 MiB free. When the
- * reservation fails, the job is planned again within half the size that failed, down
- * to the smallest slab, whose failure is the clear error naming the sizes. */
+ * largest of them before any data is touched; a reservation that fails is planned
+ * again finer, down to one plane (PlanAndReserve, cifSlabReservation.h). */
 template <typename TExecutor>
 SlabbedPrefilterPlan
 PlanAndReserveSlabs(const BufferShape & shape, std::size_t scalarBytes, std::size_t budget, const std::string & what,
                     TExecutor & executor)
 {
-  for (;;)
-  {
-    const SlabbedPrefilterPlan plan = PlanSlabbedPrefilter(shape, scalarBytes, budget, what);
-    const std::int64_t         largest = LargestSlabScalars(shape, plan);
-    try
-    {
-      executor.Reserve(largest);
-      return plan;
-    }
-    catch (const CudaOutOfMemory &)
-    {
-      const std::size_t failed = static_cast<std::size_t>(largest) * scalarBytes;
-      if (failed <= 1)
-      {
-        throw;
-      }
-      budget = std::min(budget, failed) / 2; // PlanSlabbedPrefilter throws once one plane no longer fits
-    }
-  }
+  return PlanAndReserve(
+    budget, [&](std::size_t b) { return PlanSlabbedPrefilter(shape, scalarBytes, b, what); },
+    [&](const SlabbedPrefilterPlan & plan) {
+      return PlannedBytes{ 0, static_cast<std::size_t>(LargestSlabScalars(shape, plan)) * scalarBytes };
+    },
+    [&](const SlabbedPrefilterPlan & plan) { executor.Reserve(LargestSlabScalars(shape, plan)); });
 }
 
 /** Runs \a plan on \a data (host, \a shape) with \a executor; \a afterAxis once per

@@ -2,6 +2,7 @@
 // CIF_DEVICE_MEMORY_LIMIT (the Slicer CLI modules have no other way to be told).
 #include "cifDeviceMemoryLimit.h"
 #include "cifCudaRuntime.h"
+#include "cifSimulatedOutOfMemory.h"
 
 #include <atomic>
 #include <cctype>
@@ -17,6 +18,7 @@ namespace
 {
 constexpr std::size_t kUnset = std::numeric_limits<std::size_t>::max();
 std::atomic<std::size_t> g_Limit{ kUnset };
+std::atomic<std::size_t> g_SimulatedCeiling{ 0 };
 
 std::size_t
 LimitFromEnvironment()
@@ -43,6 +45,18 @@ void
 SetDeviceMemoryLimit(std::size_t bytes)
 {
   g_Limit = bytes;
+}
+
+void
+SimulateAllocationFailuresAbove(std::size_t bytes)
+{
+  g_SimulatedCeiling = bytes;
+}
+
+std::size_t
+GetSimulatedAllocationCeiling()
+{
+  return g_SimulatedCeiling;
 }
 
 std::size_t

@@ -1,6 +1,7 @@
 // The library's stream-ordered device memory pools (see cifDeviceMemoryPool.h).
 #include "cifCudaCheck.cuh"
 #include "cifDeviceMemoryPool.h"
+#include "cifSimulatedOutOfMemory.h"
 
 #include <atomic>
 #include <cstdint>
@@ -126,6 +127,11 @@ int
 AllocateDeviceMemory(std::size_t bytes, DeviceAllocation & allocation)
 {
   allocation = DeviceAllocation{};
+  const std::size_t ceiling = GetSimulatedAllocationCeiling();
+  if (ceiling != 0 && bytes > ceiling) // a test's simulated failure (cifSimulatedOutOfMemory.h)
+  {
+    return cudaErrorMemoryAllocation;
+  }
   allocation.device = CurrentDevice();
   const cudaMemPool_t pool = PoolOf(allocation.device);
   if (!pool)

@@ -7,6 +7,7 @@
 #include "cifResampleSlabs.h"
 #include "cifTextureResampleDevice.h"
 #include "cifTransformChain.h"
+#include "itkCudaTransformChain.h"
 #include "itkFilterStageProgress.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCudaImageFilterBase.h"
@@ -14,6 +15,7 @@
 #include "itkResampleImageFilter.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace itk
@@ -160,14 +162,14 @@ public:
    * other devices (peer copies), prefilters the whole input (the prefilter is global:
    * the coefficients of any piece are those of the whole input) and resamples a
    * contiguous run of the output's slabs, downloading each slab while the next
-   * computes; the same bits as one device. 1 (the default) keeps to the current
-   * device; 0 takes every visible device. Run so far on one GPU listed twice only
-   * (see the module's README): the default stays 1 until it has run on two. The
-   * texture mode, CudaImage inputs or outputs, pieces of a streamed output, outputs
-   * of one slab (fewer than 2 x MinimumVoxelsPerSlab voxels) and jobs larger than a
-   * device (the slabbed path) run on one device. Every device must hold the whole
-   * input's coefficients and its share of the output, or the update fails with the
-   * sizes. */
+   * computes; the same bits as one device. 0 (the default) takes every visible
+   * device that runs this build's kernels; 1 keeps to the current device. With one
+   * visible device the job takes the one-device path itself (no worker thread, no
+   * peer set-up). The texture mode, CudaImage inputs or outputs, pieces of a
+   * streamed output, outputs of one slab (fewer than 2 x MinimumVoxelsPerSlab
+   * voxels) and jobs larger than a device (the slabbed path) run on the current
+   * device. Every device must hold the whole input's coefficients and its share of
+   * the output, or the update fails with the sizes. */
   itkSetMacro(NumberOfDevices, unsigned int);
   itkGetConstMacro(NumberOfDevices, unsigned int);
 
@@ -238,17 +240,93 @@ protected:
   const TC *
   HostCoefficients(const cif::BufferShape & shape, const cif::SplinePoles & poles, FilterStageProgress & progress,
                    bool prefilterOnDevice);
+
+  /** What GenerateData decides once for an update of a scalar image, and hands to the
+   * path that runs it. */
+  struct ScalarJob
+  {
+    cif::ResampleGeometry g;
+    cif::BufferShape      shape; ///< the input's, for the prefilter
+    cif::SplinePoles      poles;
+    std::int64_t          inputCount = 0;
+    std::int64_t          outputCount = 0;
+    OutputComponentType   defaultValue{};
+    bool                  linearRows = false; ///< ResampleImageFilter's scanline path
+    bool                  mapsOnHost = false; ///< ITK maps the points (a transform the device cannot evaluate)
+    bool                  onGPU = false;
+    bool                  useTextures = false;
+    cif::TextureTexels    texels = cif::TextureTexels::Float;
+    cif::ResampleSlabs    slabs;                    ///< progress slabs of the exact mode
+    bool                  keepCoefficients = false; ///< a piece of a streamed output
+    bool                  lastPiece = true;
+  };
+  ScalarJob
+  PlanScalarJob(const CudaTransformChain<ImageDimension> & chain) const;
   /** True when a job of host images does not fit the device (or the device memory
-   * limit) in one piece; on the CPU path, when it would not fit the limit. */
+   * limit) in one piece, the transform's own device arrays included; on the CPU
+   * path, when it would not fit the limit. */
   bool
-  TakesSlabbedPath(bool deviceExact, std::int64_t inputCount, std::int64_t outputCount, bool mapsOnHost) const;
-  /** The output in slabs of its slowest axis that fit the budget, each reading only
-   * the input box it needs (a linear transform: cif::InputBoxOfRegion) or the whole
-   * input's coefficients; the same bits as one piece. */
-  template <typename TChain, typename TTransform>
+  TakesSlabbedPath(const ScalarJob & job, const CudaTransformChain<ImageDimension> & chain) const;
+
+  /** The paths of a scalar image (GenerateData chooses one). The output in slabs of
+   * its slowest axis that fit the device memory budget, each reading only the input
+   * box it needs (a linear transform: cif::InputBoxOfRegion) or the whole input's
+   * coefficients; the same bits as one piece. */
   void
-  ResampleInSlabs(const cif::ResampleGeometry & g, TChain & chain, const TTransform * transform, bool linearRows,
-                  OutputComponentType defaultValue, bool onGPU);
+  ResampleInSlabs(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
+                  const TransformForModule * transform);
+  /** The texture mode, on the current device (see UseTextureInterpolation). */
+  void
+  ResampleWithTexture(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
+                      const std::vector<double> & mapped, FilterStageProgress & progress);
+  /** The exact mode in one piece on the current device (its progress slabs queued in
+   * turn, each downloaded while the next computes). */
+  void
+  ResampleExactOnDevice(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
+                        const std::vector<double> & mapped, FilterStageProgress & progress);
+  /** The exact mode on the CPU (the same arithmetic). */
+  void
+  ResampleExactOnHost(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
+                      const std::vector<double> & mapped, FilterStageProgress & progress);
+  /** The exact mode spread over \a devices (see SetNumberOfDevices). */
+  void
+  ResampleOnSeveralDevices(const std::vector<int> & devices, const ScalarJob & job,
+                           const CudaTransformChain<ImageDimension> & chain, const std::vector<double> & mapped,
+                           FilterStageProgress & progress);
+  /** The devices \a job spreads over: none (the one-device paths) unless it is the
+   * exact mode of host images, a whole output of several slabs, and more than one
+   * device is set and visible. */
+  std::vector<int>
+  DevicesToSpreadOver(const ScalarJob & job) const;
+
+  /** The coefficients the one-device GPU paths read: the input's own device buffer
+   * (a CudaImage of coefficients), those kept from the last piece of a streamed
+   * output, none (\a textureReady), or computed here into \a own (uploaded or
+   * converted, prefiltered, mirror-padded where that fits). Fails first, with the
+   * sizes, where the job does not fit the device. */
+  struct DeviceCoefficients
+  {
+    cif::DeviceBuffer       own;
+    const CoefficientType * data = nullptr;
+    bool                    owned = false; ///< computed here (own holds them)
+    bool                    mirrorPadded = false;
+  };
+  DeviceCoefficients
+  CoefficientsOnDevice(const ScalarJob & job, bool textureReady, std::size_t mappedBytes,
+                       FilterStageProgress & progress);
+  /** The output on the device: a CudaImage's own buffer, or a scratch buffer that
+   * \a download copies into the host output. */
+  struct DeviceOutput
+  {
+    cif::DeviceBuffer                      scratch;
+    OutputComponentType *                  data = nullptr;
+    std::optional<cif::OverlappedDownload> download; // after scratch: destroyed before it
+  };
+  void
+  PrepareOutputOnDevice(const ScalarJob & job, DeviceOutput & out);
+  /** The output downloaded (or the device waited for), the last stage reported. */
+  void
+  FinishOnDevice(DeviceOutput & out, FilterStageProgress & progress);
 
 private:
   /** Coefficients kept between the pieces of a streamed output (see GenerateData). */
@@ -287,22 +365,18 @@ private:
   bool          m_MirrorPaddedCoefficients{ true };
   bool          m_CubicBSplinePerComponent{ false };
   SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
-  unsigned int     m_NumberOfDevices{ 1 };
+  unsigned int     m_NumberOfDevices{ 0 }; // every visible device
   std::vector<int> m_Devices;
 
   /** The devices this update spreads over (see SetNumberOfDevices, SetDevices). */
   std::vector<int>
   DevicesForThisUpdate() const;
 
-  /** The exact mode over several devices (host image in and out): \a slabs split into
-   * contiguous runs, one per device and host thread. */
-  template <typename TC>
+  /** The exact mode over several devices (host image in and out): the job's slabs
+   * split into contiguous runs, one per device and host thread. */
   void
-  ResampleOnSeveralDevices(const std::vector<int> & devices, const cif::ResampleGeometry & g,
-                           const cif::BufferShape & shape, const cif::SplinePoles & poles,
-                           const cif::TransformChain & hostChain, bool chainOnDevice,
-                           const std::vector<double> & mapped, bool linearRows, OutputComponentType defaultValue,
-                           const cif::ResampleSlabs & slabs);
+  SpreadOverDevices(const std::vector<int> & devices, const ScalarJob & job, const cif::TransformChain & hostChain,
+                    bool chainOnDevice, const std::vector<double> & mapped);
 };
 } // namespace itk
 

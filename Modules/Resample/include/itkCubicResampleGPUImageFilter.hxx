@@ -8,6 +8,7 @@
 #include "cifMirrorPadding.h"
 #include "cifSlabPlan.h"
 #include "cifSlabbedPrefilter.h"
+#include "cifSlabReservation.h"
 #include "cifResampleDevice.h"
 #include "cifResampleSlabs.h"
 #include "cifTextureResampleDevice.h"
@@ -285,327 +286,408 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   }
   else if constexpr (TypesSupported)
   {
-    constexpr unsigned int D = ImageDimension;
-    using TC = CoefficientType;
-    using TIn = InputComponentType;
-    using TOut = OutputComponentType;
-    const TInputImage * input = this->GetInput();
-    const auto *        transform = this->CheckInputAndTransform();
-
+    const auto * transform = this->CheckInputAndTransform();
     this->PrepareHostOutput(this->GetOutput());
     this->AllocateOutputs();
-    TOutputImage * output = this->GetOutput();
     try
     {
-      const cif::ResampleGeometry g = CubicResampleDetail::MakeGeometry<D>(input, output);
-      CudaTransformChain<D>       chain(transform);
-      const TOut                  defaultValue = static_cast<TOut>(this->GetDefaultPixelValue());
-      // ResampleImageFilter's own test for its scanline-interpolating linear path.
-      const bool linearRows = chain.IsDeviceEvaluable() &&
-                              transform->GetTransformCategory() == Transform<double, D, D>::TransformCategoryEnum::Linear;
-      const std::int64_t          inputCount = static_cast<std::int64_t>(input->GetBufferedRegion().GetNumberOfPixels());
-      const std::int64_t          outputCount = g.OutputCount();
-      const cif::BufferShape shape = CubicResampleDetail::InputShape<D>(g);
-      cif::SplinePoles       poles;
-      cif::MakeSplinePoles(3, poles);
-
-      const bool     onGPU = this->RunsOnGPU();
-      constexpr bool texturesExist = std::is_same_v<TC, float> && D <= 3; // 4-D: exact mode always
-      const bool     useTextures = onGPU && texturesExist && m_UseTextureInterpolation;
-      const cif::TextureTexels texels = m_TextureHalfFloat ? cif::TextureTexels::Half : cif::TextureTexels::Float;
-      if (!useTextures)
+      CudaTransformChain<ImageDimension> chain(transform);
+      const ScalarJob                    job = this->PlanScalarJob(chain);
+      if (!job.useTextures)
       {
         m_TextureCache = TextureCache{}; // the mode is off (or on the CPU): give its memory back
       }
-      // The texture mode runs in one piece.
-      const cif::ResampleSlabs slabs =
-        useTextures ? cif::ResampleSlabs{} : cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
-      const bool          mapsOnHost = !chain.IsDeviceEvaluable();
-      // Pieces of a streamed output (StreamingImageFilter, a streaming writer) keep
-      // the whole input's coefficients for the next piece (see CoefficientsCached).
-      const auto & largest = output->GetLargestPossibleRegion();
-      const auto & piece = output->GetBufferedRegion();
-      const bool   keepCoefficients = piece != largest;
-      bool         lastPiece = true;
-      for (unsigned int a = 0; a < D; ++a)
+      if (this->TakesSlabbedPath(job, chain))
       {
-        lastPiece = lastPiece && piece.GetUpperIndex()[a] == largest.GetUpperIndex()[a];
-      }
-
-      // Larger than the device, or than the device memory limit: slabs of the
-      // output, each reading the input box it needs (ResampleInSlabs).
-      if (this->TakesSlabbedPath(onGPU && !useTextures, inputCount, outputCount, mapsOnHost))
-      {
-        this->ResampleInSlabs(g, chain, transform, linearRows, defaultValue, onGPU);
-        if (lastPiece || !keepCoefficients)
-        {
-          m_CoefficientCache = CoefficientCache{};
-        }
-        return;
-      }
-
-      FilterStageProgress progress(this, (mapsOnHost ? 1 : 0) +
-                                           CubicResampleDetail::ResampleStages(D, !m_InputIsCoefficients, slabs, onGPU));
-
-      // Transforms the device cannot evaluate: ITK maps every output point here.
-      const std::vector<double> mapped =
-        mapsOnHost ? CubicResampleDetail::MapPointsOnHost<D>(this, g, output, transform) : std::vector<double>{};
-      if (mapsOnHost)
-      {
-        progress.Completed();
-      }
-
-      // Several GPUs: host images in and out, exact mode, a whole output at once.
-      constexpr bool hostImages =
-        !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
-      const std::vector<int> devices =
-        onGPU && hostImages && !useTextures && !keepCoefficients ? this->DevicesForThisUpdate() : std::vector<int>{};
-      if (devices.size() > 1 && slabs.count > 1 && cif::SlabRunsTakeTheWholeOutputsKernels(g))
-      {
-        CIF_ITK_TRY_CUDA([&] {
-          // Each device uploads the chain's coefficients for itself (DeviceChain()'s are
-          // on this thread's device only).
-          this->template ResampleOnSeveralDevices<TC>(devices, g, shape, poles, chain.HostChain(),
-                                                      chain.IsDeviceEvaluable(), mapped, linearRows,
-                                                      defaultValue, slabs);
-        });
-        // The devices report no progress of their own (ITK's events belong to this
-        // thread): every stage is done now.
-        for (unsigned int stage = 0; stage < CubicResampleDetail::ResampleStages(D, !m_InputIsCoefficients, slabs, true);
-             ++stage)
-        {
-          progress.Completed();
-        }
-        m_CoefficientCache = CoefficientCache{};
-        this->SetLastExecutionPath(ExecutionPath::GPU);
-      }
-      else if (onGPU)
-      {
-        CIF_ITK_TRY_CUDA([&] {
-          constexpr bool inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
-          constexpr bool outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
-          // Where the input's scalars are the coefficients' type, no conversion pass:
-          // the prefilter's first pass reads the samples where they lie (uploaded
-          // straight into the coefficients, or a CudaImage's own device buffer), and a
-          // CudaImage of coefficients is interpolated in place.
-          constexpr bool sameType = std::is_same_v<TIn, TC>;
-          const bool     borrowsInput = inputIsCuda && sameType && m_InputIsCoefficients;
-          constexpr bool needsStaging = !inputIsCuda && !sameType;
-          // The texture of this input already built: no coefficients needed at all.
-          const bool        textureReady = useTextures && this->TextureCached(texels);
-          const bool        cached = !textureReady && !borrowsInput && this->CoefficientsCached(true);
-          const bool        ownsCoefficients = !textureReady && !borrowsInput && !cached;
-          if (useTextures && !textureReady)
-          {
-            m_TextureCache = TextureCache{}; // a stale texture: free it before the new one's memory is counted
-          }
-          const std::size_t needed =
-            inputCount * ((ownsCoefficients ? sizeof(TC) : 0) + (needsStaging && ownsCoefficients ? sizeof(TIn) : 0)) +
-            (useTextures && !textureReady ? cif::CoefficientTexture::BuildBytes(D, g.input, texels) : 0) +
-            mapped.size() * sizeof(double) + outputCount * sizeof(TOut);
-          std::ostringstream what;
-          what << "cubic resampling of a " << inputCount << "-voxel image into " << outputCount << " voxels";
-          cif::RequireDeviceMemory(needed, what.str());
-          // Coefficients it filters itself are mirror-padded where they fit
-          // (cifMirrorPadding.h: every voxel then reads its support without ITK's mirror
-          // arithmetic, the same bits), in the memory budget: the padded buffer on top of
-          // the dense one that the samples are uploaded or converted into, which goes
-          // after the prefilter. The prefilter writes the layout at no extra cost; host
-          // coefficients (InputIsCoefficients) would need a copy of their own (0.64 ms at
-          // 512^3 on an H100, more than the padding saves), so they stay dense.
-          const std::size_t paddedBytes =
-            static_cast<std::size_t>(cif::MirrorPaddedCount<static_cast<int>(D)>(g.input)) * sizeof(TC);
-          const bool padCoefficients = m_MirrorPaddedCoefficients && ownsCoefficients && !m_InputIsCoefficients &&
-                                       !useTextures &&
-                                       cif::MirrorPaddingFits32<static_cast<int>(D)>(g.input) &&
-                                       needed + paddedBytes <= cif::GetDeviceMemoryBudget(true);
-          bool mirrorPadded = false; // whether the coefficients below lie in that layout
-
-          cif::DeviceBuffer ownCoefficients;
-          const TC *        coefficients = nullptr;
-          {
-            cif::DeviceBuffer staging;
-            const TIn *       source = nullptr;
-            if constexpr (inputIsCuda)
-            {
-              source = static_cast<const TIn *>(input->GetDeviceBufferForReading());
-            }
-            if constexpr (sameType)
-            {
-              if (borrowsInput)
-              {
-                coefficients = source;
-              }
-            }
-            if (textureReady || cached)
-            {
-              if (cached)
-              {
-                coefficients = m_CoefficientCache.device.template As<const TC>();
-                mirrorPadded = m_CoefficientCache.mirrorPadded;
-              }
-              progress.Completed();
-              for (unsigned int a = 0; a < (m_InputIsCoefficients ? 0u : D); ++a)
-              {
-                progress.Completed();
-              }
-            }
-            else if (ownsCoefficients)
-            {
-              // The input's values as TC on the device (dense): uploaded or converted into
-              // own, or a CudaImage's own buffer where its type is TC.
-              constexpr bool inputReadInPlace = inputIsCuda && sameType;
-              TC *           own = nullptr;
-              if (!inputReadInPlace || !padCoefficients)
-              {
-                ownCoefficients.Allocate(inputCount * sizeof(TC));
-                own = ownCoefficients.As<TC>();
-              }
-              const TC * dense = own;
-              if constexpr (!inputIsCuda && sameType)
-              {
-                NoteHostInputUpload(input->GetPixelContainer());
-                ownCoefficients.Upload(input->GetBufferPointer(), inputCount * sizeof(TC));
-              }
-              else if constexpr (needsStaging)
-              {
-                staging.Allocate(inputCount * sizeof(TIn));
-                NoteHostInputUpload(input->GetPixelContainer());
-                staging.Upload(input->GetBufferPointer(), inputCount * sizeof(TIn));
-                source = staging.As<TIn>();
-              }
-              if constexpr (inputReadInPlace)
-              {
-                dense = source;
-              }
-              else if constexpr (!sameType)
-              {
-                cif::ConvertOnDevice<TIn, TC>(source, own, inputCount);
-              }
-              progress.CompletedOnDevice();
-              if (padCoefficients)
-              {
-                // Into the padded buffer, which takes own's place (own goes back to the
-                // pool after the passes, in stream order).
-                cif::DeviceBuffer padded(paddedBytes);
-                cif::PrefilterIntoLayoutOnDevice<TC>(dense, padded.As<TC>(),
-                                                     cif::MirrorPaddedLayout<static_cast<int>(D)>(g.input), shape,
-                                                     poles, cif::BoundaryMode::Mirror, progress.DeviceCallback());
-                cif::FillMirrorHaloOnDevice<static_cast<int>(D), TC>(padded.As<TC>(), g.input);
-                ownCoefficients = std::move(padded);
-                mirrorPadded = true;
-              }
-              else if (!m_InputIsCoefficients) // else a host input of coefficients, uploaded: no passes
-              {
-                cif::PrefilterOnDevice<TC>(dense, own, shape, poles, cif::BoundaryMode::Mirror,
-                                           progress.DeviceCallback());
-              }
-              coefficients = ownCoefficients.As<TC>();
-            }
-            else
-            {
-              progress.Completed(); // the input's own device buffer holds the coefficients
-            }
-            // No wait here: the staging buffer's release is ordered after the
-            // prefilter on the stream (cifDeviceMemoryPool.h).
-          }
-          cif::DeviceBuffer mappedOnDevice;
-          if (!mapped.empty())
-          {
-            mappedOnDevice.Allocate(mapped.size() * sizeof(double));
-            mappedOnDevice.Upload(mapped.data(), mapped.size() * sizeof(double));
-          }
-          cif::DeviceBuffer outputScratch;
-          TOut *            out = nullptr;
-          if constexpr (outputIsCuda)
-          {
-            out = static_cast<TOut *>(output->GetDeviceBufferForWriting(false));
-          }
-          else
-          {
-            outputScratch.Allocate(outputCount * sizeof(TOut));
-            out = outputScratch.As<TOut>();
-          }
-          const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
-          if (ownsCoefficients && keepCoefficients && !useTextures)
-          {
-            // A piece of a streamed output: the next pieces read these coefficients.
-            this->KeepCoefficients(std::move(ownCoefficients), mirrorPadded);
-            coefficients = m_CoefficientCache.device.template As<const TC>();
-          }
-          if constexpr (texturesExist)
-          {
-            if (useTextures)
-            {
-              if (!textureReady)
-              {
-                m_TextureCache.texture.Build(static_cast<int>(D), coefficients, g.input, texels);
-                m_TextureCache.input = input;
-                m_TextureCache.inputTime = input->GetMTime();
-                m_TextureCache.pixelWriteTime = CubicResampleDetail::PixelWriteTime(input);
-                m_TextureCache.region = input->GetBufferedRegion();
-                m_TextureCache.inputIsCoefficients = m_InputIsCoefficients;
-                ownCoefficients.Release(); // the texture holds them now
-              }
-              cif::ResampleWithTextureOnDevice<static_cast<int>(D), TOut>(m_TextureCache.texture, g, deviceChain,
-                                                                          mappedOnDevice.As<const double>(),
-                                                                          linearRows, defaultValue, out);
-              progress.CompletedOnDevice();
-            }
-          }
-          // A host output is downloaded slab by slab while the next slab computes (when
-          // its memory is pinned: see PrepareHostOutput), else at once after the last.
-          std::optional<cif::OverlappedDownload> download;
-          if constexpr (!outputIsCuda)
-          {
-            download.emplace(output->GetBufferPointer(), out, outputCount * sizeof(TOut));
-          }
-          if (!useTextures)
-          {
-            cif::ResampleGeometry stored = g;
-            stored.inputMirrorPadded = mirrorPadded;
-            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
-              coefficients, stored, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue, out, slabs,
-              download ? cif::DownloadEachSlab(*download, g, slabs, sizeof(TOut), progress.DeviceCallback())
-                       : progress.DeviceCallback());
-          }
-          if (download)
-          {
-            download->Finish();
-          }
-          else
-          {
-            cif::Synchronize();
-          }
-          progress.Completed();
-        });
-        this->SetLastExecutionPath(ExecutionPath::GPU);
+        this->ResampleInSlabs(job, chain, transform); // larger than the device, or than the memory limit
       }
       else
       {
-        const TC * coefficients = this->template HostCoefficients<TC>(shape, poles, progress, false);
-        CubicResampleDetail::ResampleOnHost<D>(this, coefficients, g, slabs, chain.HostChain(),
-                                               mapped.empty() ? nullptr : mapped.data(), linearRows, defaultValue,
-                                               reinterpret_cast<TOut *>(output->GetBufferPointer()),
-                                               progress.HostCallback());
-        if (!keepCoefficients)
+        FilterStageProgress progress(this, (job.mapsOnHost ? 1 : 0) + CubicResampleDetail::ResampleStages(
+                                                                       ImageDimension, !m_InputIsCoefficients,
+                                                                       job.slabs, job.onGPU));
+        // Transforms the device cannot evaluate: ITK maps every output point here.
+        const std::vector<double> mapped = job.mapsOnHost ? CubicResampleDetail::MapPointsOnHost<ImageDimension>(
+                                                              this, job.g, this->GetOutput(), transform)
+                                                          : std::vector<double>{};
+        if (job.mapsOnHost)
         {
-          m_CoefficientCache = CoefficientCache{};
+          progress.Completed();
         }
-        this->SetLastExecutionPath(ExecutionPath::CPU);
+        const std::vector<int> devices = this->DevicesToSpreadOver(job);
+        if (devices.size() > 1)
+        {
+          this->ResampleOnSeveralDevices(devices, job, chain, mapped, progress);
+        }
+        else if (job.useTextures)
+        {
+          this->ResampleWithTexture(job, chain, mapped, progress);
+        }
+        else if (job.onGPU)
+        {
+          this->ResampleExactOnDevice(job, chain, mapped, progress);
+        }
+        else
+        {
+          this->ResampleExactOnHost(job, chain, mapped, progress);
+        }
       }
-      if (lastPiece)
+      if (job.lastPiece || !job.keepCoefficients)
       {
-        m_CoefficientCache = CoefficientCache{}; // the stream is done: give the memory back
+        m_CoefficientCache = CoefficientCache{}; // kept only between the pieces of a streamed output
       }
     }
     catch (...)
     {
       m_CoefficientCache = CoefficientCache{};
       m_TextureCache = TextureCache{};
-      output->Initialize(); // no half-resampled image is left behind
+      this->GetOutput()->Initialize(); // no half-resampled image is left behind
       throw;
     }
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+auto
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  PlanScalarJob(const CudaTransformChain<ImageDimension> & chain) const -> ScalarJob
+{
+  constexpr unsigned int D = ImageDimension;
+  const TInputImage *    input = this->GetInput();
+  const TOutputImage *   output = this->GetOutput();
+  const auto *           transform = this->GetTransform();
+  ScalarJob              job;
+  job.g = CubicResampleDetail::MakeGeometry<D>(input, output);
+  job.defaultValue = static_cast<OutputComponentType>(this->GetDefaultPixelValue());
+  // ResampleImageFilter's own test for its scanline-interpolating linear path.
+  job.linearRows = chain.IsDeviceEvaluable() &&
+                   transform->GetTransformCategory() == Transform<double, D, D>::TransformCategoryEnum::Linear;
+  job.mapsOnHost = !chain.IsDeviceEvaluable();
+  job.inputCount = static_cast<std::int64_t>(input->GetBufferedRegion().GetNumberOfPixels());
+  job.outputCount = job.g.OutputCount();
+  job.shape = CubicResampleDetail::InputShape<D>(job.g);
+  cif::MakeSplinePoles(3, job.poles);
+  job.onGPU = this->RunsOnGPU();
+  constexpr bool texturesExist = std::is_same_v<CoefficientType, float> && D <= 3; // 4-D: exact mode always
+  job.useTextures = job.onGPU && texturesExist && m_UseTextureInterpolation;
+  job.texels = m_TextureHalfFloat ? cif::TextureTexels::Half : cif::TextureTexels::Float;
+  // The texture mode runs in one piece.
+  job.slabs =
+    job.useTextures ? cif::ResampleSlabs{} : cif::PlanResampleSlabs(job.g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
+  // Pieces of a streamed output (StreamingImageFilter, a streaming writer) keep the
+  // whole input's coefficients for the next piece (see CoefficientsCached).
+  const auto & largest = output->GetLargestPossibleRegion();
+  const auto & piece = output->GetBufferedRegion();
+  job.keepCoefficients = piece != largest;
+  job.lastPiece = true;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    job.lastPiece = job.lastPiece && piece.GetUpperIndex()[a] == largest.GetUpperIndex()[a];
+  }
+  return job;
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+std::vector<int>
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  DevicesToSpreadOver(const ScalarJob & job) const
+{
+  // Several GPUs: host images in and out, exact mode, a whole output of several slabs
+  // at once. Otherwise (one visible device among them) none: the one-device path.
+  constexpr bool hostImages =
+    !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
+  const std::vector<int> devices = job.onGPU && hostImages && !job.useTextures && !job.keepCoefficients
+                                     ? this->DevicesForThisUpdate()
+                                     : std::vector<int>{};
+  if (devices.size() > 1 && job.slabs.count > 1 && cif::SlabRunsTakeTheWholeOutputsKernels(job.g))
+  {
+    return devices;
+  }
+  return {};
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+auto
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  CoefficientsOnDevice(const ScalarJob & job, bool textureReady, std::size_t mappedBytes,
+                       FilterStageProgress & progress) -> DeviceCoefficients
+{
+  DeviceCoefficients result;
+  if constexpr (TypesSupported)
+  {
+    constexpr unsigned int D = ImageDimension;
+    using TC = CoefficientType;
+    using TIn = InputComponentType;
+    const TInputImage * input = this->GetInput();
+    constexpr bool      inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
+    const std::int64_t  inputCount = job.inputCount;
+    // Where the input's scalars are the coefficients' type, no conversion pass: the
+    // prefilter's first pass reads the samples where they lie (uploaded straight into
+    // the coefficients, or a CudaImage's own device buffer), and a CudaImage of
+    // coefficients is interpolated in place.
+    constexpr bool sameType = std::is_same_v<TIn, TC>;
+    const bool     borrowsInput = inputIsCuda && sameType && m_InputIsCoefficients;
+    constexpr bool needsStaging = !inputIsCuda && !sameType;
+    // With the texture of this input already built, no coefficients are needed at all.
+    const bool cached = !textureReady && !borrowsInput && this->CoefficientsCached(true);
+    const bool ownsCoefficients = !textureReady && !borrowsInput && !cached;
+    result.owned = ownsCoefficients;
+    const std::size_t needed =
+      inputCount * ((ownsCoefficients ? sizeof(TC) : 0) + (needsStaging && ownsCoefficients ? sizeof(TIn) : 0)) +
+      (job.useTextures && !textureReady ? cif::CoefficientTexture::BuildBytes(D, job.g.input, job.texels) : 0) +
+      mappedBytes + job.outputCount * sizeof(OutputComponentType);
+    std::ostringstream what;
+    what << "cubic resampling of a " << inputCount << "-voxel image into " << job.outputCount << " voxels";
+    cif::RequireDeviceMemory(needed, what.str());
+    // Coefficients it filters itself are mirror-padded where they fit
+    // (cifMirrorPadding.h: every voxel then reads its support without ITK's mirror
+    // arithmetic, the same bits), in the memory budget: the padded buffer on top of
+    // the dense one that the samples are uploaded or converted into, which goes after
+    // the prefilter. The prefilter writes the layout at no extra cost; host
+    // coefficients (InputIsCoefficients) would need a copy of their own (0.64 ms at
+    // 512^3 on an H100, more than the padding saves), so they stay dense.
+    const std::size_t paddedBytes =
+      static_cast<std::size_t>(cif::MirrorPaddedCount<static_cast<int>(D)>(job.g.input)) * sizeof(TC);
+    const bool padCoefficients = m_MirrorPaddedCoefficients && ownsCoefficients && !m_InputIsCoefficients &&
+                                 !job.useTextures && cif::MirrorPaddingFits32<static_cast<int>(D)>(job.g.input) &&
+                                 needed + paddedBytes <= cif::GetDeviceMemoryBudget(true);
+
+    cif::DeviceBuffer staging;
+    const TIn *       source = nullptr;
+    if constexpr (inputIsCuda)
+    {
+      source = static_cast<const TIn *>(input->GetDeviceBufferForReading());
+    }
+    if constexpr (sameType)
+    {
+      if (borrowsInput)
+      {
+        result.data = source;
+      }
+    }
+    if (textureReady || cached)
+    {
+      if (cached)
+      {
+        result.data = m_CoefficientCache.device.template As<const TC>();
+        result.mirrorPadded = m_CoefficientCache.mirrorPadded;
+      }
+      progress.Completed();
+      for (unsigned int a = 0; a < (m_InputIsCoefficients ? 0u : D); ++a)
+      {
+        progress.Completed();
+      }
+    }
+    else if (ownsCoefficients)
+    {
+      // The input's values as TC on the device (dense): uploaded or converted into
+      // own, or a CudaImage's own buffer where its type is TC.
+      constexpr bool inputReadInPlace = inputIsCuda && sameType;
+      TC *           own = nullptr;
+      if (!inputReadInPlace || !padCoefficients)
+      {
+        result.own.Allocate(inputCount * sizeof(TC));
+        own = result.own.template As<TC>();
+      }
+      const TC * dense = own;
+      if constexpr (!inputIsCuda && sameType)
+      {
+        NoteHostInputUpload(input->GetPixelContainer());
+        result.own.Upload(input->GetBufferPointer(), inputCount * sizeof(TC));
+      }
+      else if constexpr (needsStaging)
+      {
+        staging.Allocate(inputCount * sizeof(TIn));
+        NoteHostInputUpload(input->GetPixelContainer());
+        staging.Upload(input->GetBufferPointer(), inputCount * sizeof(TIn));
+        source = staging.As<TIn>();
+      }
+      if constexpr (inputReadInPlace)
+      {
+        dense = source;
+      }
+      else if constexpr (!sameType)
+      {
+        cif::ConvertOnDevice<TIn, TC>(source, own, inputCount);
+      }
+      progress.CompletedOnDevice();
+      if (padCoefficients)
+      {
+        // Into the padded buffer, which takes own's place (own goes back to the pool
+        // after the passes, in stream order).
+        cif::DeviceBuffer padded(paddedBytes);
+        cif::PrefilterIntoLayoutOnDevice<TC>(dense, padded.As<TC>(),
+                                             cif::MirrorPaddedLayout<static_cast<int>(D)>(job.g.input), job.shape,
+                                             job.poles, cif::BoundaryMode::Mirror, progress.DeviceCallback());
+        cif::FillMirrorHaloOnDevice<static_cast<int>(D), TC>(padded.As<TC>(), job.g.input);
+        result.own = std::move(padded);
+        result.mirrorPadded = true;
+      }
+      else if (!m_InputIsCoefficients) // else a host input of coefficients, uploaded: no passes
+      {
+        cif::PrefilterOnDevice<TC>(dense, own, job.shape, job.poles, cif::BoundaryMode::Mirror,
+                                   progress.DeviceCallback());
+      }
+      result.data = result.own.template As<TC>();
+    }
+    else
+    {
+      progress.Completed(); // the input's own device buffer holds the coefficients
+    }
+    // No wait here: the staging buffer's release is ordered after the prefilter on
+    // the stream (cifDeviceMemoryPool.h).
+  }
+  return result;
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  PrepareOutputOnDevice(const ScalarJob & job, DeviceOutput & out)
+{
+  TOutputImage * output = this->GetOutput();
+  if constexpr (CudaImageTraits<TOutputImage>::IsCudaImage)
+  {
+    out.data = static_cast<OutputComponentType *>(output->GetDeviceBufferForWriting(false));
+  }
+  else
+  {
+    const std::size_t bytes = static_cast<std::size_t>(job.outputCount) * sizeof(OutputComponentType);
+    out.scratch.Allocate(bytes);
+    out.data = out.scratch.template As<OutputComponentType>();
+    // Downloaded slab by slab while the next slab computes (when its memory is
+    // pinned: see PrepareHostOutput), else at once after the last.
+    out.download.emplace(output->GetBufferPointer(), out.data, bytes);
+  }
+}
+
+namespace CubicResampleDetail
+{
+/** \a mapped (D doubles per output voxel, or none) on the device. */
+inline cif::DeviceBuffer
+UploadMappedPoints(const std::vector<double> & mapped)
+{
+  cif::DeviceBuffer onDevice;
+  if (!mapped.empty())
+  {
+    onDevice.Allocate(mapped.size() * sizeof(double));
+    onDevice.Upload(mapped.data(), mapped.size() * sizeof(double));
+  }
+  return onDevice;
+}
+} // namespace CubicResampleDetail
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  ResampleWithTexture(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
+                      const std::vector<double> & mapped, FilterStageProgress & progress)
+{
+  constexpr unsigned int D = ImageDimension;
+  if constexpr (TypesSupported && std::is_same_v<CoefficientType, float> && D <= 3)
+  {
+    CIF_ITK_TRY_CUDA([&] {
+      const TInputImage * input = this->GetInput();
+      // Built for this input already: no coefficients, no upload.
+      const bool textureReady = this->TextureCached(job.texels);
+      if (!textureReady)
+      {
+        m_TextureCache = TextureCache{}; // a stale texture: free it before the new one's memory is counted
+      }
+      DeviceCoefficients coefficients =
+        this->CoefficientsOnDevice(job, textureReady, mapped.size() * sizeof(double), progress);
+      const cif::DeviceBuffer     mappedOnDevice = CubicResampleDetail::UploadMappedPoints(mapped);
+      DeviceOutput                out;
+      this->PrepareOutputOnDevice(job, out);
+      const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
+      if (!textureReady)
+      {
+        m_TextureCache.texture.Build(static_cast<int>(D), coefficients.data, job.g.input, job.texels);
+        m_TextureCache.input = input;
+        m_TextureCache.inputTime = input->GetMTime();
+        m_TextureCache.pixelWriteTime = CubicResampleDetail::PixelWriteTime(input);
+        m_TextureCache.region = input->GetBufferedRegion();
+        m_TextureCache.inputIsCoefficients = m_InputIsCoefficients;
+        coefficients.own.Release(); // the texture holds them now
+      }
+      cif::ResampleWithTextureOnDevice<static_cast<int>(D), OutputComponentType>(
+        m_TextureCache.texture, job.g, deviceChain, mappedOnDevice.As<const double>(), job.linearRows,
+        job.defaultValue, out.data);
+      progress.CompletedOnDevice();
+      this->FinishOnDevice(out, progress);
+    });
+    this->SetLastExecutionPath(ExecutionPath::GPU);
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  ResampleExactOnDevice(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
+                        const std::vector<double> & mapped, FilterStageProgress & progress)
+{
+  if constexpr (TypesSupported)
+  {
+    constexpr unsigned int D = ImageDimension;
+    using TC = CoefficientType;
+    using TOut = OutputComponentType;
+    CIF_ITK_TRY_CUDA([&] {
+      DeviceCoefficients coefficients =
+        this->CoefficientsOnDevice(job, false, mapped.size() * sizeof(double), progress);
+      const cif::DeviceBuffer     mappedOnDevice = CubicResampleDetail::UploadMappedPoints(mapped);
+      DeviceOutput                out;
+      this->PrepareOutputOnDevice(job, out);
+      const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
+      if (coefficients.owned && job.keepCoefficients)
+      {
+        // A piece of a streamed output: the next pieces read these coefficients.
+        this->KeepCoefficients(std::move(coefficients.own), coefficients.mirrorPadded);
+        coefficients.data = m_CoefficientCache.device.template As<const TC>();
+      }
+      cif::ResampleGeometry stored = job.g;
+      stored.inputMirrorPadded = coefficients.mirrorPadded;
+      cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
+        coefficients.data, stored, deviceChain, mappedOnDevice.As<const double>(), job.linearRows, job.defaultValue,
+        out.data, job.slabs,
+        out.download ? cif::DownloadEachSlab(*out.download, job.g, job.slabs, sizeof(TOut), progress.DeviceCallback())
+                     : progress.DeviceCallback());
+      this->FinishOnDevice(out, progress);
+    });
+    this->SetLastExecutionPath(ExecutionPath::GPU);
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  FinishOnDevice(DeviceOutput & out, FilterStageProgress & progress)
+{
+  if (out.download)
+  {
+    out.download->Finish();
+  }
+  else
+  {
+    cif::Synchronize();
+  }
+  progress.Completed();
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  ResampleExactOnHost(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
+                      const std::vector<double> & mapped, FilterStageProgress & progress)
+{
+  if constexpr (TypesSupported)
+  {
+    using TC = CoefficientType;
+    const TC * coefficients = this->template HostCoefficients<TC>(job.shape, job.poles, progress, false);
+    CubicResampleDetail::ResampleOnHost<ImageDimension>(
+      this, coefficients, job.g, job.slabs, chain.HostChain(), mapped.empty() ? nullptr : mapped.data(),
+      job.linearRows, job.defaultValue, reinterpret_cast<OutputComponentType *>(this->GetOutput()->GetBufferPointer()),
+      progress.HostCallback());
+    this->SetLastExecutionPath(ExecutionPath::CPU);
   }
 }
 
@@ -755,129 +837,234 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
 bool
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  TakesSlabbedPath(bool deviceExact, std::int64_t inputCount, std::int64_t outputCount, bool mapsOnHost) const
+  TakesSlabbedPath(const ScalarJob & job, const CudaTransformChain<ImageDimension> & chain) const
 {
   if constexpr (TypesSupported && !CudaImageTraits<TInputImage>::IsCudaImage &&
                 !CudaImageTraits<TOutputImage>::IsCudaImage)
   {
-    const bool        onGPU = this->RunsOnGPU();
+    // The transform's own device arrays (B-spline coefficients, fields) count too.
     const std::size_t oneShot =
-      static_cast<std::size_t>(inputCount) *
+      static_cast<std::size_t>(job.inputCount) *
         (sizeof(CoefficientType) + (std::is_same_v<InputComponentType, CoefficientType> ? 0 : sizeof(InputComponentType))) +
-      static_cast<std::size_t>(outputCount) * (sizeof(OutputComponentType) + (mapsOnHost ? ImageDimension * sizeof(double) : 0));
-    if (onGPU)
+      static_cast<std::size_t>(job.outputCount) *
+        (sizeof(OutputComponentType) + (job.mapsOnHost ? ImageDimension * sizeof(double) : 0)) +
+      (job.mapsOnHost ? 0 : CudaTransformChain<ImageDimension>::DeviceBytes(chain.HostChain()));
+    if (job.onGPU)
     {
-      return deviceExact && oneShot > cif::GetDeviceMemoryBudget(true);
+      return !job.useTextures && oneShot > cif::GetDeviceMemoryBudget(true);
     }
     return cif::GetDeviceMemoryLimit() != 0 && oneShot > cif::GetDeviceMemoryLimit();
   }
   else
   {
-    (void)deviceExact;
-    (void)inputCount;
-    (void)outputCount;
-    (void)mapsOnHost;
+    (void)job;
+    (void)chain;
     return false;
   }
 }
 
+namespace CubicResampleDetail
+{
+/** What ResampleInSlabs plans with, in bytes: per output plane (its output values,
+ * and its mapped points where ITK maps them), the whole input's coefficients (what a
+ * transform that is not linear reads), one coefficient, and the transform's own
+ * device arrays (B-spline coefficients, fields: the filter's scratch, set aside
+ * before any slab). */
+struct SlabbedSizes
+{
+  std::size_t perPlane = 0;
+  std::size_t wholeInput = 0;
+  std::size_t coefficient = 0;
+  std::size_t transform = 0;
+};
+
+/** The largest input box, in voxels, that a slab of \a slabs reads through the linear
+ * \a chain. */
+template <unsigned int D>
+std::int64_t
+LargestInputBox(const cif::ResampleGeometry & g, const cif::ResampleSlabs & slabs, const cif::TransformChain & chain)
+{
+  std::int64_t largest = 0;
+  for (std::int64_t s = 0; s < slabs.count; ++s)
+  {
+    largest = std::max(
+      largest, cif::GridCount(cif::InputBoxOfRegion<static_cast<int>(D)>(cif::SlabGeometry(g, slabs, s), chain), D));
+  }
+  return largest;
+}
+
+/** The device bytes of \a slabs: fixed (the transform's arrays, and unless \a linear
+ * the whole input's coefficients) and those of the largest slab (its output and
+ * mapped points, and for \a linear the largest input box). */
+template <unsigned int D>
+cif::PlannedBytes
+SlabbedBytes(const cif::ResampleGeometry & g, const cif::ResampleSlabs & slabs, const cif::TransformChain & chain,
+             bool linear, const SlabbedSizes & sizes)
+{
+  cif::PlannedBytes bytes;
+  bytes.fixedBytes = sizes.transform + (linear ? 0 : sizes.wholeInput);
+  bytes.slabBytes = sizes.perPlane * static_cast<std::size_t>(slabs.planesPerSlab) +
+                    (linear ? static_cast<std::size_t>(LargestInputBox<D>(g, slabs, chain)) * sizes.coefficient : 0);
+  return bytes;
+}
+
+/** The output of \a g in slabs of its slowest axis that fit \a budget, each with its
+ * output (and mapped points) and the input it reads: for a \a linear chain the box
+ * its slab maps into (the slabs halved until every slab's output and box fit), else
+ * the whole coefficients. Throws CudaOutOfMemory, naming \a what and the sizes,
+ * where one output plane does not fit with what it reads. */
+template <unsigned int D>
+cif::ResampleSlabs
+PlanOutputSlabs(const cif::ResampleGeometry & g, const cif::TransformChain & chain, bool linear,
+                const SlabbedSizes & sizes, std::size_t budget, const std::string & what)
+{
+  const int          axis = static_cast<int>(D) - 1;
+  const std::int64_t planes = g.outputSize[axis];
+  cif::ResampleSlabs slabs;
+  slabs.axis = axis;
+  slabs.voxelsPerPlane = g.OutputCount() / planes;
+  if (!linear)
+  {
+    const cif::SlabPlan plan = cif::PlanSlabs(planes, sizes.perPlane, sizes.wholeInput + sizes.transform, budget,
+                                              what + " (the whole input's coefficients: the transform is not linear)");
+    slabs.planesPerSlab = plan.unitsPerSlab;
+    slabs.count = plan.count;
+    return slabs;
+  }
+  std::int64_t per =
+    cif::PlanSlabs(planes, sizes.perPlane, 0, budget / 2 > 0 ? budget / 2 : 1, what).unitsPerSlab;
+  for (;;)
+  {
+    slabs.planesPerSlab = per;
+    slabs.count = (planes + per - 1) / per;
+    const std::size_t box = static_cast<std::size_t>(LargestInputBox<D>(g, slabs, chain)) * sizes.coefficient;
+    if (sizes.perPlane * static_cast<std::size_t>(per) + box + sizes.transform <= budget)
+    {
+      return slabs;
+    }
+    if (per == 1)
+    {
+      cif::PlanSlabs(1, sizes.perPlane, box + sizes.transform, budget,
+                     what + " (one output plane and the input box it reads)");
+    }
+    per = (per + 1) / 2;
+  }
+}
+
+/** Calls \a stageDone as many times as the stages of the \a planned slabs that are
+ * done once \a doneUnits of \a units are (a plan cut finer after a failed
+ * reservation reports the first plan's stages, in proportion), from \a reported. */
+template <typename TStageDone>
+void
+ReportInProportion(std::int64_t doneUnits, std::int64_t units, std::int64_t plannedUnits, std::int64_t & reported,
+                   TStageDone && stageDone)
+{
+  for (const std::int64_t due = doneUnits * plannedUnits / units; reported < due; ++reported)
+  {
+    stageDone();
+  }
+}
+} // namespace CubicResampleDetail
+
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
-template <typename TChain, typename TTransform>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  ResampleInSlabs(const cif::ResampleGeometry & g, TChain & chain, const TTransform * transform, bool linearRows,
-                  OutputComponentType defaultValue, bool onGPU)
+  ResampleInSlabs(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
+                  const TransformForModule * transform)
 {
   if constexpr (TypesSupported)
   {
-    constexpr unsigned int D = ImageDimension;
+    constexpr unsigned int        D = ImageDimension;
     using TC = CoefficientType;
     using TOut = OutputComponentType;
-    TOutputImage *         output = this->GetOutput();
-    const bool             mapsOnHost = !chain.IsDeviceEvaluable();
-    const cif::BufferShape shape = CubicResampleDetail::InputShape<D>(g);
-    cif::SplinePoles       poles;
-    cif::MakeSplinePoles(3, poles);
-    const std::int64_t inputCount = cif::GridCount(g.input, D);
+    const cif::ResampleGeometry & g = job.g;
+    const bool                    linearRows = job.linearRows;
+    const bool                    onGPU = job.onGPU;
+    const bool                    mapsOnHost = job.mapsOnHost;
+    TOutputImage *                output = this->GetOutput();
+    const std::int64_t            inputCount = cif::GridCount(g.input, D);
 
     // The output's slabs: planes of its slowest axis, each with its output (and
     // mapped points) and the input it reads (a box for a linear transform, else the
-    // whole coefficients), within the budget.
+    // whole coefficients), within the budget, which leaves room for what the driver
+    // takes at a launch (GetDeviceMemoryBudget) and for the transform's own arrays.
+    // Planned before the prefilter, so that a job that cannot fit fails before any work.
+    CubicResampleDetail::SlabbedSizes sizes;
+    sizes.perPlane = static_cast<std::size_t>(g.OutputCount() / g.outputSize[D - 1]) *
+                     (sizeof(TOut) + (mapsOnHost ? D * sizeof(double) : 0));
+    sizes.wholeInput = static_cast<std::size_t>(inputCount) * sizeof(TC);
+    sizes.coefficient = sizeof(TC);
+    sizes.transform = mapsOnHost ? 0 : CudaTransformChain<D>::DeviceBytes(chain.HostChain());
     const std::size_t  budget = cif::GetDeviceMemoryBudget(onGPU);
-    const int          axis = static_cast<int>(D) - 1;
-    const std::int64_t planes = g.outputSize[axis];
-    cif::ResampleSlabs slabs;
-    slabs.axis = axis;
-    slabs.voxelsPerPlane = g.OutputCount() / planes;
-    const std::size_t perPlane =
-      static_cast<std::size_t>(slabs.voxelsPerPlane) * (sizeof(TOut) + (mapsOnHost ? D * sizeof(double) : 0));
     std::ostringstream what;
     what << "cubic resampling of a " << inputCount << "-voxel image into " << g.OutputCount() << " voxels";
-    CIF_ITK_TRY_CUDA([&] {
-      if (!linearRows)
-      {
-        const cif::SlabPlan plan =
-          cif::PlanSlabs(planes, perPlane, static_cast<std::size_t>(inputCount) * sizeof(TC), budget,
-                         what.str() + " (the whole input's coefficients: the transform is not linear)");
-        slabs.planesPerSlab = plan.unitsPerSlab;
-        slabs.count = plan.count;
-        return;
-      }
-      // Linear: halve the slabs until every slab's output and input box fit.
-      std::int64_t per = cif::PlanSlabs(planes, perPlane, 0, budget / 2 > 0 ? budget / 2 : 1, what.str()).unitsPerSlab;
-      for (;;)
-      {
-        slabs.planesPerSlab = per;
-        slabs.count = (planes + per - 1) / per;
-        std::size_t largest = 0;
-        for (std::int64_t s = 0; s < slabs.count; ++s)
-        {
-          const cif::ResampleGeometry gs = cif::SlabGeometry(g, slabs, s);
-          largest = std::max(largest, static_cast<std::size_t>(cif::GridCount(
-                                        cif::InputBoxOfRegion<static_cast<int>(D)>(gs, chain.HostChain()), D)) *
-                                        sizeof(TC));
-        }
-        if (perPlane * static_cast<std::size_t>(per) + largest <= budget)
-        {
-          return;
-        }
-        if (per == 1)
-        {
-          cif::PlanSlabs(1, perPlane, largest, budget, what.str() + " (one output plane and the input box it reads)");
-        }
-        per = (per + 1) / 2;
-      }
-    });
+    const auto plan = [&](std::size_t within) {
+      return CubicResampleDetail::PlanOutputSlabs<D>(g, chain.HostChain(), linearRows, sizes, within, what.str());
+    };
+    cif::ResampleSlabs planned;
+    CIF_ITK_TRY_CUDA([&] { planned = plan(budget); });
 
-    FilterStageProgress progress(this, (m_InputIsCoefficients ? 1 : 1 + D) + static_cast<unsigned int>(slabs.count) +
-                                         (mapsOnHost ? static_cast<unsigned int>(slabs.count) : 0));
-    const TC * coefficients = this->template HostCoefficients<TC>(shape, poles, progress, onGPU);
+    const unsigned int  stagesPerSlab = mapsOnHost ? 2 : 1;
+    FilterStageProgress progress(this, (m_InputIsCoefficients ? 1 : 1 + D) +
+                                         stagesPerSlab * static_cast<unsigned int>(planned.count));
+    const TC * coefficients = this->template HostCoefficients<TC>(job.shape, job.poles, progress, onGPU);
     TOut *     out = reinterpret_cast<TOut *>(output->GetBufferPointer());
+
+    // On the device, the buffers of the largest slab are reserved before any slab
+    // runs; one that fails although the plan fits the budget is planned again finer,
+    // down to one plane (cifSlabReservation.h).
+    cif::ResampleSlabs slabs = planned;
+    cif::DeviceBuffer  deviceCoefficients, deviceMapped, deviceOut;
+    if (onGPU)
+    {
+      CIF_ITK_TRY_CUDA([&] {
+        slabs = cif::PlanAndReserve(
+          budget, plan,
+          [&](const cif::ResampleSlabs & s) {
+            return CubicResampleDetail::SlabbedBytes<D>(g, s, chain.HostChain(), linearRows, sizes);
+          },
+          [&](const cif::ResampleSlabs & s) {
+            try
+            {
+              if (!mapsOnHost)
+              {
+                chain.DeviceChain();
+              }
+              const std::size_t slabVoxels = static_cast<std::size_t>(s.planesPerSlab * s.voxelsPerPlane);
+              deviceCoefficients.Allocate(
+                linearRows ? static_cast<std::size_t>(
+                               CubicResampleDetail::LargestInputBox<D>(g, s, chain.HostChain())) * sizeof(TC)
+                           : sizes.wholeInput);
+              deviceMapped.Allocate(mapsOnHost ? slabVoxels * D * sizeof(double) : 0);
+              deviceOut.Allocate(slabVoxels * sizeof(TOut));
+            }
+            catch (...)
+            {
+              deviceCoefficients.Release();
+              deviceMapped.Release();
+              deviceOut.Release();
+              throw;
+            }
+          });
+        if (!linearRows)
+        {
+          deviceCoefficients.Upload(coefficients, sizes.wholeInput);
+        }
+      });
+    }
 
     // One host buffer for every slab's input box, the largest (the boxes of a rotation
     // span most of the input: gigabytes; cifHostWorkArea.h), filled row by row on the
     // filter's threads.
-    auto                    parallelFor = MakeParallelFor(this->GetMultiThreader());
-    cif::HostWorkArea<TC>   box;
+    auto                  parallelFor = MakeParallelFor(this->GetMultiThreader());
+    cif::HostWorkArea<TC> box;
     if (linearRows)
     {
-      std::int64_t largestBox = 0;
-      for (std::int64_t s = 0; s < slabs.count; ++s)
-      {
-        largestBox = std::max(largestBox, cif::GridCount(cif::InputBoxOfRegion<static_cast<int>(D)>(
-                                                            cif::SlabGeometry(g, slabs, s), chain.HostChain()),
-                                                          D));
-      }
-      box = cif::AllocateHostWorkArea<TC>(static_cast<std::size_t>(largestBox));
+      box = cif::AllocateHostWorkArea<TC>(
+        static_cast<std::size_t>(CubicResampleDetail::LargestInputBox<D>(g, slabs, chain.HostChain())));
     }
-    cif::DeviceBuffer deviceCoefficients, deviceMapped, deviceOut;
-    if (onGPU && !linearRows)
-    {
-      CIF_ITK_TRY_CUDA([&] {
-        deviceCoefficients.Allocate(static_cast<std::size_t>(inputCount) * sizeof(TC));
-        deviceCoefficients.Upload(coefficients, static_cast<std::size_t>(inputCount) * sizeof(TC));
-      });
-    }
+    std::int64_t reported = 0;
+    const auto   stageDone = [&progress] { progress.Completed(); };
     for (std::int64_t s = 0; s < slabs.count; ++s)
     {
       cif::ResampleGeometry gs = cif::SlabGeometry(g, slabs, s);
@@ -894,30 +1081,25 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       if (mapsOnHost)
       {
         mapped = CubicResampleDetail::MapPointsOnHost<D>(this, gs, output, transform);
-        progress.Completed();
+        CubicResampleDetail::ReportInProportion(stagesPerSlab * s + 1, stagesPerSlab * slabs.count,
+                                                stagesPerSlab * planned.count, reported, stageDone);
       }
       if (onGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
-          const TC * deviceSlabCoefficients = deviceCoefficients.As<const TC>();
           if (linearRows)
           {
-            const std::size_t boxBytes = static_cast<std::size_t>(cif::GridCount(gs.input, D)) * sizeof(TC);
-            deviceCoefficients.Allocate(boxBytes);
-            deviceCoefficients.Upload(box.get(), boxBytes);
-            deviceSlabCoefficients = deviceCoefficients.As<const TC>();
+            deviceCoefficients.Upload(box.get(), static_cast<std::size_t>(cif::GridCount(gs.input, D)) * sizeof(TC));
           }
           if (mapsOnHost)
           {
-            deviceMapped.Allocate(mapped.size() * sizeof(double));
             deviceMapped.Upload(mapped.data(), mapped.size() * sizeof(double));
           }
-          deviceOut.Allocate(static_cast<std::size_t>(count) * sizeof(TOut));
           const cif::TransformChain & deviceChain =
             chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
-          cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(deviceSlabCoefficients, gs, deviceChain,
+          cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(deviceCoefficients.As<const TC>(), gs, deviceChain,
                                                                mapsOnHost ? deviceMapped.As<const double>() : nullptr,
-                                                               linearRows, defaultValue, deviceOut.As<TOut>());
+                                                               linearRows, job.defaultValue, deviceOut.As<TOut>());
           cif::Synchronize();
           deviceOut.Download(out + first, static_cast<std::size_t>(count) * sizeof(TOut));
         });
@@ -925,10 +1107,11 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       else
       {
         CubicResampleDetail::ResampleOnHost<D>(this, slabCoefficients, gs, cif::ResampleSlabs{}, chain.HostChain(),
-                                               mapsOnHost ? mapped.data() : nullptr, linearRows, defaultValue,
+                                               mapsOnHost ? mapped.data() : nullptr, linearRows, job.defaultValue,
                                                out + first, cif::StageCallback{});
       }
-      progress.Completed();
+      CubicResampleDetail::ReportInProportion(stagesPerSlab * (s + 1), stagesPerSlab * slabs.count,
+                                              stagesPerSlab * planned.count, reported, stageDone);
     }
     this->SetLastExecutionPath(onGPU ? ExecutionPath::GPU : ExecutionPath::CPU);
   }
@@ -1087,20 +1270,46 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
 }
 
 template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
-template <typename TC>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  ResampleOnSeveralDevices(const std::vector<int> & devices, const cif::ResampleGeometry & g,
-                           const cif::BufferShape & shape, const cif::SplinePoles & poles,
-                           const cif::TransformChain & hostChain, bool chainOnDevice,
-                           const std::vector<double> & mapped, bool linearRows, OutputComponentType defaultValue,
-                           const cif::ResampleSlabs & slabs)
+  ResampleOnSeveralDevices(const std::vector<int> & devices, const ScalarJob & job,
+                           const CudaTransformChain<ImageDimension> & chain, const std::vector<double> & mapped,
+                           FilterStageProgress & progress)
+{
+  if constexpr (TypesSupported)
+  {
+    // Each device uploads the chain's coefficients for itself (DeviceChain()'s are on
+    // this thread's device only).
+    CIF_ITK_TRY_CUDA([&] { this->SpreadOverDevices(devices, job, chain.HostChain(), chain.IsDeviceEvaluable(), mapped); });
+    // The devices report no progress of their own (ITK's events belong to this
+    // thread): every stage is done now.
+    for (unsigned int stage = 0;
+         stage < CubicResampleDetail::ResampleStages(ImageDimension, !m_InputIsCoefficients, job.slabs, true); ++stage)
+    {
+      progress.Completed();
+    }
+    this->SetLastExecutionPath(ExecutionPath::GPU);
+  }
+}
+
+template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+void
+CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
+  SpreadOverDevices(const std::vector<int> & devices, const ScalarJob & job, const cif::TransformChain & hostChain,
+                    bool chainOnDevice, const std::vector<double> & mapped)
 {
   if constexpr (TypesSupported)
   {
     constexpr unsigned int D = ImageDimension;
+    using TC = CoefficientType;
     using TIn = InputComponentType;
     using TOut = OutputComponentType;
+    const cif::ResampleGeometry & g = job.g;
+    const cif::ResampleSlabs &    slabs = job.slabs;
+    const cif::BufferShape &      shape = job.shape;
+    const cif::SplinePoles &      poles = job.poles;
+    const bool                    linearRows = job.linearRows;
+    const TOut                    defaultValue = job.defaultValue;
     const std::int64_t inputCount = shape.ScalarCount();
     const auto *       input = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
     auto *             output = reinterpret_cast<TOut *>(this->GetOutput()->GetBufferPointer());
@@ -1193,11 +1402,6 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         cif::DownloadEachSlab(download, share.geometry, share.slabs, sizeof(TOut), {}));
       download.Finish();
     });
-  }
-  else
-  {
-    (void)devices, (void)g, (void)shape, (void)poles, (void)hostChain, (void)chainOnDevice, (void)mapped;
-    (void)linearRows, (void)defaultValue, (void)slabs;
   }
 }
 

@@ -57,7 +57,11 @@ public:
   {
     if (!m_Uploaded)
     {
-      m_DeviceChain = UploadToCurrentDevice(m_Chain, m_DeviceCoefficients);
+      // Kept only once every array is up: an upload that fails (out of memory, which
+      // a slab plan answers by planning finer) leaves nothing allocated behind.
+      std::vector<cif::DeviceBuffer> owners;
+      m_DeviceChain = UploadToCurrentDevice(m_Chain, owners);
+      m_DeviceCoefficients = std::move(owners);
       m_Uploaded = true;
     }
     return m_DeviceChain;
@@ -70,32 +74,52 @@ public:
   static cif::TransformChain
   UploadToCurrentDevice(const cif::TransformChain & hostChain, std::vector<cif::DeviceBuffer> & owners)
   {
-    const auto upload = [&owners](const double * host, std::size_t count) {
-      owners.emplace_back(count * sizeof(double));
-      owners.back().Upload(host, count * sizeof(double));
-      return owners.back().template As<const double>();
-    };
     cif::TransformChain deviceChain = hostChain;
-    for (int s = 0; s < hostChain.count; ++s)
+    ForEachDeviceArray(deviceChain, [&owners](const double *& array, std::size_t count) {
+      owners.emplace_back(count * sizeof(double));
+      owners.back().Upload(array, count * sizeof(double));
+      array = owners.back().template As<const double>();
+    });
+    return deviceChain;
+  }
+
+  /** The device bytes UploadToCurrentDevice takes for \a hostChain: what a slab plan
+   * sets aside for the transform before its slabs. */
+  static std::size_t
+  DeviceBytes(const cif::TransformChain & hostChain)
+  {
+    cif::TransformChain chain = hostChain;
+    std::size_t         bytes = 0;
+    ForEachDeviceArray(chain, [&bytes](const double *&, std::size_t count) { bytes += count * sizeof(double); });
+    return bytes;
+  }
+
+private:
+  /** Calls visit(array, count) for every host array of \a chain that a device reads
+   * (its B-spline stages' coefficients, its fields), \a array by reference so that
+   * UploadToCurrentDevice can point it at its device copy. */
+  template <typename TVisit>
+  static void
+  ForEachDeviceArray(cif::TransformChain & chain, TVisit && visit)
+  {
+    for (int s = 0; s < chain.count; ++s)
     {
-      const cif::TransformStage & stage = hostChain.stage[s];
-      const std::size_t count = stage.gridSize[0] * stage.gridSize[1] * stage.gridSize[2];
+      cif::TransformStage & stage = chain.stage[s];
+      const std::size_t     count = stage.gridSize[0] * stage.gridSize[1] * stage.gridSize[2];
       if (stage.kind == cif::TransformKind::BSpline)
       {
         for (unsigned int a = 0; a < D && a < 3; ++a)
         {
-          deviceChain.stage[s].coefficients[a] = upload(stage.coefficients[a], count);
+          visit(stage.coefficients[a], count);
         }
       }
       else if (stage.kind == cif::TransformKind::DisplacementField)
       {
-        deviceChain.stage[s].field = upload(stage.field, D * count);
+        visit(stage.field, D * count);
       }
     }
-    return deviceChain;
   }
 
-private:
   bool
   Append(const TransformType * transform)
   {
