@@ -4,6 +4,7 @@ cif_add_test_binary(ConvolutionTests
   itkConvolutionGPUImageFilterTest.cxx
   itkZoomGPUImageFilterTest.cxx
   itkConvolutionProgressTest.cxx
+  itkConvolutionSlabsTest.cxx
   cifKernelPresetsTest.cxx
   cifKernelFileTest.cxx
   cifKernelEmulationTest.cxx)

@@ -1,6 +1,7 @@
 #ifndef itkConvolutionGPUImageFilter_h
 #define itkConvolutionGPUImageFilter_h
 
+#include "cifConvolutionPlan.h"
 #include "itkConvolutionImageFilter.h"
 #include "itkCovariantVector.h"
 #include "itkCudaImageFilterBase.h"
@@ -56,10 +57,17 @@ constexpr bool ITKConvolves =
  * exception saying why. With UseGPU off or without a CUDA device the module's CPU path
  * (the same arithmetic, ITK's threader) runs.
  *
+ * An image larger than the device's memory (or than cif::SetDeviceMemoryLimit) is
+ * convolved in slabs of output planes along its slowest axis, each with the input
+ * planes the kernel reaches (cifConvolutionSlabs.h): the bits of one piece. The slabs'
+ * buffers are reserved before any data moves, and a reservation the device refuses
+ * although its memory is reported free is planned again finer (cif::PlanAndReserve);
+ * where one output plane does not fit, the error names the sizes.
+ *
  * Progress: the module's path reports ProgressEvent after the input's conversion
- * (and upload), the convolution and the output's conversion (and download), and
- * stops with ProcessAborted between them when AbortGenerateData is set, leaving the
- * output empty (itk::FilterStageProgress).
+ * (and upload), the convolution and the output's conversion (and download), of each
+ * slab, and stops with ProcessAborted between them when AbortGenerateData is set,
+ * leaving the output empty (itk::FilterStageProgress).
  *
  * \ingroup CudaImageFilters
  */
@@ -108,6 +116,9 @@ public:
     return m_LastRunWasSeparable;
   }
 
+  /** The number of slabs the last GPU run took (1: one piece; 0: no GPU run yet). */
+  itkGetConstMacro(LastNumberOfSlabs, unsigned int);
+
   /** Why the current settings do not take the module's path ("" when they do). */
   std::string
   ModulePathRefusal() const;
@@ -128,8 +139,15 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override;
 
 private:
+  /** The module's GPU path: \a plan over the whole images, in slabs where they do
+   * not fit the device. */
+  void
+  ConvolveOnDevice(const TInputImage * input, TOutputImage * output, const cif::ConvolutionPlan & plan,
+                   int components);
+
   bool          m_ForceGeneralPath{ false };
   bool          m_LastRunWasSeparable{ false };
+  unsigned int  m_LastNumberOfSlabs{ 0 };
 };
 } // namespace itk
 

@@ -2,6 +2,8 @@
 #define itkConvolutionGPUImageFilter_hxx
 
 #include "cifConvolutionPlan.h"
+#include "cifConvolutionSlabs.h"
+#include "cifSlabReservation.h"
 #include "cifDeviceBuffer.h"
 #include "itkConvolutionKernelImage.h"
 #include "itkConvolutionRegions.h"
@@ -134,65 +136,15 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
       const std::int64_t         inScalars = g.InVolume() * components;
       const std::int64_t         outScalars = g.OutVolume() * components;
 
-      // Stages, on either path: the input in planar float, the convolution, the output.
-      FilterStageProgress progress(this, 3);
       if (this->RunsOnGPU())
       {
-        CIF_ITK_TRY_CUDA([&] {
-          constexpr bool     inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
-          constexpr bool     outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
-          const std::size_t  needed = inScalars * ((inputIsCuda ? 0 : sizeof(TIn)) + sizeof(float)) +
-                                     outScalars * (sizeof(float) + (outputIsCuda ? 0 : sizeof(TOut))) +
-                                     (plan.ScratchFloats() + plan.weights.size()) * sizeof(float);
-          std::ostringstream what;
-          what << "convolution of a " << g.InVolume() << "-pixel image (" << components << " components)";
-          cif::RequireDeviceMemory(needed, what.str());
-
-          cif::DeviceBuffer planarIn(inScalars * sizeof(float)), planarOut(outScalars * sizeof(float));
-          {
-            cif::DeviceBuffer staging;
-            const TIn *       raw = nullptr;
-            if constexpr (inputIsCuda)
-            {
-              raw = static_cast<const TIn *>(input->GetDeviceBufferForReading());
-            }
-            else
-            {
-              staging.Allocate(inScalars * sizeof(TIn));
-              NoteHostInputUpload(input->GetPixelContainer());
-              staging.Upload(input->GetBufferPointer(), inScalars * sizeof(TIn));
-              raw = staging.As<TIn>();
-            }
-            cif::ToPlanarOnDevice<TIn>(raw, g.InVolume(), components, planarIn.As<float>());
-            cif::Synchronize();
-          }
-          progress.Completed();
-          cif::DeviceBuffer weights(plan.weights.size() * sizeof(float));
-          weights.Upload(plan.weights.data(), plan.weights.size() * sizeof(float));
-          cif::DeviceBuffer scratch(plan.ScratchFloats() * sizeof(float));
-          cif::RunConvolutionOnDevice(plan, planarIn.As<const float>(), weights.As<const float>(),
-                                      planarOut.As<float>(), scratch.As<float>());
-          progress.CompletedOnDevice();
-          planarIn.Release();
-          if constexpr (outputIsCuda)
-          {
-            cif::FromPlanarOnDevice<TOut>(planarOut.As<const float>(), g.OutVolume(), components,
-                                          static_cast<TOut *>(output->GetDeviceBufferForWriting(false)));
-            cif::Synchronize();
-          }
-          else
-          {
-            cif::DeviceBuffer raw(outScalars * sizeof(TOut));
-            cif::FromPlanarOnDevice<TOut>(planarOut.As<const float>(), g.OutVolume(), components, raw.As<TOut>());
-            cif::Synchronize();
-            raw.Download(output->GetBufferPointer(), outScalars * sizeof(TOut));
-          }
-          progress.Completed();
-        });
+        CIF_ITK_TRY_CUDA([&] { this->ConvolveOnDevice(input, output, plan, components); });
         this->SetLastExecutionPath(ExecutionPath::GPU);
       }
       else
       {
+        // Stages: the input in planar float, the convolution, the output.
+        FilterStageProgress progress(this, 3);
         auto               parallelFor = MakeParallelFor(this->GetMultiThreader());
         std::vector<float> planarIn(static_cast<std::size_t>(inScalars)), planarOut(static_cast<std::size_t>(outScalars));
         // (Asked for here only: on a CudaImage whose pixels are on the device the host
@@ -219,11 +171,147 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
 
 template <typename TInputImage, typename TKernelImage, typename TOutputImage>
 void
+ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::ConvolveOnDevice(const TInputImage * input,
+                                                                                  TOutputImage *      output,
+                                                                                  const cif::ConvolutionPlan & plan,
+                                                                                  int components)
+{
+  if constexpr (TypesSupported)
+  {
+    using TIn = InputComponentType;
+    using TOut = OutputComponentType;
+    constexpr bool                  inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
+    constexpr bool                  outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
+    const cif::ConvolutionGeometry & g = plan.geometry;
+    const int                       axis = cif::ConvolutionSlabAxis(g);
+    // Scalars of one plane of the slab axis (every component), in the input and the output.
+    const std::int64_t inPlane = g.InVolume() / g.inSize[axis] * components;
+    const std::int64_t outPlane = g.OutVolume() / g.outSize[axis] * components;
+    // A plane's device bytes: the input's staging copy (none where it is already on the
+    // device) and planar floats, the separable path's scratch (one float per output
+    // pixel of the plane's extent along the other axes, per input plane), the output's
+    // planar floats and its staging copy.
+    const std::size_t scratchPerPlane =
+      static_cast<std::size_t>(plan.ScratchFloats() > 0 ? plan.ScratchFloats() / g.inSize[axis] : 0) * sizeof(float);
+    const std::size_t inputPlaneBytes =
+      static_cast<std::size_t>(inPlane) * ((inputIsCuda ? 0 : sizeof(TIn)) + sizeof(float)) + scratchPerPlane;
+    const std::size_t outputPlaneBytes =
+      static_cast<std::size_t>(outPlane) * (sizeof(float) + (outputIsCuda ? 0 : sizeof(TOut)));
+    const std::size_t  weightBytes = plan.weights.size() * sizeof(float);
+    std::ostringstream what;
+    what << "convolution of a " << g.InVolume() << "-pixel image (" << components << " components)";
+
+    // The buffers of the largest slab, reserved before any data moves and reused by
+    // every slab.
+    struct SlabBuffers
+    {
+      cif::DeviceBuffer staging, planarIn, planarOut, scratch, raw, weights;
+    } buffers;
+    const auto slabOf = [&](const cif::SlabPlan & slabs, std::int64_t s) {
+      return cif::SlabOfConvolution(g, axis, slabs.First(s), slabs.Size(s, g.outSize[axis]));
+    };
+    const auto largestInputPlanes = [&](const cif::SlabPlan & slabs) {
+      std::int64_t most = 0;
+      for (std::int64_t s = 0; s < slabs.count; ++s)
+      {
+        most = std::max(most, slabOf(slabs, s).geometry.inSize[axis]);
+      }
+      return most;
+    };
+    const cif::SlabPlan slabs = cif::PlanAndReserve(
+      cif::GetDeviceMemoryBudget(true),
+      [&](std::size_t budget) {
+        return cif::PlanConvolutionSlabs(g, inputPlaneBytes, outputPlaneBytes, weightBytes, budget, what.str());
+      },
+      [&](const cif::SlabPlan & slabs) {
+        return cif::PlannedBytes{ weightBytes,
+                                  static_cast<std::size_t>(largestInputPlanes(slabs)) * inputPlaneBytes +
+                                    static_cast<std::size_t>(slabs.unitsPerSlab) * outputPlaneBytes };
+      },
+      [&](const cif::SlabPlan & slabs) {
+        const std::int64_t inScalars = largestInputPlanes(slabs) * inPlane;
+        const std::int64_t outScalars = slabs.unitsPerSlab * outPlane;
+        SlabBuffers        reserved;
+        if (!inputIsCuda)
+        {
+          reserved.staging.Allocate(inScalars * sizeof(TIn));
+        }
+        reserved.planarIn.Allocate(inScalars * sizeof(float));
+        reserved.planarOut.Allocate(outScalars * sizeof(float));
+        reserved.scratch.Allocate(scratchPerPlane * static_cast<std::size_t>(largestInputPlanes(slabs)));
+        if (!outputIsCuda)
+        {
+          reserved.raw.Allocate(outScalars * sizeof(TOut));
+        }
+        reserved.weights.Allocate(weightBytes);
+        buffers = std::move(reserved);
+      });
+    buffers.weights.Upload(plan.weights.data(), weightBytes);
+    if constexpr (!inputIsCuda)
+    {
+      NoteHostInputUpload(input->GetPixelContainer());
+    }
+    TOut * deviceOutput = nullptr; // every output pixel is written: the host's need not go up
+    if constexpr (outputIsCuda)
+    {
+      deviceOutput = static_cast<TOut *>(output->GetDeviceBufferForWriting(false));
+    }
+    // Stages of each slab: its input in planar float, the convolution, its output.
+    FilterStageProgress progress(this, static_cast<unsigned int>(3 * slabs.count));
+    for (std::int64_t s = 0; s < slabs.count; ++s)
+    {
+      const cif::ConvolutionSlab slab = slabOf(slabs, s);
+      cif::ConvolutionPlan       slabPlan = plan;
+      slabPlan.geometry = slab.geometry;
+      const std::int64_t inScalars = slab.geometry.InVolume() * components;
+      const std::int64_t outScalars = slab.geometry.OutVolume() * components;
+      const TIn *        raw = nullptr;
+      if constexpr (inputIsCuda)
+      {
+        raw = static_cast<const TIn *>(input->GetDeviceBufferForReading()) + slab.firstInputPlane * inPlane;
+      }
+      else
+      {
+        buffers.staging.Upload(reinterpret_cast<const TIn *>(input->GetBufferPointer()) + slab.firstInputPlane * inPlane,
+                               inScalars * sizeof(TIn));
+        raw = buffers.staging.template As<TIn>();
+      }
+      cif::ToPlanarOnDevice<TIn>(raw, slab.geometry.InVolume(), components, buffers.planarIn.template As<float>());
+      cif::Synchronize();
+      progress.Completed();
+      cif::RunConvolutionOnDevice(slabPlan, buffers.planarIn.template As<const float>(),
+                                  buffers.weights.template As<const float>(), buffers.planarOut.template As<float>(),
+                                  buffers.scratch.template As<float>());
+      progress.CompletedOnDevice();
+      const std::int64_t firstOut = slab.firstOutputPlane * outPlane;
+      if constexpr (outputIsCuda)
+      {
+        cif::FromPlanarOnDevice<TOut>(buffers.planarOut.template As<const float>(), slab.geometry.OutVolume(),
+                                      components, deviceOutput + firstOut);
+        cif::Synchronize();
+      }
+      else
+      {
+        cif::FromPlanarOnDevice<TOut>(buffers.planarOut.template As<const float>(), slab.geometry.OutVolume(),
+                                      components, buffers.raw.template As<TOut>());
+        cif::Synchronize();
+        buffers.raw.Download(reinterpret_cast<TOut *>(output->GetBufferPointer()) + firstOut,
+                             outScalars * sizeof(TOut));
+      }
+      progress.Completed();
+    }
+    m_LastNumberOfSlabs = static_cast<unsigned int>(slabs.count);
+  }
+}
+
+template <typename TInputImage, typename TKernelImage, typename TOutputImage>
+void
 ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "ForceGeneralPath: " << (m_ForceGeneralPath ? "On" : "Off") << std::endl;
   os << indent << "LastRunWasSeparable: " << (m_LastRunWasSeparable ? "yes" : "no") << std::endl;
+  os << indent << "LastNumberOfSlabs: " << m_LastNumberOfSlabs << std::endl;
 }
 } // namespace itk
 
