@@ -2,8 +2,9 @@
 // random geometries (SAME- and VALID-like offsets, 2-D and 3-D, several components)
 // convolved slab by slab gives the bits of one piece, and the plan stays within its
 // budget; on the GPU, ConvolutionGPUImageFilter under a device memory limit runs in
-// slabs and gives the bits of its one-piece run, and a limit below one plane is the
-// clear error.
+// slabs and gives the bits of its one-piece run, so does it where the device refuses
+// allocations its free memory would allow (planned again finer), and a limit below
+// one plane is the clear error.
 #include "cifConvolutionSlabs.h"
 #include "cifConvolutionPlan.h"
 #include "cifConvolutionTestSupport.h"
@@ -207,6 +208,36 @@ TEST(ConvolutionGPUDevice, VolumeLargerThanTheLimitRunsInSlabs)
   }
   SCOPED_TRACE("vectors, CudaImage");
   ExpectLimitedRunMatchesOnePiece(vectors.GetPointer(), RandomKernel(3, 3, 5, seed));
+}
+
+/** Allocations above a quarter of the one-piece job refused although the memory is
+ * free (as the driver refuses some on a real card): the plan is cut finer until its
+ * buffers are granted, with the bits of one piece. */
+TEST(ConvolutionGPUDevice, RefusedReservationIsPlannedFiner)
+{
+  CIF_REQUIRE_GPU();
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(seed);
+  using Image3 = itk::Image<float, 3>;
+  auto volume = MakeImage<Image3>({ { 64, 48, 80 } }, { { 0, 0, 0 } }, Content::Random, seed);
+  auto kernel = itk::MakeKernelImage<Image3>(RandomKernel(3, 5, 5, seed));
+  auto run = [&] {
+    auto filter = itk::ConvolutionGPUImageFilter<Image3, Image3, Image3>::New();
+    filter->SetInput(volume);
+    filter->SetKernelImage(kernel);
+    filter->Update();
+    EXPECT_EQ(filter->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
+    Image3::Pointer out = filter->GetOutput();
+    out->DisconnectPipeline();
+    return std::make_pair(out, filter->GetLastNumberOfSlabs());
+  };
+  const auto one = run();
+  ASSERT_EQ(one.second, 1u);
+  const std::size_t pixels = 64u * 48u * 80u;
+  ScopedAllocationFailuresAbove refuse(pixels * sizeof(float) / 4);
+  const auto finer = run();
+  EXPECT_GT(finer.second, 1u);
+  EXPECT_TRUE(SameBits(finer.first->GetBufferPointer(), one.first->GetBufferPointer(), pixels));
 }
 
 TEST(ConvolutionGPUDevice, LimitBelowOnePlaneIsAClearError)
