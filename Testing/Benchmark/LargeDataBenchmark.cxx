@@ -15,7 +15,8 @@
 // --field M (with --devices N) adds the displacement field of a cubic B-spline
 // transform (TransformToDisplacementFieldGPUFilter, float vectors, M^3 grid, control
 // points every 16 voxels) on 1 and on N GPUs, into host memory, bit for bit, against
-// the bus floor of its download.
+// the bus floor of its download. With --devices N the spread rows' floor is the bus
+// floor of N devices copying at once (each 1/N of the bytes), measured in the run.
 // --stages prints when each run reached each progress stage (conversion, prefilter
 // axes, output slabs).
 //
@@ -152,11 +153,12 @@ FieldOf(const BSpline * transform, long m, unsigned int devices, double & ms, bo
 
 /** The field rows: 1 and \a devices GPUs, twice each (the second with pools warm). */
 void
-FieldRows(long m, unsigned int devices, double downMsPerByte)
+FieldRows(long m, unsigned int devices, double downMsPerByte, double spreadDownMsPerByte)
 {
   const auto   transform = RandomBSpline(m);
   const double bytes = static_cast<double>(m) * m * m * 3 * sizeof(float);
   const double floorMs = downMsPerByte > 0 ? bytes * downMsPerByte : -1;
+  const double spreadFloorMs = spreadDownMsPerByte > 0 ? bytes * spreadDownMsPerByte : -1;
   std::printf("\nDisplacement field of a cubic B-spline (control points every 16 voxels), %ld^3 float vectors "
               "(%.2f GiB) into host memory; floor: its download at the pinned rate\n\n",
               m, bytes / kGiB);
@@ -169,8 +171,9 @@ FieldRows(long m, unsigned int devices, double downMsPerByte)
     const auto spread = FieldOf(transform, m, devices, msN, gpuN);
     std::printf("| field, 1 device (run %d) | %s | %.1f | %s | %s |\n", repeat + 1, gpu1 ? "GPU" : "CPU", ms1,
                 Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
-    std::printf("| field, %u devices (run %d) | %s | %.1f | %s | %s |\n", devices, repeat + 1, gpuN ? "GPU" : "CPU",
-                msN, Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpuN ? msN / floorMs : -1, "%.2fx").c_str());
+    std::printf("| field, %u devices (run %d) | %s | %.1f | %s (%u devices) | %s |\n", devices, repeat + 1,
+                gpuN ? "GPU" : "CPU", msN, Cell(spreadFloorMs, "%.1f").c_str(), devices,
+                Cell(spreadFloorMs > 0 && gpuN ? msN / spreadFloorMs : -1, "%.2fx").c_str());
     std::printf("%u devices: %s; %.2fx one device\n", devices,
                 std::memcmp(one->GetBufferPointer(), spread->GetBufferPointer(), static_cast<std::size_t>(bytes)) == 0
                   ? "field equals the one-device field, bit for bit"
@@ -219,8 +222,26 @@ main(int argc, char * argv[])
   const double downMsPerByte = bus.pinnedDownMs > 0 ? bus.pinnedDownMs / kGiB : -1;
   const double floorMs = upMsPerByte > 0 ? bytes * (upMsPerByte + downMsPerByte) : -1;
   std::printf("LargeDataBenchmark: %ld^3 float (%.1f GiB) prefilter + affine cubic resample, host image in and out; "
-              "bus floor from pinned copies of 1 GiB: up %s ms, down %s ms per GiB\n\n",
+              "bus floor from pinned copies of 1 GiB: up %s ms, down %s ms per GiB\n",
               n, bytes / kGiB, Cell(bus.pinnedUpMs, "%.2f").c_str(), Cell(bus.pinnedDownMs, "%.2f").c_str());
+  // The floor of a job spread over the devices: each device moves 1/N of the bytes,
+  // all at once (1 GiB / N to each device, every device copying at the same time).
+  double spreadFloorMs = -1, spreadDownMsPerByte = -1;
+  if (devices > 1)
+  {
+    const std::size_t share = (std::size_t(1) << 30) / devices;
+    const auto        busN = cif_bench::MeasureBusOnDevices(share, static_cast<int>(devices), 3);
+    if (busN.pinnedUpMs > 0)
+    {
+      spreadFloorMs = bytes / kGiB * (busN.pinnedUpMs + busN.pinnedDownMs);
+      spreadDownMsPerByte = busN.pinnedDownMs / kGiB;
+      std::printf("bus floor of %u devices at once (1/%u GiB to and from each, all copying together): up %.2f ms, "
+                  "down %.2f ms per GiB in all (%.2fx one device's rate)\n",
+                  devices, devices, busN.pinnedUpMs, busN.pinnedDownMs,
+                  (bus.pinnedUpMs + bus.pinnedDownMs) / (busN.pinnedUpMs + busN.pinnedDownMs));
+    }
+  }
+  std::printf("\n");
 
   const auto input = RandomVolume(n);
   const auto affine = cif_bench::TurnAndEnlarge(n);
@@ -245,9 +266,9 @@ main(int argc, char * argv[])
       const auto spread = Resample(input, affine, msN, gpuN, "several devices", devices);
       std::printf("| one piece, 1 device (run %d) | %s | %.1f | %s | %s |\n", repeat + 1, gpu1 ? "GPU" : "CPU", ms1,
                   Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
-      std::printf("| one piece, %u devices (run %d) | %s | %.1f | %s | %s |\n", devices, repeat + 1,
-                  gpuN ? "GPU" : "CPU", msN, Cell(floorMs, "%.1f").c_str(),
-                  Cell(floorMs > 0 && gpuN ? msN / floorMs : -1, "%.2fx").c_str());
+      std::printf("| one piece, %u devices (run %d) | %s | %.1f | %s (%u devices) | %s |\n", devices, repeat + 1,
+                  gpuN ? "GPU" : "CPU", msN, Cell(spreadFloorMs, "%.1f").c_str(), devices,
+                  Cell(spreadFloorMs > 0 && gpuN ? msN / spreadFloorMs : -1, "%.2fx").c_str());
       const std::size_t count = spread->GetBufferedRegion().GetNumberOfPixels();
       std::printf("%u devices: %s; %.2fx one device\n", devices,
                   std::memcmp(one->GetBufferPointer(), spread->GetBufferPointer(), count * sizeof(float)) == 0
@@ -258,7 +279,7 @@ main(int argc, char * argv[])
   }
   if (fieldSize > 0 && devices > 1)
   {
-    FieldRows(fieldSize, devices, downMsPerByte);
+    FieldRows(fieldSize, devices, downMsPerByte, spreadFloorMs > 0 ? spreadDownMsPerByte : -1);
   }
   if (!limited)
   {

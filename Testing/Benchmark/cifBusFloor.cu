@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace cif_bench
@@ -85,5 +86,58 @@ MeasureBus(std::size_t bytes, int repeat)
     return BusTimes{};
   }
   return times;
+}
+
+BusTimes
+MeasureBusOnDevices(std::size_t bytes, int devices, int repeat)
+{
+  BusTimes times;
+  int      visible = 0;
+  if (devices < 1 || cudaGetDeviceCount(&visible) != cudaSuccess || visible < devices)
+  {
+    return times;
+  }
+  std::vector<void *> device(devices, nullptr), pinned(devices, nullptr);
+  bool                ok = true;
+  for (int d = 0; d < devices && ok; ++d)
+  {
+    ok = Check(cudaSetDevice(d), "cudaSetDevice") && Check(cudaMalloc(&device[d], bytes), "cudaMalloc") &&
+         Check(cudaMallocHost(&pinned[d], bytes), "cudaMallocHost");
+    if (ok)
+    {
+      std::memset(pinned[d], 2, bytes);
+    }
+  }
+  // every device's copy at once, a thread each (the copies block their thread)
+  const auto together = [&](bool up) {
+    std::vector<std::thread> threads;
+    std::vector<char>        fine(devices, 1);
+    for (int d = 0; d < devices; ++d)
+    {
+      threads.emplace_back([&, d] {
+        fine[d] = cudaSetDevice(d) == cudaSuccess &&
+                  cudaMemcpy(up ? device[d] : pinned[d], up ? pinned[d] : device[d], bytes,
+                             up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost) == cudaSuccess;
+      });
+    }
+    for (auto & t : threads)
+    {
+      t.join();
+    }
+    ok = ok && std::all_of(fine.begin(), fine.end(), [](char f) { return f != 0; });
+  };
+  if (ok)
+  {
+    times.pinnedUpMs = MedianWallMs(repeat, [&] { together(true); });
+    times.pinnedDownMs = MedianWallMs(repeat, [&] { together(false); });
+  }
+  for (int d = 0; d < devices; ++d)
+  {
+    cudaSetDevice(d);
+    cudaFree(device[d]);
+    cudaFreeHost(pinned[d]);
+  }
+  cudaSetDevice(0);
+  return ok ? times : BusTimes{};
 }
 } // namespace cif_bench

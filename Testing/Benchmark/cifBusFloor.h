@@ -21,6 +21,16 @@ struct BusTimes
 /** Measures the copies of \a bytes (on the current device). */
 BusTimes
 MeasureBus(std::size_t bytes, int repeat);
+
+/** The bus floor of several devices at once: \a bytes copied from pinned host memory
+ * to each of devices 0 .. \a devices - 1 (and back), all at the same time, one host
+ * thread and one pinned buffer per device; wall clock from the first start to the
+ * last end, median of the repeats after a warm-up. What a job spread over the devices
+ * can at best take to move \a bytes to each (where the host's memory or its links are
+ * the bound, less than \a devices times one device's rate). Only the pinned fields are
+ * set; -1 where not measured (fewer devices, no CUDA). */
+BusTimes
+MeasureBusOnDevices(std::size_t bytes, int devices, int repeat);
 } // namespace cif_bench
 
 #endif
