@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -180,13 +181,13 @@ public:
     const auto & s = m_Settings;
     if (s.linearStage == LinearRegistrationStage::None && !s.bsplineStage)
     {
-      itkGenericExceptionMacro("no registration stage: choose a rigid, affine or B-spline stage");
+      Fail("no registration stage: choose a rigid, affine or B-spline stage");
     }
     if (s.levels < 1 || s.iterations.empty() || !(s.gridSpacing > 0.0) ||
         (s.sampling != RegistrationSampling::Dense && !(s.samplingPercentage > 0.0 && s.samplingPercentage <= 1.0)))
     {
-      itkGenericExceptionMacro("bad settings: levels >= 1, iterations, a positive grid spacing and a sampling "
-                               "percentage in (0, 1] are needed");
+      Fail("bad settings: levels >= 1, iterations, a positive grid spacing and a sampling percentage in (0, 1] are "
+           "needed");
     }
     m_Stages.clear();
     m_NumberOfStages = (s.linearStage != LinearRegistrationStage::None ? 1u : 0u) + (s.bsplineStage ? 1u : 0u);
@@ -260,6 +261,13 @@ public:
   }
 
 private:
+  /** Throws \a reason as an itk::ExceptionObject whose description is the reason alone. */
+  [[noreturn]] static void
+  Fail(const std::string & reason)
+  {
+    throw itk::ExceptionObject(__FILE__, __LINE__, reason, "cif::ElasticRegistration");
+  }
+
   /** Reports iterations to the observer, counts them per level, sets each level's
    * iteration limit before its optimization starts, and checks the valid points. */
   template <typename TRegistration>
@@ -296,10 +304,12 @@ private:
         const auto * imageMetric = dynamic_cast<const MetricType *>(metric);
         if (imageMetric && imageMetric->GetNumberOfValidPoints() < m_Owner->m_Settings.minimumValidPoints)
         {
-          itkGenericExceptionMacro(<< m_Report.stage << " level " << m_Report.level + 1 << " of "
-                                   << m_Report.numberOfLevels << ": " << imageMetric->GetNumberOfValidPoints()
-                                   << " valid points, fewer than the " << m_Owner->m_Settings.minimumValidPoints
-                                   << " needed; the fixed and moving volumes, inside their masks, hardly overlap");
+          std::ostringstream message;
+          message << m_Report.stage << " level " << m_Report.level + 1 << " of " << m_Report.numberOfLevels << ": "
+                  << imageMetric->GetNumberOfValidPoints() << " valid points, fewer than the "
+                  << m_Owner->m_Settings.minimumValidPoints
+                  << " needed; the fixed and moving volumes, inside their masks, hardly overlap";
+          Fail(message.str());
         }
         ++m_Report.iteration;
         m_Report.metricValue = m_Registration->GetOptimizer()->GetCurrentMetricValue();
