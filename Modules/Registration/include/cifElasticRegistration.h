@@ -243,7 +243,7 @@ public:
     return m_Stages.empty() ? 0.0 : m_Stages.back().finalMetricValue;
   }
 
-  /** The coarsest and the last level's B-spline mesh for \a settings on \a image's
+  /** The B-spline mesh at \a level (0: the coarsest) for \a settings on \a image's
    * extent (see ElasticRegistrationSettings). */
   static typename BSplineTransformType::MeshSizeType
   BSplineMesh(const TImage * image, const ElasticRegistrationSettings & settings, unsigned int level)
