@@ -1,6 +1,7 @@
 // Elastic registration on the GPU: ITK's own ImageRegistrationMethodv4, affine then
 // B-spline (the layout of ITK's and elastix's pipelines), with the module's GPU twin
-// of the v4 metric chosen by class. A 3-D pair with a known deformation: the moving
+// of the v4 metric chosen by class (cif::ElasticRegistration, cifElasticRegistration.h:
+// the pipeline the ElasticRegistrationCLI module runs too). A 3-D pair with a known deformation: the moving
 // image is smooth noise, the fixed image is the moving one seen through a known
 // smooth B-spline warp (mean displacement about one voxel), so the registration
 // should find that warp. Prints the metric per level and stage, the times, and the
@@ -16,25 +17,15 @@
 //                              [--field-error FIELD (score another program's displacement
 //                               field, e.g. transformix's, instead of registering)]
 #include "cifCudaRuntime.h"
+#include "cifElasticRegistration.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
 #include "itkBSplineTransformInitializer.h"
-#include "itkBSplineTransformParametersAdaptor.h"
-#include "itkCenteredTransformInitializer.h"
-#include "itkCommand.h"
 #include "itkDisplacementFieldTransform.h"
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
-#include "itkCompositeTransform.h"
 #include "itkImageRegionConstIteratorWithIndex.h"
-#include "itkImageRegistrationMethodv4.h"
-#include "itkLBFGSOptimizerv4.h"
-#include "itkLinearInterpolateImageFunction.h"
 #include "itkNearestNeighborExtrapolateImageFunction.h"
-#include "itkMattesMutualInformationImageToImageMetricv4GPU.h"
-#include "itkMeanSquaresImageToImageMetricv4GPU.h"
-#include "itkRecursiveGaussianImageFilter.h"
-#include "itkRegularStepGradientDescentOptimizerv4.h"
 #include "itkResampleImageFilter.h"
 #include "itkSmoothingGPUFactory.h"
 #include "itkSmoothingRecursiveGaussianImageFilter.h"
@@ -53,7 +44,6 @@ constexpr unsigned int D = 3;
 using ImageType = itk::Image<float, D>;
 using AffineType = itk::AffineTransform<double, D>;
 using BSplineType = itk::BSplineTransform<double, D, 3>;
-using MetricBase = itk::ImageToImageMetricv4<ImageType, ImageType>;
 
 struct Options
 {
@@ -71,12 +61,6 @@ struct Options
   std::string   writeDirectory;
   std::string   fieldToScore;
 };
-
-double
-Seconds(std::chrono::steady_clock::time_point since)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
 
 /** Smooth noise: uniform noise blurred by a Gaussian of \a sigma voxels, scaled to [0, 100]. */
 ImageType::Pointer
@@ -150,139 +134,27 @@ Warp(const ImageType * moving, const itk::Transform<double, D, D> * transform)
   return resample->GetOutput();
 }
 
-MetricBase::Pointer
-MakeMetric(const Options & o)
+/** The registration's settings for the example's options: the pair's voxels are
+ * 1 unit wide, so the grid spacing in voxels is its physical spacing; random points
+ * as a fraction of the voxels, drawn with ITK's seed 121212. */
+cif::ElasticRegistrationSettings
+SettingsOf(const Options & o)
 {
-  if (o.itkMetric)
-  {
-    if (o.mattes)
-    {
-      return itk::MattesMutualInformationImageToImageMetricv4<ImageType, ImageType>::New().GetPointer();
-    }
-    return itk::MeanSquaresImageToImageMetricv4<ImageType, ImageType>::New().GetPointer();
-  }
-  if (o.mattes)
-  {
-    auto metric = itk::MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType>::New();
-    metric->SetUseGPU(o.useGPU);
-    return metric.GetPointer();
-  }
-  auto metric = itk::MeanSquaresImageToImageMetricv4GPU<ImageType, ImageType>::New();
-  metric->SetUseGPU(o.useGPU);
-  return metric.GetPointer();
-}
-
-const char *
-PathOf(const itk::Object * metric)
-{
-  if (const auto * m = dynamic_cast<const itk::MeanSquaresImageToImageMetricv4GPU<ImageType, ImageType> *>(metric))
-  {
-    return itk::ToString(m->GetLastExecutionPath());
-  }
-  if (const auto * m =
-        dynamic_cast<const itk::MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType> *>(metric))
-  {
-    return itk::ToString(m->GetLastExecutionPath());
-  }
-  return "ITK";
-}
-
-std::string
-TimingOf(const itk::Object * metric)
-{
-  if (const auto * m = dynamic_cast<const itk::MeanSquaresImageToImageMetricv4GPU<ImageType, ImageType> *>(metric))
-  {
-    return m->GetTimingReport();
-  }
-  if (const auto * m =
-        dynamic_cast<const itk::MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType> *>(metric))
-  {
-    return m->GetTimingReport();
-  }
-  return "";
-}
-
-/** Prints the metric, the iterations and where the time went for each level: what
- * the optimizer's last IterationEvent of the level saw, printed when the next level
- * starts (MultiResolutionIterationEvent) and after the last one (Flush()). */
-template <typename TRegistration>
-class LevelObserver : public itk::Command
-{
-public:
-  using Self = LevelObserver;
-  using Pointer = itk::SmartPointer<Self>;
-  itkNewMacro(Self);
-  void
-  Execute(const itk::Object *, const itk::EventObject & event) override
-  {
-    if (itk::MultiResolutionIterationEvent().CheckEvent(&event))
-    {
-      this->Flush();
-      m_LevelStart = std::chrono::steady_clock::now();
-    }
-    else if (itk::IterationEvent().CheckEvent(&event))
-    {
-      const auto * optimizer = m_Registration->GetOptimizer();
-      std::ostringstream line;
-      line << "  " << m_Stage << " level " << m_Registration->GetCurrentLevel() << ": metric "
-           << std::setprecision(6) << optimizer->GetCurrentMetricValue() << " after "
-           << optimizer->GetCurrentIteration() + 1 << " iterations, " << std::setprecision(3) << Seconds(m_LevelStart)
-           << " s (" << PathOf(m_Registration->GetMetric()) << "; " << TimingOf(m_Registration->GetMetric()) << ")";
-      m_Pending = line.str();
-    }
-  }
-  void
-  Execute(itk::Object * caller, const itk::EventObject & event) override
-  {
-    this->Execute(static_cast<const itk::Object *>(caller), event);
-  }
-  void
-  Watch(TRegistration * registration, const char * stage)
-  {
-    m_Registration = registration;
-    m_Stage = stage;
-    registration->AddObserver(itk::MultiResolutionIterationEvent(), this);
-    registration->GetModifiableOptimizer()->AddObserver(itk::IterationEvent(), this);
-  }
-  void
-  Flush()
-  {
-    if (!m_Pending.empty())
-    {
-      std::cout << m_Pending << "\n";
-      m_Pending.clear();
-    }
-  }
-
-private:
-  const TRegistration *                 m_Registration = nullptr;
-  const char *                          m_Stage = "";
-  std::string                           m_Pending;
-  std::chrono::steady_clock::time_point m_LevelStart = std::chrono::steady_clock::now();
-};
-
-template <typename TRegistration>
-void
-ConfigureLevels(TRegistration * registration, const Options & o)
-{
-  typename TRegistration::ShrinkFactorsArrayType shrink(o.levels);
-  typename TRegistration::SmoothingSigmasArrayType sigmas(o.levels);
-  for (unsigned int level = 0; level < o.levels; ++level)
-  {
-    shrink[level] = 1u << (o.levels - 1 - level);
-    sigmas[level] = o.levels - 1 - level;
-  }
-  registration->SetNumberOfLevels(o.levels);
-  registration->SetShrinkFactorsPerLevel(shrink);
-  registration->SetSmoothingSigmasPerLevel(sigmas);
-  registration->SetSmoothingSigmasAreSpecifiedInPhysicalUnits(false);
+  cif::ElasticRegistrationSettings s;
+  s.linearStage = o.affineStage ? cif::LinearRegistrationStage::Affine : cif::LinearRegistrationStage::None;
+  s.metric = o.mattes ? cif::RegistrationMetricKind::MattesMutualInformation : cif::RegistrationMetricKind::MeanSquares;
+  s.levels = o.levels;
+  s.iterations = { o.iterations };
+  s.gridSpacing = o.gridSpacing;
   if (o.samples > 0)
   {
-    registration->SetMetricSamplingStrategy(TRegistration::MetricSamplingStrategyType::RANDOM);
-    registration->SetMetricSamplingPercentage(
-      std::min(1.0, static_cast<double>(o.samples) / (static_cast<double>(o.size) * o.size * o.size)));
-    registration->MetricSamplingReinitializeSeed(121212);
+    s.sampling = cif::RegistrationSampling::Random;
+    s.samplingPercentage =
+      std::min(1.0, static_cast<double>(o.samples) / (static_cast<double>(o.size) * o.size * o.size));
   }
+  s.useGPU = o.useGPU;
+  s.itkMetric = o.itkMetric;
+  return s;
 }
 
 /** Mean and largest distance between \a estimate and \a truth over the voxels of
@@ -435,116 +307,31 @@ main(int argc, char * argv[])
                 << std::setprecision(3) << mean << ", max " << largest << "\n";
       return 0;
     }
-    const auto start = std::chrono::steady_clock::now();
-
-    // Stage 1: affine, from the images' centres.
-    using AffineRegistration = itk::ImageRegistrationMethodv4<ImageType, ImageType, AffineType>;
-    auto affine = AffineType::New();
-    {
-      auto initializer = itk::CenteredTransformInitializer<AffineType, ImageType, ImageType>::New();
-      initializer->SetTransform(affine);
-      initializer->SetFixedImage(fixed);
-      initializer->SetMovingImage(moving);
-      initializer->GeometryOn();
-      initializer->InitializeTransform();
-    }
-    auto affineOptimizer = itk::RegularStepGradientDescentOptimizerv4<double>::New();
-    affineOptimizer->SetLearningRate(1.0);
-    affineOptimizer->SetMinimumStepLength(1e-4);
-    affineOptimizer->SetNumberOfIterations(o.iterations);
-    affineOptimizer->SetRelaxationFactor(0.5);
-    {
-      itk::OptimizerParameters<double> scales(affine->GetNumberOfParameters());
-      const double                     extent = o.size;
-      for (unsigned int k = 0; k < scales.size(); ++k)
+    // Affine, then B-spline on top of it (ITK's composite: the B-spline applied first,
+    // the affine after it), its grid refined per level. Each level's metric, iterations
+    // and where the time went are printed when it ends.
+    cif::ElasticRegistration<ImageType> registration(fixed, moving, SettingsOf(o));
+    registration.SetObserver([](const cif::RegistrationIterationReport & r) {
+      if (r.levelEnded)
       {
-        scales[k] = k < D * D ? extent * extent : 1.0; // matrix entries move points by |x| ~ extent
+        std::cout << "  " << r.stage << " level " << r.level << ": metric " << std::setprecision(6) << r.metricValue
+                  << " after " << r.iteration << " iterations, " << std::setprecision(3) << r.levelSeconds << " s ("
+                  << cif::MetricExecutionPath<ImageType>(r.metric) << "; "
+                  << cif::MetricTimingReport<ImageType>(r.metric) << ")\n";
       }
-      affineOptimizer->SetScales(scales);
-    }
-    auto affineRegistration = AffineRegistration::New();
-    affineRegistration->SetFixedImage(fixed);
-    affineRegistration->SetMovingImage(moving);
-    affineRegistration->SetMetric(MakeMetric(o));
-    affineRegistration->SetOptimizer(affineOptimizer);
-    affineRegistration->SetInitialTransform(affine);
-    affineRegistration->InPlaceOn();
-    ConfigureLevels(affineRegistration.GetPointer(), o);
-    auto affineObserver = LevelObserver<AffineRegistration>::New();
-    affineObserver->Watch(affineRegistration, "affine");
-    if (o.affineStage)
-    {
-      affineRegistration->Update();
-      affineObserver->Flush();
-    }
-    const double affineSeconds = Seconds(start);
-
-    // Stage 2: B-spline on top of the affine (ITK's composite: the B-spline applied
-    // first, the affine after it), its grid refined per level.
-    using BSplineRegistration = itk::ImageRegistrationMethodv4<ImageType, ImageType, BSplineType>;
-    auto                      bspline = BSplineType::New();
-    BSplineType::MeshSizeType mesh;
-    const unsigned int        finalMesh = std::max(1u << (o.levels - 1), o.size / o.gridSpacing);
-    mesh.Fill(std::max(1u, finalMesh >> (o.levels - 1)));
-    {
-      auto initializer = itk::BSplineTransformInitializer<BSplineType, ImageType>::New();
-      initializer->SetTransform(bspline);
-      initializer->SetImage(fixed);
-      initializer->SetTransformDomainMeshSize(mesh);
-      initializer->InitializeTransform();
-    }
-    typename BSplineRegistration::TransformParametersAdaptorsContainerType adaptors;
-    for (unsigned int level = 0; level < o.levels; ++level)
-    {
-      auto                      adaptor = itk::BSplineTransformParametersAdaptor<BSplineType>::New();
-      BSplineType::MeshSizeType levelMesh;
-      levelMesh.Fill(std::max(1u, (finalMesh >> (o.levels - 1)) << level));
-      adaptor->SetRequiredTransformDomainOrigin(bspline->GetTransformDomainOrigin());
-      adaptor->SetRequiredTransformDomainDirection(bspline->GetTransformDomainDirection());
-      adaptor->SetRequiredTransformDomainPhysicalDimensions(bspline->GetTransformDomainPhysicalDimensions());
-      adaptor->SetRequiredTransformDomainMeshSize(levelMesh);
-      adaptors.push_back(adaptor);
-    }
-    // L-BFGS (unbounded: LBFGSBOptimizerv4's bounds do not follow the grid's
-    // refinement between levels). Its line search stops a level early when the
-    // derivative is not exactly the value's gradient (ITK's metrics take the moving
-    // gradient from a Gaussian-derivative image): with ITK's own metric too.
-    auto bsplineOptimizer = itk::LBFGSOptimizerv4::New();
-    bsplineOptimizer->SetNumberOfIterations(o.iterations);
-    bsplineOptimizer->SetMaximumNumberOfFunctionEvaluations(2 * o.iterations);
-    bsplineOptimizer->SetGradientConvergenceTolerance(1e-6);
-    auto bsplineRegistration = BSplineRegistration::New();
-    bsplineRegistration->SetFixedImage(fixed);
-    bsplineRegistration->SetMovingImage(moving);
-    bsplineRegistration->SetMetric(MakeMetric(o));
-    bsplineRegistration->SetOptimizer(bsplineOptimizer);
-    if (o.affineStage)
-    {
-      bsplineRegistration->SetMovingInitialTransform(affineRegistration->GetModifiableTransform());
-    }
-    bsplineRegistration->SetInitialTransform(bspline);
-    bsplineRegistration->InPlaceOn();
-    ConfigureLevels(bsplineRegistration.GetPointer(), o);
-    bsplineRegistration->SetTransformParametersAdaptorsPerLevel(adaptors);
-    auto bsplineObserver = LevelObserver<BSplineRegistration>::New();
-    bsplineObserver->Watch(bsplineRegistration, "B-spline");
-    const auto bsplineStart = std::chrono::steady_clock::now();
-    bsplineRegistration->Update();
-    bsplineObserver->Flush();
-    const double bsplineSeconds = Seconds(bsplineStart);
-
-    auto result = itk::CompositeTransform<double, D>::New();
-    if (o.affineStage)
-    {
-      result->AddTransform(affineRegistration->GetModifiableTransform());
-    }
-    result->AddTransform(bsplineRegistration->GetModifiableTransform());
+    });
+    registration.Update();
+    const auto & stages = registration.GetStageReports();
+    const double affineSeconds = o.affineStage ? stages.front().seconds : 0.0;
+    const double bsplineSeconds = stages.back().seconds;
+    const auto * bspline = registration.GetBSplineTransform();
+    const auto   result = registration.GetTransform();
     double mean, largest, before, beforeLargest;
     auto   identity = AffineType::New();
     FieldError(fixed, identity, truth, before, beforeLargest);
     FieldError(fixed, result, truth, mean, largest);
     std::cout << "time: affine " << std::setprecision(3) << affineSeconds << " s, B-spline " << bsplineSeconds
-              << " s (final grid " << finalMesh << "^3 cells, " << bspline->GetNumberOfParameters()
+              << " s (final grid " << bspline->GetTransformDomainMeshSize()[0] << "^3 cells, " << bspline->GetNumberOfParameters()
               << " parameters), total " << affineSeconds + bsplineSeconds << " s\n"
               << "deformation error against the known warp (inner 80 %, voxels): mean " << mean << ", max " << largest
               << " (before registration: mean " << before << ", max " << beforeLargest << ")\n";

@@ -96,7 +96,11 @@ public:
       {
         try
         {
-          bound.integers = ParseIntegerList(this->Get<std::string>(name, p.ValueKind()), p.Length());
+          const std::string text = this->Get<std::string>(name, p.ValueKind());
+          // Length 0: as many integers as the text holds (at least one)
+          const std::size_t length =
+            p.Length() > 0 ? p.Length() : 1 + static_cast<std::size_t>(std::count(text.begin(), text.end(), ','));
+          bound.integers = ParseIntegerList(text, length);
         }
         catch (const std::invalid_argument & e)
         {
@@ -211,7 +215,7 @@ private:
         break;
       case ModuleParameter::Value::IntegerList:
       {
-        std::string typeDescription = "integer";
+        std::string typeDescription = p.Length() > 0 ? "integer" : "integer[,integer...]";
         for (std::size_t i = 1; i < p.Length(); ++i)
         {
           typeDescription += ",integer";

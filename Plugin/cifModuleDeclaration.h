@@ -326,7 +326,7 @@ private:
   std::vector<std::pair<std::string, std::string>> m_Attributes;
   double                                           m_Minimum = 0.0;
   double                                           m_Maximum = 0.0;
-  std::size_t                                      m_Length = 0; // integer-vector: how many integers
+  std::size_t                                      m_Length = 0; // integer-vector: how many integers (0: any)
   int                                              m_Index = -1;
   bool                                             m_Required = false;
   bool                                             m_Enforced = false;
@@ -377,7 +377,8 @@ public:
     return p;
   }
 
-  /** \a length comma-separated integers ("12,34"); none when not given. */
+  /** \a length comma-separated integers ("12,34"; \a length 0: any number of them,
+   * at least one); none when not given. */
   ModuleParameter &
   IntegerVector(const std::string & name, const std::string & label, const std::string & description,
                 std::size_t length)

@@ -18,6 +18,16 @@
 //       same grid and type, and every value of B within TOLERANCE of A's
 //   CLITestVolumes constant-field FIELD X,Y,Z TOLERANCE
 //       every vector of the displacement field FIELD equals (X, Y, Z)
+//       and registration pairs for ElasticRegistrationCLI: reg-moving3d.nrrd (float,
+//       smooth noise on scalar3d's kind of oblique grid, 28 x 24 x 20) and
+//       reg-fixed3d.nrrd (the moving volume seen through a known smooth B-spline warp
+//       of about a voxel plus a shift, on the same grid), reg-moving2d.nrrd and
+//       reg-fixed2d.nrrd (the same in 2-D, 48 x 40), masks on the 3-D grid:
+//       reg-mask3d.nrrd (the inner part), reg-empty-mask3d.nrrd (all 0) and
+//       reg-tiny-mask3d.nrrd (2 x 2 x 2 voxels)
+//   CLITestVolumes closer FIXED MOVING RESULT RATIO
+//       the mean squared difference between FIXED and RESULT over the inner 80 % of
+//       the grid (all three on one grid) is below RATIO times FIXED's and MOVING's
 //   CLITestVolumes elastix-grid ELASTIX VOLUME [--default V]
 //       VOLUME has the output grid the elastix transform parameter file ELASTIX names
 //       (Size, Index, Spacing, Origin, Direction: the volume's origin is the physical
@@ -26,12 +36,18 @@
 #include "cifCommandLineSupport.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
+#include "itkBSplineTransformInitializer.h"
 #include "itkCompositeTransform.h"
 #include "itkElastixTransformFileWriter.h"
 #include "itkEuler2DTransform.h"
 #include "itkImageFileReader.h"
+#include "itkImageRegionConstIteratorWithIndex.h"
+#include "itkImageRegionIteratorWithIndex.h"
 #include "itkImageFileWriter.h"
+#include "itkNearestNeighborExtrapolateImageFunction.h"
 #include "itkRGBPixel.h"
+#include "itkResampleImageFilter.h"
+#include "itkSmoothingRecursiveGaussianImageFilter.h"
 #include "itkTransformFileWriter.h"
 #include "itkVectorImage.h"
 
@@ -89,6 +105,89 @@ WriteRandom(const std::string & path, typename TImage::SizeType size, unsigned i
     data[i] = static_cast<Component>(value(rng));
   }
   cif::WriteAtomically(image.GetPointer(), path);
+}
+
+/** A registration pair on the oblique grid of \a size: smooth noise (3 mm blur,
+ * values 0 to 100) as the moving volume, and as the fixed one the moving volume seen
+ * through a cubic B-spline of mesh 3 whose coefficients are random (sigma 0.8 mm) plus
+ * a shift of about a voxel (the part an affine stage finds). Points the warp takes
+ * past the edge get the edge's value. */
+template <unsigned int D>
+void
+WriteRegistrationPair(const std::string & dir, typename itk::Image<float, D>::SizeType size, const std::string & suffix)
+{
+  using Image = itk::Image<float, D>;
+  auto noise = Image::New();
+  noise->SetRegions(size);
+  SetGeometry<D>(noise);
+  noise->Allocate();
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (float *p = noise->GetBufferPointer(), *end = p + noise->GetBufferedRegion().GetNumberOfPixels(); p < end; ++p)
+  {
+    *p = u(rng);
+  }
+  auto blur = itk::SmoothingRecursiveGaussianImageFilter<Image, Image>::New();
+  blur->SetInput(noise);
+  blur->SetSigma(3.0);
+  blur->Update();
+  typename Image::Pointer moving = blur->GetOutput();
+  const auto [low, high] = std::minmax_element(moving->GetBufferPointer(),
+                                               moving->GetBufferPointer() + moving->GetBufferedRegion().GetNumberOfPixels());
+  const float lowest = *low, range = *high - *low;
+  for (float *p = moving->GetBufferPointer(), *end = p + moving->GetBufferedRegion().GetNumberOfPixels(); p < end; ++p)
+  {
+    *p = 100.0f * (*p - lowest) / range;
+  }
+
+  using Warp = itk::BSplineTransform<double, D, 3>;
+  auto warp = Warp::New();
+  auto initializer = itk::BSplineTransformInitializer<Warp, Image>::New();
+  initializer->SetTransform(warp);
+  initializer->SetImage(moving);
+  typename Warp::MeshSizeType mesh;
+  mesh.Fill(3);
+  initializer->SetTransformDomainMeshSize(mesh);
+  initializer->InitializeTransform();
+  std::normal_distribution<double> coefficient(0.0, 0.8);
+  typename Warp::ParametersType    parameters(warp->GetNumberOfParameters());
+  const unsigned int               perAxis = parameters.size() / D;
+  for (unsigned int i = 0; i < parameters.size(); ++i)
+  {
+    const double shift[] = { 1.0, -0.8, 0.6 }; // the B-spline's weights sum to 1: a shift inside
+    parameters[i] = coefficient(rng) + shift[i / perAxis];
+  }
+  warp->SetParameters(parameters);
+  auto resample = itk::ResampleImageFilter<Image, Image>::New();
+  resample->SetInput(moving);
+  resample->SetTransform(warp);
+  resample->SetReferenceImage(moving);
+  resample->UseReferenceImageOn();
+  resample->SetExtrapolator(itk::NearestNeighborExtrapolateImageFunction<Image, double>::New());
+  resample->Update();
+  cif::WriteAtomically(moving.GetPointer(), dir + "/reg-moving" + suffix + ".nrrd");
+  cif::WriteAtomically(resample->GetOutput(), dir + "/reg-fixed" + suffix + ".nrrd");
+}
+
+/** A mask on \a size's oblique grid: 1 inside [from, to) on every axis, else 0. */
+void
+WriteMask(const std::string & path, itk::Size<3> size, const itk::Index<3> & from, const itk::Index<3> & to)
+{
+  using Mask = itk::Image<unsigned char, 3>;
+  auto mask = Mask::New();
+  mask->SetRegions(size);
+  SetGeometry<3>(mask);
+  mask->Allocate();
+  mask->FillBuffer(0);
+  for (itk::ImageRegionIteratorWithIndex<Mask> it(mask, mask->GetBufferedRegion()); !it.IsAtEnd(); ++it)
+  {
+    bool inside = true;
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      inside = inside && it.GetIndex()[a] >= from[a] && it.GetIndex()[a] < to[a];
+    }
+    it.Set(inside ? 1 : 0);
+  }
+  cif::WriteAtomically(mask.GetPointer(), path);
 }
 
 int
@@ -179,6 +278,13 @@ Make(const std::string & dir)
   center[1] = grid2.Origin[1] + 8.0;
   rotation->SetCenter(center);
   itk::WriteElastixTransform<2>(rotation, grid2, dir + "/elastix2d.txt");
+
+  const itk::Size<3> registration3d{ { 28, 24, 20 } };
+  WriteRegistrationPair<3>(dir, registration3d, "3d");
+  WriteRegistrationPair<2>(dir, { { 48, 40 } }, "2d");
+  WriteMask(dir + "/reg-mask3d.nrrd", registration3d, { { 3, 3, 2 } }, { { 25, 21, 18 } });
+  WriteMask(dir + "/reg-empty-mask3d.nrrd", registration3d, { { 0, 0, 0 } }, { { 0, 0, 0 } });
+  WriteMask(dir + "/reg-tiny-mask3d.nrrd", registration3d, { { 13, 11, 9 } }, { { 15, 13, 11 } });
   std::cout << "wrote the test volumes to " << dir << "\n";
   return 0;
 }
@@ -271,6 +377,50 @@ CloseCommand(const std::string & pathA, const std::string & pathB, double tolera
   return worst <= tolerance ? 0 : 1;
 }
 
+/** The mean squared difference of \a a and \a b over the inner 80 % of their grid. */
+double
+InnerMeanSquares(const Volume & a, const Volume & b)
+{
+  const auto   size = a.image->GetLargestPossibleRegion().GetSize();
+  double       sum = 0.0;
+  std::size_t  count = 0;
+  for (itk::ImageRegionConstIteratorWithIndex<itk::VectorImage<float, 3>> it(a.image, a.image->GetBufferedRegion());
+       !it.IsAtEnd(); ++it)
+  {
+    bool inner = true;
+    for (unsigned int d = 0; d < 3; ++d)
+    {
+      const double x = size[d] > 1 ? static_cast<double>(it.GetIndex()[d]) / (size[d] - 1.0) : 0.5;
+      inner = inner && x >= 0.1 && x <= 0.9;
+    }
+    if (inner)
+    {
+      const double difference = it.Get()[0] - b.image->GetPixel(it.GetIndex())[0];
+      sum += difference * difference;
+      ++count;
+    }
+  }
+  return count ? sum / static_cast<double>(count) : 0.0;
+}
+
+int
+CloserCommand(const std::string & fixedPath, const std::string & movingPath, const std::string & resultPath,
+              double ratio)
+{
+  const Volume fixed = Read(fixedPath), moving = Read(movingPath), result = Read(resultPath);
+  if (!SameGrid(fixed, moving) || !SameGrid(fixed, result))
+  {
+    std::cout << "check failed: not the same grid\n";
+    return 1;
+  }
+  const double before = InnerMeanSquares(fixed, moving), after = InnerMeanSquares(fixed, result);
+  const bool   closer = after < ratio * before;
+  std::cout << "mean squared difference to the fixed volume (inner 80 %): before " << before << ", after " << after
+            << " (" << after / before << " of it, bound " << ratio << ")\n"
+            << (closer ? "closer\n" : "check failed: not closer\n");
+  return closer ? 0 : 1;
+}
+
 int
 ConstantFieldCommand(const std::string & path, const std::string & vector, double tolerance)
 {
@@ -357,12 +507,14 @@ main(int argc, char * argv[])
       return SameGridCommand(argc, argv);
     if (command == "close" && argc == 5)
       return CloseCommand(argv[2], argv[3], std::stod(argv[4]));
+    if (command == "closer" && argc == 6)
+      return CloserCommand(argv[2], argv[3], argv[4], std::stod(argv[5]));
     if (command == "constant-field" && argc == 5)
       return ConstantFieldCommand(argv[2], argv[3], std::stod(argv[4]));
     if (command == "elastix-grid" && argc >= 4)
       return ElastixGridCommand(argc, argv);
     std::cerr << "usage: CLITestVolumes make DIR | same-grid A B [--components N] [--component-type float] | "
-                 "close A B TOL | constant-field FIELD X,Y,Z TOL | elastix-grid ELASTIX VOLUME [--default V]\n";
+                 "close A B TOL | closer FIXED MOVING RESULT RATIO | constant-field FIELD X,Y,Z TOL | elastix-grid ELASTIX VOLUME [--default V]\n";
     return 2;
   }
   catch (const std::exception & e)

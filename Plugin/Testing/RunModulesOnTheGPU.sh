@@ -62,6 +62,20 @@ check "DirectionalFilterBankCLI decompose" gpu DirectionalFilterBankCLI --mode d
 check "DirectionalFilterBankCLI reconstruct" gpu DirectionalFilterBankCLI --mode reconstruct --levels 4 --subbandDirectory "$out/subbands" --outputVolume "$out/rebuilt.mha"
 check "  perfect reconstruction" "$bin/CLITestVolumes" close "$data/plane.mha" "$out/rebuilt.mha" 1e-3
 check "DirectionalFilterBankCLI denoise" gpu DirectionalFilterBankCLI --shifts 2 --inputVolume "$data/slice.nrrd" --outputVolume "$out/denoised.nrrd"
+# elastic registration of the pairs CLITestVolumes makes (a known smooth warp): the
+# metric on the GPU, the moving volume brought closer (through the transform file, as
+# CubicResampleCLI applies it, and in the module's own output), and the CPU path's run
+reg=("$data/reg-fixed3d.nrrd" "$data/reg-moving3d.nrrd")
+check "ElasticRegistrationCLI affine,bspline MeanSquares" gpu ElasticRegistrationCLI --metric MeanSquares --levels 2 --iterations 15,10 --gridSpacing 10 --outputTransform "$out/reg.h5" --outputVolume "$out/reg.nrrd" "${reg[@]}"
+check "  the output volume closer (MSD < 0.5x)" "$bin/CLITestVolumes" closer "${reg[@]}" "$out/reg.nrrd" 0.5
+check "  the transform file applied: closer" sh -c "'$bin/LoadCLIModule' '$lib/libCubicResampleCLILib.so' --transform '$out/reg.h5' --referenceVolume '${reg[0]}' '${reg[1]}' '$out/reg-applied.nrrd' && '$bin/CLITestVolumes' closer '${reg[0]}' '${reg[1]}' '$out/reg-applied.nrrd' 0.5"
+check "ElasticRegistrationCLI Mattes, random points" gpu ElasticRegistrationCLI --metric MattesMI --sampling random --samplingPercentage 0.5 --levels 2 --iterations 15,10 --gridSpacing 10 --outputVolume "$out/reg-mattes.nrrd" "${reg[@]}"
+check "  closer" "$bin/CLITestVolumes" closer "${reg[@]}" "$out/reg-mattes.nrrd" 0.5
+check "ElasticRegistrationCLI rigid,bspline 2-D Mattes" gpu ElasticRegistrationCLI --stages rigid,bspline --levels 2 --iterations 15,10 --gridSpacing 10 --outputVolume "$out/reg2d.nrrd" "$data/reg-fixed2d.nrrd" "$data/reg-moving2d.nrrd"
+check "  closer" "$bin/CLITestVolumes" closer "$data/reg-fixed2d.nrrd" "$data/reg-moving2d.nrrd" "$out/reg2d.nrrd" 0.5
+check "  its CPU path" cpu ElasticRegistrationCLI --metric MeanSquares --levels 2 --iterations 15,10 --gridSpacing 10 --outputVolume "$out/reg-cpu.nrrd" "${reg[@]}"
+check "ElasticRegistrationCLI stops when aborted" "$bin/LoadCLIModule" --abort-at 0.0701 --absent "$out/reg-aborted.h5" --absent "$out/reg-aborted.nrrd" "$lib/libElasticRegistrationCLILib.so" \
+  --metric MeanSquares --levels 2 --iterations 15,10 --outputTransform "$out/reg-aborted.h5" --outputVolume "$out/reg-aborted.nrrd" "${reg[@]}"
 for module in BSplinePrefilterCLI CubicResampleCLI BSplineDisplacementFieldCLI ConvolutionCLI; do
   check "$module stops when aborted" "$bin/LoadCLIModule" --abort-at 0.3 --absent "$out/aborted.nrrd" "$lib/lib${module}Lib.so" \
     $([[ $module == *Resample* || $module == *Field* ]] && echo --transform "$data/bspline3d.tfm") \

@@ -6,11 +6,16 @@
 # all host cores, then the module through ITK's ImageRegistrationMethodv4 with the
 # same levels, iterations and grid, once with 2048 random points per level (ITK's
 # RANDOM strategy draws them once per level; elastix draws new ones every iteration)
-# and once dense (every voxel, every iteration). Prints each run's time and its
-# deformation error against the known warp.
+# and once dense (every voxel, every iteration); and the ElasticRegistrationCLI module
+# end to end (reading the pair, registering, writing the transform: B-spline stage
+# alone, Mattes with 32 bins, the same levels, iterations and grid; 2048 random points
+# per level, then dense) as a user would run it, its field made by
+# BSplineDisplacementFieldCLI. Prints each run's time and its deformation error
+# against the known warp.
 #
 #   RegistrationVsElastix.sh BIN_DIR [sizes, default "128 256"] [seed, default 7]
-#   (BIN_DIR holds ElasticRegistrationExample, elastix and transformix, or they are on PATH)
+#   (BIN_DIR holds ElasticRegistrationExample, elastix and transformix, or they are on PATH;
+#    CLI_DIR, default BIN_DIR/../cli-modules, the CLI modules: their row is left out without them)
 set -euo pipefail
 bin=${1:?usage: RegistrationVsElastix.sh BIN_DIR [sizes] [seed]}
 sizes=${2:-"128 256"}
@@ -20,6 +25,7 @@ params="$here/elastix/bspline-mattes.txt"
 example="$bin/ElasticRegistrationExample"
 elastix=$(command -v "$bin/elastix" || command -v elastix)
 transformix=$(command -v "$bin/transformix" || command -v transformix)
+cli=${CLI_DIR:-$bin/../cli-modules}
 cores=$(nproc)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -40,4 +46,21 @@ for n in $sizes; do
     e=$(echo "$out" | grep -o 'warp (inner 80 %, voxels): mean .*' | sed 's/.*voxels): //')
     printf '%5s^3  module %-34s %8.2f s   %s\n' "$n" "($run)" "$t" "$e"
   done
+  if [[ -x "$cli/ElasticRegistrationCLI" && -x "$cli/BSplineDisplacementFieldCLI" ]]; then
+    fraction=$(awk "BEGIN { print 2048 / ($n * $n * $n) }")
+    for sampling in "random --samplingPercentage $fraction" "dense"; do
+      start=$(date +%s.%N)
+      "$cli/ElasticRegistrationCLI" --stages bspline --metric MattesMI --histogramBins 32 --levels 3 --iterations 250 \
+        --gridSpacing 16 --sampling $sampling --seed 121212 \
+        --outputTransform "$d/cli.h5" "$d/fixed.mha" "$d/moving.mha" > "$d/cli.log" 2>&1
+      end=$(date +%s.%N)
+      "$cli/BSplineDisplacementFieldCLI" --transform "$d/cli.h5" --referenceVolume "$d/fixed.mha" "$d/cli-field.mha" > "$d/cli-field.log" 2>&1
+      error=$("$example" "${common[@]}" --field-error "$d/cli-field.mha" | grep -o 'mean .*')
+      path=$(grep -o 'wrote the transform ([A-Z,]*' "$d/cli.log" | sed 's/.*(//; s/,$//')
+      label="ElasticRegistrationCLI ($([[ $sampling == dense ]] && echo dense || echo 2048 random), $path)"
+      printf '%5s^3  %-41s %8.2f s   %s\n' "$n" "$label" "$(awk "BEGIN { print $end - $start }")" "$error"
+    done
+  else
+    echo "(no ElasticRegistrationCLI / BSplineDisplacementFieldCLI in $cli: its row is left out)"
+  fi
 done

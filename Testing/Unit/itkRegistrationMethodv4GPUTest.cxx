@@ -5,8 +5,11 @@
 // deformation in the standard two-level pattern (shrink, smooth, B-spline grid
 // refined by BSplineTransformParametersAdaptor), and an all-zero fixed mask gives
 // ITK's answer (MeanSquares: its warning, the largest value, a zero derivative;
-// Mattes: its exception). Each test draws a fresh seed (printed on failure). The CPU
+// Mattes: its exception); cif::ElasticRegistration, the staged pipeline on top of them
+// (cifElasticRegistration.h), recovers the same kind of warp and stops when its
+// observer throws. Each test draws a fresh seed (printed on failure). The CPU
 // variants run everywhere (CI); the GPU variants skip without a device.
+#include "cifElasticRegistration.h"
 #include "cifMetricTestSupport.h"
 #include "itkBSplineTransformParametersAdaptor.h"
 #include "itkExtractImageFilter.h"
@@ -785,5 +788,135 @@ TEST(RegistrationMethodv4GPU, ZeroFixedMaskAsITK)
 {
   CIF_REQUIRE_GPU();
   ExpectZeroMaskAsITK(true);
+}
+
+/** cif::ElasticRegistration (the pipeline ElasticRegistrationExample and
+ * ElasticRegistrationCLI run) on the same kind of pair: an affine stage, then a
+ * B-spline one on top of it, two levels of at most 30 and 20 iterations, the grid
+ * doubled between them. It recovers the warp (mean error below 1/3 voxel, as the
+ * hand-built registration above), reports each stage (its iterations per level within
+ * the limits, the metric's path) and every iteration to its observer. */
+void
+ExpectElasticRegistrationRecovers(bool useGPU)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937           rng(seed);
+  constexpr unsigned int size = 32;
+  const WarpedPair       pair = MakeWarpedPair(size, 3, 1.0, rng);
+
+  using Registration = cif::ElasticRegistration<ImageType>;
+  cif::ElasticRegistrationSettings settings;
+  settings.linearStage = cif::LinearRegistrationStage::Affine;
+  settings.metric = cif::RegistrationMetricKind::MeanSquares;
+  settings.levels = 2;
+  settings.iterations = { 30, 20 };
+  settings.gridSpacing = 1e30;
+  for (unsigned int d = 0; d < Dimension; ++d)
+  {
+    settings.gridSpacing = std::min(settings.gridSpacing, size * pair.fixed->GetSpacing()[d] / 6.0); // 6 cells
+  }
+  settings.useGPU = useGPU;
+  Registration registration(pair.fixed, pair.moving, settings);
+  unsigned int iterations = 0, beyondLimit = 0;
+  registration.SetObserver([&](const cif::RegistrationIterationReport & r) {
+    iterations += r.levelEnded ? 0 : 1;
+    beyondLimit += r.iteration > r.maximumIterations ? 1 : 0;
+  });
+  registration.Update();
+
+  const auto & stages = registration.GetStageReports();
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].stage, "affine");
+  EXPECT_EQ(stages[1].stage, "B-spline");
+  unsigned int reported = 0;
+  for (const auto & stage : stages)
+  {
+    ASSERT_EQ(stage.iterationsPerLevel.size(), 2u) << stage.stage;
+    EXPECT_GE(stage.iterationsPerLevel[0], 1u) << stage.stage;
+    EXPECT_LE(stage.iterationsPerLevel[0], 30u) << stage.stage;
+    EXPECT_GE(stage.iterationsPerLevel[1], 1u) << stage.stage;
+    EXPECT_LE(stage.iterationsPerLevel[1], 20u) << stage.stage;
+    EXPECT_EQ(stage.executionPath, itk::ToString(ModulePath(useGPU))) << stage.stage;
+    reported += stage.iterationsPerLevel[0] + stage.iterationsPerLevel[1];
+  }
+  EXPECT_EQ(iterations, reported) << "the observer saw other iterations than the stages report";
+  EXPECT_EQ(beyondLimit, 0u);
+  EXPECT_EQ(registration.GetFinalMetricValue(), stages.back().finalMetricValue);
+  ASSERT_NE(registration.GetBSplineTransform(), nullptr);
+  const auto coarse = Registration::BSplineMesh(pair.fixed, settings, 0);
+  const auto fine = registration.GetBSplineTransform()->GetTransformDomainMeshSize();
+  for (unsigned int d = 0; d < Dimension; ++d)
+  {
+    EXPECT_EQ(fine[d], 2 * coarse[d]) << "the grid was not refined (axis " << d << ")";
+  }
+  EXPECT_EQ(registration.GetTransform()->GetNumberOfTransforms(), 2u);
+
+  constexpr long margin = 6;
+  double         error = 0.0, before = 0.0;
+  unsigned int   count = 0;
+  for (itk::ImageRegionConstIteratorWithIndex<ImageType> it(pair.fixed, pair.fixed->GetBufferedRegion()); !it.IsAtEnd();
+       ++it)
+  {
+    bool inner = true;
+    for (unsigned int d = 0; d < Dimension; ++d)
+    {
+      inner = inner && it.GetIndex()[d] >= margin && it.GetIndex()[d] < static_cast<long>(size) - margin;
+    }
+    if (inner)
+    {
+      ImageType::PointType x;
+      pair.fixed->TransformIndexToPhysicalPoint(it.GetIndex(), x);
+      const auto truth = InverseOf(pair.warp, x);
+      error += VoxelDistance(pair.fixed, registration.GetTransform()->TransformPoint(x), truth);
+      before += VoxelDistance(pair.fixed, x, truth);
+      ++count;
+    }
+  }
+  error /= count;
+  before /= count;
+  std::cout << "[ measure  ] cif::ElasticRegistration (" << stages.back().executionPath << "): mean error " << error
+            << " voxel (identity: " << before << "), " << reported << " iterations" << std::endl;
+  EXPECT_LT(error, 1.0 / 3.0);
+}
+
+TEST(ElasticRegistrationCPU, RecoversKnownDeformation) { ExpectElasticRegistrationRecovers(false); }
+TEST(ElasticRegistrationGPU, RecoversKnownDeformation)
+{
+  CIF_REQUIRE_GPU();
+  ExpectElasticRegistrationRecovers(true);
+}
+
+/** An observer that throws (a host's abort) stops the run at the first iteration:
+ * the exception comes out of Update(), no stage is reported. Settings without a stage
+ * are refused. */
+TEST(ElasticRegistrationCPU, ObserverStopsItAtTheFirstIteration)
+{
+  std::mt19937     rng(FreshSeed());
+  const WarpedPair pair = MakeWarpedPair(16, 3, 1.0, rng);
+  cif::ElasticRegistrationSettings settings;
+  settings.levels = 2;
+  settings.iterations = { 10 };
+  settings.gridSpacing = 8.0 * pair.fixed->GetSpacing()[0];
+  settings.useGPU = false;
+  struct Stop
+  {};
+  unsigned int                        calls = 0;
+  cif::ElasticRegistration<ImageType> registration(pair.fixed, pair.moving, settings);
+  registration.SetObserver([&calls](const cif::RegistrationIterationReport & r) {
+    if (!r.levelEnded)
+    {
+      ++calls;
+      throw Stop{};
+    }
+  });
+  EXPECT_THROW(registration.Update(), Stop);
+  EXPECT_EQ(calls, 1u);
+  EXPECT_TRUE(registration.GetStageReports().empty());
+
+  settings.linearStage = cif::LinearRegistrationStage::None;
+  settings.bsplineStage = false;
+  cif::ElasticRegistration<ImageType> none(pair.fixed, pair.moving, settings);
+  EXPECT_THROW(none.Update(), itk::ExceptionObject);
 }
 } // namespace

@@ -1,0 +1,536 @@
+// Elastic registration laid out as ITK's and elastix's pipelines lay it out: an
+// optional rigid or affine stage from the images' centres, then an optional cubic
+// B-spline stage on top of it, each through ITK's ImageRegistrationMethodv4 with the
+// module's GPU twin of the v4 metric (cifRegistrationMetrics.h), over a
+// multi-resolution schedule. What ElasticRegistrationExample and the
+// ElasticRegistrationCLI module share.
+#ifndef cifElasticRegistration_h
+#define cifElasticRegistration_h
+
+#include "cifRegistrationMetrics.h"
+#include "itkAffineTransform.h"
+#include "itkBSplineTransform.h"
+#include "itkBSplineTransformInitializer.h"
+#include "itkBSplineTransformParametersAdaptor.h"
+#include "itkCenteredTransformInitializer.h"
+#include "itkCommand.h"
+#include "itkCompositeTransform.h"
+#include "itkEuler2DTransform.h"
+#include "itkEuler3DTransform.h"
+#include "itkImageMaskSpatialObject.h"
+#include "itkImageRegistrationMethodv4.h"
+#include "itkLBFGSOptimizerv4.h"
+#include "itkRegularStepGradientDescentOptimizerv4.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+namespace cif
+{
+/** The linear stage run before the B-spline one, if any. */
+enum class LinearRegistrationStage
+{
+  None,
+  Rigid, // Euler2DTransform / Euler3DTransform: rotation and translation
+  Affine
+};
+
+/** Which fixed-image points the metric evaluates: every voxel of the level's grid, or
+ * a fraction of them (ImageRegistrationMethodv4's RANDOM and REGULAR strategies: drawn
+ * once per level). */
+enum class RegistrationSampling
+{
+  Dense,
+  Random,
+  Regular
+};
+
+/** \class ElasticRegistrationSettings
+ * \brief How ElasticRegistration runs: its stages, metric, levels, iterations, grid
+ * and points.
+ *
+ * Level l of L (0 the coarsest) shrinks both images by 2^(L-1-l) and smooths them by a
+ * Gaussian of L-1-l voxels. The B-spline grid's mesh, per axis, is the fixed image's
+ * physical extent over gridSpacing at the last level, halved per coarser level
+ * (BSplineTransformParametersAdaptor refines it between levels): the coarsest mesh is
+ * floor(floor(extent / gridSpacing) / 2^(L-1)) cells (at least 1), so the last level's
+ * spacing is gridSpacing or more. */
+struct ElasticRegistrationSettings
+{
+  LinearRegistrationStage linearStage = LinearRegistrationStage::Affine;
+  bool                    bsplineStage = true;
+  RegistrationMetricKind  metric = RegistrationMetricKind::MeanSquares;
+  unsigned int            histogramBins = 50; // Mattes (ITK's default)
+  unsigned int            levels = 3;
+  /** The most iterations per level, coarsest first; one value: the same at every level. */
+  std::vector<unsigned int> iterations{ 100 };
+  /** The last level's control-point spacing, in the images' physical units. */
+  double               gridSpacing = 10.0;
+  RegistrationSampling sampling = RegistrationSampling::Dense;
+  /** Random, Regular: the fraction of the level's voxels evaluated, (0, 1]. */
+  double       samplingPercentage = 1.0;
+  unsigned int samplingSeed = 121212;
+  /** The metric's GPU path when a GPU is there (else the module's CPU path). */
+  bool useGPU = true;
+  /** ITK's own metric classes instead of the module's twins. */
+  bool itkMetric = false;
+  /** Fewer valid points than this (points of the fixed image, inside its mask, that map
+   * inside the moving image and its mask) at an iteration is an error. */
+  unsigned int minimumValidPoints = 16;
+
+  unsigned int
+  IterationsAtLevel(unsigned int level) const
+  {
+    return iterations.empty() ? 0 : iterations[std::min<std::size_t>(level, iterations.size() - 1)];
+  }
+};
+
+/** What ElasticRegistration reports after each optimizer iteration (and, with
+ * levelEnded, once a level's optimization has ended). */
+struct RegistrationIterationReport
+{
+  std::string         stage;          // "rigid", "affine" or "B-spline"
+  unsigned int        stageIndex = 0; // of numberOfStages
+  unsigned int        numberOfStages = 0;
+  unsigned int        level = 0; // 0: the coarsest, of numberOfLevels
+  unsigned int        numberOfLevels = 0;
+  unsigned int        iteration = 0; // iterations done in this level
+  unsigned int        maximumIterations = 0;
+  double              metricValue = 0.0;
+  double              levelSeconds = 0.0;
+  bool                levelEnded = false;
+  const itk::Object * metric = nullptr; // for MetricExecutionPath, MetricTimingReport
+};
+
+/** \class ElasticRegistration
+ * \brief The stages of ElasticRegistrationSettings run on a fixed and a moving image of
+ * \a TImage (float or double, 2-D or 3-D), with optional masks.
+ *
+ * The linear stage starts from CenteredTransformInitializer (the images' geometric
+ * centres) and runs ITK's RegularStepGradientDescentOptimizerv4 (learning rate 1,
+ * matrix or angle parameters scaled by the squared extent); the B-spline stage runs
+ * unbounded L-BFGS (LBFGSOptimizerv4: its bounded twin's bounds do not follow the
+ * grid's refinement) with the linear result as its moving initial transform.
+ * GetTransform() is the whole result as one CompositeTransform in ITK's order (the
+ * B-spline applied first, then the linear stage): what a resampler applies to map
+ * fixed points into the moving image.
+ *
+ * An observer (SetObserver) sees every iteration; it may throw to stop the run (a host's
+ * abort), which Update() passes on. Update() throws itk::ExceptionObject when a stage
+ * cannot run, when fewer than minimumValidPoints points are valid at an iteration, or
+ * as ITK's metrics do (Mattes: too many points outside the moving image). */
+template <typename TImage>
+class ElasticRegistration
+{
+public:
+  static constexpr unsigned int D = TImage::ImageDimension;
+  using ImageType = TImage;
+  using MaskImageType = itk::Image<unsigned char, D>;
+  using TransformType = itk::Transform<double, D, D>;
+  using LinearTransformType = itk::MatrixOffsetTransformBase<double, D, D>;
+  using RigidTransformType = std::conditional_t<D == 2, itk::Euler2DTransform<double>, itk::Euler3DTransform<double>>;
+  using AffineTransformType = itk::AffineTransform<double, D>;
+  using BSplineTransformType = itk::BSplineTransform<double, D, 3>;
+  using CompositeTransformType = itk::CompositeTransform<double, D>;
+  using MetricType = itk::ImageToImageMetricv4<TImage, TImage>;
+  using Observer = std::function<void(const RegistrationIterationReport &)>;
+
+  /** What one stage did. */
+  struct StageReport
+  {
+    std::string               stage;
+    std::vector<unsigned int> iterationsPerLevel;
+    std::string               executionPath; // the metric's, at the last level
+    double                    finalMetricValue = 0.0;
+    double                    seconds = 0.0;
+  };
+
+  ElasticRegistration(const TImage * fixed, const TImage * moving, ElasticRegistrationSettings settings)
+    : m_Fixed(fixed)
+    , m_Moving(moving)
+    , m_Settings(std::move(settings))
+  {}
+
+  void
+  SetFixedMask(const MaskImageType * mask)
+  {
+    m_FixedMask = mask;
+  }
+  void
+  SetMovingMask(const MaskImageType * mask)
+  {
+    m_MovingMask = mask;
+  }
+  void
+  SetObserver(Observer observer)
+  {
+    m_Observer = std::move(observer);
+  }
+
+  /** Runs the stages. */
+  void
+  Update()
+  {
+    const auto & s = m_Settings;
+    if (s.linearStage == LinearRegistrationStage::None && !s.bsplineStage)
+    {
+      Fail("no registration stage: choose a rigid, affine or B-spline stage");
+    }
+    if (s.levels < 1 || s.iterations.empty() || !(s.gridSpacing > 0.0) ||
+        (s.sampling != RegistrationSampling::Dense && !(s.samplingPercentage > 0.0 && s.samplingPercentage <= 1.0)))
+    {
+      Fail("bad settings: levels >= 1, iterations, a positive grid spacing and a sampling percentage in (0, 1] are "
+           "needed");
+    }
+    m_Stages.clear();
+    m_NumberOfStages = (s.linearStage != LinearRegistrationStage::None ? 1u : 0u) + (s.bsplineStage ? 1u : 0u);
+    m_Transform = CompositeTransformType::New();
+    m_LinearTransform = nullptr;
+    m_BSplineTransform = nullptr;
+    if (s.linearStage == LinearRegistrationStage::Rigid)
+    {
+      m_LinearTransform = this->RunLinearStage<RigidTransformType>("rigid").GetPointer();
+    }
+    else if (s.linearStage == LinearRegistrationStage::Affine)
+    {
+      m_LinearTransform = this->RunLinearStage<AffineTransformType>("affine").GetPointer();
+    }
+    if (m_LinearTransform)
+    {
+      m_Transform->AddTransform(m_LinearTransform);
+    }
+    if (s.bsplineStage)
+    {
+      m_BSplineTransform = this->RunBSplineStage();
+      m_Transform->AddTransform(m_BSplineTransform);
+    }
+  }
+
+  /** Every stage's result: ITK's composite (the B-spline applied first). */
+  CompositeTransformType *
+  GetTransform() const
+  {
+    return m_Transform.GetPointer();
+  }
+  /** The linear stage's result (nullptr without one). */
+  LinearTransformType *
+  GetLinearTransform() const
+  {
+    return m_LinearTransform.GetPointer();
+  }
+  /** The B-spline stage's result, on its final mesh (nullptr without one). */
+  BSplineTransformType *
+  GetBSplineTransform() const
+  {
+    return m_BSplineTransform.GetPointer();
+  }
+  const std::vector<StageReport> &
+  GetStageReports() const
+  {
+    return m_Stages;
+  }
+  /** The last stage's metric value at its last iteration (at full resolution). */
+  double
+  GetFinalMetricValue() const
+  {
+    return m_Stages.empty() ? 0.0 : m_Stages.back().finalMetricValue;
+  }
+
+  /** The B-spline mesh at \a level (0: the coarsest) for \a settings on \a image's
+   * extent (see ElasticRegistrationSettings). */
+  static typename BSplineTransformType::MeshSizeType
+  BSplineMesh(const TImage * image, const ElasticRegistrationSettings & settings, unsigned int level)
+  {
+    typename BSplineTransformType::MeshSizeType mesh;
+    const unsigned int                          coarsening = settings.levels - 1;
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      const double extent = image->GetLargestPossibleRegion().GetSize()[a] * image->GetSpacing()[a];
+      const auto   finest = std::max<unsigned int>(1u << coarsening,
+                                                   static_cast<unsigned int>(std::floor(extent / settings.gridSpacing + 1e-9)));
+      mesh[a] = std::max(1u, (finest >> coarsening) << level);
+    }
+    return mesh;
+  }
+
+private:
+  /** Throws \a reason as an itk::ExceptionObject whose description is the reason alone. */
+  [[noreturn]] static void
+  Fail(const std::string & reason)
+  {
+    throw itk::ExceptionObject(__FILE__, __LINE__, reason, "cif::ElasticRegistration");
+  }
+
+  /** Reports iterations to the observer, counts them per level, sets each level's
+   * iteration limit before its optimization starts, and checks the valid points. */
+  template <typename TRegistration>
+  class StageObserver : public itk::Command
+  {
+  public:
+    using Self = StageObserver;
+    using Pointer = itk::SmartPointer<Self>;
+    itkNewMacro(Self);
+
+    void
+    Execute(itk::Object * caller, const itk::EventObject & event) override
+    {
+      this->Execute(static_cast<const itk::Object *>(caller), event);
+    }
+    void
+    Execute(const itk::Object *, const itk::EventObject & event) override
+    {
+      if (itk::MultiResolutionIterationEvent().CheckEvent(&event))
+      {
+        this->EndLevel();
+        m_Report.level = static_cast<unsigned int>(m_Registration->GetCurrentLevel());
+        m_Report.iteration = 0;
+        m_Report.maximumIterations = m_Owner->m_Settings.IterationsAtLevel(m_Report.level);
+        m_LevelStart = std::chrono::steady_clock::now();
+        m_LevelRunning = true;
+        m_SetIterations(m_Report.maximumIterations);
+      }
+      else if (typeid(event) == typeid(itk::IterationEvent))
+      {
+        // an optimizer's iteration; not its subclasses (L-BFGS's cost-function adaptor
+        // reports each function and gradient evaluation as one)
+        const auto * metric = m_Registration->GetMetric();
+        const auto * imageMetric = dynamic_cast<const MetricType *>(metric);
+        if (imageMetric && imageMetric->GetNumberOfValidPoints() < m_Owner->m_Settings.minimumValidPoints)
+        {
+          std::ostringstream message;
+          message << m_Report.stage << " level " << m_Report.level + 1 << " of " << m_Report.numberOfLevels << ": "
+                  << imageMetric->GetNumberOfValidPoints() << " valid points, fewer than the "
+                  << m_Owner->m_Settings.minimumValidPoints
+                  << " needed; the fixed and moving volumes, inside their masks, hardly overlap";
+          Fail(message.str());
+        }
+        ++m_Report.iteration;
+        m_Report.metricValue = m_Registration->GetOptimizer()->GetCurrentMetricValue();
+        m_Report.levelSeconds = this->LevelSeconds();
+        m_Report.levelEnded = false;
+        m_Report.metric = metric;
+        if (m_Owner->m_Observer)
+        {
+          m_Owner->m_Observer(m_Report);
+        }
+      }
+    }
+    /** The current level has ended (the next one begins, or the stage is done). */
+    void
+    EndLevel()
+    {
+      if (!m_LevelRunning)
+      {
+        return;
+      }
+      m_LevelRunning = false;
+      m_Iterations.push_back(m_Report.iteration);
+      m_Report.levelEnded = true;
+      m_Report.levelSeconds = this->LevelSeconds();
+      m_Report.metric = m_Registration->GetMetric();
+      if (m_Owner->m_Observer)
+      {
+        m_Owner->m_Observer(m_Report);
+      }
+    }
+
+    ElasticRegistration *                m_Owner = nullptr;
+    const TRegistration *                m_Registration = nullptr;
+    std::function<void(unsigned int)>    m_SetIterations;
+    RegistrationIterationReport          m_Report;
+    std::vector<unsigned int>            m_Iterations;
+
+  private:
+    double
+    LevelSeconds() const
+    {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_LevelStart).count();
+    }
+    std::chrono::steady_clock::time_point m_LevelStart = std::chrono::steady_clock::now();
+    bool                                  m_LevelRunning = false;
+  };
+
+  typename MetricType::Pointer
+  MakeMetric() const
+  {
+    const auto & s = m_Settings;
+    auto metric = MakeRegistrationMetric<TImage>(s.metric, s.histogramBins, s.useGPU, s.itkMetric);
+    if (m_FixedMask)
+    {
+      auto mask = itk::ImageMaskSpatialObject<D, unsigned char>::New();
+      mask->SetImage(m_FixedMask);
+      mask->Update();
+      metric->SetFixedImageMask(mask);
+    }
+    if (m_MovingMask)
+    {
+      auto mask = itk::ImageMaskSpatialObject<D, unsigned char>::New();
+      mask->SetImage(m_MovingMask);
+      mask->Update();
+      metric->SetMovingImageMask(mask);
+    }
+    return metric;
+  }
+
+  /** The schedule, the points and the metric of one stage's registration. */
+  template <typename TRegistration>
+  void
+  Configure(TRegistration * registration) const
+  {
+    const auto &                                     s = m_Settings;
+    typename TRegistration::ShrinkFactorsArrayType   shrink(s.levels);
+    typename TRegistration::SmoothingSigmasArrayType sigmas(s.levels);
+    for (unsigned int level = 0; level < s.levels; ++level)
+    {
+      shrink[level] = 1u << (s.levels - 1 - level);
+      sigmas[level] = s.levels - 1 - level;
+    }
+    registration->SetFixedImage(m_Fixed);
+    registration->SetMovingImage(m_Moving);
+    registration->SetMetric(this->MakeMetric());
+    registration->SetNumberOfLevels(s.levels);
+    registration->SetShrinkFactorsPerLevel(shrink);
+    registration->SetSmoothingSigmasPerLevel(sigmas);
+    registration->SetSmoothingSigmasAreSpecifiedInPhysicalUnits(false);
+    registration->InPlaceOn();
+    if (s.sampling != RegistrationSampling::Dense)
+    {
+      registration->SetMetricSamplingStrategy(s.sampling == RegistrationSampling::Random
+                                                ? TRegistration::MetricSamplingStrategyType::RANDOM
+                                                : TRegistration::MetricSamplingStrategyType::REGULAR);
+      registration->SetMetricSamplingPercentage(s.samplingPercentage);
+      registration->MetricSamplingReinitializeSeed(static_cast<int>(s.samplingSeed));
+    }
+  }
+
+  /** Runs \a registration watched; records the stage's report. */
+  template <typename TRegistration>
+  void
+  RunStage(TRegistration * registration, const char * stage, std::function<void(unsigned int)> setIterations)
+  {
+    auto observer = StageObserver<TRegistration>::New();
+    observer->m_Owner = this;
+    observer->m_Registration = registration;
+    observer->m_SetIterations = std::move(setIterations);
+    observer->m_Report.stage = stage;
+    observer->m_Report.stageIndex = static_cast<unsigned int>(m_Stages.size());
+    observer->m_Report.numberOfStages = m_NumberOfStages;
+    observer->m_Report.numberOfLevels = m_Settings.levels;
+    registration->AddObserver(itk::MultiResolutionIterationEvent(), observer);
+    registration->GetModifiableOptimizer()->AddObserver(itk::IterationEvent(), observer);
+    const auto start = std::chrono::steady_clock::now();
+    registration->Update();
+    observer->EndLevel();
+    StageReport report;
+    report.stage = stage;
+    report.iterationsPerLevel = observer->m_Iterations;
+    report.executionPath = MetricExecutionPath<TImage>(registration->GetMetric());
+    report.finalMetricValue = registration->GetOptimizer()->GetCurrentMetricValue();
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    m_Stages.push_back(report);
+  }
+
+  template <typename TLinear>
+  typename TLinear::Pointer
+  RunLinearStage(const char * stage)
+  {
+    using Registration = itk::ImageRegistrationMethodv4<TImage, TImage, TLinear>;
+    auto transform = TLinear::New();
+    auto initializer = itk::CenteredTransformInitializer<TLinear, TImage, TImage>::New();
+    initializer->SetTransform(transform);
+    initializer->SetFixedImage(m_Fixed);
+    initializer->SetMovingImage(m_Moving);
+    initializer->GeometryOn();
+    initializer->InitializeTransform();
+
+    auto optimizer = itk::RegularStepGradientDescentOptimizerv4<double>::New();
+    optimizer->SetLearningRate(1.0);
+    optimizer->SetMinimumStepLength(1e-4);
+    optimizer->SetRelaxationFactor(0.5);
+    // matrix entries and angles move points by |x| ~ the extent: their steps scaled down
+    double extent = 0.0;
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      extent = std::max(extent, m_Fixed->GetLargestPossibleRegion().GetSize()[a] * m_Fixed->GetSpacing()[a]);
+    }
+    itk::OptimizerParameters<double> scales(transform->GetNumberOfParameters());
+    for (unsigned int k = 0; k < scales.size(); ++k)
+    {
+      scales[k] = k + D < scales.size() ? extent * extent : 1.0;
+    }
+    optimizer->SetScales(scales);
+
+    auto registration = Registration::New();
+    this->Configure(registration.GetPointer());
+    registration->SetOptimizer(optimizer);
+    registration->SetInitialTransform(transform);
+    this->RunStage(registration.GetPointer(), stage,
+                   [optimizer](unsigned int iterations) { optimizer->SetNumberOfIterations(iterations); });
+    return registration->GetModifiableTransform();
+  }
+
+  typename BSplineTransformType::Pointer
+  RunBSplineStage()
+  {
+    using Registration = itk::ImageRegistrationMethodv4<TImage, TImage, BSplineTransformType>;
+    auto transform = BSplineTransformType::New();
+    {
+      auto initializer = itk::BSplineTransformInitializer<BSplineTransformType, TImage>::New();
+      initializer->SetTransform(transform);
+      initializer->SetImage(m_Fixed);
+      initializer->SetTransformDomainMeshSize(BSplineMesh(m_Fixed, m_Settings, 0));
+      initializer->InitializeTransform();
+    }
+    typename Registration::TransformParametersAdaptorsContainerType adaptors;
+    for (unsigned int level = 0; level < m_Settings.levels; ++level)
+    {
+      auto adaptor = itk::BSplineTransformParametersAdaptor<BSplineTransformType>::New();
+      adaptor->SetRequiredTransformDomainOrigin(transform->GetTransformDomainOrigin());
+      adaptor->SetRequiredTransformDomainDirection(transform->GetTransformDomainDirection());
+      adaptor->SetRequiredTransformDomainPhysicalDimensions(transform->GetTransformDomainPhysicalDimensions());
+      adaptor->SetRequiredTransformDomainMeshSize(BSplineMesh(m_Fixed, m_Settings, level));
+      adaptors.push_back(adaptor);
+    }
+    // Its line search stops a level early when the derivative is not exactly the
+    // value's gradient (ITK's metrics take the moving gradient from a
+    // Gaussian-derivative image): with ITK's own metric too.
+    auto optimizer = itk::LBFGSOptimizerv4::New();
+    optimizer->SetGradientConvergenceTolerance(1e-6);
+    auto registration = Registration::New();
+    this->Configure(registration.GetPointer());
+    registration->SetOptimizer(optimizer);
+    if (m_LinearTransform)
+    {
+      registration->SetMovingInitialTransform(m_LinearTransform);
+    }
+    registration->SetInitialTransform(transform);
+    registration->SetTransformParametersAdaptorsPerLevel(adaptors);
+    this->RunStage(registration.GetPointer(), "B-spline", [optimizer](unsigned int iterations) {
+      optimizer->SetNumberOfIterations(iterations);
+      optimizer->SetMaximumNumberOfFunctionEvaluations(2 * iterations);
+    });
+    return registration->GetModifiableTransform();
+  }
+
+  typename TImage::ConstPointer                  m_Fixed;
+  typename TImage::ConstPointer                  m_Moving;
+  typename MaskImageType::ConstPointer           m_FixedMask;
+  typename MaskImageType::ConstPointer           m_MovingMask;
+  const ElasticRegistrationSettings              m_Settings;
+  Observer                                       m_Observer;
+  std::vector<StageReport>                       m_Stages;
+  unsigned int                                   m_NumberOfStages = 0;
+  typename CompositeTransformType::Pointer       m_Transform;
+  typename LinearTransformType::Pointer          m_LinearTransform;
+  typename BSplineTransformType::Pointer         m_BSplineTransform;
+};
+} // namespace cif
+
+#endif

@@ -1,0 +1,434 @@
+// ElasticRegistrationCLI: a 3D Slicer CLI module around the module's elastic
+// registration (cif::ElasticRegistration, cifElasticRegistration.h: ITK's
+// ImageRegistrationMethodv4 with the GPU twins of its v4 metrics). Registers a moving
+// scalar volume (2-D or 3-D, any scalar type, registered as float) to a fixed one,
+// optionally inside masks: a rigid or affine stage, a cubic B-spline stage on top of
+// it, or both, over a multi-resolution schedule; writes the transform (ITK .h5/.tfm:
+// the composite, as CubicResampleCLI and Slicer read it; the linear stage alone on
+// request) and the moving volume resampled onto the fixed grid (cubic, float), all
+// atomically and only when the whole run succeeded. Progress per iteration and level;
+// the host's abort stops it within one iteration. Slicer's standard flags, progress
+// and return parameters: cifModuleCommandLine.h.
+//
+//   ElasticRegistrationCLI [--stages affine,bspline] [--metric MattesMI|MeanSquares] [--gridSpacing MM]
+//                          [--levels N] [--iterations N[,N...]] [--sampling dense|random|regular]
+//                          [--fixedMask M] [--movingMask M] [--cpu]
+//                          [--outputTransform T.h5] [--linearTransform L.tfm] [--outputVolume V] fixed moving
+//
+// As in ITK (and elastix), the transform maps points of the fixed grid to the moving
+// volume: what a resampler applies to bring the moving volume onto the fixed grid.
+#include "cifElasticRegistration.h"
+#include "cifModuleDescription.h"
+#include "cifModuleFilterRun.h"
+#include "cifRunCLIModule.h"
+#include "cifTransformFile.h"
+#include "itkBSplineInterpolateImageFunction.h"
+#include "itkCubicResampleGPUImageFilter.h"
+#include "itkImageRegionConstIterator.h"
+#include "itkSmoothingGPUFactory.h"
+#include "itkTransformFileWriter.h"
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace
+{
+/** The stages the module offers, as --stages names them. */
+constexpr const char * kStages[] = { "affine,bspline", "rigid,bspline", "rigid", "affine", "bspline" };
+
+/** The module's parameters, declared once: its XML description and its command line. */
+cif::ModuleDeclaration
+Declare()
+{
+  auto module = cif::DeclareModule(
+    "Registration.GPU", "Elastic Registration (GPU)",
+    "Registers a moving scalar volume to a fixed one: a rigid or affine stage, a cubic B-spline (elastic) stage on "
+    "top of it, or both, through ITK's ImageRegistrationMethodv4 over a multi-resolution schedule (level l of L "
+    "shrinks both volumes by 2^(L-1-l) and smooths them by L-1-l voxels; the B-spline grid doubles per level), with "
+    "the metric (mean squares or Mattes mutual information) evaluated on the GPU (CPU when there is none). Writes "
+    "the transform, which maps fixed points into the moving volume (ITK's convention: a composite of the linear and "
+    "the B-spline stage, the B-spline applied first), and the moving volume resampled onto the fixed grid with "
+    "cubic B-spline interpolation.",
+    "Elastic (B-spline) registration with the metric on the GPU");
+  auto & registration = module.Group("Registration", "The stages, the metric and the schedule.");
+  registration.Enumeration("stages", "Stages",
+                           "The stages run in order: a linear one (rigid: rotation and translation; affine), a cubic "
+                           "B-spline one, or a linear stage then a B-spline stage on top of it.",
+                           kStages[0], { kStages[0], kStages[1], kStages[2], kStages[3], kStages[4] });
+  registration.Enumeration("metric", "Metric",
+                           "MattesMI: Mattes mutual information (any intensity relation, e.g. two modalities); "
+                           "MeanSquares: the mean squared difference (the same modality, the same intensities).",
+                           "MattesMI", { "MattesMI", "MeanSquares" });
+  registration
+    .Integer("histogramBins", "Histogram bins", "Mattes mutual information: the joint histogram's bins per axis.", 32)
+    .Range(5, 256, 1)
+    .Enforced();
+  registration
+    .Double("gridSpacing", "B-spline grid spacing (mm)",
+            "The B-spline control-point spacing at the last level, in physical units: the last level's mesh has "
+            "floor(extent / spacing) cells per axis rounded down to a multiple of 2^(levels-1) (at least that), "
+            "halved per coarser level, so the spacing reached is this or more.",
+            20)
+    .Range(0.1, 1000, 1)
+    .Enforced();
+  registration.Integer("levels", "Levels", "Resolution levels (1: full resolution only).", 3).Range(1, 5, 1).Enforced();
+  registration.IntegerVector("iterations", "Iterations",
+                             "The most optimizer iterations per level: one number for every level, or one per level "
+                             "(coarsest first). Default: 100 at every level.",
+                             0);
+  registration.Enumeration("sampling", "Sampling",
+                           "The fixed-volume points the metric evaluates: dense (every voxel of the level), random or "
+                           "regular (samplingPercentage of them, drawn once per level).",
+                           "dense", { "dense", "random", "regular" });
+  registration
+    .Double("samplingPercentage", "Sampling fraction", "random, regular: the fraction of the voxels evaluated (0 to 1].",
+            0.1)
+    .Range(1e-6, 1, 0.01)
+    .Enforced();
+  registration.Integer("seed", "Random seed", "The seed of random sampling (the same seed, the same points).", 121212)
+    .Range(0, 2147483647, 1)
+    .Enforced();
+  cif::AddForceCPU(registration);
+
+  auto & masks = module.Group("Masks", "Where the metric looks (nonzero voxels inside).");
+  masks.Image("fixedMask", "label", "Fixed mask",
+              "Only fixed points inside it are evaluated (a volume on any grid; nonzero is inside).");
+  masks.Image("movingMask", "label", "Moving mask", "Only points that map inside it are evaluated.");
+
+  auto & outputs = cif::AddOutputs(module);
+  outputs.Returned("double", "finalMetricValue", "Final metric value",
+                   "The last stage's metric at its last iteration, at full resolution (lower is better: Mattes is "
+                   "the negative mutual information).");
+  outputs.Returned("string", "iterationsPerLevel", "Iterations per level",
+                   "The iterations each stage ran at each level, coarsest first: \"affine 12,8,5; B-spline 20,20,14\".");
+
+  auto & io = module.Group("IO", "Input volumes and outputs.");
+  io.Image("fixedVolume", "scalar", "Fixed volume", "The volume that stays: the output grid.").Index(0);
+  io.Image("movingVolume", "scalar", "Moving volume", "The volume registered onto the fixed one.").Index(1);
+  io.Transform("outputTransform", "nonlinear", "Output transform",
+               "Every stage's result as one ITK CompositeTransform (.h5 or .tfm; the B-spline applied first, then the "
+               "linear stage): maps fixed points into the moving volume, as CubicResampleCLI applies it.")
+    .Attribute("reference", "movingVolume")
+    .FileExtensions(".h5,.hdf5,.tfm,.txt")
+    .Output();
+  io.Transform("linearTransform", "linear", "Linear transform",
+               "The rigid or affine stage's result alone (the stages must have one).")
+    .Attribute("reference", "movingVolume")
+    .FileExtensions(".h5,.hdf5,.tfm,.txt,.mat")
+    .Output();
+  io.Image("outputVolume", "scalar", "Registered volume",
+           "The moving volume resampled onto the fixed grid through the transform (cubic B-spline, float; 0 outside "
+           "the moving volume).")
+    .Attribute("reference", "movingVolume")
+    .Output();
+  return module;
+}
+
+/** While it lives, ImageRegistrationMethodv4's per-level smoothing
+ * (SmoothingRecursiveGaussianImageFilter::New()) is the GPU twin; unregistered when
+ * the run ends, so that a host that unloads the module keeps no factory of it. */
+class ScopedSmoothingFactory
+{
+public:
+  explicit ScopedSmoothingFactory(bool on)
+  {
+    if (on)
+    {
+      m_Factory = itk::SmoothingGPUFactory::New();
+      itk::ObjectFactoryBase::RegisterFactory(m_Factory);
+    }
+  }
+  ~ScopedSmoothingFactory()
+  {
+    if (m_Factory)
+    {
+      itk::ObjectFactoryBase::UnRegisterFactory(m_Factory);
+    }
+  }
+  ScopedSmoothingFactory(const ScopedSmoothingFactory &) = delete;
+  ScopedSmoothingFactory &
+  operator=(const ScopedSmoothingFactory &) = delete;
+
+private:
+  itk::ObjectFactoryBase::Pointer m_Factory;
+};
+
+/** Outputs written beside their targets first ("a.partial.h5"), renamed onto them
+ * only once every one of them is written: a failure or an abort leaves none. */
+class PendingOutputs
+{
+public:
+  ~PendingOutputs()
+  {
+    for (const auto & output : m_Outputs)
+    {
+      std::remove(output.first.c_str());
+    }
+  }
+
+  /** Where to write \a path for now. */
+  std::string
+  Add(const std::string & path)
+  {
+    m_Outputs.emplace_back(cif::PartialPath(path), path);
+    return m_Outputs.back().first;
+  }
+
+  void
+  Commit()
+  {
+    for (const auto & [partial, path] : m_Outputs)
+    {
+      if (std::rename(partial.c_str(), path.c_str()) != 0)
+      {
+        throw std::runtime_error("cannot rename " + partial + " to " + path);
+      }
+    }
+    m_Outputs.clear();
+  }
+
+private:
+  std::vector<std::pair<std::string, std::string>> m_Outputs; // partial, target
+};
+
+void
+WriteTransform(const itk::Object * transform, const std::string & path)
+{
+  auto writer = itk::TransformFileWriterTemplate<double>::New();
+  writer->SetInput(transform);
+  writer->SetFileName(path);
+  writer->Update();
+}
+
+/** The settings the command line names; throws TCLAP::ArgException (status 2) for
+ * values that do not fit together. */
+cif::ElasticRegistrationSettings
+SettingsOf(const cif::ModuleArguments & arguments, bool useGPU)
+{
+  cif::ElasticRegistrationSettings s;
+  const std::string                stages = arguments.String("stages");
+  s.linearStage = stages.rfind("rigid", 0) == 0    ? cif::LinearRegistrationStage::Rigid
+                  : stages.rfind("affine", 0) == 0 ? cif::LinearRegistrationStage::Affine
+                                                   : cif::LinearRegistrationStage::None;
+  s.bsplineStage = stages.find("bspline") != std::string::npos;
+  s.metric = arguments.String("metric") == "MeanSquares" ? cif::RegistrationMetricKind::MeanSquares
+                                                         : cif::RegistrationMetricKind::MattesMutualInformation;
+  s.histogramBins = static_cast<unsigned int>(arguments.Integer("histogramBins"));
+  s.gridSpacing = arguments.Double("gridSpacing");
+  s.levels = static_cast<unsigned int>(arguments.Integer("levels"));
+  s.iterations = { 100 };
+  if (const auto iterations = arguments.IntegerVector("iterations"))
+  {
+    if (iterations->size() != 1 && iterations->size() != s.levels)
+    {
+      throw TCLAP::ArgException("needs one number, or one per level (" + std::to_string(s.levels) + ")",
+                                "--iterations");
+    }
+    s.iterations.clear();
+    for (const long n : *iterations)
+    {
+      if (n < 1 || n > 100000)
+      {
+        throw TCLAP::ArgException("must be 1 to 100000 per level", "--iterations");
+      }
+      s.iterations.push_back(static_cast<unsigned int>(n));
+    }
+  }
+  const std::string sampling = arguments.String("sampling");
+  s.sampling = sampling == "random"    ? cif::RegistrationSampling::Random
+               : sampling == "regular" ? cif::RegistrationSampling::Regular
+                                       : cif::RegistrationSampling::Dense;
+  s.samplingPercentage = arguments.Double("samplingPercentage");
+  s.samplingSeed = static_cast<unsigned int>(arguments.Integer("seed"));
+  s.useGPU = useGPU;
+  if (!arguments.String("linearTransform").empty() && s.linearStage == cif::LinearRegistrationStage::None)
+  {
+    throw TCLAP::ArgException("needs a rigid or affine stage (--stages " + stages + " has none)", "--linearTransform");
+  }
+  if (arguments.String("outputTransform").empty() && arguments.String("linearTransform").empty() &&
+      arguments.String("outputVolume").empty())
+  {
+    throw TCLAP::ArgException("nothing to write: give --outputTransform, --linearTransform or --outputVolume",
+                              "--outputTransform");
+  }
+  return s;
+}
+
+/** The mask at \a path, read watched; an all-zero mask is refused (it leaves no point to evaluate). */
+template <unsigned int D>
+typename itk::Image<unsigned char, D>::Pointer
+ReadMask(cif::ModuleRun & run, const std::string & path, double start, double end)
+{
+  using Mask = itk::Image<unsigned char, D>;
+  auto mask = cif::ReadWatched<Mask>(run, path, start, end, "Reading " + path);
+  for (itk::ImageRegionConstIterator<Mask> it(mask, mask->GetBufferedRegion()); !it.IsAtEnd(); ++it)
+  {
+    if (it.Get() != 0)
+    {
+      return mask;
+    }
+  }
+  throw std::runtime_error("the mask " + path + " is empty (no nonzero voxel): it leaves no point to register");
+}
+
+template <unsigned int D>
+void
+Register(const cif::ModuleArguments & arguments, const cif::ElasticRegistrationSettings & settings,
+         cif::ModuleRun & run)
+{
+  using Image = itk::Image<float, D>;
+  using Registration = cif::ElasticRegistration<Image>;
+  auto & progress = run.Progress();
+
+  const auto fixed = cif::ReadWatched<Image>(run, arguments.String("fixedVolume"), 0.0, 0.03, "Reading the fixed volume");
+  const auto moving =
+    cif::ReadWatched<Image>(run, arguments.String("movingVolume"), 0.03, 0.06, "Reading the moving volume");
+  Registration registration(fixed, moving, settings);
+  if (const std::string path = arguments.String("fixedMask"); !path.empty())
+  {
+    registration.SetFixedMask(ReadMask<D>(run, path, 0.06, 0.065));
+  }
+  if (const std::string path = arguments.String("movingMask"); !path.empty())
+  {
+    registration.SetMovingMask(ReadMask<D>(run, path, 0.065, 0.07));
+  }
+
+  // Registration: 0.07 to 0.87 of the run, the stages and levels in equal shares, each
+  // level's share filled by its iterations. The host's abort stops it at the next
+  // iteration (the observer throws out of ITK's optimizer).
+  constexpr double start = 0.07, span = 0.8;
+  progress.BeginStage(start, "Registering");
+  registration.SetObserver([&](const cif::RegistrationIterationReport & r) {
+    const std::string where = r.stage + " level " + std::to_string(r.level + 1) + "/" + std::to_string(r.numberOfLevels);
+    if (r.levelEnded)
+    {
+      std::cout << where << ": metric " << r.metricValue << " after " << r.iteration << " iterations, "
+                << r.levelSeconds << " s (" << cif::MetricExecutionPath<Image>(r.metric) << ")" << std::endl;
+      return;
+    }
+    const double level = (r.level + std::min(1.0, static_cast<double>(r.iteration) / r.maximumIterations)) /
+                         r.numberOfLevels;
+    std::ostringstream message;
+    message << where << ", iteration " << r.iteration << ": metric " << r.metricValue;
+    progress.Report(start + span * (r.stageIndex + level) / r.numberOfStages, level, message.str());
+    progress.ThrowIfAborted();
+  });
+  {
+    const ScopedSmoothingFactory smoothingOnTheGPU(run.UseGPU());
+    registration.Update();
+  }
+  progress.ThrowIfAborted();
+
+  // Return parameters: the final value, the iterations, which code ran the metric.
+  std::ostringstream iterations, paths;
+  std::string        path;
+  for (const auto & stage : registration.GetStageReports())
+  {
+    iterations << (iterations.tellp() > 0 ? "; " : "") << stage.stage << " ";
+    for (std::size_t l = 0; l < stage.iterationsPerLevel.size(); ++l)
+    {
+      iterations << (l ? "," : "") << stage.iterationsPerLevel[l];
+    }
+    paths << (paths.tellp() > 0 ? ", " : "") << stage.stage << " " << stage.executionPath;
+    path = path.empty() || path == stage.executionPath ? stage.executionPath : path + "," + stage.executionPath;
+  }
+  run.SetReturnParameter("finalMetricValue", registration.GetFinalMetricValue());
+  run.SetReturnParameter("iterationsPerLevel", iterations.str());
+
+  PendingOutputs pending;
+  if (const std::string output = arguments.String("outputVolume"); !output.empty())
+  {
+    auto resample = itk::CubicResampleGPUImageFilter<Image, Image>::New();
+    auto interpolator = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
+    interpolator->SetSplineOrder(3);
+    resample->SetInput(moving);
+    resample->SetInterpolator(interpolator);
+    resample->SetTransform(registration.GetTransform());
+    resample->SetOutputParametersFromImage(fixed);
+    resample->SetDefaultPixelValue(0.0f);
+    resample->SetUseGPU(run.UseGPU());
+    progress.Watch(resample, 0.87, 0.95, "Resampling the moving volume");
+    resample->Update();
+    progress.ThrowIfAborted();
+    progress.BeginStage(0.95, "Writing " + output);
+    auto writer = itk::ImageFileWriter<Image>::New();
+    writer->SetInput(resample->GetOutput());
+    writer->SetFileName(pending.Add(output));
+    writer->Update();
+    paths << ", resampling " << itk::ToString(resample->GetLastExecutionPath());
+  }
+  if (const std::string output = arguments.String("outputTransform"); !output.empty())
+  {
+    progress.BeginStage(0.97, "Writing " + output);
+    WriteTransform(registration.GetTransform(), pending.Add(output));
+  }
+  if (const std::string output = arguments.String("linearTransform"); !output.empty())
+  {
+    progress.BeginStage(0.98, "Writing " + output);
+    WriteTransform(registration.GetLinearTransform(), pending.Add(output));
+  }
+  progress.ThrowIfAborted();
+  pending.Commit();
+  for (const char * name : { "outputTransform", "linearTransform" })
+  {
+    if (!arguments.String(name).empty())
+    {
+      std::cout << "wrote " << arguments.String(name) << "\n";
+    }
+  }
+  run.Wrote(arguments.String("outputVolume").empty() ? std::string("the transform") : arguments.String("outputVolume"),
+            path, paths.str() + "; final metric " + std::to_string(registration.GetFinalMetricValue()));
+}
+
+/** A volume the module registers: one scalar component, of \a dimension if given. */
+unsigned int
+CheckVolume(const std::string & path, const std::string & what, unsigned int dimension)
+{
+  const auto io = cif::ReadVolumeInformation(path);
+  if (io->GetNumberOfComponents() != 1 || io->GetComponentType() == itk::IOComponentEnum::UNKNOWNCOMPONENTTYPE)
+  {
+    throw std::runtime_error("the " + what + " " + path + " has " + std::to_string(io->GetNumberOfComponents()) +
+                             " components of " + itk::ImageIOBase::GetComponentTypeAsString(io->GetComponentType()) +
+                             ": scalar volumes only");
+  }
+  const unsigned int d = io->GetNumberOfDimensions();
+  if (dimension != 0 && d != dimension)
+  {
+    throw std::runtime_error("the " + what + " " + path + " is " + std::to_string(d) + "-D, the fixed volume " +
+                             std::to_string(dimension) + "-D");
+  }
+  return d;
+}
+
+void
+Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
+{
+  const auto         settings = SettingsOf(arguments, run.UseGPU()); // bad arguments first: status 2
+  const unsigned int dimension = CheckVolume(arguments.String("fixedVolume"), "fixed volume", 0);
+  CheckVolume(arguments.String("movingVolume"), "moving volume", dimension);
+  for (const char * mask : { "fixedMask", "movingMask" })
+  {
+    if (!arguments.String(mask).empty())
+    {
+      CheckVolume(arguments.String(mask), mask, dimension);
+    }
+  }
+  switch (dimension)
+  {
+    case 2:
+      Register<2>(arguments, settings, run);
+      break;
+    case 3:
+      Register<3>(arguments, settings, run);
+      break;
+    default:
+      throw std::runtime_error(std::to_string(dimension) + "-D volumes are not supported (2-D or 3-D)");
+  }
+}
+} // namespace
+
+CIF_DEFINE_CLI_MODULE(Declare, Execute)
