@@ -4,9 +4,13 @@
 # result), and how far the two results lie apart.
 #
 # The files: an affine transform (TransformParameters.0.txt) then a cubic B-spline
-# over the whole volume with a 16-voxel grid (TransformParameters.1.txt, which names
-# the affine as its initial transform: elastix's chain after an affine-then-B-spline
-# registration), written here with fixed pseudo-random coefficients of up to 3 voxels.
+# with a 16-voxel grid (TransformParameters.1.txt, which names the affine as its
+# initial transform: elastix's chain after an affine-then-B-spline registration),
+# written here with fixed pseudo-random coefficients of up to 3 voxels. The B-spline's
+# grid reaches a cell past every point the affine maps the volume to: at the edge of
+# its valid region a B-spline's displacement jumps to zero, and there float rounding
+# decides which side a point falls on (at 256^3 a few voxels near that edge gave
+# differences of a whole displacement when the grid was only as large as the volume).
 # The volume: ElasticRegistrationExample's smooth-noise fixed image (float, N^3).
 #   - field: `transformix -def all` against BSplineDisplacementFieldCLI
 #   - image: `transformix -in` (cubic B-spline final interpolator) against CubicResampleCLI
@@ -76,7 +80,7 @@ for n in $sizes; do
     echo "(CenterOfRotationPoint $center $center $center)"
     image_lines "$n"
   } > "$d/TransformParameters.0.txt"
-  nodes=$((n / 16 + 3))
+  nodes=$((n / 16 + 5))
   {
     echo '(Transform "BSplineTransform")'
     echo "(NumberOfParameters $((3 * nodes * nodes * nodes)))"
@@ -89,7 +93,7 @@ for n in $sizes; do
     echo "(GridSize $nodes $nodes $nodes)"
     echo '(GridIndex 0 0 0)'
     echo '(GridSpacing 16 16 16)'
-    echo '(GridOrigin -16 -16 -16)'
+    echo '(GridOrigin -32 -32 -32)'
     echo '(GridDirection 1 0 0 0 1 0 0 0 1)'
     echo '(BSplineTransformSplineOrder 3)'
     echo '(UseCyclicTransform "false")'
