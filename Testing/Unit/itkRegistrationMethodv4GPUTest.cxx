@@ -24,6 +24,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -284,11 +286,13 @@ InverseOf(const BSplineType * warp, const BSplineType::InputPointType & x)
 }
 
 /** One registration's record: the metric value at the start of every optimizer
- * iteration (GetCurrentMetricValue() at its IterationEvent), the step lengths of
- * the regular step optimizer, the final parameters and what ran. */
+ * iteration (GetCurrentMetricValue() at its IterationEvent) and the parameters it was
+ * computed at, the step lengths of the regular step optimizer, the final parameters
+ * and what ran. */
 struct RunRecord
 {
-  std::vector<double>         values;
+  std::vector<double>                      values;
+  std::vector<BSplineType::ParametersType> parameters; ///< where values[k] was computed
   std::vector<double>         steps;
   unsigned int                evaluations = 0; ///< L-BFGS-B: function evaluations
   BSplineType::ParametersType finalParameters;
@@ -328,8 +332,15 @@ RunOneLevel(const WarpedPair & pair, ImageMetricType * metric, OptimizerKind opt
     regular->SetMinimumStepLength(1e-6);
     regular->SetGradientMagnitudeTolerance(1e-12);
     regular->SetNumberOfIterations(kTrackIterations);
-    regular->AddObserver(itk::IterationEvent(), [&record, regular = regular.GetPointer()](const itk::EventObject &) {
+    // The value of an iteration is computed before its step, which the transform
+    // holds by the time of the event: the parameters of value k are those after
+    // step k - 1 (the identity's for k = 0).
+    auto before = std::make_shared<BSplineType::ParametersType>(transform->GetParameters());
+    regular->AddObserver(itk::IterationEvent(), [&record, regular = regular.GetPointer(), before,
+                                                 transform = transform.GetPointer()](const itk::EventObject &) {
       record.values.push_back(regular->GetCurrentMetricValue());
+      record.parameters.push_back(*before);
+      *before = transform->GetParameters();
       record.steps.push_back(regular->GetCurrentStepLength());
     });
     optimizer = regular.GetPointer();
@@ -358,14 +369,17 @@ RunOneLevel(const WarpedPair & pair, ImageMetricType * metric, OptimizerKind opt
     // The vnl adaptor passes each function evaluation on as a
     // FunctionAndGradientEvaluationIterationEvent, a kind of IterationEvent: those
     // are counted, the iterations (IterationEvent itself) recorded.
-    lbfgsb->AddObserver(itk::IterationEvent(), [&record, lbfgsb = lbfgsb.GetPointer()](const itk::EventObject & event) {
+    lbfgsb->AddObserver(itk::IterationEvent(), [&record, lbfgsb = lbfgsb.GetPointer(),
+                                                transform = transform.GetPointer()](const itk::EventObject & event) {
       if (itk::FunctionAndGradientEvaluationIterationEvent().CheckEvent(&event))
       {
         ++record.evaluations;
       }
       else
       {
+        // the accepted point: the last evaluation's, which the transform holds
         record.values.push_back(lbfgsb->GetCurrentMetricValue());
+        record.parameters.push_back(transform->GetParameters());
       }
     });
     optimizer = lbfgsb.GetPointer();
@@ -378,6 +392,24 @@ RunOneLevel(const WarpedPair & pair, ImageMetricType * metric, OptimizerKind opt
   return record;
 }
 
+/** ITK's own metric's value at B-spline parameters \a p (mesh \a meshSize over the
+ * fixed image), configured as the registration configures it: dense, the fixed
+ * image's grid as the virtual domain. */
+double
+ITKValueAt(const WarpedPair & pair, MetricKind metricKind, unsigned int meshSize, const BSplineType::ParametersType & p,
+           bool useGPU)
+{
+  auto metric = NewMetric(metricKind, false, useGPU);
+  auto transform = IdentityBSpline(pair.fixed, meshSize);
+  transform->SetParameters(p);
+  metric->SetFixedImage(pair.fixed);
+  metric->SetMovingImage(pair.moving);
+  metric->SetMovingTransform(transform);
+  metric->SetVirtualDomainFromImage(pair.fixed);
+  metric->Initialize();
+  return metric->GetValue();
+}
+
 struct TrackStats
 {
   double maxRelativeValue = 0.0; ///< largest |twin - ITK| / |ITK| over the iterations
@@ -386,7 +418,10 @@ struct TrackStats
 };
 
 /** ITK's metric and the twin, each through 20 iterations of the same registration:
- * every iteration's value within 1e-4 relative, the final parameters close.
+ * every iteration's value within 1e-5 relative of ITK's metric at the same parameters
+ * (the twin's own iterate; the two runs' iterates drift apart, slowly, and comparing
+ * their values with each other failed about once in 40 seeds at 1e-4 with L-BFGS-B,
+ * whose quasi-Newton steps amplify the drift), the final parameters close.
  *
  * The parameter bound. The regular step optimizer moves by s_k g_k / |g_k| (s_k its
  * step length, the same for both while both take the same relaxation decisions,
@@ -418,11 +453,19 @@ ExpectTracksITK(MetricKind metricKind, OptimizerKind optimizerKind, bool useGPU)
   EXPECT_EQ(expected.values.size(), kTrackIterations) << "ITK stopped early: " << expected.stop;
   EXPECT_EQ(actual.values.size(), expected.values.size()) << "twin: " << actual.stop << "; ITK: " << expected.stop;
   const std::size_t n = std::min(actual.values.size(), expected.values.size());
+  ASSERT_EQ(actual.parameters.size(), actual.values.size());
+  ASSERT_EQ(expected.parameters.size(), expected.values.size());
   for (std::size_t k = 0; k < n; ++k)
   {
-    const double relative = std::abs(actual.values[k] - expected.values[k]) / std::abs(expected.values[k]);
+    // The bookkeeping of where each value was computed, checked on ITK's own run.
+    const double itkAgain = ITKValueAt(pair, metricKind, meshSize, expected.parameters[k], useGPU);
+    EXPECT_LE(std::abs(itkAgain - expected.values[k]), 1e-9 * std::abs(expected.values[k]))
+      << "iteration " << k << ": ITK's value at its recorded parameters " << itkAgain << " vs " << expected.values[k];
+    const double itkAtTwin = ITKValueAt(pair, metricKind, meshSize, actual.parameters[k], useGPU);
+    const double relative = std::abs(actual.values[k] - itkAtTwin) / std::abs(itkAtTwin);
     stats.maxRelativeValue = std::max(stats.maxRelativeValue, relative);
-    EXPECT_LE(relative, 1e-4) << "iteration " << k << ": " << actual.values[k] << " vs ITK " << expected.values[k];
+    EXPECT_LE(relative, 1e-5) << "iteration " << k << ": " << actual.values[k] << " vs ITK " << itkAtTwin
+                              << " at the same parameters (ITK's own run: " << expected.values[k] << ")";
   }
   // The registration made progress (the comparison is not of a stalled run).
   if (n > 1)
@@ -448,7 +491,8 @@ ExpectTracksITK(MetricKind metricKind, OptimizerKind optimizerKind, bool useGPU)
   EXPECT_LE(stats.parameterDistance, 1e-3 * stats.pathLength);
   std::cout << "[ measure  ] " << ToString(metricKind) << " + " << ToString(optimizerKind) << " ("
             << itk::ToString(actual.path) << "): " << n << " iterations, ITK " << expected.values.front() << " -> "
-            << expected.values.back() << ", max relative value difference " << stats.maxRelativeValue
+            << expected.values.back() << ", max relative value difference at the same parameters "
+            << stats.maxRelativeValue
             << ", |p_twin - p_ITK| " << stats.parameterDistance << " mm = " << stats.parameterDistance / stats.pathLength
             << " of the path " << stats.pathLength << " mm" << std::endl;
 }
