@@ -147,11 +147,12 @@ TEST(ConvolutionSlabs, PlanStaysWithinItsBudgetOrIsTheClearError)
                cif::CudaOutOfMemory);
 }
 
-/** The GPU filter under a device memory limit that fits about a third of the job:
- * slabs, and the bits of its one-piece run. */
-template <typename TImage>
+/** The GPU filter's run on \a input under whatever memory pressure \a pressure puts
+ * (a guard it returns for the run's scope, given the job's scalars): slabs, and the
+ * bits of its one-piece run. */
+template <typename TImage, typename TPressure>
 void
-ExpectLimitedRunMatchesOnePiece(const TImage * input, const cif::ConvolutionKernel & k)
+ExpectPressuredRunMatchesOnePiece(const TImage * input, const cif::ConvolutionKernel & k, TPressure && pressure)
 {
   using Kernel = itk::Image<float, TImage::ImageDimension>;
   auto kernel = itk::MakeKernelImage<Kernel>(k);
@@ -170,12 +171,21 @@ ExpectLimitedRunMatchesOnePiece(const TImage * input, const cif::ConvolutionKern
   ASSERT_EQ(one.second, 1u);
   const std::size_t scalars =
     oneImage->GetBufferedRegion().GetNumberOfPixels() * oneImage->GetNumberOfComponentsPerPixel();
-  // staging, planar in and out, output staging (and scratch): about 16 bytes a scalar
-  ScopedDeviceMemoryLimit limit(scalars * 16 / 3);
-  const auto              slabbed = run();
+  const auto scope = pressure(scalars);
+  const auto slabbed = run();
   EXPECT_GT(slabbed.second, 1u);
   EXPECT_TRUE(SameBits(reinterpret_cast<const float *>(slabbed.first->GetBufferPointer()),
                        reinterpret_cast<const float *>(oneImage->GetBufferPointer()), scalars));
+}
+
+/** A device memory limit that fits about a third of the job. */
+template <typename TImage>
+void
+ExpectLimitedRunMatchesOnePiece(const TImage * input, const cif::ConvolutionKernel & k)
+{
+  // staging, planar in and out, output staging (and scratch): about 16 bytes a scalar
+  ExpectPressuredRunMatchesOnePiece(input, k,
+                                    [](std::size_t scalars) { return ScopedDeviceMemoryLimit(scalars * 16 / 3); });
 }
 
 TEST(ConvolutionGPUDevice, VolumeLargerThanTheLimitRunsInSlabs)
@@ -220,24 +230,9 @@ TEST(ConvolutionGPUDevice, RefusedReservationIsPlannedFiner)
   SCOPED_TRACE(seed);
   using Image3 = itk::Image<float, 3>;
   auto volume = MakeImage<Image3>({ { 64, 48, 80 } }, { { 0, 0, 0 } }, Content::Random, seed);
-  auto kernel = itk::MakeKernelImage<Image3>(RandomKernel(3, 5, 5, seed));
-  auto run = [&] {
-    auto filter = itk::ConvolutionGPUImageFilter<Image3, Image3, Image3>::New();
-    filter->SetInput(volume);
-    filter->SetKernelImage(kernel);
-    filter->Update();
-    EXPECT_EQ(filter->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
-    Image3::Pointer out = filter->GetOutput();
-    out->DisconnectPipeline();
-    return std::make_pair(out, filter->GetLastNumberOfSlabs());
-  };
-  const auto one = run();
-  ASSERT_EQ(one.second, 1u);
-  const std::size_t pixels = 64u * 48u * 80u;
-  ScopedAllocationFailuresAbove refuse(pixels * sizeof(float) / 4);
-  const auto finer = run();
-  EXPECT_GT(finer.second, 1u);
-  EXPECT_TRUE(SameBits(finer.first->GetBufferPointer(), one.first->GetBufferPointer(), pixels));
+  ExpectPressuredRunMatchesOnePiece(volume.GetPointer(), RandomKernel(3, 5, 5, seed), [](std::size_t scalars) {
+    return ScopedAllocationFailuresAbove(scalars * sizeof(float) / 4);
+  });
 }
 
 TEST(ConvolutionGPUDevice, LimitBelowOnePlaneIsAClearError)
