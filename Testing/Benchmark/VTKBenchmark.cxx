@@ -20,6 +20,10 @@
 //   VTKBenchmark [--sizes 256 512] [--repeat 10] [--itk-max 512 (largest size VTK runs at)]
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
+#include "cifBusFloor.h"
+#ifdef CIF_BENCHMARK_GATHER_FLOOR
+#  include "cifGatherFloorKernel.h"
+#endif
 #include "cifCudaRuntime.h"
 #include "cifDeviceBuffer.h"
 #include "cifVTKResliceDevice.h"
@@ -156,6 +160,7 @@ main(int argc, char * argv[])
               "| max diff / range vs VTK |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 
+  std::vector<std::string> ratios;
   for (long n : options.sizes)
   {
     const std::int64_t voxels = static_cast<std::int64_t>(n) * n * n;
@@ -168,7 +173,7 @@ main(int argc, char * argv[])
     vtkNew<vtkMatrix4x4> axes;
     axes->DeepCopy(rotation->GetMatrix());
     const bool runVTK = n <= options.itkMax;
-    Row        coefficients, reslice, both;
+    Row        coefficients, reslice, both, loadFloor;
 
     // --- VTK's CPU pipeline
     vtkNew<vtkImageBSplineCoefficients> vtkPrefilter;
@@ -287,6 +292,11 @@ main(int argc, char * argv[])
       const auto resliceKernel = [&] { cif::vtkmath::ResliceOnDevice(job); };
       coefficients.device = DeviceMilliseconds(repeat, prefilterKernel);
       reslice.device = DeviceMilliseconds(repeat, resliceKernel);
+#ifdef CIF_BENCHMARK_GATHER_FLOOR
+      loadFloor.device = DeviceMilliseconds(repeat, [&] {
+        cif_bench::LaunchCoalescedGatherFloor(coefficientsOnDevice.As<float>(), n, output.As<float>());
+      });
+#endif
       both.device = DeviceMilliseconds(repeat, [&] {
         prefilterKernel();
         resliceKernel();
@@ -299,10 +309,36 @@ main(int argc, char * argv[])
     Print(n, "coefficients", coefficients);
     Print(n, "oblique reslice", reslice);
     Print(n, "both", both);
+    Print(n, "load floor of the reslice (64 coalesced float loads a voxel)", loadFloor);
+    if (gpu)
+    {
+      // The host-data rows move the volume up and the output down (one float each).
+      const cif_bench::BusTimes bus = cif_bench::MeasureBus(static_cast<std::size_t>(voxels) * sizeof(float), repeat);
+      const double              floor = bus.pinnedUpMs + bus.pinnedDownMs;
+      char                      line[256];
+      std::snprintf(line, sizeof(line),
+                    "%ld^3, host data: bus floor %.3f ms (pinned, %.3f up + %.3f down); coefficients %.2fx, "
+                    "reslice %.2fx, both %.2fx that floor",
+                    n, floor, bus.pinnedUpMs, bus.pinnedDownMs, coefficients.hostData / floor,
+                    reslice.hostData / floor, both.hostData / floor);
+      ratios.push_back(line);
+    }
+    if (loadFloor.device > 0)
+    {
+      char line[160];
+      std::snprintf(line, sizeof(line), "%ld^3: the oblique reslice takes %.2fx its load floor", n,
+                    reslice.device / loadFloor.device);
+      ratios.push_back(line);
+    }
+  }
+  for (const std::string & line : ratios)
+  {
+    std::printf("\n%s", line.c_str());
   }
   std::printf("\n'of floor' = floor / GPU time (100%% = at the copy bandwidth). 'vs VTK' = VTK's time / ours. "
               "'both' on the GPU with host data: vtkCudaImageBSplineCoefficients (KeepOutputOnDevice) feeding "
               "vtkCudaImageReslice, one upload and one download; on the CPU, the sum of the two steps. VTK runs "
-              "up to --itk-max (n/a above).\n");
+              "up to --itk-max (n/a above). The load floor: 64 coalesced 4-byte loads per output voxel and nothing else "
+              "(ResampleBenchmark's), on the same coefficients.\n");
   return 0;
 }

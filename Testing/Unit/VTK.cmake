@@ -5,6 +5,7 @@ if(CIF_HAVE_VTK)
     vtkCudaImageBSplineCoefficientsTest.cxx
     vtkCudaImageResliceTest.cxx
     cifITKVTKBridgeTest.cxx
-    vtkCudaDeviceArrayTest.cxx)
+    vtkCudaDeviceArrayTest.cxx
+    cifVTKResliceShearTest.cxx)
   target_link_libraries(VTKAdapterTests PRIVATE CudaImageFiltersVTK)
 endif()
