@@ -4,15 +4,47 @@
 #include "cifImageMetricMath.h"
 
 #include <cstdint>
+#include <type_traits>
 
 /** \file cifMetricPointTerms.h
  * What each metric makes of one sampled point (ITK's per-metric ProcessPoint): a
  * term of the value's sum and a "force" f, the derivative of the point's
  * contribution with respect to the moving point, so that the point's derivative is
  * f^T J (J: the moving transform's Jacobian). The CUDA kernels and the CPU path
- * share these. A term's Apply returns false for a point the metric leaves out. */
+ * share these. A term's Apply returns false for a point the metric leaves out.
+ * Most terms add one value per point; a term that adds several (a metric's value
+ * pass) says how many in kValues and fills an array (ApplyMetricTerm). */
 namespace cif
 {
+/** How many value sums \a TTerm adds per valid point: TTerm::kValues where it
+ * declares it, else 1. */
+template <typename TTerm, typename = void>
+struct MetricTermValues
+{
+  static constexpr int value = 1;
+};
+template <typename TTerm>
+struct MetricTermValues<TTerm, std::void_t<decltype(TTerm::kValues)>>
+{
+  static constexpr int value = TTerm::kValues;
+};
+
+/** \a term at sample \a s: its MetricTermValues<TTerm> values into \a values and
+ * its force (the one-value terms' Apply(s, value, force), or the array form). */
+template <int D, typename TTerm>
+CIF_HD bool
+ApplyMetricTerm(const TTerm & term, const MetricPointSample & s, double * values, double force[3])
+{
+  if constexpr (MetricTermValues<TTerm>::value == 1)
+  {
+    return term.template Apply<D>(s, values[0], force);
+  }
+  else
+  {
+    return term.template Apply<D>(s, values, force);
+  }
+}
+
 /** MeanSquaresImageToImageMetricv4GetValueAndDerivativeThreader::ProcessPoint: the
  * squared difference (the difference in the pixel type, as ITK takes it) and the
  * force 2 (F - M) grad M. */
