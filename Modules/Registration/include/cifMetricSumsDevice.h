@@ -76,7 +76,7 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMoving
                            std::vector<double> * bsplineDerivative);
 
 /** EvaluateMetricSumsInDomainOrderOnHost without a derivative on the current device: a
- * value pass of a term of one or more values. */
+ * value pass of a term of one or more values (Correlation's means and centred sums). */
 template <int D, typename TValue, typename TTerm>
 CudaImageFilters_EXPORT MetricSums
 EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
@@ -123,6 +123,13 @@ MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTra
 #define CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE(D, TValue)                                                          \
   CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MeanSquaresTerm<TValue>)                                \
   CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MattesDerivativeTerm)                                   \
+  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, CorrelationDerivativeTerm)                              \
+  template MetricSums EvaluateMetricValueSumsOnDevice<D, TValue, CorrelationMeansTerm>(                          \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const CorrelationMeansTerm &,                    \
+    MetricDeviceWorkspace &);                                                                                  \
+  template MetricSums EvaluateMetricValueSumsOnDevice<D, TValue, CorrelationCentredTerm>(                        \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const CorrelationCentredTerm &,                  \
+    MetricDeviceWorkspace &);                                                                                  \
   template void MattesHistogramInCellBoxesOnDevice<D, TValue>(                                                  \
     const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &, const MetricCellBoxView &, \
     MetricDeviceWorkspace &, MattesHistogram &);                                                               \
