@@ -10,7 +10,7 @@
 // the host's abort stops it within one iteration. Slicer's standard flags, progress
 // and return parameters: cifModuleCommandLine.h.
 //
-//   ElasticRegistrationCLI [--stages affine,bspline] [--metric MattesMI|MeanSquares] [--gridSpacing MM]
+//   ElasticRegistrationCLI [--stages affine,bspline] [--metric MattesMI|MeanSquares|Correlation] [--gridSpacing MM]
 //                          [--levels N] [--iterations N[,N...]] [--sampling dense|random|regular]
 //                          [--fixedMask M] [--movingMask M] [--cpu]
 //                          [--outputTransform T.h5] [--linearTransform L.tfm] [--outputVolume V] fixed moving
@@ -49,7 +49,7 @@ Declare()
     "Registers a moving scalar volume to a fixed one: a rigid or affine stage, a cubic B-spline (elastic) stage on "
     "top of it, or both, through ITK's ImageRegistrationMethodv4 over a multi-resolution schedule (level l of L "
     "shrinks both volumes by 2^(L-1-l) and smooths them by L-1-l voxels; the B-spline grid doubles per level), with "
-    "the metric (mean squares or Mattes mutual information) evaluated on the GPU (CPU when there is none). Writes "
+    "the metric (mean squares, Mattes mutual information or normalized correlation) evaluated on the GPU (CPU when there is none). Writes "
     "the transform, which maps fixed points into the moving volume (ITK's convention: a composite of the linear and "
     "the B-spline stage, the B-spline applied first), and the moving volume resampled onto the fixed grid with "
     "cubic B-spline interpolation.",
@@ -61,8 +61,10 @@ Declare()
                            kStages[0], { kStages[0], kStages[1], kStages[2], kStages[3], kStages[4] });
   registration.Enumeration("metric", "Metric",
                            "MattesMI: Mattes mutual information (any intensity relation, e.g. two modalities); "
-                           "MeanSquares: the mean squared difference (the same modality, the same intensities).",
-                           "MattesMI", { "MattesMI", "MeanSquares" });
+                           "MeanSquares: the mean squared difference (the same modality, the same intensities); "
+                           "Correlation: normalized cross correlation (the same modality, intensities related "
+                           "linearly).",
+                           "MattesMI", { "MattesMI", "MeanSquares", "Correlation" });
   registration
     .Integer("histogramBins", "Histogram bins", "Mattes mutual information: the joint histogram's bins per axis.", 32)
     .Range(5, 256, 1)
@@ -102,7 +104,7 @@ Declare()
   auto & outputs = cif::AddOutputs(module);
   outputs.Returned("double", "finalMetricValue", "Final metric value",
                    "The last stage's metric at its last iteration, at full resolution (lower is better: Mattes is "
-                   "the negative mutual information).");
+                   "the negative mutual information, Correlation the negative squared correlation).");
   outputs.Returned("string", "iterationsPerLevel", "Iterations per level",
                    "The iterations each stage ran at each level, coarsest first: \"affine 12,8,5; B-spline 20,20,14\".");
 
@@ -215,8 +217,10 @@ SettingsOf(const cif::ModuleArguments & arguments, bool useGPU)
                   : stages.rfind("affine", 0) == 0 ? cif::LinearRegistrationStage::Affine
                                                    : cif::LinearRegistrationStage::None;
   s.bsplineStage = stages.find("bspline") != std::string::npos;
-  s.metric = arguments.String("metric") == "MeanSquares" ? cif::RegistrationMetricKind::MeanSquares
-                                                         : cif::RegistrationMetricKind::MattesMutualInformation;
+  const std::string metric = arguments.String("metric");
+  s.metric = metric == "MeanSquares"   ? cif::RegistrationMetricKind::MeanSquares
+             : metric == "Correlation" ? cif::RegistrationMetricKind::Correlation
+                                       : cif::RegistrationMetricKind::MattesMutualInformation;
   s.histogramBins = static_cast<unsigned int>(arguments.Integer("histogramBins"));
   s.gridSpacing = arguments.Double("gridSpacing");
   s.levels = static_cast<unsigned int>(arguments.Integer("levels"));

@@ -1,6 +1,6 @@
 // Registration benchmark: one GetValueAndDerivative of the module's v4 metrics
 // (MeanSquaresImageToImageMetricv4GPU, MattesMutualInformationImageToImageMetricv4GPU
-// with 50 bins) after Initialize(), on N^3 float images of smooth random content,
+// with 50 bins, CorrelationImageToImageMetricv4GPU) after Initialize(), on N^3 float images of smooth random content,
 // dense (every virtual voxel) and on sampled point sets of 2^14 and 2^16 random
 // points, for an AffineTransform and a cubic BSplineTransform with a control point
 // every ~10 voxels (mesh N/10). Each row: the GPU path, the module's CPU path (all
@@ -30,6 +30,8 @@
 #include "itkBSplineTransform.h"
 #include "itkBSplineTransformInitializer.h"
 #include "itkCudaExecutionPath.h"
+#include "itkCorrelationImageToImageMetricv4.h"
+#include "itkCorrelationImageToImageMetricv4GPU.h"
 #include "itkMattesMutualInformationImageToImageMetricv4.h"
 #include "itkMattesMutualInformationImageToImageMetricv4GPU.h"
 #include "itkMeanSquaresImageToImageMetricv4.h"
@@ -57,6 +59,8 @@ using MeanSquaresITK = itk::MeanSquaresImageToImageMetricv4<Image, Image>;
 using MattesITK = itk::MattesMutualInformationImageToImageMetricv4<Image, Image>;
 using MeanSquaresGPU = itk::MeanSquaresImageToImageMetricv4GPU<Image, Image>;
 using MattesGPU = itk::MattesMutualInformationImageToImageMetricv4GPU<Image, Image>;
+using CorrelationITK = itk::CorrelationImageToImageMetricv4<Image, Image>;
+using CorrelationGPU = itk::CorrelationImageToImageMetricv4GPU<Image, Image>;
 using PointSet = MeanSquaresITK::FixedSampledPointSetType;
 using GradientFilter = MeanSquaresITK::DefaultMovingImageGradientFilter;
 using TransformBase = itk::Transform<double, D, D>;
@@ -270,7 +274,8 @@ RandomPoints(const Image * image, long count, bool onGrid, unsigned int seed)
 enum class MetricKind
 {
   MeanSquares,
-  Mattes
+  Mattes,
+  Correlation
 };
 
 /** One metric's evaluations: median wall time, the last result, and which path ran. */
@@ -406,6 +411,9 @@ constexpr double kLinearValueGradFlops = 80; // 8 corner weights (16), 8 x 4 FMA
 constexpr double kMeanSquaresTermFlops = 8;  // difference, square added, force 2 d grad
 constexpr double kMattesBinFlops = 25;       // fixed and moving bins, 4 cubic Parzen weights
 constexpr double kMattesDerivativeFlops = 30; // bins, 4 Parzen derivative weights x ratio table, force
+constexpr double kCorrelationMeansFlops = 2;    // the fixed and moving values added
+constexpr double kCorrelationCentredFlops = 8;  // 2 centred values, fm, f2, m2 added
+constexpr double kCorrelationForceFlops = 10;   // 2 centred values, the coefficient, force 3
 constexpr double kAffineDerivativeFlops = 24; // q - centre, force sum, 9 FMA of the moments
 constexpr double kBSplineDerivativeFlops = 384; // 64 support weights (reused) x 3 FMA
 
@@ -422,6 +430,17 @@ CountPointCost(bool sampled, bool bspline, MetricKind kind)
     c.bytesValid = kMovingBytes + kGradientBytes;
     c.flopsEvery = map;
     c.flopsValid = kLinearValueGradFlops + kMeanSquaresTermFlops + derivative;
+  }
+  else if (kind == MetricKind::Correlation)
+  {
+    // Three passes: the means, the centred sums (fixed and moving values), then the
+    // forces (their coefficients need the sums of both value passes).
+    c.passes = 3;
+    c.bytesEvery = 3 * every;
+    c.bytesValid = 2 * kMovingBytes + (kMovingBytes + kGradientBytes);
+    c.flopsEvery = 3 * map;
+    c.flopsValid = 2 * kLinearValueFlops + kCorrelationMeansFlops + kCorrelationCentredFlops +
+                   (kLinearValueGradFlops + kCorrelationForceFlops + derivative);
   }
   else
   {
@@ -776,6 +795,9 @@ main(int argc, char * argv[])
                                                device, notes);
         RunRow<MattesGPU, MattesITK>(MetricKind::Mattes, "Mattes", fixed, moving, transform, t == 1, transformName,
                                      pc.points, pc.count, pc.name, itkSubsample, gradient, o, device, notes);
+        RunRow<CorrelationGPU, CorrelationITK>(MetricKind::Correlation, "Correlation", fixed, moving, transform,
+                                               t == 1, transformName, pc.points, pc.count, pc.name, itkSubsample,
+                                               gradient, o, device, notes);
       }
     }
     std::printf("\n");
@@ -784,7 +806,8 @@ main(int argc, char * argv[])
   std::printf(
     "Times: one GetValueAndDerivative after Initialize() (wall clock: the GPU path's parameter upload, kernels and "
     "downloads included), median after one warm-up. CPU path: the module's own code, SetUseGPU(false), on all host "
-    "threads. ITK: itk::MeanSquares/MattesMutualInformationImageToImageMetricv4 with its default threads; for "
+    "threads. ITK: itk::MeanSquares/MattesMutualInformation/CorrelationImageToImageMetricv4 with its default "
+    "threads; for "
     "B-spline rows with more than %ld points it runs on a random subsample of %ld voxel-centre points and its time is "
     "scaled by points / subsample (its cost is points x parameters). Moving interpolator linear (ITK's default), "
     "moving gradient from ITK's default GradientRecursiveGaussianImageFilter.\n\n",
@@ -793,11 +816,14 @@ main(int argc, char * argv[])
     "Floor = max(mem, fp64) + bus. mem: bytes per point / the measured device-to-device copy bandwidth; per point of "
     "the domain the fixed value (4 B) and, sampled, the point's 3 double coordinates (24 B); per point landing "
     "inside the moving image the moving value (4 B: linear, 8 neighbours mostly cached) and the moving gradient "
-    "image (12 B); Mattes reads twice (histogram pass: fixed + moving; force pass: everything). fp64: FP64 "
+    "image (12 B); Mattes reads twice (histogram pass: fixed + moving; force pass: everything), Correlation three "
+    "times (means and centred sums: fixed + moving; force pass: everything). fp64: FP64 "
     "operations per point (FMA = 2) at the FP64 peak: mapping into the moving image (affine 18; B-spline 540: 12 "
     "cubic weights, 80 tensor products, 64 x 3 coefficient FMA), linear value + gradient 80 (value only 32), "
-    "MeanSquares term 8, Mattes bins + Parzen weights 25 and its force 30, derivative: affine moments 24, B-spline "
-    "adjoint 64 x 3 FMA = 384 (no gather of per-cell partials counted); Mattes maps every point twice. bus: the "
+    "MeanSquares term 8, Mattes bins + Parzen weights 25 and its force 30, Correlation sums 2 + 8 and its force 10, "
+    "derivative: affine moments 24, B-spline "
+    "adjoint 64 x 3 FMA = 384 (no gather of per-cell partials counted); Mattes maps every point twice, Correlation "
+    "three times. bus: the "
     "parameters up and the derivative down (8 B each, pinned cudaMemcpy measured in this run). The 'per point' "
     "column averages over the domain at the row's valid fraction.\n");
   if (!notes.empty())

@@ -1,7 +1,7 @@
 // The GPU twins of the v4 metrics inside ITK's own registration loop
 // (ImageRegistrationMethodv4): they track ITK's metric iteration by iteration through
-// 20 optimizer steps of a 3-D B-spline registration (MeanSquares and Mattes, regular
-// step gradient descent, and one L-BFGS-B run), they recover a known smooth
+// 20 optimizer steps of a 3-D B-spline registration (MeanSquares, Mattes and
+// Correlation, regular step gradient descent, and one L-BFGS-B run), they recover a known smooth
 // deformation in the standard two-level pattern (shrink, smooth, B-spline grid
 // refined by BSplineTransformParametersAdaptor), and an all-zero fixed mask gives
 // ITK's answer (MeanSquares: its warning, the largest value, a zero derivative;
@@ -12,6 +12,7 @@
 #include "cifElasticRegistration.h"
 #include "cifMetricTestSupport.h"
 #include "itkBSplineTransformParametersAdaptor.h"
+#include "itkCorrelationImageToImageMetricv4GPU.h"
 #include "itkExtractImageFilter.h"
 #include "itkImageRegistrationMethodv4.h"
 #include "itkLBFGSBOptimizerv4.h"
@@ -47,12 +48,15 @@ using ITKMeanSquares = itk::MeanSquaresImageToImageMetricv4<ImageType, ImageType
 using TwinMeanSquares = itk::MeanSquaresImageToImageMetricv4GPU<ImageType, ImageType>;
 using ITKMattes = itk::MattesMutualInformationImageToImageMetricv4<ImageType, ImageType>;
 using TwinMattes = itk::MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType>;
+using ITKCorrelation = itk::CorrelationImageToImageMetricv4<ImageType, ImageType>;
+using TwinCorrelation = itk::CorrelationImageToImageMetricv4GPU<ImageType, ImageType>;
 using MaskType = itk::ImageMaskSpatialObject<Dimension, unsigned char>;
 
 enum class MetricKind
 {
   MeanSquares,
-  Mattes
+  Mattes,
+  Correlation
 };
 enum class OptimizerKind
 {
@@ -63,7 +67,7 @@ enum class OptimizerKind
 const char *
 ToString(MetricKind k)
 {
-  return k == MetricKind::MeanSquares ? "MeanSquares" : "Mattes";
+  return k == MetricKind::MeanSquares ? "MeanSquares" : k == MetricKind::Mattes ? "Mattes" : "Correlation";
 }
 const char *
 ToString(OptimizerKind k)
@@ -82,6 +86,16 @@ NewMetric(MetricKind kind, bool twin, bool useGPU)
       return NewITKOwn<ITKMeanSquares, TwinMeanSquares>().GetPointer();
     }
     auto metric = TwinMeanSquares::New();
+    metric->SetUseGPU(useGPU);
+    return metric.GetPointer();
+  }
+  if (kind == MetricKind::Correlation)
+  {
+    if (!twin)
+    {
+      return NewITKOwn<ITKCorrelation, TwinCorrelation>().GetPointer();
+    }
+    auto metric = TwinCorrelation::New();
     metric->SetUseGPU(useGPU);
     return metric.GetPointer();
   }
@@ -104,6 +118,11 @@ PathOf(const ImageMetricType * metric, std::string & reason)
     return m->GetLastExecutionPath();
   }
   if (const auto * m = dynamic_cast<const TwinMattes *>(metric))
+  {
+    reason = m->GetLastExecutionReason();
+    return m->GetLastExecutionPath();
+  }
+  if (const auto * m = dynamic_cast<const TwinCorrelation *>(metric))
   {
     reason = m->GetLastExecutionReason();
     return m->GetLastExecutionPath();
@@ -502,6 +521,7 @@ ExpectTracksITKAll(bool useGPU)
 {
   ExpectTracksITK(MetricKind::MeanSquares, OptimizerKind::RegularStep, useGPU);
   ExpectTracksITK(MetricKind::Mattes, OptimizerKind::RegularStep, useGPU);
+  ExpectTracksITK(MetricKind::Correlation, OptimizerKind::RegularStep, useGPU);
   ExpectTracksITK(MetricKind::MeanSquares, OptimizerKind::LBFGSB, useGPU);
 }
 

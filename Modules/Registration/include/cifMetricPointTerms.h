@@ -4,15 +4,47 @@
 #include "cifImageMetricMath.h"
 
 #include <cstdint>
+#include <type_traits>
 
 /** \file cifMetricPointTerms.h
  * What each metric makes of one sampled point (ITK's per-metric ProcessPoint): a
  * term of the value's sum and a "force" f, the derivative of the point's
  * contribution with respect to the moving point, so that the point's derivative is
  * f^T J (J: the moving transform's Jacobian). The CUDA kernels and the CPU path
- * share these. A term's Apply returns false for a point the metric leaves out. */
+ * share these. A term's Apply returns false for a point the metric leaves out.
+ * Most terms add one value per point; a term that adds several (Correlation's value
+ * passes) says how many in kValues and fills an array (ApplyMetricTerm). */
 namespace cif
 {
+/** How many value sums \a TTerm adds per valid point: TTerm::kValues where it
+ * declares it, else 1. */
+template <typename TTerm, typename = void>
+struct MetricTermValues
+{
+  static constexpr int value = 1;
+};
+template <typename TTerm>
+struct MetricTermValues<TTerm, std::void_t<decltype(TTerm::kValues)>>
+{
+  static constexpr int value = TTerm::kValues;
+};
+
+/** \a term at sample \a s: its MetricTermValues<TTerm> values into \a values and
+ * its force (the one-value terms' Apply(s, value, force), or the array form). */
+template <int D, typename TTerm>
+CIF_HD bool
+ApplyMetricTerm(const TTerm & term, const MetricPointSample & s, double * values, double force[3])
+{
+  if constexpr (MetricTermValues<TTerm>::value == 1)
+  {
+    return term.template Apply<D>(s, values[0], force);
+  }
+  else
+  {
+    return term.template Apply<D>(s, values, force);
+  }
+}
+
 /** MeanSquaresImageToImageMetricv4GetValueAndDerivativeThreader::ProcessPoint: the
  * squared difference (the difference in the pixel type, as ITK takes it) and the
  * force 2 (F - M) grad M. */
@@ -136,6 +168,82 @@ struct MattesDerivativeTerm
     {
       force[a] = a < D ? scale * s.movingGradient[a] : 0.0;
     }
+    return true;
+  }
+};
+/** CorrelationImageToImageMetricv4HelperThreader::ProcessVirtualPoint: each valid
+ * point's fixed and moving values, whose sums over the valid points give ITK's
+ * means (m_AverageFix, m_AverageMov). A value pass: no force. */
+struct CorrelationMeansTerm
+{
+  static constexpr int kValues = 2;
+
+  template <int D>
+  CIF_HD bool
+  Apply(const MetricPointSample & s, double * values, double force[3]) const
+  {
+    values[0] = s.fixedValue;
+    values[1] = s.movingValue;
+    for (int a = 0; a < 3; ++a)
+    {
+      force[a] = 0.0;
+    }
+    return true;
+  }
+};
+
+/** The value part of CorrelationImageToImageMetricv4GetValueAndDerivativeThreader::
+ * ProcessPoint: with f' = F - mean F and m' = M - mean M (the means of the first
+ * pass), f'm', f'^2 and m'^2, whose sums are ITK's fm, f2 and m2. A value pass: no
+ * force. */
+struct CorrelationCentredTerm
+{
+  static constexpr int kValues = 3;
+  double               averageFixed = 0.0;
+  double               averageMoving = 0.0;
+
+  template <int D>
+  CIF_HD bool
+  Apply(const MetricPointSample & s, double * values, double force[3]) const
+  {
+    const double f = s.fixedValue - averageFixed;
+    const double m = s.movingValue - averageMoving;
+    values[0] = f * m;
+    values[1] = f * f;
+    values[2] = m * m;
+    for (int a = 0; a < 3; ++a)
+    {
+      force[a] = 0.0;
+    }
+    return true;
+  }
+};
+
+/** Correlation's force pass. ITK's derivative is 2 fm / (f2 m2) (fdm - fm / m2 mdm)
+ * with fdm = sum f' grad M J and mdm = sum m' grad M J (J: the moving transform's
+ * Jacobian); both sums share grad M J, so it is sum (scale (f' - ratio m') grad M) J
+ * with scale = 2 fm / (f2 m2) and ratio = fm / m2, known after the value passes: one
+ * force per point, gathered as any other (no second derivative-sized sum). The value
+ * is not used (0). */
+struct CorrelationDerivativeTerm
+{
+  double averageFixed = 0.0;
+  double averageMoving = 0.0;
+  double scale = 0.0;
+  double ratio = 0.0;
+
+  template <int D>
+  CIF_HD bool
+  Apply(const MetricPointSample & s, double & value, double force[3]) const
+  {
+    const double f = s.fixedValue - averageFixed;
+    const double m = s.movingValue - averageMoving;
+    const double c = scale * (f - ratio * m);
+    for (int a = 0; a < 3; ++a)
+    {
+      force[a] = a < D ? c * s.movingGradient[a] : 0.0;
+    }
+    value = 0.0;
     return true;
   }
 };

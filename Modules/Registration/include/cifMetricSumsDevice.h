@@ -75,6 +75,13 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMoving
                            bool withDerivative, MetricDeviceWorkspace & workspace,
                            std::vector<double> * bsplineDerivative);
 
+/** EvaluateMetricSumsInDomainOrderOnHost without a derivative on the current device: a
+ * value pass of a term of one or more values (Correlation's means and centred sums). */
+template <int D, typename TValue, typename TTerm>
+CudaImageFilters_EXPORT MetricSums
+EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                                const TTerm & term, MetricDeviceWorkspace & workspace);
+
 /** EvaluateMetricSumsInCellBoxesOnHost (cifMetricCellBoxes.h) on the current device:
  * sums[0..1] and the B-spline derivative (\a bsplineDerivative, host). */
 template <int D, typename TValue, typename TTerm>
@@ -105,19 +112,24 @@ CudaImageFilters_EXPORT void
 MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
                         const MattesParzen & parzen, MetricDeviceWorkspace & workspace, MattesHistogram & histogram);
 
+/** The sums of one force term (a point term of cifMetricPointTerms.h with one value). */
+#define CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, TTerm)                                            \
+  template MetricSums EvaluateMetricSumsOnDevice<D, TValue, TTerm>(                                              \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &, const MetricPointOrderView *,     \
+    const double[3], bool, MetricDeviceWorkspace &, std::vector<double> *);                                    \
+  template MetricSums EvaluateMetricSumsInCellBoxesOnDevice<D, TValue, TTerm>(                                   \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &, const MetricCellBoxView &,        \
+    MetricDeviceWorkspace &, std::vector<double> *);
 #define CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE(D, TValue)                                                          \
-  template MetricSums EvaluateMetricSumsOnDevice<D, TValue, MeanSquaresTerm<TValue>>(                            \
-    const MetricScene<TValue> &, const MetricMovingTransform &, const MeanSquaresTerm<TValue> &,                 \
-    const MetricPointOrderView *, const double[3], bool, MetricDeviceWorkspace &, std::vector<double> *);      \
-  template MetricSums EvaluateMetricSumsOnDevice<D, TValue, MattesDerivativeTerm>(                               \
-    const MetricScene<TValue> &, const MetricMovingTransform &, const MattesDerivativeTerm &,                    \
-    const MetricPointOrderView *, const double[3], bool, MetricDeviceWorkspace &, std::vector<double> *);      \
-  template MetricSums EvaluateMetricSumsInCellBoxesOnDevice<D, TValue, MeanSquaresTerm<TValue>>(                 \
-    const MetricScene<TValue> &, const MetricMovingTransform &, const MeanSquaresTerm<TValue> &,                 \
-    const MetricCellBoxView &, MetricDeviceWorkspace &, std::vector<double> *);                                \
-  template MetricSums EvaluateMetricSumsInCellBoxesOnDevice<D, TValue, MattesDerivativeTerm>(                    \
-    const MetricScene<TValue> &, const MetricMovingTransform &, const MattesDerivativeTerm &,                    \
-    const MetricCellBoxView &, MetricDeviceWorkspace &, std::vector<double> *);                                \
+  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MeanSquaresTerm<TValue>)                                \
+  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MattesDerivativeTerm)                                   \
+  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, CorrelationDerivativeTerm)                              \
+  template MetricSums EvaluateMetricValueSumsOnDevice<D, TValue, CorrelationMeansTerm>(                          \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const CorrelationMeansTerm &,                    \
+    MetricDeviceWorkspace &);                                                                                  \
+  template MetricSums EvaluateMetricValueSumsOnDevice<D, TValue, CorrelationCentredTerm>(                        \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const CorrelationCentredTerm &,                  \
+    MetricDeviceWorkspace &);                                                                                  \
   template void MattesHistogramInCellBoxesOnDevice<D, TValue>(                                                  \
     const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &, const MetricCellBoxView &, \
     MetricDeviceWorkspace &, MattesHistogram &);                                                               \

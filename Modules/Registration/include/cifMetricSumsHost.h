@@ -140,6 +140,67 @@ AddBSplinePartials(const TransformStage & bspline, const double h[3], const doub
   }
 }
 
+/** A metric's sums over \a scene's points in the domain's order, in chunks of 4096
+ * points added in order (the same sums whatever the threads): [0] the valid points,
+ * [1, 1 + V) the term's V = MetricTermValues<TTerm> values, then, with
+ * \a withDerivative (terms of one value, an affine-family stage), the force's
+ * moments about \a reference. \a parallelFor: a callable (count, body(i)). */
+template <int D, typename TValue, typename TTerm, typename TParallelFor>
+MetricSums
+EvaluateMetricSumsInDomainOrderOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                                      const TTerm & term, const double reference[3], bool withDerivative,
+                                      TParallelFor && parallelFor)
+{
+  constexpr int kValues = MetricTermValues<TTerm>::value;
+  static_assert(1 + kValues <= kMaxMetricSums, "too many values per point");
+  constexpr std::int64_t  chunk = 4096;
+  const std::int64_t      count = scene.domain.count;
+  const std::int64_t      chunks = (count + chunk - 1) / chunk;
+  std::vector<MetricSums> partial(static_cast<std::size_t>(chunks));
+  parallelFor(chunks, [&](std::int64_t c) {
+    MetricSums &       sums = partial[c];
+    const std::int64_t end = count < (c + 1) * chunk ? count : (c + 1) * chunk;
+    for (std::int64_t n = c * chunk; n < end; ++n)
+    {
+      double v[3];
+      VirtualPointOf<D>(scene.domain, n, v);
+      const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, withDerivative);
+      if (!s.valid)
+      {
+        continue;
+      }
+      double force[3], values[kValues];
+      if (!ApplyMetricTerm<D>(term, s, values, force))
+      {
+        continue;
+      }
+      sums.value[0] += 1.0;
+      for (int k = 0; k < kValues; ++k)
+      {
+        sums.value[1 + k] += values[k];
+      }
+      if constexpr (kValues == 1)
+      {
+        if (withDerivative)
+        {
+          double h[3];
+          PullBackThroughAfter<D>(transform, force, h);
+          AddAffineMoments<D>(h, s.q, reference, sums.value + 2);
+        }
+      }
+    }
+  });
+  MetricSums total;
+  for (const MetricSums & sums : partial)
+  {
+    for (int k = 0; k < kMaxMetricSums; ++k)
+    {
+      total.value[k] += sums.value[k];
+    }
+  }
+  return total;
+}
+
 /** The CPU path of a metric's sums (\a term: a point term of cifMetricPointTerms.h)
  * over \a scene's points. With
  * \a withDerivative and a B-spline stage, \a order must be built for this scene and
@@ -153,50 +214,13 @@ EvaluateMetricSumsOnHost(const MetricScene<TValue> & scene, const MetricMovingTr
                          const TTerm & term, const MetricPointOrder * order, const double reference[3],
                          bool withDerivative, TParallelFor && parallelFor, std::vector<double> * bsplineDerivative)
 {
-  MetricSums total;
   const bool bsplineGather = withDerivative && transform.kind == OptimizedStageKind::BSpline;
   if (!bsplineGather)
   {
-    constexpr std::int64_t chunk = 4096;
-    const std::int64_t     count = scene.domain.count;
-    const std::int64_t     chunks = (count + chunk - 1) / chunk;
-    std::vector<MetricSums> partial(static_cast<std::size_t>(chunks));
-    parallelFor(chunks, [&](std::int64_t c) {
-      MetricSums &       sums = partial[c];
-      const std::int64_t end = count < (c + 1) * chunk ? count : (c + 1) * chunk;
-      for (std::int64_t n = c * chunk; n < end; ++n)
-      {
-        double v[3];
-        VirtualPointOf<D>(scene.domain, n, v);
-        const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, withDerivative);
-        if (!s.valid)
-        {
-          continue;
-        }
-        double force[3], h[3], value;
-        if (!term.template Apply<D>(s, value, force))
-        {
-          continue;
-        }
-        sums.value[0] += 1.0;
-        sums.value[1] += value;
-        if (withDerivative)
-        {
-          PullBackThroughAfter<D>(transform, force, h);
-          AddAffineMoments<D>(h, s.q, reference, sums.value + 2);
-        }
-      }
-    });
-    for (const MetricSums & sums : partial)
-    {
-      for (int k = 0; k < kMaxMetricSums; ++k)
-      {
-        total.value[k] += sums.value[k];
-      }
-    }
-    return total;
+    return EvaluateMetricSumsInDomainOrderOnHost<D>(scene, transform, term, reference, withDerivative, parallelFor);
   }
 
+  MetricSums           total;
   constexpr int        kSupport = (D > 2 ? 64 : (D > 1 ? 16 : 4));
   const std::int64_t   itemCount = static_cast<std::int64_t>(order->items.size());
   std::vector<double>  itemPartials(static_cast<std::size_t>(itemCount * kSupport * D), 0.0);

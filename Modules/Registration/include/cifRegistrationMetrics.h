@@ -1,10 +1,12 @@
-// The registration metric a program chooses by name: MeanSquares or Mattes mutual
-// information, as the module's GPU twin (GPU path or, with useGPU off or no GPU, the
-// module's CPU path) or as ITK's own class; and what the twin reports of its last
-// evaluation (which code ran, where the time went), for any of them.
+// The registration metric a program chooses by name: MeanSquares, Mattes mutual
+// information or normalized correlation, as the module's GPU twin (GPU path or, with
+// useGPU off or no GPU, the module's CPU path) or as ITK's own class; and what the
+// twin reports of its last evaluation (which code ran, where the time went), for any
+// of them.
 #ifndef cifRegistrationMetrics_h
 #define cifRegistrationMetrics_h
 
+#include "itkCorrelationImageToImageMetricv4GPU.h"
 #include "itkMattesMutualInformationImageToImageMetricv4GPU.h"
 #include "itkMeanSquaresImageToImageMetricv4GPU.h"
 
@@ -16,7 +18,8 @@ namespace cif
 enum class RegistrationMetricKind
 {
   MeanSquares,
-  MattesMutualInformation
+  MattesMutualInformation,
+  Correlation ///< ITK's CorrelationImageToImageMetricv4: -(normalized cross correlation)^2
 };
 
 /** A new metric of \a kind for fixed and moving images of \a TImage: the module's GPU
@@ -36,6 +39,16 @@ MakeRegistrationMetric(RegistrationMetricKind kind, unsigned int histogramBins, 
     }
     auto metric = itk::MattesMutualInformationImageToImageMetricv4GPU<TImage, TImage>::New();
     metric->SetNumberOfHistogramBins(histogramBins);
+    metric->SetUseGPU(useGPU);
+    return metric.GetPointer();
+  }
+  if (kind == RegistrationMetricKind::Correlation)
+  {
+    if (itkOwn)
+    {
+      return itk::CorrelationImageToImageMetricv4<TImage, TImage>::New().GetPointer();
+    }
+    auto metric = itk::CorrelationImageToImageMetricv4GPU<TImage, TImage>::New();
     metric->SetUseGPU(useGPU);
     return metric.GetPointer();
   }
@@ -62,6 +75,10 @@ MetricExecutionPath(const itk::Object * metric)
   {
     return itk::ToString(m->GetLastExecutionPath());
   }
+  if (const auto * m = dynamic_cast<const itk::CorrelationImageToImageMetricv4GPU<TImage, TImage> *>(metric))
+  {
+    return itk::ToString(m->GetLastExecutionPath());
+  }
   return "ITK";
 }
 
@@ -75,6 +92,10 @@ MetricTimingReport(const itk::Object * metric)
     return m->GetTimingReport();
   }
   if (const auto * m = dynamic_cast<const itk::MattesMutualInformationImageToImageMetricv4GPU<TImage, TImage> *>(metric))
+  {
+    return m->GetTimingReport();
+  }
+  if (const auto * m = dynamic_cast<const itk::CorrelationImageToImageMetricv4GPU<TImage, TImage> *>(metric))
   {
     return m->GetTimingReport();
   }

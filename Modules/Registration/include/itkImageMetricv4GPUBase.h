@@ -169,8 +169,16 @@ protected:
   {
     m_LastExecutionReason = reason;
     const_cast<Self *>(this)->SetLastExecutionPath(CudaExecutionPath::ITK);
+    this->PrepareITKEvaluation();
     TMetric::GetValueAndDerivativeExecute();
   }
+
+  /** What ITK's evaluation needs beyond what the twin's InitializeForIteration left
+   * (a twin that skips ITK's per-iteration pass, such as Correlation's means, runs
+   * it here, where ITK's code evaluates). */
+  virtual void
+  PrepareITKEvaluation() const
+  {}
 
   MultiThreaderBase *
   GetThreader() const

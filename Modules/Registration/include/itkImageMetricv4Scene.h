@@ -242,6 +242,32 @@ public:
     return m_Workspace.table.template As<const double>();
   }
 
+  /** A value pass over the points with \a term (a term of one or more values, no
+   * force) for the bound transform: [0] the valid points, [1 ...] the term's value
+   * sums, in the domain's order (also for a B-spline stage: a value pass needs no
+   * grouping by cell). */
+  template <typename TTerm>
+  void
+  EvaluateValueSums(const TTerm & term, MultiThreaderBase * threader, cif::MetricSums & sums)
+  {
+    if constexpr (kTypesSupported)
+    {
+      if (m_OnGPU)
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          sums = cif::EvaluateMetricValueSumsOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, term,
+                                                                    m_Workspace);
+        });
+      }
+      else
+      {
+        const double reference[3] = { 0, 0, 0 };
+        sums = cif::EvaluateMetricSumsInDomainOrderOnHost<D, ValueType>(m_HostScene, m_Split->Host(), term,
+                                                                        reference, false, MakeParallelFor(threader));
+      }
+    }
+  }
+
   /** A metric's sums over the points with \a term (its pointers where the bound path
    * reads them) for the bound transform, and the derivative added into
    * \a derivative (not yet divided by the number of points). */

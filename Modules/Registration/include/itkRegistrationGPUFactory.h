@@ -10,8 +10,9 @@ namespace itk
  * \brief Makes the v4 image metrics' New() return their GPU twins.
  *
  * After RegistrationGPUFactory::RegisterOneFactory(),
- * MeanSquaresImageToImageMetricv4<Image<T, D>, Image<T, D>>::New() and
- * MattesMutualInformationImageToImageMetricv4<...>::New() (T float or double, D 2 or
+ * MeanSquaresImageToImageMetricv4<Image<T, D>, Image<T, D>>::New(),
+ * MattesMutualInformationImageToImageMetricv4<...>::New() and
+ * CorrelationImageToImageMetricv4<...>::New() (T float or double, D 2 or
  * 3, the default virtual image, double computation and traits) return their GPU
  * twins: a registration program that creates its metric that way runs it on the
  * GPU without another change.

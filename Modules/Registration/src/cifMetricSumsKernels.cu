@@ -48,14 +48,17 @@ TreeReduce(double (*shared)[S])
   __syncthreads();
 }
 
-/** Value and, for an affine-family stage, the force's moments: a block per 4096
- * points in the domain's own order. */
+/** The valid points, the term's values and, for an affine-family stage, the force's
+ * moments (EvaluateMetricSumsInDomainOrderOnHost's layout): a block per 4096 points
+ * in the domain's own order. */
 template <int D, typename TValue, typename TTerm, bool WithDerivative>
 __global__ void __launch_bounds__(kNaturalThreads, 2)
   NaturalOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
                      const Point3 reference, double * blockSums)
 {
-  constexpr int     S = WithDerivative ? 2 + kAffineMoments<D> : 2;
+  constexpr int kValues = MetricTermValues<TTerm>::value;
+  static_assert(!WithDerivative || kValues == 1, "the force's moments follow a single value");
+  constexpr int     S = WithDerivative ? 2 + kAffineMoments<D> : 1 + kValues;
   __shared__ double shared[kNaturalThreads][S];
   double            local[S];
   for (int k = 0; k < S; ++k)
@@ -73,13 +76,16 @@ __global__ void __launch_bounds__(kNaturalThreads, 2)
     {
       continue;
     }
-    double force[3], value;
-    if (!term.template Apply<D>(s, value, force))
+    double force[3], values[kValues];
+    if (!ApplyMetricTerm<D>(term, s, values, force))
     {
       continue;
     }
     local[0] += 1.0;
-    local[1] += value;
+    for (int k = 0; k < kValues; ++k)
+    {
+      local[1 + k] += values[k];
+    }
     if constexpr (WithDerivative)
     {
       double h[3];
@@ -274,7 +280,62 @@ Reserve(DeviceBuffer & buffer, std::size_t bytes)
     buffer.Allocate(bytes);
   }
 }
+
+/** The sums in the domain's order (NaturalOrderKernel, then its blocks' rows in
+ * order) of a scene and transform whose identity stages are marked; the derivative's
+ * moments only for terms of one value. */
+template <int D, typename TValue, typename TTerm>
+MetricSums
+SumInDomainOrder(const MetricScene<TValue> & scene, const MetricMovingTransform & transform, const TTerm & term,
+                 const Point3 & ref, bool withDerivative, MetricDeviceWorkspace & workspace)
+{
+  MetricSums         sums;
+  const std::int64_t blocks = (scene.domain.count + kNaturalBlockPoints - 1) / kNaturalBlockPoints;
+  Reserve(workspace.result, kMaxMetricSums * sizeof(double));
+  Reserve(workspace.blockSums, static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)) * kMaxMetricSums *
+                                 sizeof(double));
+  double * blockSums = workspace.blockSums.As<double>();
+  if (blocks > 0)
+  {
+    if constexpr (MetricTermValues<TTerm>::value == 1)
+    {
+      if (withDerivative)
+      {
+        NaturalOrderKernel<D, TValue, TTerm, true>
+          <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, term, ref, blockSums);
+      }
+      else
+      {
+        NaturalOrderKernel<D, TValue, TTerm, false>
+          <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, term, ref, blockSums);
+      }
+    }
+    else
+    {
+      (void)withDerivative;
+      NaturalOrderKernel<D, TValue, TTerm, false>
+        <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, term, ref, blockSums);
+    }
+    CIF_CUDA_CHECK_LAUNCH();
+  }
+  SumRowsKernel<kMaxMetricSums><<<1, kSumThreads>>>(blockSums, blocks, workspace.result.As<double>());
+  CIF_CUDA_CHECK_LAUNCH();
+  workspace.result.Download(sums.value, kMaxMetricSums * sizeof(double));
+  return sums;
+}
 } // namespace
+
+template <int D, typename TValue, typename TTerm>
+MetricSums
+EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
+                                const TTerm & term, MetricDeviceWorkspace & workspace)
+{
+  MetricScene<TValue>   scene = sceneIn;
+  MetricMovingTransform transform = transformIn;
+  MarkIdentityStages(scene, transform);
+  const Point3 ref = { { 0.0, 0.0, 0.0 } };
+  return SumInDomainOrder<D>(scene, transform, term, ref, false, workspace);
+}
 
 template <int D, typename TValue, typename TTerm>
 MetricSums
@@ -288,28 +349,11 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovi
   MarkIdentityStages(scene, transform);
   MetricSums   sums;
   const Point3 ref = { { reference[0], reference[1], reference[2] } };
-  Reserve(workspace.result, kMaxMetricSums * sizeof(double));
   if (!(withDerivative && transform.kind == OptimizedStageKind::BSpline))
   {
-    const std::int64_t blocks = (scene.domain.count + kNaturalBlockPoints - 1) / kNaturalBlockPoints;
-    Reserve(workspace.blockSums, static_cast<std::size_t>(blocks) * kMaxMetricSums * sizeof(double));
-    double * blockSums = workspace.blockSums.As<double>();
-    if (withDerivative)
-    {
-      NaturalOrderKernel<D, TValue, TTerm, true>
-        <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, term, ref, blockSums);
-    }
-    else
-    {
-      NaturalOrderKernel<D, TValue, TTerm, false>
-        <<<static_cast<unsigned int>(blocks), kNaturalThreads>>>(scene, transform, term, ref, blockSums);
-    }
-    CIF_CUDA_CHECK_LAUNCH();
-    SumRowsKernel<kMaxMetricSums><<<1, kSumThreads>>>(blockSums, blocks, workspace.result.As<double>());
-    CIF_CUDA_CHECK_LAUNCH();
-    workspace.result.Download(sums.value, kMaxMetricSums * sizeof(double));
-    return sums;
+    return SumInDomainOrder<D>(scene, transform, term, ref, withDerivative, workspace);
   }
+  Reserve(workspace.result, kMaxMetricSums * sizeof(double));
 
   constexpr int      kOutputs = kSupportPoints<D> * D;
   const std::int64_t items = order->itemCount;

@@ -15,6 +15,14 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> &, const MetricMovingTransf
   throw CudaError("EvaluateMetricSumsOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 
+template <int D, typename TValue, typename TTerm>
+MetricSums
+EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
+                                MetricDeviceWorkspace &)
+{
+  throw CudaError("EvaluateMetricValueSumsOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+
 template <int D, typename TValue>
 void
 MattesHistogramOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &,

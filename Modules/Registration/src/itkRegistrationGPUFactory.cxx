@@ -1,4 +1,5 @@
 #include "itkRegistrationGPUFactory.h"
+#include "itkCorrelationImageToImageMetricv4GPU.h"
 #include "itkMattesMutualInformationImageToImageMetricv4GPU.h"
 #include "itkMeanSquaresImageToImageMetricv4GPU.h"
 
@@ -13,6 +14,8 @@ RegistrationGPUFactory::OverrideFor()
                      MeanSquaresImageToImageMetricv4GPU<ImageType, ImageType>>();
   this->OverrideWith<MattesMutualInformationImageToImageMetricv4<ImageType, ImageType>,
                      MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType>>();
+  this->OverrideWith<CorrelationImageToImageMetricv4<ImageType, ImageType>,
+                     CorrelationImageToImageMetricv4GPU<ImageType, ImageType>>();
 }
 
 RegistrationGPUFactory::RegistrationGPUFactory()
