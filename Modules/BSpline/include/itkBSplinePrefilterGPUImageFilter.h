@@ -4,7 +4,7 @@
 #include "cifBSplinePrefilterMath.h"
 #include "cifBoundaryMode.h"
 #include "itkBSplineDecompositionImageFilter.h"
-#include "itkCudaImageFilterBase.h"
+#include "itkCudaMultiDeviceFilterBase.h"
 #include "itkCudaPixelTraits.h"
 #include "itkFilterStageProgress.h"
 #include "itkRGBPixelScalarProduct.h"
@@ -63,12 +63,12 @@ namespace itk
  */
 template <typename TInputImage, typename TOutputImage>
 class ITK_TEMPLATE_EXPORT BSplinePrefilterGPUImageFilter
-  : public CudaImageFilterBase<BSplineDecompositionImageFilter<TInputImage, TOutputImage>>
+  : public CudaMultiDeviceFilterBase<BSplineDecompositionImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(BSplinePrefilterGPUImageFilter);
   using Self = BSplinePrefilterGPUImageFilter;
-  using Superclass = CudaImageFilterBase<BSplineDecompositionImageFilter<TInputImage, TOutputImage>>;
+  using Superclass = CudaMultiDeviceFilterBase<BSplineDecompositionImageFilter<TInputImage, TOutputImage>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -94,35 +94,14 @@ public:
   itkSetEnumMacro(BoundaryMode, cif::BoundaryMode);
   itkGetEnumMacro(BoundaryMode, cif::BoundaryMode);
 
-  /** Several GPUs (same meaning as CubicResampleGPUImageFilter's): the devices a host
-   * image in and out is spread over, the first n visible ones; 0 (the default) takes
-   * every visible device. With one visible device (or 1) the job takes the one-device
-   * path, with no overhead. A job smaller than two devices' MinimumVoxelsPerDevice, a
-   * 1-D image, CudaImage inputs or outputs, and a job whose shares do not fit the
-   * devices (about 2/n of the coefficients on each) take one device. The same bits as
-   * one device. On the CPU path, 2 or more runs the devices' plan with the host
-   * standing in for each device in turn (what CI tests the plan with); 0 there is 1. */
-  itkSetMacro(NumberOfDevices, unsigned int);
-  itkGetConstMacro(NumberOfDevices, unsigned int);
-
-  /** The devices to spread over, in order, instead of the first NumberOfDevices; a
-   * device may be listed twice (two host threads on one GPU: what tests on a one-GPU
-   * machine use). Empty (the default): NumberOfDevices decides. A device that is not
-   * visible is an error of the update. */
-  void
-  SetDevices(const std::vector<int> & devices)
-  {
-    if (devices != m_Devices)
-    {
-      m_Devices = devices;
-      this->Modified();
-    }
-  }
-  const std::vector<int> &
-  GetDevices() const
-  {
-    return m_Devices;
-  }
+  /* Several GPUs (NumberOfDevices, Devices: CudaMultiDeviceFilterBase): a host image
+   * in and out is spread over the devices. With one visible device (or 1) the job
+   * takes the one-device path, with no overhead. A job smaller than two devices'
+   * MinimumVoxelsPerDevice, a 1-D image, CudaImage inputs or outputs, and a job whose
+   * shares do not fit the devices (about 2/n of the coefficients on each) take one
+   * device. The same bits as one device. On the CPU path, 2 or more runs the devices'
+   * plan with the host standing in for each device in turn (what CI tests the plan
+   * with); 0 there is 1. */
 
   /** The fewest pixels a device of the spread takes (default 4 Mi: 2 devices from
    * about 203^3 pixels on); fewer devices take part in a smaller job, and a job of
@@ -172,8 +151,6 @@ private:
   ConvertInputOnHost();
 
   cif::BoundaryMode m_BoundaryMode{ cif::BoundaryMode::Mirror };
-  unsigned int      m_NumberOfDevices{ 0 };
-  std::vector<int>  m_Devices;
   SizeValueType     m_MinimumVoxelsPerDevice{ SizeValueType(1) << 22 };
 };
 } // namespace itk

@@ -333,8 +333,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(con
     }
     // With NumberOfDevices or Devices asking for several, the CPU path runs the plan
     // the devices would run, the host standing in for each device in turn.
-    const unsigned int hostDevices =
-      m_Devices.empty() ? std::max(1u, m_NumberOfDevices) : static_cast<unsigned int>(m_Devices.size());
+    const unsigned int hostDevices = this->DevicesAskedFor();
     cif::SpreadPrefilterPlan spread = cif::PlanSpreadPrefilter(
       shape, static_cast<int>(std::min(hostDevices, 1024u)), static_cast<std::int64_t>(m_MinimumVoxelsPerDevice));
     if (spread.Devices() > 1 && cif::GetDeviceMemoryLimit() != 0 &&
@@ -380,7 +379,7 @@ std::vector<int>
 BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::DevicesForThisUpdate() const
 {
   std::vector<int> devices;
-  CIF_ITK_TRY_CUDA([&] { devices = cif::DevicesToSpreadOver(m_NumberOfDevices, m_Devices); });
+  CIF_ITK_TRY_CUDA([&] { devices = this->DevicesFromSettings(); });
   return devices;
 }
 
@@ -477,14 +476,6 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostrea
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "BoundaryMode: " << m_BoundaryMode << std::endl;
-  os << indent << "NumberOfDevices: " << m_NumberOfDevices << (m_NumberOfDevices == 0 ? " (every visible device)" : "")
-     << std::endl;
-  os << indent << "Devices:";
-  for (const int d : m_Devices)
-  {
-    os << ' ' << d;
-  }
-  os << (m_Devices.empty() ? " (from NumberOfDevices)" : "") << std::endl;
   os << indent << "MinimumVoxelsPerDevice: " << m_MinimumVoxelsPerDevice << std::endl;
 }
 

@@ -10,7 +10,7 @@
 #include "itkCudaTransformChain.h"
 #include "itkFilterStageProgress.h"
 #include "itkBSplineInterpolateImageFunction.h"
-#include "itkCudaImageFilterBase.h"
+#include "itkCudaMultiDeviceFilterBase.h"
 #include "itkCudaPixelTraits.h"
 #include "itkResampleImageFilter.h"
 
@@ -59,12 +59,12 @@ template <typename TInputImage,
           typename TInterpolatorPrecisionType = double,
           typename TTransformPrecisionType = TInterpolatorPrecisionType>
 class ITK_TEMPLATE_EXPORT CubicResampleGPUImageFilter
-  : public CudaImageFilterBase<ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>
+  : public CudaMultiDeviceFilterBase<ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CubicResampleGPUImageFilter);
   using Self = CubicResampleGPUImageFilter;
-  using Superclass = CudaImageFilterBase<ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>;
+  using Superclass = CudaMultiDeviceFilterBase<ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -156,40 +156,18 @@ public:
   itkSetMacro(MinimumVoxelsPerSlab, SizeValueType);
   itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
 
-  /** Several GPUs: the exact mode of a host image in and out (itk::Image, not
-   * CudaImage) spreads its output over devices 0 .. n-1, one host thread per device.
+  /* Several GPUs (NumberOfDevices, Devices: CudaMultiDeviceFilterBase): the exact
+   * mode of a host image in and out (itk::Image, not CudaImage) spreads its output
+   * over the devices, one host thread per device.
    * Each device uploads a share of the input and reads the other shares from the
    * other devices (peer copies), prefilters the whole input (the prefilter is global:
    * the coefficients of any piece are those of the whole input) and resamples a
    * contiguous run of the output's slabs, downloading each slab while the next
-   * computes; the same bits as one device. 0 (the default) takes every visible
-   * device that runs this build's kernels; 1 keeps to the current device. With one
-   * visible device the job takes the one-device path itself (no worker thread, no
-   * peer set-up). The texture mode, CudaImage inputs or outputs, pieces of a
+   * computes. The texture mode, CudaImage inputs or outputs, pieces of a
    * streamed output, outputs of one slab (fewer than 2 x MinimumVoxelsPerSlab
    * voxels) and jobs larger than a device (the slabbed path) run on the current
    * device. Every device must hold the whole input's coefficients and its share of
    * the output, or the update fails with the sizes. */
-  itkSetMacro(NumberOfDevices, unsigned int);
-  itkGetConstMacro(NumberOfDevices, unsigned int);
-
-  /** The devices to spread over, in order, instead of the first NumberOfDevices; a
-   * device may be listed twice (two host threads on one GPU: what tests on a one-GPU
-   * machine use). Empty (the default): NumberOfDevices decides. */
-  void
-  SetDevices(const std::vector<int> & devices)
-  {
-    if (devices != m_Devices)
-    {
-      m_Devices = devices;
-      this->Modified();
-    }
-  }
-  const std::vector<int> &
-  GetDevices() const
-  {
-    return m_Devices;
-  }
 
   /** True when the current interpolator, extrapolator and types take the module's path. */
   bool
@@ -365,8 +343,6 @@ private:
   bool          m_MirrorPaddedCoefficients{ true };
   bool          m_CubicBSplinePerComponent{ false };
   SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
-  unsigned int     m_NumberOfDevices{ 0 }; // every visible device
-  std::vector<int> m_Devices;
 
   /** The devices this update spreads over (see SetNumberOfDevices, SetDevices). */
   std::vector<int>

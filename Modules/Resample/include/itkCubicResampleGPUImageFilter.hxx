@@ -1265,7 +1265,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   DevicesForThisUpdate() const
 {
   std::vector<int> devices;
-  CIF_ITK_TRY_CUDA([&] { devices = cif::DevicesToSpreadOver(m_NumberOfDevices, m_Devices); });
+  CIF_ITK_TRY_CUDA([&] { devices = this->DevicesFromSettings(); });
   return devices;
 }
 
@@ -1419,14 +1419,6 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   os << indent << "Cached texture (bytes): " << m_TextureCache.texture.Bytes() << std::endl;
   os << indent << "CubicBSplinePerComponent: " << (m_CubicBSplinePerComponent ? "On" : "Off") << std::endl;
   os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
-  os << indent << "NumberOfDevices: " << m_NumberOfDevices << (m_NumberOfDevices == 0 ? " (every visible device)" : "")
-     << std::endl;
-  os << indent << "Devices:";
-  for (const int d : m_Devices)
-  {
-    os << ' ' << d;
-  }
-  os << (m_Devices.empty() ? " (from NumberOfDevices)" : "") << std::endl;
 }
 
 } // namespace itk

@@ -8,7 +8,7 @@
 #include "cifSlabReservation.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaParallelFor.h"
-#include "itkCudaImageFilterBase.h"
+#include "itkCudaMultiDeviceFilterBase.h"
 #include "itkCudaPixelTraits.h"
 #include "itkCudaTransformChain.h"
 #include "itkFilterStageProgress.h"
@@ -50,12 +50,12 @@ namespace itk
  */
 template <typename TOutputImage, typename TParametersValueType = double>
 class ITK_TEMPLATE_EXPORT TransformToDisplacementFieldGPUFilter
-  : public CudaImageFilterBase<TransformToDisplacementFieldFilter<TOutputImage, TParametersValueType>>
+  : public CudaMultiDeviceFilterBase<TransformToDisplacementFieldFilter<TOutputImage, TParametersValueType>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(TransformToDisplacementFieldGPUFilter);
   using Self = TransformToDisplacementFieldGPUFilter;
-  using Superclass = CudaImageFilterBase<TransformToDisplacementFieldFilter<TOutputImage, TParametersValueType>>;
+  using Superclass = CudaMultiDeviceFilterBase<TransformToDisplacementFieldFilter<TOutputImage, TParametersValueType>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -76,32 +76,11 @@ public:
   itkSetMacro(MinimumVoxelsPerSlab, SizeValueType);
   itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
 
-  /** Several GPUs, as CubicResampleGPUImageFilter::SetNumberOfDevices: a field of
-   * several slabs in host memory (itk::Image) is spread over devices 0 .. n-1, one
-   * host thread each, each device computing a contiguous run of the slabs with the
+  /* Several GPUs (NumberOfDevices, Devices: CudaMultiDeviceFilterBase): a field of
+   * several slabs in host memory (itk::Image) is spread over the devices, one host
+   * thread each, each device computing a contiguous run of the slabs with the
    * transform's coefficients uploaded for itself and downloading each slab while the
-   * next computes; the same bits as one device. 0 (the default) takes every visible
-   * device that runs this build's kernels; 1 keeps to the current device. With one
-   * visible device the field takes the one-device path itself (no worker thread). */
-  itkSetMacro(NumberOfDevices, unsigned int);
-  itkGetConstMacro(NumberOfDevices, unsigned int);
-
-  /** The devices to spread over, in order, instead of the first NumberOfDevices; a
-   * device may be listed twice. Empty (the default): NumberOfDevices decides. */
-  void
-  SetDevices(const std::vector<int> & devices)
-  {
-    if (devices != m_Devices)
-    {
-      m_Devices = devices;
-      this->Modified();
-    }
-  }
-  const std::vector<int> &
-  GetDevices() const
-  {
-    return m_Devices;
-  }
+   * next computes. */
 
 protected:
   TransformToDisplacementFieldGPUFilter() = default;
@@ -138,7 +117,7 @@ protected:
           if (this->RunsOnGPU() && !CudaImageTraits<TOutputImage>::IsCudaImage && slabs.count > 1 &&
               cif::SlabRunsTakeTheWholeOutputsKernels(g))
           {
-            CIF_ITK_TRY_CUDA([&] { devices = cif::DevicesToSpreadOver(m_NumberOfDevices, m_Devices); });
+            CIF_ITK_TRY_CUDA([&] { devices = this->DevicesFromSettings(); });
           }
           if (devices.size() > 1)
           {
@@ -170,14 +149,6 @@ protected:
   {
     Superclass::PrintSelf(os, indent);
     os << indent << "MinimumVoxelsPerSlab: " << m_MinimumVoxelsPerSlab << std::endl;
-    os << indent << "NumberOfDevices: " << m_NumberOfDevices
-       << (m_NumberOfDevices == 0 ? " (every visible device)" : "") << std::endl;
-    os << indent << "Devices:";
-    for (const int d : m_Devices)
-    {
-      os << ' ' << d;
-    }
-    os << (m_Devices.empty() ? " (from NumberOfDevices)" : "") << std::endl;
   }
 
 private:
@@ -364,8 +335,6 @@ private:
   }
 
   SizeValueType    m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
-  unsigned int     m_NumberOfDevices{ 0 }; // every visible device
-  std::vector<int> m_Devices;
 };
 } // namespace itk
 
