@@ -4,6 +4,7 @@
 #include "cifDeviceThreads.h"
 #include "itkCudaImageFilterBase.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace itk
