@@ -13,6 +13,7 @@
 #include "vtkCudaImageReslice.h"
 
 #include "cifDeviceBuffer.h"
+#include "cifPinnedHostMemory.h"
 #include "vtkBSplineTransform.h"
 #include "vtkGeneralTransform.h"
 #include "vtkImageBSplineCoefficients.h"
@@ -562,5 +563,65 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, CoefficientsKeptOnTheDeviceFeedTheReslice)
     EXPECT_EQ(transfers.downloads, 1u);
   }
   EXPECT_LE(CompareImages(reslice->GetOutput(), expected).maxAbs, 1e-5 * ValueRange(samples));
+}
+/** Sets the smallest pinned output for a scope (the filters pin outputs of at least
+ * this many bytes from their second update on), and restores it. */
+struct PinnedOutputMinimum
+{
+  explicit PinnedOutputMinimum(std::size_t bytes)
+    : previous(cif::GetPinnedOutputMinimumBytes())
+  {
+    cif::SetPinnedOutputMinimumBytes(bytes);
+  }
+  ~PinnedOutputMinimum() { cif::SetPinnedOutputMinimumBytes(previous); }
+  std::size_t previous;
+};
+
+CIF_VTK_TEST_BOTH_PATHS(VTKReslice, OutputsArePinnedFromTheSecondUpdateWithTheSameValues)
+{
+  // On the GPU the host outputs of both filters are pinned from their second update
+  // on (cifVTKPinnedScalars.h), the reslice's downloaded in slabs while the next
+  // computes; the values stay VTK's, and the pinned memory goes with the filters. On
+  // the CPU path nothing is pinned.
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  const PinnedOutputMinimum pinAll(0);
+  const std::size_t         pinnedBefore = cif::GetPinnedHostBytes();
+  auto                      samples = MakeVTKImage(kVolume, VTK_FLOAT, 1, Content::Random, seed);
+  auto                      axes = ObliqueAxes(samples, seed);
+  auto                      configure = [&](vtkImageReslice * r) { r->SetResliceAxes(axes); };
+  auto                      coefficients = VTKCoefficients(samples, VTK_IMAGE_BORDER_CLAMP, VTK_FLOAT);
+  vtkNew<vtkImageReslice>   reference;
+  auto                      expected = Reslice(reference, coefficients, configure);
+  const double              scale = ValueRange(samples);
+  {
+    vtkNew<vtkCudaImageBSplineCoefficients> prefilter;
+    prefilter->SetInputData(samples);
+    prefilter->SetUseGPU(gpu);
+    vtkNew<vtkCudaImageReslice>         reslice;
+    vtkNew<vtkImageBSplineInterpolator> interpolator;
+    reslice->SetInterpolator(interpolator);
+    reslice->SetInputConnection(prefilter->GetOutputPort());
+    reslice->SetBackgroundLevel(kBackground);
+    reslice->SetUseGPU(gpu);
+    configure(reslice);
+    for (int update = 1; update <= 3; ++update)
+    {
+      SCOPED_TRACE(testing::Message() << "update " << update);
+      prefilter->Modified();
+      reslice->Update();
+      const bool pinned = gpu && update >= 2;
+      EXPECT_EQ(reslice->GetLastExecutionPath(), gpu ? VTK_CUDA_PATH_GPU : VTK_CUDA_PATH_CPU);
+      EXPECT_EQ(cif::IsPageLockedHostMemory(prefilter->GetOutput()->GetScalarPointer()), pinned);
+      EXPECT_EQ(cif::IsPageLockedHostMemory(reslice->GetOutput()->GetScalarPointer()), pinned);
+      EXPECT_LE(CompareImages(prefilter->GetOutput(), coefficients).maxAbs, 1e-6 * scale);
+      EXPECT_LE(CompareImages(reslice->GetOutput(), expected).maxAbs, 1e-5 * scale);
+    }
+    if (gpu)
+    {
+      EXPECT_GT(cif::GetPinnedHostBytes(), pinnedBefore);
+    }
+  }
+  EXPECT_EQ(cif::GetPinnedHostBytes(), pinnedBefore) << "the pinned outputs are freed with their filters";
 }
 } // namespace

@@ -5,6 +5,7 @@
 #include "cifCudaRuntime.h"
 #include "cifDeviceBuffer.h"
 #include "cifVTKParallelFor.h"
+#include "cifVTKPinnedScalars.h"
 #include "cifVTKSplinePoles.h"
 #include "vtkCudaDeviceArray.h"
 
@@ -102,6 +103,7 @@ vtkCudaImageBSplineCoefficients::RequestData(vtkInformation * request, vtkInform
     this->DataWasPassed = 0;
   }
   output->SetExtent(input->GetExtent());
+  const vtkDataArray * scalarsBefore = output->GetPointData()->GetScalars();
   output->AllocateScalars(outInfo);
   vtkDataArray * outScalars = output->GetPointData()->GetScalars();
   vtkCudaDeviceArray::Discard(outScalars); // new values follow; an old device copy is void
@@ -116,6 +118,11 @@ vtkCudaImageBSplineCoefficients::RequestData(vtkInformation * request, vtkInform
 
   if (this->UseGPU && cif::IsGPUAvailable())
   {
+    if (!this->KeepOutputOnDevice && sameType)
+    {
+      // Downloaded into: from the second update on in pinned memory (cifVTKPinnedScalars.h).
+      outScalars = cif::vtkmath::PinReusedScalars(output, outScalars == scalarsBefore);
+    }
     try
     {
       cif::RequireDeviceMemory(bytes, "vtkCudaImageBSplineCoefficients: the coefficients");

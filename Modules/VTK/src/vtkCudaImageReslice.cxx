@@ -3,6 +3,7 @@
 #include "cifCudaRuntime.h"
 #include "cifDeviceBuffer.h"
 #include "cifVTKParallelFor.h"
+#include "cifVTKPinnedScalars.h"
 #include "cifVTKResliceDevice.h"
 #include "cifVTKResliceHost.h"
 #include "cifVTKTransformFlattening.h"
@@ -141,6 +142,32 @@ RunInBatches(ResliceJob job, vtkAbstractTransform * hostTransform, std::size_t o
     MapOnHost(batch, hostTransform, points);
     batch.points = publish(points, batch.OutputVoxels());
     run(batch);
+  }
+}
+
+/** Slabs of an output downloaded while the next computes: H100, VTKBenchmark, 2026-11-26
+ * (see Modules/VTK/README.md). More slabs shorten the last, unhidden download but
+ * cut the sheared kernel's walk into shorter pieces with the same ragged edges. */
+constexpr int kOverlappedSlabs = 4;
+
+/** \a job in \a slabs pieces along output z (fewer where the output is thinner), in
+ * order: \a run(slab job, its output bytes). */
+template <typename TRun>
+void
+ResliceInSlabs(const ResliceJob & job, std::size_t outputVoxelBytes, int slabs, TRun && run)
+{
+  const int          depth = static_cast<int>(job.OutputSize(2));
+  const int          count = std::max(1, std::min(slabs, depth));
+  const std::int64_t sliceBytes = job.OutputSize(0) * job.OutputSize(1) * static_cast<std::int64_t>(outputVoxelBytes);
+  char * const       output = static_cast<char *>(job.output);
+  for (int n = 0; n < count; ++n)
+  {
+    const int  first = depth * n / count, last = depth * (n + 1) / count - 1;
+    ResliceJob slab = job;
+    slab.outputExtent[4] = job.outputExtent[4] + first;
+    slab.outputExtent[5] = job.outputExtent[4] + last;
+    slab.output = output + first * sliceBytes;
+    run(slab, static_cast<std::size_t>((last - first + 1) * sliceBytes));
   }
 }
 } // namespace
@@ -370,7 +397,10 @@ vtkCudaImageReslice::RequestData(vtkInformation * request, vtkInformationVector 
   }
   this->FallbackReason.clear();
 
-  // The superclass allocates the output (and its threads do nothing).
+  // The superclass allocates the output (and its threads do nothing). Scalars it
+  // kept from the previous update may become pinned (cifVTKPinnedScalars.h).
+  auto *               outputBefore = vtkImageData::SafeDownCast(outInfo->Get(vtkDataObject::DATA_OBJECT()));
+  const vtkDataArray * scalarsBefore = outputBefore ? outputBefore->GetPointData()->GetScalars() : nullptr;
   this->AllocatingOnly = true;
   const int allocated = this->Superclass::RequestData(request, inputVector, outputVector);
   this->AllocatingOnly = false;
@@ -397,6 +427,7 @@ vtkCudaImageReslice::RequestData(vtkInformation * request, vtkInformationVector 
 
   if (onDevice)
   {
+    outScalars = cif::vtkmath::PinReusedScalars(output, outScalars == scalarsBefore);
     try
     {
       vtkCudaDeviceArray * resident = vtkCudaDeviceArray::Get(plan.coefficients);
@@ -427,24 +458,41 @@ vtkCudaImageReslice::RequestData(vtkInformation * request, vtkInformationVector 
       }
       cif::DeviceBuffer output(outBytes);
       job.output = output.Data();
-      std::vector<double> hostPoints;
-      cif::DeviceBuffer   devicePoints;
-      RunInBatches(
-        job, plan.hostTransform, voxelBytes, [](const ResliceJob & batch) { cif::vtkmath::ResliceOnDevice(batch); },
-        [&](std::int64_t count) {
-          hostPoints.resize(static_cast<std::size_t>(3 * count));
-          return hostPoints.data();
-        },
-        [&](const double * points, std::int64_t count) {
-          const std::size_t bytes = static_cast<std::size_t>(3 * count) * sizeof(double);
-          if (devicePoints.Bytes() < bytes)
-          {
-            devicePoints.Allocate(bytes);
-          }
-          devicePoints.Upload(points, bytes);
-          return static_cast<const double *>(devicePoints.Data());
-        });
-      output.Download(outScalars->GetVoidPointer(0), outBytes);
+      if (job.source != PointSource::Given)
+      {
+        // Into pinned scalars the output comes down in slabs along z, each while the
+        // next computes; into ordinary ones in one staged download at the end.
+        cif::OverlappedDownload download(outScalars->GetVoidPointer(0), output.Data(), outBytes);
+        ResliceInSlabs(job, voxelBytes, download.Overlaps() ? kOverlappedSlabs : 1,
+                       [&](const ResliceJob & slab, std::size_t bytes) {
+                         cif::vtkmath::ResliceOnDevice(slab);
+                         download.Ready(bytes);
+                       });
+        download.Finish();
+      }
+      else
+      {
+        // Positions mapped on the host, in batches of slices.
+        std::vector<double> hostPoints;
+        cif::DeviceBuffer   devicePoints;
+        RunInBatches(
+          job, plan.hostTransform, voxelBytes,
+          [](const ResliceJob & batch) { cif::vtkmath::ResliceOnDevice(batch); },
+          [&](std::int64_t count) {
+            hostPoints.resize(static_cast<std::size_t>(3 * count));
+            return hostPoints.data();
+          },
+          [&](const double * points, std::int64_t count) {
+            const std::size_t bytes = static_cast<std::size_t>(3 * count) * sizeof(double);
+            if (devicePoints.Bytes() < bytes)
+            {
+              devicePoints.Allocate(bytes);
+            }
+            devicePoints.Upload(points, bytes);
+            return static_cast<const double *>(devicePoints.Data());
+          });
+        output.Download(outScalars->GetVoidPointer(0), outBytes);
+      }
     }
     catch (const cif::CudaError & e)
     {

@@ -1,0 +1,37 @@
+#ifndef cifVTKPinnedScalars_h
+#define cifVTKPinnedScalars_h
+
+#include "CudaImageFiltersVTKExport.h"
+
+class vtkDataArray;
+class vtkImageData;
+
+/** \file cifVTKPinnedScalars.h
+ * Pinned host memory for the VTK filters' outputs: what Core's
+ * UseCudaHostPixelContainer (itkCudaHostImportImageContainer.h) does for ITK images.
+ *
+ * A download into pinned memory is one DMA at the bus's speed, and it can overlap the
+ * kernels that make the next piece; into VTK's ordinary arrays it goes through the
+ * staging rings (cifPinnedStaging.h), about 1.15x the pinned time and nothing
+ * overlapped. Pinning costs once (about 0.4-0.6 ms per MiB, cifPinnedHostMemory.h), so,
+ * as for ITK images, an output is pinned from its filter's second update on: when
+ * VTK kept the output's scalars from the previous update (vtkImageData::
+ * AllocateScalars keeps an array of the same type that nothing else holds), and they
+ * hold at least cif::GetPinnedOutputMinimumBytes(). VTK keeps the pinned array in
+ * turn, so later updates download into it at no further cost; the array frees its
+ * memory through cif::FreePinnedHostMemory when it goes. */
+namespace cif
+{
+namespace vtkmath
+{
+/** \a image's point scalars, replaced first by an array in pinned memory (same type,
+ * name, components and tuples; the values are not kept, so call it before the output
+ * is written) when \a reused says VTK kept them from the previous update, they are
+ * large enough and not pinned yet. Without CUDA, past the pinned cap, or where the
+ * driver refuses: the scalars as they were. */
+CudaImageFiltersVTK_EXPORT vtkDataArray *
+PinReusedScalars(vtkImageData * image, bool reused);
+} // namespace vtkmath
+} // namespace cif
+
+#endif
