@@ -71,6 +71,8 @@ check "  the output volume closer (MSD < 0.5x)" "$bin/CLITestVolumes" closer "${
 check "  the transform file applied: closer" sh -c "'$bin/LoadCLIModule' '$lib/libCubicResampleCLILib.so' --transform '$out/reg.h5' --referenceVolume '${reg[0]}' '${reg[1]}' '$out/reg-applied.nrrd' && '$bin/CLITestVolumes' closer '${reg[0]}' '${reg[1]}' '$out/reg-applied.nrrd' 0.5"
 check "ElasticRegistrationCLI Mattes, random points" gpu ElasticRegistrationCLI --metric MattesMI --sampling random --samplingPercentage 0.5 --levels 2 --iterations 15,10 --gridSpacing 10 --outputVolume "$out/reg-mattes.nrrd" "${reg[@]}"
 check "  closer" "$bin/CLITestVolumes" closer "${reg[@]}" "$out/reg-mattes.nrrd" 0.5
+check "ElasticRegistrationCLI Correlation" gpu ElasticRegistrationCLI --metric Correlation --levels 2 --iterations 15,10 --gridSpacing 10 --outputVolume "$out/reg-correlation.nrrd" "${reg[@]}"
+check "  closer" "$bin/CLITestVolumes" closer "${reg[@]}" "$out/reg-correlation.nrrd" 0.5
 check "ElasticRegistrationCLI rigid,bspline 2-D Mattes" gpu ElasticRegistrationCLI --stages rigid,bspline --levels 2 --iterations 15,10 --gridSpacing 10 --outputVolume "$out/reg2d.nrrd" "$data/reg-fixed2d.nrrd" "$data/reg-moving2d.nrrd"
 check "  closer" "$bin/CLITestVolumes" closer "$data/reg-fixed2d.nrrd" "$data/reg-moving2d.nrrd" "$out/reg2d.nrrd" 0.5
 check "  its CPU path" cpu ElasticRegistrationCLI --metric MeanSquares --levels 2 --iterations 15,10 --gridSpacing 10 --outputVolume "$out/reg-cpu.nrrd" "${reg[@]}"
