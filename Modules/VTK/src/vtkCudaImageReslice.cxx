@@ -145,9 +145,11 @@ RunInBatches(ResliceJob job, vtkAbstractTransform * hostTransform, std::size_t o
   }
 }
 
-/** Slabs of an output downloaded while the next computes: H100, VTKBenchmark, 2026-11-26
- * (see Modules/VTK/README.md). More slabs shorten the last, unhidden download but
- * cut the sheared kernel's walk into shorter pieces with the same ragged edges. */
+/** Slabs of a pinned output, each downloaded while the next computes (chosen, not
+ * swept: more slabs shorten the last, unhidden download but cut the sheared kernel's
+ * walk into shorter pieces with the same ragged edges). With 4, VTKBenchmark's
+ * oblique reslice with host data took 1.09-1.23x the bus floor on an H100
+ * (Modules/VTK/README.md). */
 constexpr int kOverlappedSlabs = 4;
 
 /** \a job in \a slabs pieces along output z (fewer where the output is thinner), in
