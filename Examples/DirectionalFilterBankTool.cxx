@@ -13,6 +13,7 @@
 // averaged over --shifts circular shifts (cycle spinning). Every output is written to a temporary
 // name and renamed, so a failure never leaves a half-written file. --cpu forces the
 // CPU path.
+#include "cifITKPoolParking.h"
 #include "itkDirectionalFilterBankDenoising.h"
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
@@ -235,6 +236,7 @@ SeismicExample(const std::string & folder, const Settings & s)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   try
   {
     TCLAP::CmdLine cmd("Directional filter bank (Bamberger–Smith): decompose, reconstruct, denoise", ' ', "0.1");

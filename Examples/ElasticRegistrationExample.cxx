@@ -16,6 +16,7 @@
 //                              [--write DIR (only write fixed.mha, moving.mha for another program)]
 //                              [--field-error FIELD (score another program's displacement
 //                               field, e.g. transformix's, instead of registering)]
+#include "cifITKPoolParking.h"
 #include "cifCudaRuntime.h"
 #include "cifElasticRegistration.h"
 #include "itkAffineTransform.h"
@@ -262,6 +263,7 @@ Parse(int argc, char * argv[], Options & o)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   Options o;
   if (!Parse(argc, argv, o))
   {

@@ -7,6 +7,7 @@
 // the original, the warped picture and the difference (x1000) as PNG files.
 //
 //   ElasticWarpExample [output prefix, default "elastic"] [edge length, default 512]
+#include "cifITKPoolParking.h"
 #include "cifCudaRuntime.h"
 #include "cifExampleTiming.h"
 #include "cifExampleImages.h"
@@ -24,6 +25,7 @@ using cif_example::Milliseconds;
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   const std::string  prefix = argc > 1 ? argv[1] : "elastic";
   const unsigned int n = argc > 2 ? static_cast<unsigned int>(std::atoi(argv[2])) : 512;
   if (n < 16 || n > 8192)

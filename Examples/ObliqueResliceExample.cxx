@@ -9,6 +9,7 @@
 //
 // Debian's VTK renders through X only: run it under xvfb-run where there is no
 // display (the test does).
+#include "cifITKPoolParking.h"
 #include "cifCudaRuntime.h"
 #include "cifExampleTiming.h"
 #include "cifITKVTKBridge.h"
@@ -118,6 +119,7 @@ Label(const std::string & text)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   std::cout << "ObliqueResliceExample: an oblique cubic B-spline slice through a volume with vtkCudaImageReslice "
                "(GPU, or the module's CPU path), checked against VTK's vtkImageReslice, rendered with a volume view "
                "into a PNG"

@@ -6,6 +6,7 @@
 // README's command 1 ends with it.
 //
 //   PrefilterDemo [edge length, default 160] [output folder, default prefilter-demo]
+#include "cifITKPoolParking.h"
 #include "cifCudaRuntime.h"
 #include "itkBSplineDecompositionImageFilter.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
@@ -33,6 +34,7 @@ MillisecondsSince(Clock::time_point start)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   const long        edge = argc > 1 ? std::atol(argv[1]) : 160;
   const std::string folder = argc > 2 ? argv[2] : "prefilter-demo";
   if (edge < 1 || edge > 2048 || argc > 3)

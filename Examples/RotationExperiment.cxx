@@ -7,6 +7,7 @@
 // and exits non-zero unless the prefiltered cubic comes out best.
 //
 //   RotationExperiment [output.png] [edge length, default 256]
+#include "cifITKPoolParking.h"
 #include "cifCudaRuntime.h"
 #include "cifExampleImages.h"
 #include "itkCubicResampleGPUImageFilter.h"
@@ -75,6 +76,7 @@ RotateOnce(const Image2D * input, Method method)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   const std::string  output = argc > 1 ? argv[1] : "rotation_experiment.png";
   const unsigned int n = argc > 2 ? static_cast<unsigned int>(std::atoi(argv[2])) : 256;
   if (n < 32 || n > 4096)

@@ -18,6 +18,7 @@
 // function (measured with the module's own line filter: 5.3e-3 at 16^4, 3.0e-4 at
 // 64^4, against 2.6e-4 and 4.9e-7 with every axis), so a small run (--size 16) is a
 // test that tells the two apart.
+#include "cifITKPoolParking.h"
 #include "cifCudaRuntime.h"
 #include "cifExampleTiming.h"
 #include "itkCubicBSplineTable.h"
@@ -155,6 +156,7 @@ Run(const Options & o)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   Options o;
   for (int i = 1; i < argc; ++i)
   {

@@ -12,6 +12,7 @@
 //
 // The seed's "upsCu -g img.ppm 100 100 50 50 2 31 5" is
 //   ZoomTool --center 100,100 --size 50,50 --zoom 2 --kernel gaussian --gauss-length 31 --gauss-sigma 5 img.ppm out.ppm
+#include "cifITKPoolParking.h"
 #include "cifCommandLineSupport.h"
 #include "cifKernelFile.h"
 #include "cifKernelPresets.h"
@@ -214,6 +215,7 @@ RunComponents(const Options & o, unsigned int components, const cif_example::Pix
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   // Registered here rather than through ITK's CMake-generated list, so the tool reads
   // the same formats however the build directory was configured.
   itk::PNGImageIOFactory::RegisterOneFactory();

@@ -3,6 +3,7 @@
 // checkerboard), as binary PPM and as PNG.
 //
 //   ZoomToolTestImage out.ppm out.png
+#include "cifITKPoolParking.h"
 #include "cifExampleImages.h"
 #include "cifPortablePixmap.h"
 #include "itkImageFileWriter.h"
@@ -14,6 +15,7 @@
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   if (argc != 3)
   {
     std::cerr << "usage: " << argv[0] << " out.ppm out.png\n";

@@ -33,6 +33,7 @@
 //       (Size, Index, Spacing, Origin, Direction: the volume's origin is the physical
 //       point of Index), and with --default, some of its values are V
 // Prints what it found; returns 0 when the check holds, 1 otherwise.
+#include "cifITKPoolParking.h"
 #include "cifCommandLineSupport.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
@@ -498,6 +499,7 @@ ElastixGridCommand(int argc, char * argv[])
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   try
   {
     const std::string command = argc > 1 ? argv[1] : "";

@@ -22,6 +22,8 @@
 // callback ran and Progress never went back, ElapsedTime grew, and the return file
 // holds a line for every output parameter the description declares. It prints what it
 // checked and returns 0 when everything holds, 1 otherwise (3: cannot load).
+#include "cifITKPoolParking.h"
+#include "cifITKPoolParking.h"
 #include "cifModuleProcessInformation.h"
 
 #include <expat.h>
@@ -252,6 +254,7 @@ Exists(const std::string & path)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   bool                     describeOnly = false;
   int                      expectedStatus = 0;
   HostState                state;

@@ -15,6 +15,7 @@
 //
 //   ConvolutionBenchmark [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 4096]
 // With --cupy the shared peer script also runs, for its gray 4096^2 15x15 reference.
+#include "cifITKPoolParking.h"
 #include "cifBSplinePoles.h"
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
@@ -169,6 +170,7 @@ ITKConvolutionMs(const std::vector<float> & planar, long n, int channels, const 
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   const cif_bench::Options options = cif_bench::ParseOptions(argc, argv, "ConvolutionBenchmark", 4096L);
   if (!options.ok)
   {

@@ -11,6 +11,7 @@
 // copy bandwidth (bytes read + written per second). The seed thesis for context:
 // its 1920² 2-band analysis filters took 35 ms each, with transfers, on a GeForce
 // 8800 GTX (one stage; the transfers were > 80 % of it).
+#include "cifITKPoolParking.h"
 #include "cifBenchmarkSupport.h"
 #include "cifDirectionalFilterBankDevice.h"
 #include "cifDirectionalFilterBankHost.h"
@@ -123,6 +124,7 @@ PrintProfile(int n, int levels, cif::DirectionalFilterSet set)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   cif_bench::Options o = cif_bench::ParseOptions(argc, argv, "DirectionalFilterBankBenchmark", 4096);
   if (!o.ok)
   {

@@ -25,6 +25,7 @@
 // module's CPU path of each filter (always done without a GPU, where every GPU
 // column reads n/a: CI runs this at a small size). --stages prints, for each filter,
 // when its last Update() reached each progress stage (upload, passes, slabs, download).
+#include "cifITKPoolParking.h"
 #include "cifBenchmarkSupport.h"
 #include "cifBusFloor.h"
 #include "cifDeviceBuffer.h"
@@ -283,6 +284,7 @@ StagedMs(std::size_t bytes, const std::vector<unsigned char> & host, std::vector
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   const Options options = Parse(argc, argv);
   if (!options.ok)
   {

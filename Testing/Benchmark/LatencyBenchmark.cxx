@@ -13,6 +13,7 @@
 //   LatencyBenchmark [--runs 5]     (median over that many fresh processes)
 //   LatencyBenchmark --case resample --stages   (one process; where the first call's
 //                                                time goes, stage by stage)
+#include "cifITKPoolParking.h"
 #include "cifBenchmarkSupport.h"
 #include "cifContextCreation.h"
 #include "cifStageClock.h"
@@ -173,6 +174,7 @@ RunFresh(const std::string & self, const std::string & which)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   int runs = 5;
   for (int i = 1; i < argc; ++i)
   {

@@ -20,6 +20,7 @@
 // Floor: a separable 3-axis pass reads and writes every voxel once per axis, so
 // >= 3 x 8 bytes per float voxel, at the device-to-device copy bandwidth measured
 // here (bytes read + written per second).
+#include "cifITKPoolParking.h"
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
 #include "cifDeviceBuffer.h"
@@ -255,6 +256,7 @@ PrintDevicesRow(long n, int repeat, unsigned int devices, bool & setUpDone)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   // --devices N: the several-device table (taken out before the shared options).
   unsigned int             devices = 0;
   std::vector<char *>      args;

@@ -23,6 +23,7 @@
 //                         [--fp64-tflops T] [--quick]
 //
 // Without a GPU (CI) the GPU and floor columns read n/a and the rest runs.
+#include "cifITKPoolParking.h"
 #include "cifBenchmarkSupport.h"
 #include "cifBusFloor.h"
 #include "cifCudaRuntime.h"
@@ -708,6 +709,7 @@ Today()
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   const Options o = Parse(argc, argv);
   if (!o.ok)
   {

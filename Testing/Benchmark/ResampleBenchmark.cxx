@@ -18,6 +18,7 @@
 // pays on top of the device calls (allocations, transform set-up, synchronisation).
 //
 //   ResampleBenchmark [--sizes 256 512] [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 256]
+#include "cifITKPoolParking.h"
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
 #include "cifDeviceBuffer.h"
@@ -107,6 +108,7 @@ TurnAffine(long n, unsigned int p, unsigned int q, double angle)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   const cif_bench::Options options = cif_bench::ParseOptions(argc, argv, "ResampleBenchmark", 256L);
   if (!options.ok)
   {

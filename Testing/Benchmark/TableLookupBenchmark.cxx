@@ -27,6 +27,7 @@
 // coefficient gathers (4^D per point) are not counted: they are what the kernel
 // spends its time on, served from the caches as far as the table fits (64^4 and
 // 16^6 floats: 64 MiB, 32^5: 128 MiB).
+#include "cifITKPoolParking.h"
 #include "cifBenchmarkSupport.h"
 #include "cifCudaRuntime.h"
 #include "cifDeviceBuffer.h"
@@ -359,6 +360,7 @@ RunCase(const Case & c, const Options & o, double copyGBps, std::vector<std::str
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   const Options o = Parse(argc, argv);
   if (!o.ok)
   {

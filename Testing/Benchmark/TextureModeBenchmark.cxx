@@ -10,6 +10,7 @@
 // for smooth and random data, float and 16-bit inputs.
 //
 //   TextureModeBenchmark [N ...] [--repeat R]      (default: 256 512, R = 10)
+#include "cifITKPoolParking.h"
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
 #include "cifResampleDevice.h"
@@ -56,6 +57,7 @@ struct Row
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   std::vector<long> sizes;
   int               repeat = 10;
   for (int i = 1; i < argc; ++i)

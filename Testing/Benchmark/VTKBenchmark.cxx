@@ -18,6 +18,7 @@
 // it at a small size).
 //
 //   VTKBenchmark [--sizes 256 512] [--repeat 10] [--itk-max 512 (largest size VTK runs at)]
+#include "cifITKPoolParking.h"
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
 #include "cifBusFloor.h"
@@ -131,6 +132,7 @@ Print(long n, const char * step, const Row & r)
 int
 main(int argc, char * argv[])
 {
+  const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   cif_bench::Options options = cif_bench::ParseOptions(argc, argv, "VTKBenchmark", 512L);
   if (!options.ok)
   {
