@@ -53,7 +53,7 @@ TimesTaken(const ResliceJob & job, const ResliceShear & shear)
   std::vector<int> taken(static_cast<std::size_t>(job.OutputVoxels()), 0);
   for (int x = 0; x < nx; ++x)
   {
-    const int offset = cif::vtkmath::ShearOffset(shear, x);
+    const int offset = cif::vtkmath::ShearOffset(shear, x, nx);
     for (int sheet = 0; sheet < sheets; ++sheet)
     {
       for (int q = 0; q < shear.walkLength; ++q)
@@ -118,6 +118,9 @@ TEST(VTKResliceShear, TakesEveryOutputVoxelOnceAndReadsFewerRows)
       std::cout << "VTKBenchmark's turn: a warp reads " << rowsSheared << " input rows sheared, " << rowsUnsheared
                 << " along an output row\n";
       EXPECT_LT(rowsSheared, 0.5 * rowsUnsheared);
+      // Each warp walks its own lanes' positions only: the output's 64 and the
+      // spread of 32 lanes' shifts, not that of the whole row's 64.
+      EXPECT_LE(shear.walkLength, 64 + static_cast<std::int64_t>(std::ceil(31 * std::fabs(shear.slope))) + 1);
     }
     if (!shear.on)
     {

@@ -4,6 +4,7 @@
 #include "cifHostDevice.h"
 #include "cifVTKResliceJob.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -31,9 +32,12 @@ struct ResliceShear
   int          walkAxis = 2;   ///< output axis 1 or 2 along which the lanes are sheared
   int          sheetAxis = 1;  ///< the other one: one sheet per index
   double       slope = 0;      ///< walk positions per lane (|slope| <= 1)
-  std::int64_t before = 0;     ///< sheared positions before walk position 0 (the largest shift)
-  std::int64_t walkLength = 1; ///< sheared positions per sheet
+  std::int64_t walkLength = 1; ///< sheared positions per sheet and warp: the walk axis's size plus the
+                               ///< largest spread of the shifts within a warp's 32 lanes
 };
+
+/** Lanes of a warp: the kernel's blocks are 32 output voxels wide along x. */
+constexpr int kShearWarpLanes = 32;
 
 /** The walk offset of lane coordinate \a x (0-based within the output extent). The host
  * sizes the grid from the last lane's shift and the kernel assigns voxels by every
@@ -44,12 +48,20 @@ ShearShift(const ResliceShear & shear, std::int64_t x)
   return static_cast<std::int64_t>(floor(MulAddUnfused(shear.slope, static_cast<double>(x), 0.5)));
 }
 
-/** The walk offset of every sheared position of lane coordinate \a x: output voxel
- * (x, q + offset) of sheet s is sheared position q of lane x. */
+/** The walk offset of every sheared position of lane coordinate \a x (of an output
+ * \a nx wide): output voxel (x, q + offset) of sheet s is sheared position q of lane
+ * x. Relative to the largest shift among the lanes of x's warp, so that each warp
+ * walks only the positions its own lanes need (a walk over the whole output's
+ * spread of shifts left whole warps idle: a quarter of the blocks at VTKBenchmark's
+ * turn, over half in a slab of 64 planes). The shifts grow or shrink with x, so the
+ * largest is at one end of the warp. */
 CIF_HD int
-ShearOffset(const ResliceShear & shear, int x)
+ShearOffset(const ResliceShear & shear, int x, int nx)
 {
-  return static_cast<int>(ShearShift(shear, x) - shear.before);
+  const int          first = x - x % kShearWarpLanes;
+  const int          last = first + kShearWarpLanes - 1 < nx - 1 ? first + kShearWarpLanes - 1 : nx - 1;
+  const std::int64_t a = ShearShift(shear, first), b = ShearShift(shear, last);
+  return static_cast<int>(ShearShift(shear, x) - (a > b ? a : b));
 }
 
 /** Output voxel (x, walk, sheet) of sheared position \a q of a lane whose
@@ -150,9 +162,15 @@ MakeResliceShear(const ResliceJob & job)
   {
     return ResliceShear{};
   }
-  const std::int64_t last = ShearShift(shear, job.OutputSize(0) - 1); // ShearShift(0) is 0
-  shear.before = last > 0 ? last : 0;
-  shear.walkLength = job.OutputSize(shear.walkAxis) + (last > 0 ? last : -last);
+  std::int64_t spread = 0; // the largest spread of the shifts within a warp
+  const std::int64_t nx = job.OutputSize(0);
+  for (std::int64_t first = 0; first < nx; first += kShearWarpLanes)
+  {
+    const std::int64_t last = first + kShearWarpLanes - 1 < nx - 1 ? first + kShearWarpLanes - 1 : nx - 1;
+    const std::int64_t d = ShearShift(shear, last) - ShearShift(shear, first);
+    spread = std::max(spread, d > 0 ? d : -d);
+  }
+  shear.walkLength = job.OutputSize(shear.walkAxis) + spread;
   shear.on = true;
   ResliceShear unsheared = shear;
   unsheared.on = false;

@@ -172,18 +172,22 @@ ResliceRowRunsKernel(const ResliceJob job)
  * increment of 1: lanes along output x (blockDim (32, kShearRows)), lane x of sheared
  * position q takes the output voxel ShearedVoxel gives, so that a warp's 32 voxels
  * read nearly the same input rows; each voxel through UnitStrideValue. One voxel a
- * thread and 64 registers (8 blocks an SM) measured fastest: H100, 2026-11-26,
- * VTKBenchmark's oblique reslice, 256³ / 512³: 0.526 / 3.818 ms (one voxel, 4 rows,
- * 8 blocks), 0.558 / 3.823 (two voxels a thread), 0.629 / 4.260 (96 registers),
- * 0.544 / 3.910 (8 rows), 0.560 / 4.083 (2 rows); sheared without the unit-stride
- * path 0.655 / 5.070; ResliceRowRunsKernel 0.685 / 5.365. */
+ * thread, 4 rows and 56 registers (9 blocks an SM) measured fastest: H100,
+ * 2026-11-26, VTKBenchmark's oblique reslice, 256³ / 512³: 0.526 / 3.818 ms (one
+ * voxel, 4 rows, 8 blocks), 0.558 / 3.823 (two voxels a thread), 0.629 / 4.260 (96
+ * registers), 0.544 / 3.910 (8 rows), 0.560 / 4.083 (2 rows); sheared without the
+ * unit-stride path 0.655 / 5.070; ResliceRowRunsKernel 0.685 / 5.365. A later run,
+ * two rounds each: 8 blocks 0.540-0.543 / 3.841-3.842, 9 blocks 0.518-0.530 /
+ * 3.687-3.733, 10 blocks 0.540-0.542 / 3.749. The kernel is bound by no single unit
+ * (Nsight Compute at 9 blocks: L1 73 % busy, the XU pipe that converts each float
+ * coefficient to double 62 %, issue 61 %, FP64 48 %). */
 constexpr int kShearRows = 4;
 
 template <typename TIn, PointSource S, typename TOffset>
-__global__ void __launch_bounds__(32 * kShearRows, 8)
+__global__ void __launch_bounds__(kShearWarpLanes * kShearRows, 9)
 ResliceShearedKernel(const __grid_constant__ ResliceJob job, const ResliceShear shear)
 {
-  const int x = static_cast<int>(blockIdx.x) * 32 + static_cast<int>(threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x) * kShearWarpLanes + static_cast<int>(threadIdx.x);
   const int nx = static_cast<int>(job.OutputSize(0)), ny = static_cast<int>(job.OutputSize(1));
   if (x >= nx)
   {
@@ -191,7 +195,7 @@ ResliceShearedKernel(const __grid_constant__ ResliceJob job, const ResliceShear 
   }
   const int q = static_cast<int>(blockIdx.z) * kShearRows + static_cast<int>(threadIdx.y);
   int       y, z;
-  if (!ShearedVoxel(job, shear, ShearOffset(shear, x), static_cast<int>(blockIdx.y), q, y, z))
+  if (!ShearedVoxel(job, shear, ShearOffset(shear, x, nx), static_cast<int>(blockIdx.y), q, y, z))
   {
     return;
   }
@@ -233,10 +237,10 @@ ResliceOnDevice(const ResliceJob & job)
     constexpr PointSource S = decltype(source)::value;
     if (sheared)
     {
-      const dim3 shearGrid(static_cast<unsigned int>((job.OutputSize(0) + 31) / 32),
+      const dim3 shearGrid(static_cast<unsigned int>((job.OutputSize(0) + kShearWarpLanes - 1) / kShearWarpLanes),
                            static_cast<unsigned int>(job.OutputSize(shear.sheetAxis)),
                            static_cast<unsigned int>((shear.walkLength + kShearRows - 1) / kShearRows));
-      ResliceShearedKernel<TIn, S, std::int32_t><<<shearGrid, dim3(32, kShearRows)>>>(job, shear);
+      ResliceShearedKernel<TIn, S, std::int32_t><<<shearGrid, dim3(kShearWarpLanes, kShearRows)>>>(job, shear);
     }
     else if (rows && narrow && job.components == 1)
     {
