@@ -31,6 +31,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -883,11 +884,22 @@ ExpectElasticRegistrationRecovers(bool useGPU)
   settings.useGPU = useGPU;
   Registration registration(pair.fixed, pair.moving, settings);
   unsigned int iterations = 0, beyondLimit = 0;
+  // Each stage's metric must be gone once its stage ends: a metric kept alive (a
+  // reference cycle through the optimizer's observer did that) keeps its device
+  // buffers for the life of the process.
+  std::set<const itk::Object *> metricsSeen;
+  std::size_t                   metricsDeleted = 0;
   registration.SetObserver([&](const cif::RegistrationIterationReport & r) {
     iterations += r.levelEnded ? 0 : 1;
     beyondLimit += r.iteration > r.maximumIterations ? 1 : 0;
+    if (r.metric != nullptr && metricsSeen.insert(r.metric).second)
+    {
+      r.metric->AddObserver(itk::DeleteEvent(), [&metricsDeleted](const itk::EventObject &) { ++metricsDeleted; });
+    }
   });
   registration.Update();
+  EXPECT_GE(metricsSeen.size(), 1u);
+  EXPECT_EQ(metricsDeleted, metricsSeen.size()) << "a stage's metric outlived its stage";
 
   const auto & stages = registration.GetStageReports();
   ASSERT_EQ(stages.size(), 2u);

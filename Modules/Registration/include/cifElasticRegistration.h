@@ -471,8 +471,12 @@ private:
     this->Configure(registration.GetPointer());
     registration->SetOptimizer(optimizer);
     registration->SetInitialTransform(transform);
-    this->RunStage(registration.GetPointer(), stage,
-                   [optimizer](unsigned int iterations) { optimizer->SetNumberOfIterations(iterations); });
+    // A plain pointer: the optimizer keeps the observer that keeps this function, so a
+    // SmartPointer here would be a cycle that never frees the optimizer, its metric
+    // and the metric's device buffers (memcheck's leak check found 2.3 MB a run).
+    this->RunStage(registration.GetPointer(), stage, [optimizer = optimizer.GetPointer()](unsigned int iterations) {
+      optimizer->SetNumberOfIterations(iterations);
+    });
     return registration->GetModifiableTransform();
   }
 
@@ -512,7 +516,8 @@ private:
     }
     registration->SetInitialTransform(transform);
     registration->SetTransformParametersAdaptorsPerLevel(adaptors);
-    this->RunStage(registration.GetPointer(), "B-spline", [optimizer](unsigned int iterations) {
+    // A plain pointer, as in RunLinearStage: no cycle through the optimizer's observer.
+    this->RunStage(registration.GetPointer(), "B-spline", [optimizer = optimizer.GetPointer()](unsigned int iterations) {
       optimizer->SetNumberOfIterations(iterations);
       optimizer->SetMaximumNumberOfFunctionEvaluations(2 * iterations);
     });
