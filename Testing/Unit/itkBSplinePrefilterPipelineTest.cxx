@@ -90,7 +90,8 @@ TEST(BSplinePrefilterFactory, SubstitutesTheModuleFilter)
   EXPECT_STREQ(plain->GetNameOfClass(), "BSplineDecompositionImageFilter");
 }
 
-/** RegisterOneFactory registers once however often it is called. */
+/** RegisterOneFactory registers once however often it is called, and again after the
+ * factory was unregistered (so this test also passes when repeated in one process). */
 TEST(BSplinePrefilterFactory, RegisterOneFactoryRegistersOnce)
 {
   auto count = [] {
@@ -101,17 +102,24 @@ TEST(BSplinePrefilterFactory, RegisterOneFactoryRegistersOnce)
     }
     return n;
   };
+  auto unregister = [] {
+    for (auto * f : itk::ObjectFactoryBase::GetRegisteredFactories())
+    {
+      if (dynamic_cast<itk::BSplinePrefilterGPUFactory *>(f))
+      {
+        itk::ObjectFactoryBase::UnRegisterFactory(f); // leave ITK's filter to the tests after this one
+        return;
+      }
+    }
+  };
   itk::BSplinePrefilterGPUFactory::RegisterOneFactory();
   itk::BSplinePrefilterGPUFactory::RegisterOneFactory();
   EXPECT_EQ(count(), 1);
-  for (auto * f : itk::ObjectFactoryBase::GetRegisteredFactories())
-  {
-    if (dynamic_cast<itk::BSplinePrefilterGPUFactory *>(f))
-    {
-      itk::ObjectFactoryBase::UnRegisterFactory(f); // leave ITK's filter to the tests after this one
-      break;
-    }
-  }
+  unregister();
+  EXPECT_EQ(count(), 0);
+  itk::BSplinePrefilterGPUFactory::RegisterOneFactory();
+  EXPECT_EQ(count(), 1) << "not registered again after it was unregistered";
+  unregister();
 }
 
 /** Types the module does not handle go to the superclass, never to a wrong answer. */

@@ -15,8 +15,8 @@ namespace itk
  *
  * A factory derives from CudaFilterFactory<itself>, names what it replaces in the
  * constructor and calls OverrideWith<CPU filter, GPU filter>() for every type
- * combination it serves; RegisterOneFactory() registers one instance, once per
- * process however often it is called.
+ * combination it serves; RegisterOneFactory() registers one instance however often
+ * it is called.
  *
  * \ingroup CudaImageFilters
  */
@@ -37,12 +37,21 @@ public:
     return m_Description;
   }
 
-  /** Registers one instance (further calls do nothing). */
+  /** Registers an instance unless one is registered (further calls do nothing; after
+   * ObjectFactoryBase::UnRegisterFactory of it, the next call registers one again). */
   static void
   RegisterOneFactory()
   {
-    static std::once_flag once;
-    std::call_once(once, [] { ObjectFactoryBase::RegisterFactory(TFactory::New()); });
+    static std::mutex                 mutex; // two threads must not both find none
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (ObjectFactoryBase * registered : ObjectFactoryBase::GetRegisteredFactories())
+    {
+      if (dynamic_cast<TFactory *>(registered) != nullptr)
+      {
+        return;
+      }
+    }
+    ObjectFactoryBase::RegisterFactory(TFactory::New());
   }
 
 protected:
