@@ -36,6 +36,17 @@ namespace cif_test
     }                                                                                                              \
   } while (false)
 
+/** A test body run twice: TEST(<Suite>CPU, Name) calls \a ... (a callable taking the
+ * bool onGPU) with false, TEST(<Suite>GPU, Name) with true after CIF_REQUIRE_GPU();
+ * the module's twins keep each test on both paths, one declaration for the pair. */
+#define CIF_TEST_ON_CPU_AND_GPU(Suite, Name, ...)                                                                  \
+  TEST(Suite##CPU, Name) { (__VA_ARGS__)(false); }                                                                 \
+  TEST(Suite##GPU, Name)                                                                                           \
+  {                                                                                                                \
+    CIF_REQUIRE_GPU();                                                                                             \
+    (__VA_ARGS__)(true);                                                                                           \
+  }
+
 /** Device memory taken until about \a leave bytes stay free, for the tests of memory
  * pressure: in pieces of at most 1 GiB, each sized from the driver's free memory at
  * that moment, so that the test does the same on an 80 GB and a 141 GB card (one

@@ -78,31 +78,11 @@ TEST(CorrelationMetricv4GPU, CellBoxesWhereTheGridIsAligned)
   ExpectCellBoxCases<float, 2>(true);
 }
 
-TEST(CorrelationMetricv4CPU, MatchesITK3DFloat) { ExpectEveryCaseMatchesITK<float, 3>(false); }
-TEST(CorrelationMetricv4CPU, MatchesITK3DDouble) { ExpectEveryCaseMatchesITK<double, 3>(false); }
-TEST(CorrelationMetricv4CPU, MatchesITK2DFloat) { ExpectEveryCaseMatchesITK<float, 2>(false); }
-TEST(CorrelationMetricv4GPU, MatchesITK3DFloat)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEveryCaseMatchesITK<float, 3>(true);
-}
-TEST(CorrelationMetricv4GPU, MatchesITK3DDouble)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEveryCaseMatchesITK<double, 3>(true);
-}
-TEST(CorrelationMetricv4GPU, MatchesITK2DFloat)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEveryCaseMatchesITK<float, 2>(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, MatchesITK3DFloat, ExpectEveryCaseMatchesITK<float, 3>)
+CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, MatchesITK3DDouble, ExpectEveryCaseMatchesITK<double, 3>)
+CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, MatchesITK2DFloat, ExpectEveryCaseMatchesITK<float, 2>)
 
-TEST(CorrelationMetricv4CPU, SameBitsEveryRun) { ExpectSameBitsTwice<ModuleCorrelation<float, 3>>(false, Related()); }
-TEST(CorrelationMetricv4GPU, SameBitsEveryRun)
-{
-  CIF_REQUIRE_GPU();
-  ExpectSameBitsTwice<ModuleCorrelation<float, 3>>(true, Related());
-}
+CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, SameBitsEveryRun, [](bool onGPU) { ExpectSameBitsTwice<ModuleCorrelation<float, 3>>(onGPU, Related()); })
 
 /** ITK's Correlation with its fixed mean off by kMeanShift intensity units (the
  * images span 200): a small error of the first pass, which leaves the value nearly
@@ -165,12 +145,7 @@ ExpectComparisonCatchesShiftedMean(bool useGPU)
     }
   }
 }
-TEST(CorrelationMetricv4CPU, ComparisonCatchesAShiftedMean) { ExpectComparisonCatchesShiftedMean(false); }
-TEST(CorrelationMetricv4GPU, ComparisonCatchesAShiftedMean)
-{
-  CIF_REQUIRE_GPU();
-  ExpectComparisonCatchesShiftedMean(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, ComparisonCatchesAShiftedMean, ExpectComparisonCatchesShiftedMean)
 
 /** ITK's metric and the twin on \a fixture (case \a c), evaluated: the pair. */
 std::pair<Evaluation, Evaluation>
@@ -216,12 +191,7 @@ ExpectNoOverlapAsITK(bool useGPU)
     EXPECT_EQ(actual.derivative[k], 0.0);
   }
 }
-TEST(CorrelationMetricv4CPU, NoOverlapAsITK) { ExpectNoOverlapAsITK(false); }
-TEST(CorrelationMetricv4GPU, NoOverlapAsITK)
-{
-  CIF_REQUIRE_GPU();
-  ExpectNoOverlapAsITK(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, NoOverlapAsITK, ExpectNoOverlapAsITK)
 
 /** A constant moving image (m2 = 0, f2 m2 below epsilon): ITK's value 0 and zero
  * derivative, for every point set. */
@@ -247,12 +217,7 @@ ExpectZeroVarianceAsITK(bool useGPU)
     }
   }
 }
-TEST(CorrelationMetricv4CPU, ZeroVarianceAsITK) { ExpectZeroVarianceAsITK(false); }
-TEST(CorrelationMetricv4GPU, ZeroVarianceAsITK)
-{
-  CIF_REQUIRE_GPU();
-  ExpectZeroVarianceAsITK(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, ZeroVarianceAsITK, ExpectZeroVarianceAsITK)
 
 /** An empty sampled point set: ITK's exception, from either metric (ITK's
  * Initialize() refuses it before its InitializeForIteration would). */
@@ -291,12 +256,7 @@ ExpectEmptyPointSetThrows(bool useGPU)
     }
   }
 }
-TEST(CorrelationMetricv4CPU, EmptyPointSetThrowsAsITK) { ExpectEmptyPointSetThrows(false); }
-TEST(CorrelationMetricv4GPU, EmptyPointSetThrowsAsITK)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEmptyPointSetThrows(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, EmptyPointSetThrowsAsITK, ExpectEmptyPointSetThrows)
 
 /** A transform the module does not take (a displacement field) runs ITK's code,
  * with ITK's means pass (which the twin's InitializeForIteration skips), says so,

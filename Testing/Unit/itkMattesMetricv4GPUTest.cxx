@@ -49,31 +49,11 @@ TEST(MattesMetricv4GPU, CellBoxesWhereTheGridIsAligned)
   ExpectCellBoxCases<float, 2>(true);
 }
 
-TEST(MattesMetricv4CPU, MatchesITK3DFloat) { ExpectEveryCaseMatchesITK<float, 3>(false); }
-TEST(MattesMetricv4CPU, MatchesITK3DDouble) { ExpectEveryCaseMatchesITK<double, 3>(false); }
-TEST(MattesMetricv4CPU, MatchesITK2DFloat) { ExpectEveryCaseMatchesITK<float, 2>(false); }
-TEST(MattesMetricv4GPU, MatchesITK3DFloat)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEveryCaseMatchesITK<float, 3>(true);
-}
-TEST(MattesMetricv4GPU, MatchesITK3DDouble)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEveryCaseMatchesITK<double, 3>(true);
-}
-TEST(MattesMetricv4GPU, MatchesITK2DFloat)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEveryCaseMatchesITK<float, 2>(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(MattesMetricv4, MatchesITK3DFloat, ExpectEveryCaseMatchesITK<float, 3>)
+CIF_TEST_ON_CPU_AND_GPU(MattesMetricv4, MatchesITK3DDouble, ExpectEveryCaseMatchesITK<double, 3>)
+CIF_TEST_ON_CPU_AND_GPU(MattesMetricv4, MatchesITK2DFloat, ExpectEveryCaseMatchesITK<float, 2>)
 
-TEST(MattesMetricv4CPU, SameBitsEveryRun) { ExpectSameBitsTwice<ModuleMattes<float, 3>>(false); }
-TEST(MattesMetricv4GPU, SameBitsEveryRun)
-{
-  CIF_REQUIRE_GPU();
-  ExpectSameBitsTwice<ModuleMattes<float, 3>>(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(MattesMetricv4, SameBitsEveryRun, ExpectSameBitsTwice<ModuleMattes<float, 3>>)
 
 /** No point maps inside the moving image: ITK's exception, from either path. */
 void
@@ -115,12 +95,7 @@ ExpectNoOverlapThrows(bool useGPU)
     }
   }
 }
-TEST(MattesMetricv4CPU, NoOverlapThrowsAsITK) { ExpectNoOverlapThrows(false); }
-TEST(MattesMetricv4GPU, NoOverlapThrowsAsITK)
-{
-  CIF_REQUIRE_GPU();
-  ExpectNoOverlapThrows(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(MattesMetricv4, NoOverlapThrowsAsITK, ExpectNoOverlapThrows)
 
 TEST(MattesMetricv4CPU, FactoryGivesTheTwin)
 {

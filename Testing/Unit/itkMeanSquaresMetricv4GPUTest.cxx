@@ -47,32 +47,12 @@ TEST(MeanSquaresMetricv4GPU, CellBoxesWhereTheGridIsAligned)
   ExpectCellBoxCases<float, 2>(true);
 }
 
-TEST(MeanSquaresMetricv4CPU, MatchesITK3DFloat) { ExpectEveryCaseMatchesITK<float, 3>(false); }
-TEST(MeanSquaresMetricv4CPU, MatchesITK3DDouble) { ExpectEveryCaseMatchesITK<double, 3>(false); }
-TEST(MeanSquaresMetricv4CPU, MatchesITK2DFloat) { ExpectEveryCaseMatchesITK<float, 2>(false); }
-TEST(MeanSquaresMetricv4GPU, MatchesITK3DFloat)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEveryCaseMatchesITK<float, 3>(true);
-}
-TEST(MeanSquaresMetricv4GPU, MatchesITK3DDouble)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEveryCaseMatchesITK<double, 3>(true);
-}
-TEST(MeanSquaresMetricv4GPU, MatchesITK2DFloat)
-{
-  CIF_REQUIRE_GPU();
-  ExpectEveryCaseMatchesITK<float, 2>(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, MatchesITK3DFloat, ExpectEveryCaseMatchesITK<float, 3>)
+CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, MatchesITK3DDouble, ExpectEveryCaseMatchesITK<double, 3>)
+CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, MatchesITK2DFloat, ExpectEveryCaseMatchesITK<float, 2>)
 
 using ModuleMeanSquares3D = itk::MeanSquaresImageToImageMetricv4GPU<itk::Image<float, 3>, itk::Image<float, 3>>;
-TEST(MeanSquaresMetricv4CPU, SameBitsEveryRun) { ExpectSameBitsTwice<ModuleMeanSquares3D>(false); }
-TEST(MeanSquaresMetricv4GPU, SameBitsEveryRun)
-{
-  CIF_REQUIRE_GPU();
-  ExpectSameBitsTwice<ModuleMeanSquares3D>(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, SameBitsEveryRun, ExpectSameBitsTwice<ModuleMeanSquares3D>)
 
 /** No point maps inside the moving image: ITK's answer (its warning, the largest
  * value, a zero derivative), not a crash or NaN. */
@@ -98,12 +78,7 @@ ExpectNoOverlapAsITK(bool useGPU)
     EXPECT_EQ(e.derivative[k], 0.0);
   }
 }
-TEST(MeanSquaresMetricv4CPU, NoOverlapAsITK) { ExpectNoOverlapAsITK(false); }
-TEST(MeanSquaresMetricv4GPU, NoOverlapAsITK)
-{
-  CIF_REQUIRE_GPU();
-  ExpectNoOverlapAsITK(true);
-}
+CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, NoOverlapAsITK, ExpectNoOverlapAsITK)
 
 /** A transform the module does not take (a displacement field) runs ITK's code,
  * says so, and gives ITK's numbers. */
