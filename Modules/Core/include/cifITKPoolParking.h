@@ -28,9 +28,9 @@ namespace cif
 {
 /** Parks every thread of ITK's global thread pool for the process's exit. Waits at
  * most a second for threads still busy with earlier tasks (those are then left as
- * they are). */
+ * they are). Never throws (it runs in a destructor at the end of main()). */
 CudaImageFilters_EXPORT void
-ParkITKPoolThreadsForExit();
+ParkITKPoolThreadsForExit() noexcept;
 
 /** ParkITKPoolThreadsForExit() when main() returns, whichever return it takes: a
  * program's main() begins with `const cif::ITKPoolParkedAtExit parkedAtExit;`. */

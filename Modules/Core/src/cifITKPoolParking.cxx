@@ -8,8 +8,10 @@
 
 namespace cif
 {
+namespace
+{
 void
-ParkITKPoolThreadsForExit()
+ParkPoolThreads()
 {
   struct Parking
   {
@@ -36,5 +38,19 @@ ParkITKPoolThreadsForExit()
   }
   std::unique_lock<std::mutex> lock(parking->mutex);
   parking->arrived.wait_for(lock, std::chrono::seconds(1), [&] { return parking->parked >= threads; });
+}
+} // namespace
+
+void
+ParkITKPoolThreadsForExit() noexcept
+{
+  try
+  {
+    ParkPoolThreads();
+  }
+  catch (...)
+  {
+    // no memory for the tasks: the exit goes on unparked, as it would without this
+  }
 }
 } // namespace cif
