@@ -40,8 +40,8 @@ struct ResliceShear
 constexpr int kShearWarpLanes = 32;
 
 /** The walk offset of lane coordinate \a x (0-based within the output extent). The host
- * sizes the grid from the last lane's shift and the kernel assigns voxels by every
- * lane's, so both round alike: the product and the sum unfused. */
+ * sizes the grid from the shifts of each warp's end lanes and the kernel assigns
+ * voxels by every lane's, so both round alike: the product and the sum unfused. */
 CIF_HD std::int64_t
 ShearShift(const ResliceShear & shear, std::int64_t x)
 {
