@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -90,10 +91,15 @@ private:
 };
 
 /** A new seed per run (printed by the test on failure through SCOPED_TRACE), so
- * inputs are fresh random data rather than one fixed pattern. */
+ * inputs are fresh random data rather than one fixed pattern. To replay a failure,
+ * set CIF_TEST_SEED to the printed seed: every call then gives that seed. */
 inline std::uint32_t
 FreshSeed()
 {
+  if (const char * replay = std::getenv("CIF_TEST_SEED"))
+  {
+    return static_cast<std::uint32_t>(std::strtoul(replay, nullptr, 10));
+  }
   static std::random_device device;
   return device();
 }

@@ -4,6 +4,7 @@
 #include "cifCubicInterpolation.h"
 #include "cifHostDevice.h"
 #include "cifImageFrame.h"
+#include "cifPixelRounding.h"
 #include "cifTransformChain.h"
 
 #include <cmath>
@@ -551,8 +552,8 @@ SampleMetricPointThrough(const MetricScene<TValue> & scene, const MetricMovingTr
   }
   MetricPointSample s;
   // ITK keeps both values in the pixel type (mappedFixedPixelValue, ...).
-  s.fixedValue = static_cast<double>(static_cast<TValue>(fixedValue));
-  s.movingValue = static_cast<double>(static_cast<TValue>(movingValue));
+  s.fixedValue = RoundToPixelType<TValue>(fixedValue);
+  s.movingValue = RoundToPixelType<TValue>(movingValue);
   for (int a = 0; a < 3; ++a)
   {
     s.movingGradient[a] = gradient[a];

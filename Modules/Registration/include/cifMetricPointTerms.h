@@ -55,7 +55,7 @@ struct MeanSquaresTerm
   CIF_HD bool
   Apply(const MetricPointSample & s, double & value, double force[3]) const
   {
-    const double difference = static_cast<double>(static_cast<TValue>(s.fixedValue - s.movingValue));
+    const double difference = RoundToPixelType<TValue>(s.fixedValue - s.movingValue);
     for (int a = 0; a < 3; ++a)
     {
       force[a] = a < D ? 2.0 * difference * s.movingGradient[a] : 0.0;

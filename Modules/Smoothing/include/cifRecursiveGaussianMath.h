@@ -2,6 +2,7 @@
 #define cifRecursiveGaussianMath_h
 
 #include "cifHostDevice.h"
+#include "cifPixelRounding.h"
 #include "cifUnfusedArithmetic.h"
 
 #include <cstdint>
@@ -126,20 +127,6 @@ CIF_HD double
 Sum4(double a1, double b1, double a2, double b2, double a3, double b3, double a4, double b4)
 {
   return AddUnfused(AddUnfused(AddUnfused(MulUnfused(a1, b1), MulUnfused(a2, b2)), MulUnfused(a3, b3)), MulUnfused(a4, b4));
-}
-
-/** v rounded to float, as a double. On the host the float goes through memory the
- * optimizer cannot see into: GCC 12.2 at -O3 (Debian 12) dropped the round trip
- * (double)(float)v for the first results of a line when its SLP vectorizer paired
- * them (-fno-tree-slp-vectorize restored it; SmoothingBitsCPU caught it). */
-CIF_HD double
-RoundToFloat(double v)
-{
-  float f = static_cast<float>(v);
-#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
-  __asm__ volatile("" : "+m"(f));
-#endif
-  return static_cast<double>(f);
 }
 
 /** What a pass stores for one result: rounded to float when asked, then divided
