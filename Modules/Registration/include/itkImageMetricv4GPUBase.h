@@ -4,9 +4,11 @@
 #include "itkCudaImageFilterBase.h"
 #include "itkGradientRecursiveGaussianGPUImageFilter.h"
 #include "itkImageMetricv4Scene.h"
+#include "itkMetricRandomCoordinates.h"
 
 #include <chrono>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -19,6 +21,15 @@ namespace itk
  * GetLastExecutionReason()).
  *
  * \a TMetric is the ITK metric the twin derives from (MeanSquares..., Mattes...).
+ *
+ * New random points at every evaluation (SetNumberOfRandomPointsPerEvaluation),
+ * elastix's NewSamplesEveryIteration with its RandomCoordinate sampler, which ITK's
+ * metrics lack (ImageRegistrationMethodv4's RANDOM strategy draws once per level):
+ * Initialize() prepares the dense domain (Mattes' ranges over the whole fixed image
+ * or mask, as elastix computes them), then each evaluation draws its points
+ * (DrawRandomVirtualCoordinates) and evaluates exactly ITK's metric over them as a
+ * virtual sampled point set: the module's path or, where it does not serve, ITK's
+ * own code on the same points. GetLastRandomPoints() gives them.
  *
  * \ingroup CudaImageFilters
  */
@@ -43,6 +54,22 @@ public:
   {
     const auto start = std::chrono::steady_clock::now();
     m_MovingGradientFilterGPU->SetUseGPU(this->GetUseGPU());
+    if (m_RandomPointsInUse)
+    {
+      // The last level's random points are not the user's sampled point set.
+      this->m_UseSampledPointSet = false;
+      m_RandomPointsInUse = false;
+    }
+    if (m_NumberOfRandomPointsPerEvaluation > 0)
+    {
+      if (this->m_UseSampledPointSet)
+      {
+        itkExceptionMacro("NumberOfRandomPointsPerEvaluation and UseSampledPointSet both set: choose one");
+      }
+      // ITK's Initialize over the dense domain; each evaluation then sets its points.
+      m_RandomPoints = nullptr;
+      m_RandomEngine.seed(m_RandomPointSeed);
+    }
     TMetric::Initialize();
     const auto itkDone = std::chrono::steady_clock::now();
     if (m_Threader.IsNull())
@@ -72,6 +99,26 @@ public:
     m_Timing = Timing{};
     m_Timing.itkInitialize = std::chrono::duration<double>(itkDone - start).count();
     m_Timing.scenePrepare = std::chrono::duration<double>(std::chrono::steady_clock::now() - itkDone).count();
+  }
+
+  /** New random points at every evaluation: \a n > 0 draws n points of the virtual
+   * domain per GetValue / GetValueAndDerivative (see the class comment); 0 (the
+   * default) evaluates the points ITK's settings name (dense, or the sampled point
+   * set). Takes effect at the next Initialize(); cannot be combined with
+   * UseSampledPointSet. */
+  itkSetMacro(NumberOfRandomPointsPerEvaluation, SizeValueType);
+  itkGetConstMacro(NumberOfRandomPointsPerEvaluation, SizeValueType);
+
+  /** The seed of the random points, applied at each Initialize() (the same points
+   * for the same settings: a registration that is run again gives the same bits). */
+  itkSetMacro(RandomPointSeed, unsigned int);
+  itkGetConstMacro(RandomPointSeed, unsigned int);
+
+  /** The points of the last evaluation with random points (null before). */
+  const typename TMetric::VirtualPointSetType *
+  GetLastRandomPoints() const
+  {
+    return m_RandomPoints.GetPointer();
   }
 
   /** Where the time went since the last Initialize(): ITK's Initialize (its gradient
@@ -119,6 +166,10 @@ protected:
   GetValueAndDerivativeExecute() const override
   {
     const auto  start = std::chrono::steady_clock::now();
+    if (m_NumberOfRandomPointsPerEvaluation > 0)
+    {
+      const_cast<Self *>(this)->DrawRandomPoints();
+    }
     std::string reason;
     if (auto * scene = this->BoundScene(reason))
     {
@@ -131,6 +182,43 @@ protected:
     }
     ++m_Timing.evaluations;
     m_Timing.evaluationSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  /** This evaluation's random points: ITK's virtual sampled point set (for ITK's
+   * own code) and the scene's domain (for the module's paths). */
+  void
+  DrawRandomPoints()
+  {
+    if (!m_Scene)
+    {
+      itkExceptionMacro("Initialize() has not run");
+    }
+    constexpr unsigned int D = TMetric::VirtualImageDimension;
+    using VirtualPoint = typename TMetric::VirtualPointType;
+    std::vector<double> coordinates;
+    const auto *        fixedTransform = this->m_FixedTransform.GetPointer();
+    const auto *        fixedMask = this->m_FixedImageMask.GetPointer();
+    using Coordinate = typename TMetric::VirtualPointSetType::PointType::CoordRepType;
+    DrawRandomVirtualCoordinates<D, Coordinate>(
+      this->m_VirtualImage.GetPointer(), this->GetVirtualRegion(), m_NumberOfRandomPointsPerEvaluation,
+      m_RandomEngine, [&](const VirtualPoint & p) { return fixedTransform->TransformPoint(p); },
+      [&](const auto & p) { return fixedMask == nullptr || fixedMask->IsInsideInWorldSpace(p); }, coordinates);
+    auto points = TMetric::VirtualPointSetType::New();
+    points->GetPoints()->Reserve(m_NumberOfRandomPointsPerEvaluation);
+    for (SizeValueType n = 0; n < m_NumberOfRandomPointsPerEvaluation; ++n)
+    {
+      typename TMetric::VirtualPointSetType::PointType p; // holds the rounded coordinates exactly
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        p[a] = coordinates[n * D + a];
+      }
+      points->SetPoint(n, p);
+    }
+    m_RandomPoints = points;
+    this->m_VirtualSampledPointSet = points;
+    this->m_UseSampledPointSet = true;
+    m_RandomPointsInUse = true;
+    m_Scene->UseSampledPoints(coordinates);
   }
 
   /** The metric's evaluation on the module's scene (its transform bound). */
@@ -190,6 +278,8 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override
   {
     Superclass::PrintSelf(os, indent);
+    os << indent << "NumberOfRandomPointsPerEvaluation: " << m_NumberOfRandomPointsPerEvaluation << std::endl;
+    os << indent << "RandomPointSeed: " << m_RandomPointSeed << std::endl;
     os << indent << "LastExecutionReason: " << (m_LastExecutionReason.empty() ? "(none)" : m_LastExecutionReason)
        << std::endl;
   }
@@ -203,6 +293,11 @@ private:
     double evaluationSeconds = 0.0;
   };
 
+  SizeValueType                                         m_NumberOfRandomPointsPerEvaluation = 0;
+  unsigned int                                          m_RandomPointSeed = 0;
+  bool                                                  m_RandomPointsInUse = false;
+  std::mt19937                                          m_RandomEngine;
+  typename TMetric::VirtualPointSetType::Pointer        m_RandomPoints;
   MultiThreaderBase::Pointer         m_Threader;
   mutable Timing                     m_Timing;
   typename GradientRecursiveGaussianGPUImageFilter<typename TMetric::MovingImageType,

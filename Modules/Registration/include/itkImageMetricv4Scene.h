@@ -15,6 +15,7 @@
 #include "itkLinearInterpolateImageFunction.h"
 #include "itkMetricMovingTransformSplit.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -125,6 +126,57 @@ public:
         }
         m_Supported = true;
       }
+    }
+  }
+
+  /** Evaluates from now on at \a points (D coordinates per point, physical points
+   * of the virtual domain) instead of the domain Prepare() took: the metric's
+   * random points per evaluation. Only the points change (a copy on the host, an
+   * upload of them for the GPU path); the grouping by B-spline cell is redone at
+   * the next B-spline evaluation. */
+  void
+  UseSampledPoints(const std::vector<double> & points)
+  {
+    if constexpr (kTypesSupported)
+    {
+      if (!m_Supported)
+      {
+        return;
+      }
+      m_Points = points;
+      cif::MetricDomain & domain = m_HostScene.domain;
+      domain.points = m_Points.data();
+      domain.count = static_cast<std::int64_t>(m_Points.size() / D);
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        m_VirtualCenter[a] = 0.0;
+        for (std::int64_t n = 0; n < domain.count; ++n)
+        {
+          m_VirtualCenter[a] += m_Points[static_cast<std::size_t>(n * D + a)];
+        }
+        m_VirtualCenter[a] /= domain.count > 0 ? static_cast<double>(domain.count) : 1.0;
+      }
+      m_Order.reset();
+      m_HaveOrder = false;
+      m_HaveBoxesKey = false;
+      m_UseBoxes = false;
+      if (m_OnGPU)
+      {
+        CIF_ITK_TRY_CUDA([&] {
+          const std::size_t bytes = std::max<std::size_t>(1, m_Points.size() * sizeof(double));
+          if (m_DevicePoints.Bytes() < bytes)
+          {
+            m_DevicePoints.Allocate(bytes);
+          }
+          m_DevicePoints.Upload(m_Points.data(), m_Points.size() * sizeof(double));
+          m_DeviceScene.domain = domain;
+          m_DeviceScene.domain.points = m_DevicePoints.template As<const double>();
+        });
+      }
+    }
+    else
+    {
+      (void)points;
     }
   }
 
@@ -672,6 +724,7 @@ private:
   double                                   m_VirtualCenter[3] = { 0, 0, 0 };
   std::vector<cif::DeviceBuffer>           m_DeviceBuffers;
   cif::DeviceBuffer                        m_Coefficients[3];
+  cif::DeviceBuffer                        m_DevicePoints; ///< UseSampledPoints' points on the device
   cif::MetricDeviceWorkspace               m_Workspace;
   std::unique_ptr<SplitType>               m_Split;
   cif::MetricMovingTransform               m_DeviceTransform;

@@ -1,0 +1,72 @@
+#ifndef itkMetricRandomCoordinates_h
+#define itkMetricRandomCoordinates_h
+
+#include "cifPixelRounding.h"
+#include "itkImageBase.h"
+#include "itkImageRegion.h"
+#include "itkMacro.h"
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace itk
+{
+/** \brief Draws \a count physical points of the virtual domain uniformly at random,
+ * as elastix's RandomCoordinate sampler does: each coordinate uniform between the
+ * first and the last voxel centre of \a region (continuous indices, so no point
+ * leaves the buffer of an image on that grid), and, with a fixed mask, only points
+ * the fixed transform maps into the mask (drawn again until they do). Each
+ * coordinate is rounded to \a TCoordinate first, the coordinate type of the point
+ * set that will hold it (ITK's point sets keep float), so that the point tested
+ * against the mask is the point every later evaluation sees.
+ *
+ * \a mapToFixed (a callable: virtual point -> fixed point) and \a insideFixedMask
+ * (a callable: fixed point -> bool, or null behaviour when there is no mask) come
+ * from the metric. The points are appended to \a coordinates (D doubles each).
+ * Throws when the mask keeps none of 1000 draws per point asked for: an empty or
+ * misplaced mask is an error, not an endless loop. */
+template <unsigned int D, typename TCoordinate, typename TMapToFixed, typename TInsideFixedMask>
+void
+DrawRandomVirtualCoordinates(const ImageBase<D> * virtualImage, const ImageRegion<D> & region, std::size_t count,
+                             std::mt19937 & rng, const TMapToFixed & mapToFixed,
+                             const TInsideFixedMask & insideFixedMask, std::vector<double> & coordinates)
+{
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const std::size_t                      limit = 1000 * count;
+  std::size_t                            drawn = 0, kept = 0;
+  coordinates.reserve(coordinates.size() + count * D);
+  while (kept < count)
+  {
+    if (drawn++ >= limit)
+    {
+      itkGenericExceptionMacro(<< "No random point of the virtual domain maps into the fixed image mask ("
+                               << kept << " of " << count << " after " << limit << " draws)");
+    }
+    ContinuousIndex<double, D> index;
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      const double first = static_cast<double>(region.GetIndex()[a]);
+      const double last = first + static_cast<double>(region.GetSize()[a]) - 1.0;
+      index[a] = first + unit(rng) * (last - first);
+    }
+    typename ImageBase<D>::PointType point;
+    virtualImage->TransformContinuousIndexToPhysicalPoint(index, point);
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      point[a] = cif::RoundToPixelType<TCoordinate>(point[a]);
+    }
+    if (!insideFixedMask(mapToFixed(point)))
+    {
+      continue;
+    }
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      coordinates.push_back(point[a]);
+    }
+    ++kept;
+  }
+}
+} // namespace itk
+
+#endif

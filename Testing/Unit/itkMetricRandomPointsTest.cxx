@@ -1,0 +1,178 @@
+// The metric twins' random points per evaluation (elastix's NewSamplesEveryIteration
+// with its RandomCoordinate sampler): each evaluation draws new points inside the
+// virtual domain (and the fixed mask), and its value and derivative are exactly ITK's
+// metric over those points, for MeanSquares, Mattes and Correlation, affine and
+// B-spline transforms, with and without masks; the seed gives the same points again;
+// the settings that cannot go together and a mask that keeps no point are errors.
+#include "cifMetricTestSupport.h"
+#include "itkCorrelationImageToImageMetricv4GPU.h"
+#include "itkMattesMutualInformationImageToImageMetricv4GPU.h"
+#include "itkMeanSquaresImageToImageMetricv4GPU.h"
+
+#include <gtest/gtest.h>
+
+namespace
+{
+using namespace cif_test;
+using ImageType = itk::Image<float, 3>;
+
+/** ITK's metric, told to evaluate over given virtual points after a dense
+ * Initialize() (as the twin does with its random points). */
+template <typename TITK>
+class ITKOverGivenPoints : public TITK
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(ITKOverGivenPoints);
+  using Self = ITKOverGivenPoints;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+
+  void
+  EvaluateOver(const typename TITK::VirtualPointSetType * points)
+  {
+    this->m_VirtualSampledPointSet = const_cast<typename TITK::VirtualPointSetType *>(points);
+    this->m_UseSampledPointSet = true;
+  }
+
+protected:
+  ITKOverGivenPoints() = default;
+  ~ITKOverGivenPoints() override = default;
+};
+
+template <typename TITK, typename TTwin>
+void
+ExpectEachEvaluationIsITKsOverItsPoints(bool useGPU)
+{
+  for (auto transform : { MetricTransformKind::Affine, MetricTransformKind::BSpline })
+  {
+    for (bool masks : { false, true })
+    {
+      MetricCase c;
+      c.transform = transform;
+      c.masks = masks;
+      c.movingFromFixed = 0.5; // related images (Correlation's value is ill-conditioned otherwise)
+      const std::uint32_t seed = FreshSeed();
+      SCOPED_TRACE(Describe(c) + ", seed " + std::to_string(seed));
+      MetricFixture<float, 3> fixture(c, seed);
+      auto                    twin = TTwin::New();
+      twin->SetUseGPU(useGPU);
+      twin->SetNumberOfRandomPointsPerEvaluation(700);
+      twin->SetRandomPointSeed(seed);
+      fixture.Configure(twin.GetPointer(), c);
+
+      std::vector<double> firstCoordinates;
+      for (int evaluation = 0; evaluation < 2; ++evaluation)
+      {
+        const Evaluation actual = Evaluate(twin.GetPointer());
+        ASSERT_EQ(twin->GetLastExecutionPath(), useGPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU)
+          << twin->GetLastExecutionReason();
+        const auto * points = twin->GetLastRandomPoints();
+        ASSERT_NE(points, nullptr);
+        ASSERT_EQ(points->GetNumberOfPoints(), 700u);
+        std::vector<double> coordinates;
+        for (unsigned int n = 0; n < points->GetNumberOfPoints(); ++n)
+        {
+          const auto p = points->GetPoint(n);
+          itk::ContinuousIndex<double, 3> index;
+          fixture.fixed->TransformPhysicalPointToContinuousIndex(p, index);
+          const auto region = fixture.fixed->GetLargestPossibleRegion();
+          for (unsigned int a = 0; a < 3; ++a)
+          {
+            // Between the first and the last voxel centre (1e-9: the round trip).
+            ASSERT_GE(index[a], region.GetIndex()[a] - 1e-9);
+            ASSERT_LE(index[a], region.GetIndex()[a] + static_cast<double>(region.GetSize()[a]) - 1.0 + 1e-9);
+            coordinates.push_back(p[a]);
+          }
+          if (masks)
+          {
+            ASSERT_TRUE(fixture.fixedMask->IsInsideInWorldSpace(p)) << "point " << n << " outside the fixed mask";
+          }
+        }
+        if (evaluation == 0)
+        {
+          firstCoordinates = coordinates;
+        }
+        else
+        {
+          EXPECT_NE(coordinates, firstCoordinates) << "the second evaluation drew the same points";
+        }
+
+        auto reference = ITKOverGivenPoints<TITK>::New();
+        fixture.Configure(reference.GetPointer(), c);
+        reference->EvaluateOver(points);
+        const Evaluation expected = Evaluate(reference.GetPointer());
+        ASSERT_GT(expected.validPoints, 0u);
+        EXPECT_EQ(actual.validPoints, expected.validPoints);
+        EXPECT_LE(std::abs(actual.value - expected.value), 1e-5 * std::abs(expected.value))
+          << "value " << actual.value << " vs ITK " << expected.value;
+        const itk::Array<double> difference(actual.derivative - expected.derivative);
+        ASSERT_GT(Norm(expected.derivative), 0.0);
+        EXPECT_LE(Norm(difference), 1e-4 * Norm(expected.derivative));
+      }
+
+      // Initialize() again with the same seed: the same first points.
+      twin->Initialize();
+      Evaluate(twin.GetPointer());
+      std::vector<double> again;
+      for (unsigned int n = 0; n < twin->GetLastRandomPoints()->GetNumberOfPoints(); ++n)
+      {
+        for (unsigned int a = 0; a < 3; ++a)
+        {
+          again.push_back(twin->GetLastRandomPoints()->GetPoint(n)[a]);
+        }
+      }
+      EXPECT_EQ(again, firstCoordinates);
+    }
+  }
+}
+
+using MeanSquaresITK = itk::MeanSquaresImageToImageMetricv4<ImageType, ImageType>;
+using MattesITK = itk::MattesMutualInformationImageToImageMetricv4<ImageType, ImageType>;
+using CorrelationITK = itk::CorrelationImageToImageMetricv4<ImageType, ImageType>;
+using MeanSquaresTwin = itk::MeanSquaresImageToImageMetricv4GPU<ImageType, ImageType>;
+using MattesTwin = itk::MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType>;
+using CorrelationTwin = itk::CorrelationImageToImageMetricv4GPU<ImageType, ImageType>;
+
+CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints, MeanSquaresIsITKsOverEachDraw,
+                        ExpectEachEvaluationIsITKsOverItsPoints<MeanSquaresITK, MeanSquaresTwin>)
+CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints, MattesIsITKsOverEachDraw,
+                        ExpectEachEvaluationIsITKsOverItsPoints<MattesITK, MattesTwin>)
+CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints, CorrelationIsITKsOverEachDraw,
+                        ExpectEachEvaluationIsITKsOverItsPoints<CorrelationITK, CorrelationTwin>)
+
+TEST(MetricRandomPointsCPU, WithASampledPointSetIsAnError)
+{
+  MetricCase c;
+  c.sampling = Sampling::Regular;
+  MetricFixture<float, 3> fixture(c, FreshSeed());
+  auto                    twin = MeanSquaresTwin::New();
+  twin->SetUseGPU(false);
+  twin->SetNumberOfRandomPointsPerEvaluation(100);
+  EXPECT_THROW(fixture.Configure(twin.GetPointer(), c), itk::ExceptionObject);
+}
+
+TEST(MetricRandomPointsCPU, AMaskThatKeepsNoPointIsAnError)
+{
+  MetricCase c;
+  c.masks = true;
+  MetricFixture<float, 3> fixture(c, FreshSeed());
+  // The mask emptied: no point can land in it.
+  auto * maskImage = const_cast<itk::Image<unsigned char, 3> *>(fixture.fixedMask->GetImage());
+  maskImage->FillBuffer(0);
+  fixture.fixedMask->SetImage(maskImage);
+  fixture.fixedMask->Update();
+  auto twin = MeanSquaresTwin::New();
+  twin->SetUseGPU(false);
+  twin->SetNumberOfRandomPointsPerEvaluation(10);
+  fixture.Configure(twin.GetPointer(), c);
+  try
+  {
+    Evaluate(twin.GetPointer());
+    ADD_FAILURE() << "no exception";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("fixed image mask"), std::string::npos) << e.GetDescription();
+  }
+}
+} // namespace
