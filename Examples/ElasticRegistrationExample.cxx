@@ -10,6 +10,8 @@
 //
 //   ElasticRegistrationExample [--size N] [--metric meansquares|mattes] [--cpu]
 //                              [--samples N (random points per level; 0: dense)]
+//                              [--new-samples (new random points every iteration, as
+//                               elastix's NewSamplesEveryIteration; with --samples)]
 //                              [--iterations N (per level)] [--levels N] [--no-affine]
 //                              [--grid-spacing V (final control-point spacing, voxels)]
 //                              [--itk (ITK's own metric)] [--seed S]
@@ -53,6 +55,7 @@ struct Options
   bool         useGPU = true;
   bool         itkMetric = false;
   unsigned int samples = 0;
+  bool         newSamplesEveryIteration = false;
   unsigned int iterations = 100;
   unsigned int levels = 3;
   bool         affineStage = true;
@@ -147,7 +150,12 @@ SettingsOf(const Options & o)
   s.levels = o.levels;
   s.iterations = { o.iterations };
   s.gridSpacing = o.gridSpacing;
-  if (o.samples > 0)
+  if (o.samples > 0 && o.newSamplesEveryIteration)
+  {
+    s.sampling = cif::RegistrationSampling::RandomEveryIteration;
+    s.pointsPerIteration = o.samples;
+  }
+  else if (o.samples > 0)
   {
     s.sampling = cif::RegistrationSampling::Random;
     s.samplingPercentage =
@@ -214,6 +222,10 @@ Parse(int argc, char * argv[], Options & o)
     {
       o.samples = static_cast<unsigned int>(std::stoul(argv[++i]));
     }
+    else if (a == "--new-samples")
+    {
+      o.newSamplesEveryIteration = true;
+    }
     else if (a == "--iterations" && hasValue)
     {
       o.iterations = static_cast<unsigned int>(std::stoul(argv[++i]));
@@ -268,7 +280,7 @@ main(int argc, char * argv[])
   if (!Parse(argc, argv, o))
   {
     std::cerr << "usage: ElasticRegistrationExample [--size N (24..1024)] [--metric meansquares|mattes] [--cpu] "
-                 "[--samples N] [--iterations N] [--itk]\n";
+                 "[--samples N [--new-samples]] [--iterations N] [--itk]\n";
     return 2;
   }
   try
@@ -282,7 +294,10 @@ main(int argc, char * argv[])
     const std::uint32_t seed = o.seeded ? o.seed : std::random_device{}();
     std::cout << "Elastic registration example: " << o.size << "^3 smooth-noise pair with a known B-spline warp (seed "
               << seed << "), " << (o.mattes ? "Mattes MI" : "MeanSquares") << ", "
-              << (o.samples > 0 ? std::to_string(o.samples) + " random points per iteration" : std::string("dense"))
+              << (o.samples > 0 ? std::to_string(o.samples) +
+                                    (o.newSamplesEveryIteration ? " new random points every iteration"
+                                                                : " random points per level")
+                                : std::string("dense"))
               << ", metric: " << (o.itkMetric ? "ITK's own" : (o.useGPU && cif::IsGPUAvailable() ? "module, GPU" : "module, CPU path"))
               << "\n";
     const auto moving = MakeSmoothNoise(o.size, 2.0, seed);

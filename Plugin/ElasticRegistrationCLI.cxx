@@ -11,7 +11,8 @@
 // and return parameters: cifModuleCommandLine.h.
 //
 //   ElasticRegistrationCLI [--stages affine,bspline] [--metric MattesMI|MeanSquares|Correlation] [--gridSpacing MM]
-//                          [--levels N] [--iterations N[,N...]] [--sampling dense|random|regular]
+//                          [--levels N] [--iterations N[,N...]]
+//                          [--sampling dense|random|regular|randomEveryIteration] [--pointsPerIteration N]
 //                          [--fixedMask M] [--movingMask M] [--cpu]
 //                          [--outputTransform T.h5] [--linearTransform L.tfm] [--outputVolume V] fixed moving
 //
@@ -84,8 +85,16 @@ Declare()
                              0);
   registration.Enumeration("sampling", "Sampling",
                            "The fixed-volume points the metric evaluates: dense (every voxel of the level), random or "
-                           "regular (samplingPercentage of them, drawn once per level).",
-                           "dense", { "dense", "random", "regular" });
+                           "regular (samplingPercentage of them, drawn once per level), or randomEveryIteration "
+                           "(pointsPerIteration new random points at every iteration, as elastix's "
+                           "NewSamplesEveryIteration, with a stochastic gradient descent).",
+                           "dense", { "dense", "random", "regular", "randomEveryIteration" });
+  registration
+    .Integer("pointsPerIteration", "Points per iteration",
+             "randomEveryIteration: the random points drawn at every iteration (elastix's NumberOfSpatialSamples).",
+             2048)
+    .Range(16, 16777216, 1)
+    .Enforced();
   registration
     .Double("samplingPercentage", "Sampling fraction", "random, regular: the fraction of the voxels evaluated (0 to 1].",
             0.1)
@@ -243,9 +252,11 @@ SettingsOf(const cif::ModuleArguments & arguments, bool useGPU)
     }
   }
   const std::string sampling = arguments.String("sampling");
-  s.sampling = sampling == "random"    ? cif::RegistrationSampling::Random
-               : sampling == "regular" ? cif::RegistrationSampling::Regular
-                                       : cif::RegistrationSampling::Dense;
+  s.sampling = sampling == "random"                 ? cif::RegistrationSampling::Random
+               : sampling == "regular"              ? cif::RegistrationSampling::Regular
+               : sampling == "randomEveryIteration" ? cif::RegistrationSampling::RandomEveryIteration
+                                                    : cif::RegistrationSampling::Dense;
+  s.pointsPerIteration = static_cast<unsigned int>(arguments.Integer("pointsPerIteration"));
   s.samplingPercentage = arguments.Double("samplingPercentage");
   s.samplingSeed = static_cast<unsigned int>(arguments.Integer("seed"));
   s.useGPU = useGPU;

@@ -4,12 +4,13 @@
 # them): elastix with its B-spline schedule (elastix/bspline-mattes.txt: 3 levels x
 # 250 iterations, 2048 random samples per iteration, Mattes, final grid 16 voxels) on
 # all host cores, then the module through ITK's ImageRegistrationMethodv4 with the
-# same levels, iterations and grid, once with 2048 random points per level (ITK's
-# RANDOM strategy draws them once per level; elastix draws new ones every iteration)
-# and once dense (every voxel, every iteration); and the ElasticRegistrationCLI module
+# same levels, iterations and grid: with 2048 new random points every iteration
+# (elastix's schedule: the metric twins' random points per evaluation and a stochastic
+# gradient descent), with 2048 random points per level (ITK's RANDOM strategy draws
+# them once per level), and dense (every voxel, every iteration); and the ElasticRegistrationCLI module
 # end to end (reading the pair, registering, writing the transform: B-spline stage
-# alone, Mattes with 32 bins, the same levels, iterations and grid; 2048 random points
-# per level, then dense) as a user would run it, its field made by
+# alone, Mattes with 32 bins, the same levels, iterations and grid; 2048 new random points
+# every iteration, 2048 per level, then dense) as a user would run it, its field made by
 # BSplineDisplacementFieldCLI. Prints each run's time and its deformation error
 # against the known warp.
 #
@@ -39,16 +40,17 @@ for n in $sizes; do
   end=$(date +%s.%N)
   "$transformix" -def all -tp "$d/elastix/TransformParameters.0.txt" -out "$d/field" > "$d/transformix.log" 2>&1
   error=$("$example" "${common[@]}" --field-error "$d/field/deformationField.mha" | grep -o 'mean .*')
-  printf '%5s^3  elastix 5.0.1 (%s threads)          %8.2f s   %s\n' "$n" "$cores" "$(awk "BEGIN { print $end - $start }")" "$error"
-  for run in "--metric mattes --samples 2048" "--metric mattes" "--metric meansquares"; do
+  printf '%5s^3  %-53s %8.2f s   %s\n' "$n" "elastix 5.0.1 ($cores threads)" "$(awk "BEGIN { print $end - $start }")" "$error"
+  for run in "--metric mattes --samples 2048 --new-samples" "--metric mattes --samples 2048" "--metric mattes" \
+    "--metric meansquares"; do
     out=$("$example" "${common[@]}" $run 2>&1)
     t=$(echo "$out" | grep -o 'total [0-9.e+-]* s' | grep -o '[0-9.e+-]*' | head -1)
     e=$(echo "$out" | grep -o 'warp (inner 80 %, voxels): mean .*' | sed 's/.*voxels): //')
-    printf '%5s^3  module %-34s %8.2f s   %s\n' "$n" "($run)" "$t" "$e"
+    printf '%5s^3  %-53s %8.2f s   %s\n' "$n" "module ($run)" "$t" "$e"
   done
   if [[ -x "$cli/ElasticRegistrationCLI" && -x "$cli/BSplineDisplacementFieldCLI" ]]; then
     fraction=$(awk "BEGIN { print 2048 / ($n * $n * $n) }")
-    for sampling in "random --samplingPercentage $fraction" "dense"; do
+    for sampling in "randomEveryIteration --pointsPerIteration 2048" "random --samplingPercentage $fraction" "dense"; do
       start=$(date +%s.%N)
       "$cli/ElasticRegistrationCLI" --stages bspline --metric MattesMI --histogramBins 32 --levels 3 --iterations 250 \
         --gridSpacing 16 --sampling $sampling --seed 121212 \
@@ -57,8 +59,13 @@ for n in $sizes; do
       "$cli/BSplineDisplacementFieldCLI" --transform "$d/cli.h5" --referenceVolume "$d/fixed.mha" "$d/cli-field.mha" > "$d/cli-field.log" 2>&1
       error=$("$example" "${common[@]}" --field-error "$d/cli-field.mha" | grep -o 'mean .*')
       path=$(grep -o 'wrote the transform ([A-Z,]*' "$d/cli.log" | sed 's/.*(//; s/,$//')
-      label="ElasticRegistrationCLI ($([[ $sampling == dense ]] && echo dense || echo 2048 random), $path)"
-      printf '%5s^3  %-41s %8.2f s   %s\n' "$n" "$label" "$(awk "BEGIN { print $end - $start }")" "$error"
+      case $sampling in
+        dense) kind="dense" ;;
+        randomEveryIteration*) kind="2048 new random every iteration" ;;
+        *) kind="2048 random per level" ;;
+      esac
+      label="ElasticRegistrationCLI ($kind, $path)"
+      printf '%5s^3  %-53s %8.2f s   %s\n' "$n" "$label" "$(awk "BEGIN { print $end - $start }")" "$error"
     done
   else
     echo "(no ElasticRegistrationCLI / BSplineDisplacementFieldCLI in $cli: its row is left out)"

@@ -860,10 +860,15 @@ TEST(RegistrationMethodv4GPU, ZeroFixedMaskAsITK)
  * B-spline one on top of it, two levels of at most 30 and 20 iterations, the grid
  * doubled between them. It recovers the warp (mean error below 1/3 voxel, as the
  * hand-built registration above), reports each stage (its iterations per level within
- * the limits, the metric's path) and every iteration to its observer. */
+ * the limits, the metric's path) and every iteration to its observer. With new
+ * random points at every iteration (elastix's schedule: 1000 points, a stochastic
+ * gradient descent that runs every iteration, 60 per level) the same. */
 void
-ExpectElasticRegistrationRecovers(bool useGPU)
+ExpectElasticRegistrationRecovers(bool useGPU,
+                                  cif::RegistrationSampling sampling = cif::RegistrationSampling::Dense)
 {
+  const bool stochastic = sampling == cif::RegistrationSampling::RandomEveryIteration;
+  const unsigned int limits[2] = { stochastic ? 100u : 30u, stochastic ? 100u : 20u };
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937           rng(seed);
@@ -875,7 +880,10 @@ ExpectElasticRegistrationRecovers(bool useGPU)
   settings.linearStage = cif::LinearRegistrationStage::Affine;
   settings.metric = cif::RegistrationMetricKind::MeanSquares;
   settings.levels = 2;
-  settings.iterations = { 30, 20 };
+  settings.iterations = { limits[0], limits[1] };
+  settings.sampling = sampling;
+  settings.pointsPerIteration = 2000;
+  settings.samplingSeed = seed;
   settings.gridSpacing = 1e30;
   for (unsigned int d = 0; d < Dimension; ++d)
   {
@@ -909,10 +917,12 @@ ExpectElasticRegistrationRecovers(bool useGPU)
   for (const auto & stage : stages)
   {
     ASSERT_EQ(stage.iterationsPerLevel.size(), 2u) << stage.stage;
-    EXPECT_GE(stage.iterationsPerLevel[0], 1u) << stage.stage;
-    EXPECT_LE(stage.iterationsPerLevel[0], 30u) << stage.stage;
-    EXPECT_GE(stage.iterationsPerLevel[1], 1u) << stage.stage;
-    EXPECT_LE(stage.iterationsPerLevel[1], 20u) << stage.stage;
+    for (unsigned int level = 0; level < 2; ++level)
+    {
+      // The stochastic descent has no convergence test: every iteration runs.
+      EXPECT_GE(stage.iterationsPerLevel[level], stochastic ? limits[level] : 1u) << stage.stage;
+      EXPECT_LE(stage.iterationsPerLevel[level], limits[level]) << stage.stage;
+    }
     EXPECT_EQ(stage.executionPath, itk::ToString(ModulePath(useGPU))) << stage.stage;
     reported += stage.iterationsPerLevel[0] + stage.iterationsPerLevel[1];
   }
@@ -961,6 +971,30 @@ TEST(ElasticRegistrationGPU, RecoversKnownDeformation)
 {
   CIF_REQUIRE_GPU();
   ExpectElasticRegistrationRecovers(true);
+}
+CIF_TEST_ON_CPU_AND_GPU(ElasticRegistration, RecoversItWithNewPointsEveryIteration, [](bool useGPU) {
+  ExpectElasticRegistrationRecovers(useGPU, cif::RegistrationSampling::RandomEveryIteration);
+})
+
+/** ITK's own metrics cannot draw new points at every iteration: a clear error. */
+TEST(ElasticRegistrationCPU, NewPointsEveryIterationNeedTheModulesMetric)
+{
+  std::mt19937                     rng(FreshSeed());
+  const WarpedPair                 pair = MakeWarpedPair(16, 3, 1.0, rng);
+  cif::ElasticRegistrationSettings settings;
+  settings.sampling = cif::RegistrationSampling::RandomEveryIteration;
+  settings.itkMetric = true;
+  settings.useGPU = false;
+  cif::ElasticRegistration<ImageType> registration(pair.fixed, pair.moving, settings);
+  try
+  {
+    registration.Update();
+    ADD_FAILURE() << "no exception";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("module's metrics"), std::string::npos) << e.GetDescription();
+  }
 }
 
 /** An observer that throws (a host's abort) stops the run at the first iteration:

@@ -8,6 +8,7 @@
 #define cifElasticRegistration_h
 
 #include "cifRegistrationMetrics.h"
+#include "cifStochasticGradientDescent.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
 #include "itkBSplineTransformInitializer.h"
@@ -42,14 +43,17 @@ enum class LinearRegistrationStage
   Affine
 };
 
-/** Which fixed-image points the metric evaluates: every voxel of the level's grid, or
- * a fraction of them (ImageRegistrationMethodv4's RANDOM and REGULAR strategies: drawn
- * once per level). */
+/** Which fixed-image points the metric evaluates: every voxel of the level's grid, a
+ * fraction of them (ImageRegistrationMethodv4's RANDOM and REGULAR strategies: drawn
+ * once per level), or new random points at every iteration (elastix's
+ * NewSamplesEveryIteration with its RandomCoordinate sampler; the module's metric
+ * twins only, and a stochastic gradient descent: cifStochasticGradientDescent.h). */
 enum class RegistrationSampling
 {
   Dense,
   Random,
-  Regular
+  Regular,
+  RandomEveryIteration
 };
 
 /** \class ElasticRegistrationSettings
@@ -76,6 +80,9 @@ struct ElasticRegistrationSettings
   RegistrationSampling sampling = RegistrationSampling::Dense;
   /** Random, Regular: the fraction of the level's voxels evaluated, (0, 1]. */
   double       samplingPercentage = 1.0;
+  /** RandomEveryIteration: the points drawn per iteration (elastix's
+   * NumberOfSpatialSamples). */
+  unsigned int pointsPerIteration = 2048;
   unsigned int samplingSeed = 121212;
   /** The metric's GPU path when a GPU is there (else the module's CPU path). */
   bool useGPU = true;
@@ -184,10 +191,17 @@ public:
       Fail("no registration stage: choose a rigid, affine or B-spline stage");
     }
     if (s.levels < 1 || s.iterations.empty() || !(s.gridSpacing > 0.0) ||
-        (s.sampling != RegistrationSampling::Dense && !(s.samplingPercentage > 0.0 && s.samplingPercentage <= 1.0)))
+        ((s.sampling == RegistrationSampling::Random || s.sampling == RegistrationSampling::Regular) &&
+         !(s.samplingPercentage > 0.0 && s.samplingPercentage <= 1.0)) ||
+        (s.sampling == RegistrationSampling::RandomEveryIteration && s.pointsPerIteration < 1))
     {
-      Fail("bad settings: levels >= 1, iterations, a positive grid spacing and a sampling percentage in (0, 1] are "
-           "needed");
+      Fail("bad settings: levels >= 1, iterations, a positive grid spacing, a sampling percentage in (0, 1] and at "
+           "least one point per iteration are needed");
+    }
+    if (s.sampling == RegistrationSampling::RandomEveryIteration && s.itkMetric)
+    {
+      Fail("new random points at every iteration need the module's metrics: ITK's own draw their points once per "
+           "level");
     }
     m_Stages.clear();
     m_NumberOfStages = (s.linearStage != LinearRegistrationStage::None ? 1u : 0u) + (s.bsplineStage ? 1u : 0u);
@@ -294,7 +308,7 @@ private:
         m_Report.maximumIterations = m_Owner->m_Settings.IterationsAtLevel(m_Report.level);
         m_LevelStart = std::chrono::steady_clock::now();
         m_LevelRunning = true;
-        m_SetIterations(m_Report.maximumIterations);
+        m_SetLevel(m_Report.level, m_Report.maximumIterations);
       }
       else if (typeid(event) == typeid(itk::IterationEvent))
       {
@@ -343,7 +357,7 @@ private:
 
     ElasticRegistration *                m_Owner = nullptr;
     const TRegistration *                m_Registration = nullptr;
-    std::function<void(unsigned int)>    m_SetIterations;
+    std::function<void(unsigned int, unsigned int)> m_SetLevel; // (level, iterations)
     RegistrationIterationReport          m_Report;
     std::vector<unsigned int>            m_Iterations;
 
@@ -400,7 +414,11 @@ private:
     registration->SetSmoothingSigmasPerLevel(sigmas);
     registration->SetSmoothingSigmasAreSpecifiedInPhysicalUnits(false);
     registration->InPlaceOn();
-    if (s.sampling != RegistrationSampling::Dense)
+    if (s.sampling == RegistrationSampling::RandomEveryIteration)
+    {
+      SetRandomPointsPerEvaluation<TImage>(registration->GetModifiableMetric(), s.pointsPerIteration, s.samplingSeed);
+    }
+    else if (s.sampling != RegistrationSampling::Dense)
     {
       registration->SetMetricSamplingStrategy(s.sampling == RegistrationSampling::Random
                                                 ? TRegistration::MetricSamplingStrategyType::RANDOM
@@ -413,12 +431,12 @@ private:
   /** Runs \a registration watched; records the stage's report. */
   template <typename TRegistration>
   void
-  RunStage(TRegistration * registration, const char * stage, std::function<void(unsigned int)> setIterations)
+  RunStage(TRegistration * registration, const char * stage, std::function<void(unsigned int, unsigned int)> setLevel)
   {
     auto observer = StageObserver<TRegistration>::New();
     observer->m_Owner = this;
     observer->m_Registration = registration;
-    observer->m_SetIterations = std::move(setIterations);
+    observer->m_SetLevel = std::move(setLevel);
     observer->m_Report.stage = stage;
     observer->m_Report.stageIndex = static_cast<unsigned int>(m_Stages.size());
     observer->m_Report.numberOfStages = m_NumberOfStages;
@@ -450,6 +468,14 @@ private:
     initializer->GeometryOn();
     initializer->InitializeTransform();
 
+    auto registration = Registration::New();
+    this->Configure(registration.GetPointer());
+    registration->SetInitialTransform(transform);
+    if (m_Settings.sampling == RegistrationSampling::RandomEveryIteration)
+    {
+      this->RunStochasticStage(registration.GetPointer(), stage, false);
+      return registration->GetModifiableTransform();
+    }
     auto optimizer = itk::RegularStepGradientDescentOptimizerv4<double>::New();
     optimizer->SetLearningRate(1.0);
     optimizer->SetMinimumStepLength(1e-4);
@@ -466,17 +492,14 @@ private:
       scales[k] = k + D < scales.size() ? extent * extent : 1.0;
     }
     optimizer->SetScales(scales);
-
-    auto registration = Registration::New();
-    this->Configure(registration.GetPointer());
     registration->SetOptimizer(optimizer);
-    registration->SetInitialTransform(transform);
     // A plain pointer: the optimizer keeps the observer that keeps this function, so a
     // SmartPointer here would be a cycle that never frees the optimizer, its metric
     // and the metric's device buffers (memcheck's leak check found 2.3 MB a run).
-    this->RunStage(registration.GetPointer(), stage, [optimizer = optimizer.GetPointer()](unsigned int iterations) {
-      optimizer->SetNumberOfIterations(iterations);
-    });
+    this->RunStage(registration.GetPointer(), stage,
+                   [optimizer = optimizer.GetPointer()](unsigned int, unsigned int iterations) {
+                     optimizer->SetNumberOfIterations(iterations);
+                   });
     return registration->GetModifiableTransform();
   }
 
@@ -502,26 +525,59 @@ private:
       adaptor->SetRequiredTransformDomainMeshSize(BSplineMesh(m_Fixed, m_Settings, level));
       adaptors.push_back(adaptor);
     }
-    // Its line search stops a level early when the derivative is not exactly the
-    // value's gradient (ITK's metrics take the moving gradient from a
-    // Gaussian-derivative image): with ITK's own metric too.
-    auto optimizer = itk::LBFGSOptimizerv4::New();
-    optimizer->SetGradientConvergenceTolerance(1e-6);
     auto registration = Registration::New();
     this->Configure(registration.GetPointer());
-    registration->SetOptimizer(optimizer);
     if (m_LinearTransform)
     {
       registration->SetMovingInitialTransform(m_LinearTransform);
     }
     registration->SetInitialTransform(transform);
     registration->SetTransformParametersAdaptorsPerLevel(adaptors);
+    if (m_Settings.sampling == RegistrationSampling::RandomEveryIteration)
+    {
+      this->RunStochasticStage(registration.GetPointer(), "B-spline", true);
+      return registration->GetModifiableTransform();
+    }
+    // Its line search stops a level early when the derivative is not exactly the
+    // value's gradient (ITK's metrics take the moving gradient from a
+    // Gaussian-derivative image): with ITK's own metric too.
+    auto optimizer = itk::LBFGSOptimizerv4::New();
+    optimizer->SetGradientConvergenceTolerance(1e-6);
+    registration->SetOptimizer(optimizer);
     // A plain pointer, as in RunLinearStage: no cycle through the optimizer's observer.
-    this->RunStage(registration.GetPointer(), "B-spline", [optimizer = optimizer.GetPointer()](unsigned int iterations) {
-      optimizer->SetNumberOfIterations(iterations);
-      optimizer->SetMaximumNumberOfFunctionEvaluations(2 * iterations);
-    });
+    this->RunStage(registration.GetPointer(), "B-spline",
+                   [optimizer = optimizer.GetPointer()](unsigned int, unsigned int iterations) {
+                     optimizer->SetNumberOfIterations(iterations);
+                     optimizer->SetMaximumNumberOfFunctionEvaluations(2 * iterations);
+                   });
     return registration->GetModifiableTransform();
+  }
+
+  /** A stage with new random points at every iteration: the stochastic gradient
+   * descent (cifStochasticGradientDescent.h), each step moving no point by more than
+   * the fixed image's mean voxel spacing (elastix's default MaximumStepLength).
+   * \a localSupport: the B-spline stage. */
+  template <typename TRegistration>
+  void
+  RunStochasticStage(TRegistration * registration, const char * stage, bool localSupport)
+  {
+    auto * metric = dynamic_cast<MetricType *>(registration->GetModifiableMetric());
+    const auto points =
+      GridPointsOver<typename MetricType::VirtualPointSetType>(m_Fixed.GetPointer(), D == 3 ? 16u : 64u);
+    auto   optimizer = MakeStochasticGradientDescent<MetricType>(metric, points.GetPointer(), localSupport);
+    double spacing = 0.0;
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      spacing += m_Fixed->GetSpacing()[a] / D;
+    }
+    registration->SetOptimizer(optimizer);
+    // A plain pointer, as in RunLinearStage: no cycle through the optimizer's observer.
+    this->RunStage(registration, stage,
+                   [optimizer = optimizer.GetPointer(), spacing](unsigned int level, unsigned int iterations) {
+                     optimizer->SetNumberOfIterations(iterations);
+                     (void)level;
+                     optimizer->SetMaximumStepSizeInPhysicalUnits(spacing);
+                   });
   }
 
   typename TImage::ConstPointer                  m_Fixed;

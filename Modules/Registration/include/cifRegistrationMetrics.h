@@ -11,6 +11,7 @@
 #include "itkMeanSquaresImageToImageMetricv4GPU.h"
 
 #include <string>
+#include <type_traits>
 
 namespace cif
 {
@@ -61,25 +62,38 @@ MakeRegistrationMetric(RegistrationMetricKind kind, unsigned int histogramBins, 
   return metric.GetPointer();
 }
 
+/** Calls \a f with \a metric as the module's twin it is (MeanSquares, Mattes or
+ * Correlation, for images of \a TImage); false, without calling, for any other
+ * metric (ITK's own classes). \a TMetricObject: itk::Object or const itk::Object. */
+template <typename TImage, typename TMetricObject, typename TFunction>
+bool
+ForMetricTwin(TMetricObject * metric, TFunction && f)
+{
+  constexpr bool readOnly = std::is_const<TMetricObject>::value;
+  auto           visit = [&](auto * twinType) {
+    using Twin = std::remove_pointer_t<decltype(twinType)>;
+    using Cast = std::conditional_t<readOnly, const Twin *, Twin *>;
+    if (auto * twin = dynamic_cast<Cast>(metric))
+    {
+      f(twin);
+      return true;
+    }
+    return false;
+  };
+  return visit(static_cast<itk::MeanSquaresImageToImageMetricv4GPU<TImage, TImage> *>(nullptr)) ||
+         visit(static_cast<itk::MattesMutualInformationImageToImageMetricv4GPU<TImage, TImage> *>(nullptr)) ||
+         visit(static_cast<itk::CorrelationImageToImageMetricv4GPU<TImage, TImage> *>(nullptr));
+}
+
 /** Which code ran \a metric's last evaluation: "GPU", "CPU" (the module's twin) or
  * "ITK" (ITK's own class, or the twin's fallback to ITK's code). */
 template <typename TImage>
 std::string
 MetricExecutionPath(const itk::Object * metric)
 {
-  if (const auto * m = dynamic_cast<const itk::MeanSquaresImageToImageMetricv4GPU<TImage, TImage> *>(metric))
-  {
-    return itk::ToString(m->GetLastExecutionPath());
-  }
-  if (const auto * m = dynamic_cast<const itk::MattesMutualInformationImageToImageMetricv4GPU<TImage, TImage> *>(metric))
-  {
-    return itk::ToString(m->GetLastExecutionPath());
-  }
-  if (const auto * m = dynamic_cast<const itk::CorrelationImageToImageMetricv4GPU<TImage, TImage> *>(metric))
-  {
-    return itk::ToString(m->GetLastExecutionPath());
-  }
-  return "ITK";
+  std::string path = "ITK";
+  ForMetricTwin<TImage>(metric, [&](const auto * twin) { path = itk::ToString(twin->GetLastExecutionPath()); });
+  return path;
 }
 
 /** Where the twin's time went since its last Initialize() (empty for ITK's class). */
@@ -87,19 +101,22 @@ template <typename TImage>
 std::string
 MetricTimingReport(const itk::Object * metric)
 {
-  if (const auto * m = dynamic_cast<const itk::MeanSquaresImageToImageMetricv4GPU<TImage, TImage> *>(metric))
-  {
-    return m->GetTimingReport();
-  }
-  if (const auto * m = dynamic_cast<const itk::MattesMutualInformationImageToImageMetricv4GPU<TImage, TImage> *>(metric))
-  {
-    return m->GetTimingReport();
-  }
-  if (const auto * m = dynamic_cast<const itk::CorrelationImageToImageMetricv4GPU<TImage, TImage> *>(metric))
-  {
-    return m->GetTimingReport();
-  }
-  return "";
+  std::string report;
+  ForMetricTwin<TImage>(metric, [&](const auto * twin) { report = twin->GetTimingReport(); });
+  return report;
+}
+
+/** New random points at every evaluation (ImageMetricv4GPUBase::
+ * SetNumberOfRandomPointsPerEvaluation) with \a seed; false for ITK's own classes,
+ * which cannot. */
+template <typename TImage>
+bool
+SetRandomPointsPerEvaluation(itk::Object * metric, itk::SizeValueType points, unsigned int seed)
+{
+  return ForMetricTwin<TImage>(metric, [&](auto * twin) {
+    twin->SetNumberOfRandomPointsPerEvaluation(points);
+    twin->SetRandomPointSeed(seed);
+  });
 }
 } // namespace cif
 
