@@ -124,7 +124,9 @@ struct RegistrationIterationReport
  * centres) and runs ITK's RegularStepGradientDescentOptimizerv4 (learning rate 1,
  * matrix or angle parameters scaled by the squared extent); the B-spline stage runs
  * unbounded L-BFGS (LBFGSOptimizerv4: its bounded twin's bounds do not follow the
- * grid's refinement) with the linear result as its moving initial transform.
+ * grid's refinement) with the linear result as its moving initial transform. With
+ * RegistrationSampling::RandomEveryIteration both stages run
+ * StochasticGradientDescentOptimizerv4 instead (noisy gradients: no line search).
  * GetTransform() is the whole result as one CompositeTransform in ITK's order (the
  * B-spline applied first, then the linear stage): what a resampler applies to map
  * fixed points into the moving image.
