@@ -413,6 +413,33 @@ Norm(const itk::Array<double> & a)
   return std::sqrt(s);
 }
 
+/** ITK's metric \a TITK opened up for the tests: its per-point sampling
+ * (TransformAndEvaluateFixedPoint / MovingPoint), and evaluation over given virtual
+ * points after a dense Initialize() (as the twins do with random points per
+ * evaluation). */
+template <typename TITK>
+class OpenedITKMetric : public TITK
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(OpenedITKMetric);
+  using Self = OpenedITKMetric;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+  using TITK::TransformAndEvaluateFixedPoint;
+  using TITK::TransformAndEvaluateMovingPoint;
+
+  void
+  EvaluateOver(const typename TITK::VirtualPointSetType * points)
+  {
+    this->m_VirtualSampledPointSet = const_cast<typename TITK::VirtualPointSetType *>(points);
+    this->m_UseSampledPointSet = true;
+  }
+
+protected:
+  OpenedITKMetric() = default;
+  ~OpenedITKMetric() override = default;
+};
+
 /** ITK's own metric \a TITK, also where a factory that overrides it with \a TTwin is
  * registered: RegistrationGPUFactory::RegisterOneFactory() (the FactoryGivesTheTwin
  * tests) registers it for the rest of the process, and TITK::New() then gives the

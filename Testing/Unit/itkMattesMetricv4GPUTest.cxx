@@ -97,33 +97,6 @@ ExpectNoOverlapThrows(bool useGPU)
 }
 CIF_TEST_ON_CPU_AND_GPU(MattesMetricv4, NoOverlapThrowsAsITK, ExpectNoOverlapThrows)
 
-/** ITK's metric with its per-point sampling opened up, to compare point by point. */
-class OpenedITKMattes : public ITKMattes<float, 3>
-{
-public:
-  using Self = OpenedITKMattes;
-  using Pointer = itk::SmartPointer<Self>;
-  itkNewMacro(Self);
-  using ITKMattes<float, 3>::TransformAndEvaluateFixedPoint;
-  using ITKMattes<float, 3>::TransformAndEvaluateMovingPoint;
-};
-
-template <typename TImage>
-cif::MetricImage<float>
-MetricImageOf(const TImage * image)
-{
-  cif::MetricImage<float> m;
-  m.data = image->GetBufferPointer();
-  for (unsigned int a = 0; a < 3; ++a)
-  {
-    m.start[a] = image->GetBufferedRegion().GetIndex()[a];
-    m.size[a] = static_cast<std::int64_t>(image->GetBufferedRegion().GetSize()[a]);
-    m.origin[a] = image->GetOrigin()[a];
-  }
-  itk::PointToIndexMatrix<3>(image, m.pointToIndex);
-  return m;
-}
-
 /** Each sample's fixed and moving values are ITK's own, the float pixel values ITK
  * keeps (mappedFixedPixelValue, mappedMovingPixelValue): not the double interpolation
  * before the rounding. GCC 12.2's SLP vectorizer dropped that rounding from
@@ -137,12 +110,12 @@ TEST(MattesMetricv4CPU, SamplesAreITKsFloatPixelValues)
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   MetricFixture<float, 3> fixture(c, seed);
-  auto                    itkMetric = OpenedITKMattes::New();
+  auto                    itkMetric = OpenedITKMetric<ITKMattes<float, 3>>::New();
   fixture.Configure(itkMetric.GetPointer(), c);
 
   cif::MetricScene<float> scene;
-  scene.fixed = MetricImageOf(fixture.fixed.GetPointer());
-  scene.moving.image = MetricImageOf(fixture.moving.GetPointer());
+  scene.fixed = itk::MetricImageOf(fixture.fixed.GetPointer(), fixture.fixed->GetBufferPointer());
+  scene.moving.image = itk::MetricImageOf(fixture.moving.GetPointer(), fixture.moving->GetBufferPointer());
   cif::MetricMovingTransform transform;
   ASSERT_TRUE(itk::MetricMovingTransformSplit<3>::AffineMapOf(fixture.transform.GetPointer(), transform.affine));
   cif::MarkIdentityStages(scene, transform);

@@ -16,29 +16,6 @@ namespace
 using namespace cif_test;
 using ImageType = itk::Image<float, 3>;
 
-/** ITK's metric, told to evaluate over given virtual points after a dense
- * Initialize() (as the twin does with its random points). */
-template <typename TITK>
-class ITKOverGivenPoints : public TITK
-{
-public:
-  ITK_DISALLOW_COPY_AND_MOVE(ITKOverGivenPoints);
-  using Self = ITKOverGivenPoints;
-  using Pointer = itk::SmartPointer<Self>;
-  itkNewMacro(Self);
-
-  void
-  EvaluateOver(const typename TITK::VirtualPointSetType * points)
-  {
-    this->m_VirtualSampledPointSet = const_cast<typename TITK::VirtualPointSetType *>(points);
-    this->m_UseSampledPointSet = true;
-  }
-
-protected:
-  ITKOverGivenPoints() = default;
-  ~ITKOverGivenPoints() override = default;
-};
-
 template <typename TITK, typename TTwin>
 void
 ExpectEachEvaluationIsITKsOverItsPoints(bool useGPU)
@@ -97,7 +74,7 @@ ExpectEachEvaluationIsITKsOverItsPoints(bool useGPU)
           EXPECT_NE(coordinates, firstCoordinates) << "the second evaluation drew the same points";
         }
 
-        auto reference = ITKOverGivenPoints<TITK>::New();
+        auto reference = OpenedITKMetric<TITK>::New();
         fixture.Configure(reference.GetPointer(), c);
         reference->EvaluateOver(points);
         const Evaluation expected = Evaluate(reference.GetPointer());

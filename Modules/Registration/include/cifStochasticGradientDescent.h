@@ -157,10 +157,7 @@ GridPointsOver(const itk::ImageBase<D> * image, unsigned int perAxis)
     typename itk::ImageBase<D>::PointType p;
     image->TransformContinuousIndexToPhysicalPoint(index, p);
     typename TPointSet::PointType q;
-    for (unsigned int a = 0; a < D; ++a)
-    {
-      q[a] = p[a];
-    }
+    q.CastFrom(p);
     points->SetPoint(k, q);
   }
   return points;

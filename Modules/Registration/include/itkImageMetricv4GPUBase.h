@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 
 namespace itk
 {
@@ -67,7 +68,6 @@ public:
         itkExceptionMacro("NumberOfRandomPointsPerEvaluation and UseSampledPointSet both set: choose one");
       }
       // ITK's Initialize over the dense domain; each evaluation then sets its points.
-      m_RandomPoints = nullptr;
       m_RandomEngine.seed(m_RandomPointSeed);
     }
     TMetric::Initialize();
@@ -114,11 +114,12 @@ public:
   itkSetMacro(RandomPointSeed, unsigned int);
   itkGetConstMacro(RandomPointSeed, unsigned int);
 
-  /** The points of the last evaluation with random points (null before). */
+  /** The points of the last evaluation with random points (null before the first
+   * evaluation after Initialize()). */
   const typename TMetric::VirtualPointSetType *
   GetLastRandomPoints() const
   {
-    return m_RandomPoints.GetPointer();
+    return m_RandomPointsInUse ? this->m_VirtualSampledPointSet.GetPointer() : nullptr;
   }
 
   /** Where the time went since the last Initialize(): ITK's Initialize (its gradient
@@ -214,11 +215,10 @@ protected:
       }
       points->SetPoint(n, p);
     }
-    m_RandomPoints = points;
     this->m_VirtualSampledPointSet = points;
     this->m_UseSampledPointSet = true;
     m_RandomPointsInUse = true;
-    m_Scene->UseSampledPoints(coordinates);
+    m_Scene->UseSampledPoints(std::move(coordinates));
   }
 
   /** The metric's evaluation on the module's scene (its transform bound). */
@@ -297,7 +297,6 @@ private:
   unsigned int                                          m_RandomPointSeed = 0;
   bool                                                  m_RandomPointsInUse = false;
   std::mt19937                                          m_RandomEngine;
-  typename TMetric::VirtualPointSetType::Pointer        m_RandomPoints;
   MultiThreaderBase::Pointer         m_Threader;
   mutable Timing                     m_Timing;
   typename GradientRecursiveGaussianGPUImageFilter<typename TMetric::MovingImageType,

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace itk
@@ -50,6 +51,26 @@ struct ImageMetricv4State
   bool                                                needsFixedGradient = false;
   bool                                                floatingPointCorrection = false;
 };
+
+/** \a image's buffer grid and geometry as the metric math reads it, over \a data (its
+ * buffer, or a converted copy of it on the same grid). */
+template <typename TImage, typename TData>
+cif::MetricImage<TData>
+MetricImageOf(const TImage * image, const TData * data)
+{
+  constexpr unsigned int  D = TImage::ImageDimension;
+  cif::MetricImage<TData> m;
+  m.data = data;
+  const auto region = image->GetBufferedRegion();
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    m.start[a] = region.GetIndex()[a];
+    m.size[a] = static_cast<std::int64_t>(region.GetSize()[a]);
+    m.origin[a] = image->GetOrigin()[a];
+  }
+  PointToIndexMatrix<D>(image, m.pointToIndex);
+  return m;
+}
 
 /** \class ImageMetricv4Scene
  * \brief A v4 image metric's constant inputs as the module's plain data
@@ -135,7 +156,7 @@ public:
    * upload of them for the GPU path); the grouping by B-spline cell is redone at
    * the next B-spline evaluation. */
   void
-  UseSampledPoints(const std::vector<double> & points)
+  UseSampledPoints(std::vector<double> points)
   {
     if constexpr (kTypesSupported)
     {
@@ -143,19 +164,8 @@ public:
       {
         return;
       }
-      m_Points = points;
-      cif::MetricDomain & domain = m_HostScene.domain;
-      domain.points = m_Points.data();
-      domain.count = static_cast<std::int64_t>(m_Points.size() / D);
-      for (unsigned int a = 0; a < D; ++a)
-      {
-        m_VirtualCenter[a] = 0.0;
-        for (std::int64_t n = 0; n < domain.count; ++n)
-        {
-          m_VirtualCenter[a] += m_Points[static_cast<std::size_t>(n * D + a)];
-        }
-        m_VirtualCenter[a] /= domain.count > 0 ? static_cast<double>(domain.count) : 1.0;
-      }
+      this->SetPointDomain(std::move(points));
+      const cif::MetricDomain & domain = m_HostScene.domain;
       m_Order.reset();
       m_HaveOrder = false;
       m_HaveBoxesKey = false;
@@ -387,23 +397,6 @@ public:
   }
 
 private:
-  template <typename TImage, typename TData>
-  static cif::MetricImage<TData>
-  MetricImageOf(const TImage * image, const TData * data)
-  {
-    cif::MetricImage<TData> m;
-    m.data = data;
-    const auto region = image->GetBufferedRegion();
-    for (unsigned int a = 0; a < D; ++a)
-    {
-      m.start[a] = region.GetIndex()[a];
-      m.size[a] = static_cast<std::int64_t>(region.GetSize()[a]);
-      m.origin[a] = image->GetOrigin()[a];
-    }
-    PointToIndexMatrix<D>(image, m.pointToIndex);
-    return m;
-  }
-
   /** An ImageMaskSpatialObject<D, unsigned char> placed at the world's origin, as
    * plain data; false for any other spatial object. */
   template <typename TMask>
@@ -529,22 +522,17 @@ private:
     }
     if (state.sampledPoints != nullptr)
     {
-      const auto * points = state.sampledPoints->GetPoints();
-      m_Points.reserve(points->Size() * D);
+      const auto *        points = state.sampledPoints->GetPoints();
+      std::vector<double> coordinates;
+      coordinates.reserve(points->Size() * D);
       for (auto it = points->Begin(); it != points->End(); ++it)
       {
         for (unsigned int a = 0; a < D; ++a)
         {
-          m_Points.push_back(it.Value()[a]);
-          m_VirtualCenter[a] += it.Value()[a];
+          coordinates.push_back(it.Value()[a]);
         }
       }
-      domain.count = static_cast<std::int64_t>(points->Size());
-      domain.points = m_Points.data();
-      for (unsigned int a = 0; a < D; ++a)
-      {
-        m_VirtualCenter[a] /= domain.count > 0 ? static_cast<double>(domain.count) : 1.0;
-      }
+      this->SetPointDomain(std::move(coordinates));
     }
     else
     {
@@ -573,6 +561,32 @@ private:
       return false;
     }
     return true;
+  }
+
+  /** The host scene's domain becomes the listed \a points (D coordinates each);
+   * their mean is the virtual centre (the affine derivative's reference point). */
+  void
+  SetPointDomain(std::vector<double> points)
+  {
+    m_Points = std::move(points);
+    cif::MetricDomain & domain = m_HostScene.domain;
+    domain.points = m_Points.data();
+    domain.count = static_cast<std::int64_t>(m_Points.size() / D);
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      m_VirtualCenter[a] = 0.0;
+    }
+    for (std::int64_t n = 0; n < domain.count; ++n)
+    {
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        m_VirtualCenter[a] += m_Points[static_cast<std::size_t>(n * D + a)];
+      }
+    }
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      m_VirtualCenter[a] /= domain.count > 0 ? static_cast<double>(domain.count) : 1.0;
+    }
   }
 
   template <typename T>
