@@ -40,6 +40,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <limits>
 #include <sstream>
 #include <string>
@@ -516,6 +518,65 @@ CheckGradient(Path path)
       }
     }
   }
+}
+
+/** KeepResultOnDevice: on the GPU the gradient stays on the device (GetDeviceResult)
+ * and reaches the host output only with DownloadResultToHost(), with the bits of an
+ * ordinary update; a second update replaces what was kept. On the CPU path nothing is
+ * kept and the output is filled as usual. */
+void
+CheckKeptGradient(Path path)
+{
+  using InImage = itk::Image<float, 3>;
+  using OutImage = itk::Image<itk::CovariantVector<double, 3>, 3>;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto input = MakeInput<InImage>(TestSize<3>(), seed);
+  auto ordinary = itk::GradientRecursiveGaussianGPUImageFilter<InImage, OutImage>::New();
+  auto kept = itk::GradientRecursiveGaussianGPUImageFilter<InImage, OutImage>::New();
+  for (auto * filter : { ordinary.GetPointer(), kept.GetPointer() })
+  {
+    filter->SetInput(input);
+    filter->SetSigma(1.5);
+    SelectPath(path, filter);
+  }
+  kept->KeepResultOnDeviceOn();
+  for (int update = 0; update < 2; ++update)
+  {
+    if (update == 1)
+    {
+      // new content: the second update's result replaces the first one's
+      for (itk::ImageRegionIterator<InImage> it(input, input->GetBufferedRegion()); !it.IsAtEnd(); ++it)
+      {
+        it.Set(0.5f * it.Get() + 1.0f);
+      }
+      input->Modified();
+    }
+    ordinary->Update();
+    kept->Update();
+    const std::size_t bytes = input->GetBufferedRegion().GetNumberOfPixels() * sizeof(OutImage::PixelType);
+    if (path == Path::GPU)
+    {
+      ASSERT_NE(kept->GetDeviceResult(), nullptr) << "update " << update;
+      kept->DownloadResultToHost();
+      EXPECT_EQ(kept->GetDeviceResult(), nullptr) << "downloaded: nothing kept any more";
+    }
+    else
+    {
+      EXPECT_EQ(kept->GetDeviceResult(), nullptr);
+    }
+    EXPECT_EQ(std::memcmp(kept->GetOutput()->GetBufferPointer(), ordinary->GetOutput()->GetBufferPointer(), bytes), 0)
+      << "update " << update;
+    kept->DownloadResultToHost(); // a second call changes nothing
+    EXPECT_EQ(std::memcmp(kept->GetOutput()->GetBufferPointer(), ordinary->GetOutput()->GetBufferPointer(), bytes), 0);
+  }
+}
+
+TEST(SmoothingGradientCPU, KeptResultIsTheOutput) { CheckKeptGradient(Path::CPU); }
+TEST(SmoothingGradientGPU, KeptResultIsTheOutput)
+{
+  CIF_REQUIRE_GPU();
+  CheckKeptGradient(Path::GPU);
 }
 
 TEST(SmoothingGradientCPU, MatchesITK1D)

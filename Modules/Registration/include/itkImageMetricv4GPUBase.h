@@ -1,6 +1,7 @@
 #ifndef itkImageMetricv4GPUBase_h
 #define itkImageMetricv4GPUBase_h
 
+#include "itkCommand.h"
 #include "itkCudaImageFilterBase.h"
 #include "itkGradientRecursiveGaussianGPUImageFilter.h"
 #include "itkImageMetricv4Scene.h"
@@ -32,6 +33,12 @@ namespace itk
  * virtual sampled point set: the module's path or, where it does not serve, ITK's
  * own code on the same points. GetLastRandomPoints() gives them.
  *
+ * On the GPU path the moving-image gradient (ITK's default gradient filter, replaced
+ * by its GPU twin) stays on the device from the filter to the module's scene; the
+ * host gradient image ITK's Initialize() sets is filled only where ITK's code or the
+ * CPU path runs (GradientImageToHost): read through GetMovingImageGradientImage()
+ * otherwise, it holds no gradient.
+ *
  * \ingroup CudaImageFilters
  */
 template <typename TMetric>
@@ -55,6 +62,9 @@ public:
   {
     const auto start = std::chrono::steady_clock::now();
     m_MovingGradientFilterGPU->SetUseGPU(this->GetUseGPU());
+    // On the GPU path the gradient stays on the device for the scene (no download of
+    // D doubles a pixel and no upload back); ITK's code gets it on the host on demand.
+    m_MovingGradientFilterGPU->SetKeepResultOnDevice(this->RunsOnGPU());
     if (m_RandomPointsInUse)
     {
       // The last level's random points are not the user's sampled point set.
@@ -70,12 +80,13 @@ public:
       // ITK's Initialize over the dense domain; each evaluation then sets its points.
       m_RandomEngine.seed(m_RandomPointSeed);
     }
-    TMetric::Initialize();
-    const auto itkDone = std::chrono::steady_clock::now();
+    const double gradientBefore = m_GradientSeconds;
     if (m_Threader.IsNull())
     {
       m_Threader = MultiThreaderBase::New();
     }
+    this->InitializeAsITK();
+    const auto itkDone = std::chrono::steady_clock::now();
     ImageMetricv4State<TMetric> state;
     state.fixedImage = this->m_FixedImage.GetPointer();
     state.movingImage = this->m_MovingImage.GetPointer();
@@ -89,6 +100,11 @@ public:
     state.movingMask = this->m_MovingImageMask.GetPointer();
     state.movingGradientImage =
       this->m_UseMovingImageGradientFilter ? this->m_MovingImageGradientImage.GetPointer() : nullptr;
+    const bool ourGradientFilter =
+      this->m_UseMovingImageGradientFilter &&
+      this->m_MovingImageGradientFilter.GetPointer() == m_MovingGradientFilterGPU.GetPointer() &&
+      this->m_MovingImageGradientImage.GetPointer() == m_MovingGradientFilterGPU->GetOutput();
+    state.movingGradientOnDevice = ourGradientFilter ? m_MovingGradientFilterGPU->GetDeviceResult() : nullptr;
     state.gradientFromDefaultCalculator =
       !this->m_UseMovingImageGradientFilter &&
       this->m_MovingImageGradientCalculator.GetPointer() == this->m_DefaultMovingImageGradientCalculator.GetPointer();
@@ -96,8 +112,13 @@ public:
     state.floatingPointCorrection = this->GetUseFloatingPointCorrection();
     m_Scene = std::make_unique<SceneType>();
     m_Scene->Prepare(state, this->RunsOnGPU(), m_Threader);
+    if (!m_Scene->Supported() || !m_Scene->OnGPU())
+    {
+      this->GradientImageToHost(); // ITK's code or the CPU path reads it
+    }
     m_Timing = Timing{};
     m_Timing.itkInitialize = std::chrono::duration<double>(itkDone - start).count();
+    m_Timing.movingGradient = m_GradientSeconds - gradientBefore;
     m_Timing.scenePrepare = std::chrono::duration<double>(std::chrono::steady_clock::now() - itkDone).count();
   }
 
@@ -122,17 +143,26 @@ public:
     return m_RandomPointsInUse ? this->m_VirtualSampledPointSet.GetPointer() : nullptr;
   }
 
-  /** Where the time went since the last Initialize(): ITK's Initialize (its gradient
-   * filter, Mattes' ranges...), the module's preparation (conversions, uploads), the
-   * evaluations (their number and total time, of which grouping the points by
-   * B-spline cell). */
+  /** Where the time went since the last Initialize(): ITK's Initialize (of which the
+   * moving-image gradient filter; the rest: Mattes' ranges...), the module's
+   * preparation (conversions, uploads), the evaluations (their number and total time,
+   * of which drawing random points and grouping the points by B-spline cell). */
   std::string
   GetTimingReport() const
   {
     std::ostringstream s;
     s.precision(3);
-    s << "ITK initialize " << m_Timing.itkInitialize << " s, module prepare " << m_Timing.scenePrepare << " s, "
-      << m_Timing.evaluations << " evaluations " << m_Timing.evaluationSeconds << " s";
+    s << "ITK initialize " << m_Timing.itkInitialize << " s";
+    if (m_Timing.movingGradient > 0.0)
+    {
+      s << " (moving gradient " << m_Timing.movingGradient << " s)";
+    }
+    s << ", module prepare " << m_Timing.scenePrepare << " s, " << m_Timing.evaluations << " evaluations "
+      << m_Timing.evaluationSeconds << " s";
+    if (m_Timing.randomDraw > 0.0)
+    {
+      s << " (random points " << m_Timing.randomDraw << " s)";
+    }
     if (m_Scene && m_Scene->OrderSeconds() > 0.0)
     {
       s << " (point grouping " << m_Scene->OrderSeconds() << " s" << (m_Scene->UsesCellBoxes() ? ": cell boxes" : "")
@@ -159,6 +189,21 @@ protected:
       GradientRecursiveGaussianGPUImageFilter<typename TMetric::MovingImageType, MovingGradientImage>::New();
     this->m_DefaultMovingImageGradientFilter = m_MovingGradientFilterGPU.GetPointer();
     this->m_MovingImageGradientFilter = this->m_DefaultMovingImageGradientFilter;
+    // ITK's Initialize() updates it: timed from its start to its end for the report.
+    auto started = CStyleCommand::New();
+    started->SetClientData(this);
+    started->SetCallback([](Object *, const EventObject &, void * self) {
+      static_cast<Self *>(self)->m_GradientStart = std::chrono::steady_clock::now();
+    });
+    auto ended = CStyleCommand::New();
+    ended->SetClientData(this);
+    ended->SetCallback([](Object *, const EventObject &, void * self) {
+      auto * metric = static_cast<Self *>(self);
+      metric->m_GradientSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - metric->m_GradientStart).count();
+    });
+    m_MovingGradientFilterGPU->AddObserver(StartEvent(), started);
+    m_MovingGradientFilterGPU->AddObserver(EndEvent(), ended);
   }
   ~ImageMetricv4GPUBase() override = default;
 
@@ -170,6 +215,7 @@ protected:
     if (m_NumberOfRandomPointsPerEvaluation > 0)
     {
       const_cast<Self *>(this)->DrawRandomPoints();
+      m_Timing.randomDraw += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     std::string reason;
     if (auto * scene = this->BoundScene(reason))
@@ -200,25 +246,44 @@ protected:
     const auto *        fixedTransform = this->m_FixedTransform.GetPointer();
     const auto *        fixedMask = this->m_FixedImageMask.GetPointer();
     using Coordinate = typename TMetric::VirtualPointSetType::PointType::CoordRepType;
-    DrawRandomVirtualCoordinates<D, Coordinate>(
-      this->m_VirtualImage.GetPointer(), this->GetVirtualRegion(), m_NumberOfRandomPointsPerEvaluation,
-      m_RandomEngine, [&](const VirtualPoint & p) { return fixedTransform->TransformPoint(p); },
-      [&](const auto & p) { return fixedMask == nullptr || fixedMask->IsInsideInWorldSpace(p); }, coordinates);
+    const auto mapToFixed = [&](const VirtualPoint & p) { return fixedTransform->TransformPoint(p); };
+    if (fixedMask == nullptr)
+    {
+      DrawRandomVirtualCoordinates<D, Coordinate>(this->m_VirtualImage.GetPointer(), this->GetVirtualRegion(),
+                                                  m_NumberOfRandomPointsPerEvaluation, m_RandomEngine, mapToFixed,
+                                                  NoFixedMask{}, coordinates);
+    }
+    else
+    {
+      DrawRandomVirtualCoordinates<D, Coordinate>(
+        this->m_VirtualImage.GetPointer(), this->GetVirtualRegion(), m_NumberOfRandomPointsPerEvaluation,
+        m_RandomEngine, mapToFixed, [&](const auto & p) { return fixedMask->IsInsideInWorldSpace(p); }, coordinates);
+    }
+    // ITK's point set filled in one piece (SetPoint per point marks the set modified each time).
     auto points = TMetric::VirtualPointSetType::New();
-    points->GetPoints()->Reserve(m_NumberOfRandomPointsPerEvaluation);
+    auto container = TMetric::VirtualPointSetType::PointsContainer::New();
+    container->resize(m_NumberOfRandomPointsPerEvaluation);
     for (SizeValueType n = 0; n < m_NumberOfRandomPointsPerEvaluation; ++n)
     {
-      typename TMetric::VirtualPointSetType::PointType p; // holds the rounded coordinates exactly
+      typename TMetric::VirtualPointSetType::PointType & p = container->ElementAt(n); // holds the rounded coordinates exactly
       for (unsigned int a = 0; a < D; ++a)
       {
         p[a] = coordinates[n * D + a];
       }
-      points->SetPoint(n, p);
     }
+    points->SetPoints(container);
     this->m_VirtualSampledPointSet = points;
     this->m_UseSampledPointSet = true;
     m_RandomPointsInUse = true;
     m_Scene->UseSampledPoints(std::move(coordinates));
+  }
+
+  /** ITK's Initialize() of TMetric: its state, exactly (a twin may reach the same
+   * state faster, as Mattes' does with its ranges). */
+  virtual void
+  InitializeAsITK()
+  {
+    TMetric::Initialize();
   }
 
   /** The metric's evaluation on the module's scene (its transform bound). */
@@ -257,8 +322,17 @@ protected:
   {
     m_LastExecutionReason = reason;
     const_cast<Self *>(this)->SetLastExecutionPath(CudaExecutionPath::ITK);
+    const_cast<Self *>(this)->GradientImageToHost();
     this->PrepareITKEvaluation();
     TMetric::GetValueAndDerivativeExecute();
+  }
+
+  /** The moving gradient image filled on the host, where the GPU gradient filter kept
+   * it on the device (ITK's code reads the host image). */
+  void
+  GradientImageToHost()
+  {
+    m_MovingGradientFilterGPU->DownloadResultToHost();
   }
 
   /** What ITK's evaluation needs beyond what the twin's InitializeForIteration left
@@ -291,14 +365,18 @@ private:
     double scenePrepare = 0.0;
     long   evaluations = 0;
     double evaluationSeconds = 0.0;
+    double movingGradient = 0.0; ///< of itkInitialize
+    double randomDraw = 0.0;     ///< of evaluationSeconds
   };
 
   SizeValueType                                         m_NumberOfRandomPointsPerEvaluation = 0;
   unsigned int                                          m_RandomPointSeed = 0;
   bool                                                  m_RandomPointsInUse = false;
-  std::mt19937                                          m_RandomEngine;
+  std::mt19937_64                                       m_RandomEngine;
   MultiThreaderBase::Pointer         m_Threader;
   mutable Timing                     m_Timing;
+  std::chrono::steady_clock::time_point m_GradientStart;
+  double                                m_GradientSeconds = 0.0; ///< the gradient filter's updates, all of them
   typename GradientRecursiveGaussianGPUImageFilter<typename TMetric::MovingImageType,
                                                    typename TMetric::MovingImageGradientImageType>::Pointer
     m_MovingGradientFilterGPU;

@@ -7,6 +7,7 @@
 #include "cifMetricSumsDevice.h"
 #include "cifMetricSumsHost.h"
 #include "itkBSplineInterpolateImageFunction.h"
+#include "cifBSplinePrefilterDevice.h" // ConvertOnDevice
 #include "itkBSplinePrefilterGPUImageFilter.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaGeometry.h"
@@ -47,6 +48,10 @@ struct ImageMetricv4State
   const typename TMetric::FixedImageMaskType *        fixedMask = nullptr;
   const typename TMetric::MovingImageMaskType *       movingMask = nullptr;
   const MovingGradientImageType *                     movingGradientImage = nullptr; ///< the filter's output
+  /** The same gradient, kept on the device by the GPU gradient filter (D doubles a
+   * pixel, interleaved), whose host output is then not filled: the GPU path takes it
+   * from there. Null: the host image holds it. */
+  const double * movingGradientOnDevice = nullptr;
   bool                                                gradientFromDefaultCalculator = false;
   bool                                                needsFixedGradient = false;
   bool                                                floatingPointCorrection = false;
@@ -504,6 +509,7 @@ private:
     }
     m_Gradient.clear();
     m_GradientImage = state.movingGradientImage;
+    m_GradientOnDevice = onGPU ? state.movingGradientOnDevice : nullptr;
     if (m_GradientImage != nullptr && !onGPU)
     {
       // The CPU path reads the gradient in the pixel type; the GPU path converts it
@@ -624,8 +630,23 @@ private:
     d.moving.coefficients = this->UploadArray(h.moving.coefficients, CountOf(h.moving.image));
     if (m_GradientImage != nullptr)
     {
-      d.moving.gradient = MetricImageOf(m_GradientImage, this->UploadGradient(threader));
+      d.moving.gradient = MetricImageOf(m_GradientImage, m_GradientOnDevice != nullptr
+                                                           ? this->ConvertGradientOnDevice()
+                                                           : this->UploadGradient(threader));
     }
+  }
+
+  /** The gradient the filter kept on the device, converted there to the pixel type
+   * (the same rounding as ConvertGradient's cast). */
+  const ValueType *
+  ConvertGradientOnDevice()
+  {
+    const std::int64_t count =
+      static_cast<std::int64_t>(m_GradientImage->GetBufferedRegion().GetNumberOfPixels()) * D;
+    m_DeviceBuffers.emplace_back(std::max<std::size_t>(1, static_cast<std::size_t>(count) * sizeof(ValueType)));
+    auto * device = m_DeviceBuffers.back().template As<ValueType>();
+    cif::ConvertOnDevice<double, ValueType>(m_GradientOnDevice, device, count);
+    return device;
   }
 
   /** The gradient image's vectors n in [begin, end) in the pixel type, interleaved. */
@@ -734,6 +755,7 @@ private:
   typename Image<ValueType, D>::Pointer    m_MovingCoefficients;
   std::vector<ValueType>                   m_Gradient;      ///< CPU path only
   const typename StateType::MovingGradientImageType * m_GradientImage = nullptr;
+  const double * m_GradientOnDevice = nullptr; ///< the filter's device result, when it kept one
   std::vector<double>                      m_Points;
   double                                   m_VirtualCenter[3] = { 0, 0, 0 };
   std::vector<cif::DeviceBuffer>           m_DeviceBuffers;

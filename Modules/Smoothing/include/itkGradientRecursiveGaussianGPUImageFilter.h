@@ -1,6 +1,7 @@
 #ifndef itkGradientRecursiveGaussianGPUImageFilter_h
 #define itkGradientRecursiveGaussianGPUImageFilter_h
 
+#include "cifDeviceBuffer.h"
 #include "itkCudaImageFilterBase.h"
 #include "itkGradientRecursiveGaussianImageFilter.h"
 #include "itkRecursiveGaussianCoefficients.h"
@@ -32,6 +33,14 @@ namespace itk
  * One piece on the device: the input, up to two double work volumes and the output;
  * a job that does not fit is an ExceptionObject naming the sizes.
  *
+ * KeepResultOnDevice (off by default): the GPU path keeps the gradient on the device
+ * (GetDeviceResult(): D doubles a pixel, interleaved, as the host output) and does not
+ * download it; the host output is allocated but holds the gradient only after
+ * DownloadResultToHost(). For a consumer on the device (the GPU image metrics, whose
+ * Initialize() runs this filter at every level of a registration): it saves the
+ * download and the upload back of D doubles a pixel (400 MB at 256^3). Whoever reads
+ * the host output first calls DownloadResultToHost() (a no-op where nothing is pending).
+ *
  * \ingroup CudaImageFilters
  */
 template <typename TInputImage,
@@ -61,12 +70,41 @@ public:
     std::is_same_v<TInputImage, Image<InputPixelType, ImageDimension>> &&
     std::is_same_v<TOutputImage, Image<CovariantVector<double, ImageDimension>, ImageDimension>>;
 
+  itkSetMacro(KeepResultOnDevice, bool);
+  itkGetConstMacro(KeepResultOnDevice, bool);
+  itkBooleanMacro(KeepResultOnDevice);
+
+  /** The last GPU update's gradient on the device while KeepResultOnDevice is on and
+   * it has not been downloaded instead; otherwise null. Valid until the next update. */
+  const double *
+  GetDeviceResult() const
+  {
+    return m_HostOutputPending ? m_DeviceResult.template As<const double>() : nullptr;
+  }
+
+  /** Fills the host output with the kept gradient (once; nothing where none is kept). */
+  void
+  DownloadResultToHost();
+
 protected:
   GradientRecursiveGaussianGPUImageFilter() = default;
   ~GradientRecursiveGaussianGPUImageFilter() override = default;
 
   void
   GenerateData() override;
+
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override
+  {
+    Superclass::PrintSelf(os, indent);
+    os << indent << "KeepResultOnDevice: " << (m_KeepResultOnDevice ? "On" : "Off")
+       << (m_HostOutputPending ? " (the host output waits for DownloadResultToHost)" : "") << std::endl;
+  }
+
+private:
+  bool              m_KeepResultOnDevice = false;
+  bool              m_HostOutputPending = false;
+  cif::DeviceBuffer m_DeviceResult;
 };
 } // namespace itk
 

@@ -20,6 +20,8 @@ GradientRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData
   }
   else
   {
+    m_HostOutputPending = false;
+    m_DeviceResult.Release();
     constexpr unsigned int D = ImageDimension;
     const TInputImage *    input = this->GetInput();
     TOutputImage *         output = this->GetOutput();
@@ -88,8 +90,12 @@ GradientRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData
                                  "the recursive Gaussian gradient of a " + std::to_string(n) + "-pixel image");
       });
     }
+    const bool keepOnDevice = onGPU && m_KeepResultOnDevice;
     output->SetBufferedRegion(region);
-    this->PrepareHostOutput(output);
+    if (!keepOnDevice) // kept: the host buffer may never be read, so no pinned memory for it
+    {
+      this->PrepareHostOutput(output);
+    }
     output->Allocate();
     const cif::GaussianShape shape = SmoothingGPUDetail::ShapeOf(region);
     const std::int64_t       count = shape.Count();
@@ -142,7 +148,15 @@ GradientRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData
         {
           cif::RotateCovariantOnDevice(gradient.As<double>(), count, static_cast<int>(D), direction);
         }
-        gradient.Download(result, D * n * sizeof(double));
+        if (keepOnDevice)
+        {
+          m_DeviceResult = std::move(gradient);
+          m_HostOutputPending = true;
+        }
+        else
+        {
+          gradient.Download(result, D * n * sizeof(double));
+        }
       });
       this->SetLastExecutionPath(CudaExecutionPath::GPU);
     }
@@ -175,6 +189,22 @@ GradientRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData
       this->SetLastExecutionPath(CudaExecutionPath::CPU);
     }
   }
+}
+template <typename TInputImage, typename TOutputImage>
+void
+GradientRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::DownloadResultToHost()
+{
+  if (!m_HostOutputPending)
+  {
+    return;
+  }
+  TOutputImage *    output = this->GetOutput();
+  const std::size_t n = static_cast<std::size_t>(output->GetBufferedRegion().GetNumberOfPixels());
+  CIF_ITK_TRY_CUDA([&] {
+    m_DeviceResult.Download(output->GetBufferPointer()->GetDataPointer(), ImageDimension * n * sizeof(double));
+  });
+  m_HostOutputPending = false;
+  m_DeviceResult.Release();
 }
 } // namespace itk
 
