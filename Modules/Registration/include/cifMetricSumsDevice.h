@@ -37,6 +37,10 @@ struct DeviceMetricPointOrder
   DeviceBuffer         items;
   DeviceBuffer         cellItemBegin;
   MetricPointOrderView view;
+  /** The sort's scratch, kept between builds: with new random points at every
+   * evaluation the order is rebuilt each time, and ten pool allocations and frees a
+   * build cost more than its kernels for a few thousand points. */
+  DeviceBuffer keys, numbers, pointsPerCell, firstPoint, itemsPerCell, sortScratch, scanScratch;
 };
 
 /** A cell-box plan's tables on the device (UploadMetricCellBoxes) and their view. */

@@ -582,22 +582,23 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
   }
   const std::int64_t count = scene.domain.count;
   const std::int64_t cells = view.cellCount + 1; // the last: outside the valid region
-  // Scratch: keys and numbers (twice, for the sort), counts and first points / items.
-  DeviceBuffer keys(std::max<std::size_t>(1, 2 * count * sizeof(std::uint32_t)));
-  DeviceBuffer numbers(std::max<std::size_t>(1, count * sizeof(std::uint32_t)));
-  DeviceBuffer counts(cells * sizeof(unsigned long long));
-  DeviceBuffer firstPoint(cells * sizeof(unsigned long long));
-  DeviceBuffer itemCounts((cells + 1) * sizeof(long long));
-  result.order = DeviceBuffer(std::max<std::size_t>(1, count * sizeof(std::uint32_t)));
-  result.cellItemBegin = DeviceBuffer((cells + 1) * sizeof(std::int64_t));
-  auto * pointsPerCell = counts.As<unsigned long long>();
+  // Scratch: keys and numbers (twice, for the sort), counts and first points / items;
+  // kept in \a result between builds (Reserve grows them only).
+  Reserve(result.keys, std::max<std::size_t>(1, 2 * count * sizeof(std::uint32_t)));
+  Reserve(result.numbers, std::max<std::size_t>(1, count * sizeof(std::uint32_t)));
+  Reserve(result.pointsPerCell, cells * sizeof(unsigned long long));
+  Reserve(result.firstPoint, cells * sizeof(unsigned long long));
+  Reserve(result.itemsPerCell, (cells + 1) * sizeof(long long));
+  Reserve(result.order, std::max<std::size_t>(1, count * sizeof(std::uint32_t)));
+  Reserve(result.cellItemBegin, (cells + 1) * sizeof(std::int64_t));
+  auto * pointsPerCell = result.pointsPerCell.As<unsigned long long>();
   CIF_CUDA_CHECK(cudaMemsetAsync(pointsPerCell, 0, cells * sizeof(unsigned long long), 0));
-  std::uint32_t * keyIn = keys.As<std::uint32_t>();
+  std::uint32_t * keyIn = result.keys.As<std::uint32_t>();
   std::uint32_t * keyOut = keyIn + count;
   if (count > 0)
   {
     PointCellKernel<D, TValue><<<BlocksFor(count, 256), 256>>>(scene, transform, view.cellCount, perAxis, keyIn,
-                                                               numbers.As<std::uint32_t>(), pointsPerCell);
+                                                               result.numbers.As<std::uint32_t>(), pointsPerCell);
     CIF_CUDA_CHECK_LAUNCH();
     int endBit = 1;
     while ((std::int64_t(1) << endBit) <= view.cellCount)
@@ -605,35 +606,38 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
       ++endBit;
     }
     std::size_t scratchBytes = 0;
-    CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, scratchBytes, keyIn, keyOut, numbers.As<std::uint32_t>(),
+    CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, scratchBytes, keyIn, keyOut,
+                                                   result.numbers.As<std::uint32_t>(),
                                                    result.order.As<std::uint32_t>(), static_cast<int>(count), 0,
                                                    endBit));
-    DeviceBuffer scratch(std::max<std::size_t>(1, scratchBytes));
-    CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.Data(), scratchBytes, keyIn, keyOut,
-                                                   numbers.As<std::uint32_t>(), result.order.As<std::uint32_t>(),
-                                                   static_cast<int>(count), 0, endBit));
+    Reserve(result.sortScratch, std::max<std::size_t>(1, scratchBytes));
+    CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(result.sortScratch.Data(), scratchBytes, keyIn, keyOut,
+                                                   result.numbers.As<std::uint32_t>(),
+                                                   result.order.As<std::uint32_t>(), static_cast<int>(count), 0,
+                                                   endBit));
   }
   // First point and first item of every cell (exclusive sums), items per cell.
-  auto * itemsPerCell = itemCounts.As<long long>();
+  auto * itemsPerCell = result.itemsPerCell.As<long long>();
   ItemsPerCellKernel<<<BlocksFor(cells, 256), 256>>>(pointsPerCell, cells, itemsPerCell);
   CIF_CUDA_CHECK_LAUNCH();
   CIF_CUDA_CHECK(cudaMemsetAsync(itemsPerCell + cells, 0, sizeof(long long), 0));
   std::size_t scanBytes = 0, scanBytes2 = 0;
   CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, pointsPerCell,
-                                               firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
+                                               result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
   CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes2, itemsPerCell,
                                                result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
-  DeviceBuffer scanScratch(std::max<std::size_t>(1, std::max(scanBytes, scanBytes2)));
-  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanScratch.Data(), scanBytes, pointsPerCell,
-                                               firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
-  scanBytes2 = std::max(scanBytes, scanBytes2);
-  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanScratch.Data(), scanBytes2, itemsPerCell,
+  Reserve(result.scanScratch, std::max<std::size_t>(1, std::max(scanBytes, scanBytes2)));
+  scanBytes = std::max(scanBytes, scanBytes2);
+  scanBytes2 = scanBytes;
+  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(), scanBytes, pointsPerCell,
+                                               result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
+  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(), scanBytes2, itemsPerCell,
                                                result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
   long long itemCount = 0;
   CIF_CUDA_CHECK(cudaMemcpy(&itemCount, result.cellItemBegin.As<long long>() + cells, sizeof(long long),
                             cudaMemcpyDeviceToHost));
-  result.items = DeviceBuffer(std::max<std::size_t>(1, static_cast<std::size_t>(itemCount) * sizeof(MetricWorkItem)));
-  FillItemsKernel<<<BlocksFor(cells, 256), 256>>>(firstPoint.As<unsigned long long>(), pointsPerCell,
+  Reserve(result.items, std::max<std::size_t>(1, static_cast<std::size_t>(itemCount) * sizeof(MetricWorkItem)));
+  FillItemsKernel<<<BlocksFor(cells, 256), 256>>>(result.firstPoint.As<unsigned long long>(), pointsPerCell,
                                                   result.cellItemBegin.As<long long>(), cells,
                                                   result.items.As<MetricWorkItem>());
   CIF_CUDA_CHECK_LAUNCH();
