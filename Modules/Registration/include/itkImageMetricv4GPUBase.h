@@ -37,7 +37,8 @@ namespace itk
  * by its GPU twin) stays on the device from the filter to the module's scene; the
  * host gradient image ITK's Initialize() sets is filled only where ITK's code or the
  * CPU path runs (GradientImageToHost): read through GetMovingImageGradientImage()
- * otherwise, it holds no gradient.
+ * otherwise, it holds no gradient. The filter keeps its result (D doubles a voxel) on
+ * the device until its next update, for ITK's code to fall back on.
  *
  * \ingroup CudaImageFilters
  */
@@ -202,10 +203,16 @@ protected:
       metric->m_GradientSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - metric->m_GradientStart).count();
     });
-    m_MovingGradientFilterGPU->AddObserver(StartEvent(), started);
-    m_MovingGradientFilterGPU->AddObserver(EndEvent(), ended);
+    m_GradientStartTag = m_MovingGradientFilterGPU->AddObserver(StartEvent(), started);
+    m_GradientEndTag = m_MovingGradientFilterGPU->AddObserver(EndEvent(), ended);
   }
-  ~ImageMetricv4GPUBase() override = default;
+  ~ImageMetricv4GPUBase() override
+  {
+    // The filter may outlive the metric (GetMovingImageGradientFilter()): its
+    // observers must not call back into a metric that is gone.
+    m_MovingGradientFilterGPU->RemoveObserver(m_GradientStartTag);
+    m_MovingGradientFilterGPU->RemoveObserver(m_GradientEndTag);
+  }
 
   /** The module's path or ITK's, timed. */
   void
@@ -377,6 +384,8 @@ private:
   mutable Timing                     m_Timing;
   std::chrono::steady_clock::time_point m_GradientStart;
   double                                m_GradientSeconds = 0.0; ///< the gradient filter's updates, all of them
+  unsigned long                         m_GradientStartTag = 0;
+  unsigned long                         m_GradientEndTag = 0;
   typename GradientRecursiveGaussianGPUImageFilter<typename TMetric::MovingImageType,
                                                    typename TMetric::MovingImageGradientImageType>::Pointer
     m_MovingGradientFilterGPU;

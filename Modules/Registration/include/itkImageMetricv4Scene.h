@@ -1,13 +1,13 @@
 #ifndef itkImageMetricv4Scene_h
 #define itkImageMetricv4Scene_h
 
+#include "cifBSplinePrefilterDevice.h" // ConvertOnDevice
 #include "cifCudaRuntime.h"
 #include "cifDeviceBuffer.h"
 #include "cifMattesHistogram.h"
 #include "cifMetricSumsDevice.h"
 #include "cifMetricSumsHost.h"
 #include "itkBSplineInterpolateImageFunction.h"
-#include "cifBSplinePrefilterDevice.h" // ConvertOnDevice
 #include "itkBSplinePrefilterGPUImageFilter.h"
 #include "itkCudaExceptionTranslation.h"
 #include "itkCudaGeometry.h"
