@@ -13,6 +13,12 @@
 
 namespace itk
 {
+/** The mask test where there is no fixed mask: every point is inside, and the point
+ * is not mapped to the fixed image at all. */
+struct NoFixedMask
+{
+};
+
 /** \brief Draws \a count physical points of the virtual domain uniformly at random,
  * as elastix's RandomCoordinate sampler does: each coordinate uniform between the
  * first and the last voxel centre of \a region (continuous indices, so no point
@@ -27,12 +33,6 @@ namespace itk
  * from the metric. The points are appended to \a coordinates (D doubles each).
  * Throws when the mask keeps none of 1000 draws per point asked for: an empty or
  * misplaced mask is an error, not an endless loop. */
-/** The mask test where there is no fixed mask: every point is inside, and the point
- * is not mapped to the fixed image at all. */
-struct NoFixedMask
-{
-};
-
 template <unsigned int D, typename TCoordinate, typename TMapToFixed, typename TInsideFixedMask>
 void
 DrawRandomVirtualCoordinates(const ImageBase<D> * virtualImage, const ImageRegion<D> & region, std::size_t count,
