@@ -413,10 +413,11 @@ Norm(const itk::Array<double> & a)
   return std::sqrt(s);
 }
 
-/** ITK's metric \a TITK opened up for the tests: its per-point sampling
- * (TransformAndEvaluateFixedPoint / MovingPoint), and evaluation over given virtual
- * points after a dense Initialize() (as the twins do with random points per
- * evaluation). */
+/** ITK's metric \a TITK (or a twin, which derives from it) opened up for the tests:
+ * its per-point sampling (TransformAndEvaluateFixedPoint / MovingPoint), evaluation
+ * over given virtual points after a dense Initialize() (as the twins do with random
+ * points per evaluation), and, for Mattes, the histogram state its Initialize()
+ * leaves (MattesBins, compiled only where called). */
 template <typename TITK>
 class OpenedITKMetric : public TITK
 {
@@ -433,6 +434,15 @@ public:
   {
     this->m_VirtualSampledPointSet = const_cast<typename TITK::VirtualPointSetType *>(points);
     this->m_UseSampledPointSet = true;
+  }
+
+  /** Mattes: true min/max fixed, moving; bin size and normalized minimum fixed, moving. */
+  std::vector<double>
+  MattesBins() const
+  {
+    return { this->m_FixedImageTrueMin,  this->m_FixedImageTrueMax,      this->m_MovingImageTrueMin,
+             this->m_MovingImageTrueMax, this->m_FixedImageBinSize,      this->m_FixedImageNormalizedMin,
+             this->m_MovingImageBinSize, this->m_MovingImageNormalizedMin };
   }
 
 protected:

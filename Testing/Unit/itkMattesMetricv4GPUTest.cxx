@@ -142,30 +142,6 @@ TEST(MattesMetricv4CPU, SamplesAreITKsFloatPixelValues)
   EXPECT_GT(valid, fixture.points->GetNumberOfPoints() / 2);
 }
 
-/** \a TMattes (ITK's metric or the twin) with the state its Initialize() leaves for
- * the joint histogram: the true ranges, the bin sizes and the normalized minima. */
-template <typename TMattes>
-class MattesBins : public TMattes
-{
-public:
-  ITK_DISALLOW_COPY_AND_MOVE(MattesBins);
-  using Self = MattesBins;
-  using Pointer = itk::SmartPointer<Self>;
-  itkNewMacro(Self);
-
-  std::vector<double>
-  Bins() const
-  {
-    return { this->m_FixedImageTrueMin,  this->m_FixedImageTrueMax,      this->m_MovingImageTrueMin,
-             this->m_MovingImageTrueMax, this->m_FixedImageBinSize,      this->m_FixedImageNormalizedMin,
-             this->m_MovingImageBinSize, this->m_MovingImageNormalizedMin };
-  }
-
-protected:
-  MattesBins() = default;
-  ~MattesBins() override = default;
-};
-
 /** The twin's Initialize() finds the dense intensity ranges on the threads instead of
  * ITK's one-thread scans: the same ranges, bins and minima as ITK's, bit for bit,
  * over whole images and over masks (which narrow the ranges), float and double. */
@@ -180,12 +156,12 @@ ExpectITKsBins()
     const std::uint32_t seed = FreshSeed();
     SCOPED_TRACE(std::string(masks ? "masks" : "no mask") + ", seed " + std::to_string(seed));
     MetricFixture<TPixel, 3> fixture(c, seed);
-    auto                     itkMetric = MattesBins<ITKMattes<TPixel, 3>>::New();
+    auto                     itkMetric = OpenedITKMetric<ITKMattes<TPixel, 3>>::New();
     fixture.Configure(itkMetric.GetPointer(), c);
-    auto twin = MattesBins<ModuleMattes<TPixel, 3>>::New();
+    auto twin = OpenedITKMetric<ModuleMattes<TPixel, 3>>::New();
     twin->SetUseGPU(false);
     fixture.Configure(twin.GetPointer(), c);
-    const std::vector<double> expected = itkMetric->Bins(), actual = twin->Bins();
+    const std::vector<double> expected = itkMetric->MattesBins(), actual = twin->MattesBins();
     ASSERT_EQ(actual.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i)
     {
