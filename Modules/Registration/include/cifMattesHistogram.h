@@ -33,6 +33,15 @@ struct MattesHistogram
   }
 };
 
+/** What ITK's ComputeResults gives beside the ratio table: the value (-MI), and
+ * what its errors are decided on (no valid point; a joint pdf summing to zero). */
+struct MattesSummary
+{
+  double       value = 0.0;
+  std::int64_t validPoints = 0;
+  double       jointPDFSum = 0.0;
+};
+
 /** One point's Parzen contributions: false where Mattes leaves the point out (not
  * sampled, or a moving value outside the moving true range). */
 CIF_HD bool
@@ -155,6 +164,21 @@ MattesValueAndRatios(const MattesParzen & parzen, const MattesHistogram & histog
     }
   }
   return -sum;
+}
+
+/** The summary of \a histogram, and its ratio table where ITK would not raise an
+ * error (MattesValueAndRatios; the value stays 0 otherwise). */
+inline MattesSummary
+MattesSummaryAndRatios(const MattesParzen & parzen, const MattesHistogram & histogram, std::vector<double> & ratioTable)
+{
+  MattesSummary summary;
+  summary.validPoints = histogram.validPoints;
+  summary.jointPDFSum = JointPDFSum(histogram);
+  if (summary.validPoints > 0 && summary.jointPDFSum >= std::numeric_limits<double>::epsilon())
+  {
+    summary.value = MattesValueAndRatios(parzen, histogram, ratioTable);
+  }
+  return summary;
 }
 } // namespace cif
 

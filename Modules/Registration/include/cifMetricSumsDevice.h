@@ -6,8 +6,10 @@
 #include "cifMattesHistogram.h"
 #include "cifMetricCellBoxes.h"
 #include "cifMetricSumsHost.h"
+#include "cifPinnedHostBuffer.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 /** \file cifMetricSumsDevice.h
@@ -24,7 +26,10 @@ struct MetricPointOrderView
   const std::uint32_t *  order = nullptr;
   const MetricWorkItem * items = nullptr;
   const std::int64_t *   cellItemBegin = nullptr;
-  std::int64_t           itemCount = 0;
+  /** At least the number of items (the blocks a pass launches): the exact count,
+   * cellItemBegin[cellCount + 1], stays on the device, so that building the order
+   * for new points at every evaluation waits for no readback. */
+  std::int64_t           itemCapacity = 0;
   std::int64_t           cellCount = 0;
   std::int64_t           cellsPerAxis[3] = { 1, 1, 1 };
 };
@@ -58,26 +63,39 @@ struct DeviceMetricCellBoxes
 CudaImageFilters_EXPORT void
 UploadMetricCellBoxes(const MetricCellBoxes & boxes, DeviceMetricCellBoxes & device);
 
+/** Where an evaluation's results lie in the workspace's readback buffer, which comes
+ * back to the host in one copy at the end of the evaluation (a few microseconds
+ * each copy saves, at thousands of evaluations per registration): Mattes' summary
+ * (value, valid points, joint pdf sum), the sums (MetricSums' layout), then the
+ * B-spline derivative (D x control points). */
+constexpr std::size_t kReadbackMattesSummary = 0;
+constexpr std::size_t kReadbackSums = 3;
+constexpr std::size_t kReadbackDerivative = kReadbackSums + kMaxMetricSums;
+
 /** Device memory an evaluation reuses from one iteration to the next. */
 struct MetricDeviceWorkspace
 {
-  DeviceBuffer blockSums;
-  DeviceBuffer itemPartials;
-  DeviceBuffer derivative;
-  DeviceBuffer result;
-  DeviceBuffer table;
-  DeviceBuffer histogram;
+  DeviceBuffer     blockSums;
+  DeviceBuffer     itemPartials;
+  DeviceBuffer     readback;     ///< the layout above
+  PinnedHostBuffer readbackHost; ///< its copy on the host
+  DeviceBuffer     table;        ///< Mattes' ratio table (bins x bins), then its moving marginal and row sums
+  DeviceBuffer     histogram;
+  /** Host work for the time the device computes: run (once, then cleared) when an
+   * evaluation's kernels are queued, before its readback waits for them. */
+  std::function<void()> whileTheDeviceWorks;
 };
 
 /** EvaluateMetricSumsOnHost on the current device (\a term's pointers are device
- * pointers). \a bsplineDerivative (host) receives the D x P sums when a B-spline
- * stage's derivative is asked for. */
+ * pointers). When a B-spline stage's derivative is asked for, \a bsplineDerivative
+ * is set to its D x P sums in the workspace's host readback (valid until the
+ * workspace's next evaluation). */
 template <int D, typename TValue, typename TTerm>
 CudaImageFilters_EXPORT MetricSums
 EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
                            const TTerm & term, const MetricPointOrderView * order, const double reference[3],
                            bool withDerivative, MetricDeviceWorkspace & workspace,
-                           std::vector<double> * bsplineDerivative);
+                           const double ** bsplineDerivative);
 
 /** EvaluateMetricSumsInDomainOrderOnHost without a derivative on the current device: a
  * value pass of a term of one or more values (Correlation's means and centred sums). */
@@ -87,20 +105,20 @@ EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> & scene, const MetricM
                                 const TTerm & term, MetricDeviceWorkspace & workspace);
 
 /** EvaluateMetricSumsInCellBoxesOnHost (cifMetricCellBoxes.h) on the current device:
- * sums[0..1] and the B-spline derivative (\a bsplineDerivative, host). */
+ * sums[0..1] and the B-spline derivative (\a bsplineDerivative, as above). */
 template <int D, typename TValue, typename TTerm>
 CudaImageFilters_EXPORT MetricSums
 EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
                                       const TTerm & term, const MetricCellBoxView & boxes,
-                                      MetricDeviceWorkspace & workspace, std::vector<double> * bsplineDerivative);
+                                      MetricDeviceWorkspace & workspace, const double ** bsplineDerivative);
 
-/** MattesHistogramOnDevice over a dense domain in cell boxes: the separable
+/** MattesFirstPassOnDevice over a dense domain in cell boxes: the separable
  * B-spline displacement for the points inside its valid region. */
 template <int D, typename TValue>
 CudaImageFilters_EXPORT void
-MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
                                    const MattesParzen & parzen, const MetricCellBoxView & boxes,
-                                   MetricDeviceWorkspace & workspace, MattesHistogram & histogram);
+                                   MetricDeviceWorkspace & workspace);
 
 /** BuildMetricPointOrder (cifMetricPointOrder.h) on the current device, from a scene
  * and transform with device pointers: the same arrays (a stable radix sort by cell,
@@ -110,20 +128,38 @@ CudaImageFilters_EXPORT void
 BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
                               DeviceMetricPointOrder & order);
 
-/** MattesHistogramOnHost on the current device. */
+/** Mattes' first pass on the current device, all of it left there: the histogram
+ * (MattesHistogramOnHost), then ITK's ComputeResults from it (MattesValueAndRatios)
+ * into the workspace's ratio table, which the second pass (MattesDerivativeTerm)
+ * reads there, and the summary into the readback (kReadbackMattesSummary): it comes
+ * back with the second pass's sums, or by ReadBackMattesSummary. The value may
+ * differ from the host's in its last bits (the sum over bins by rows, the device's
+ * log); two runs give the same bits. */
 template <int D, typename TValue>
 CudaImageFilters_EXPORT void
-MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                        const MattesParzen & parzen, MetricDeviceWorkspace & workspace, MattesHistogram & histogram);
+MattesFirstPassOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
+                        const MattesParzen & parzen, MetricDeviceWorkspace & workspace);
+
+/** The workspace's ratio table on the device, for MattesDerivativeTerm. */
+inline const double *
+MattesRatioTableOnDevice(const MetricDeviceWorkspace & workspace)
+{
+  return workspace.table.As<const double>();
+}
+
+/** The summary of the last first pass: read back now (\a readNow), or from the
+ * host readback of the second pass that followed it. */
+CudaImageFilters_EXPORT MattesSummary
+ReadBackMattesSummary(MetricDeviceWorkspace & workspace, bool readNow);
 
 /** The sums of one force term (a point term of cifMetricPointTerms.h with one value). */
 #define CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, TTerm)                                            \
   template MetricSums EvaluateMetricSumsOnDevice<D, TValue, TTerm>(                                              \
     const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &, const MetricPointOrderView *,     \
-    const double[3], bool, MetricDeviceWorkspace &, std::vector<double> *);                                    \
+    const double[3], bool, MetricDeviceWorkspace &, const double **);                                          \
   template MetricSums EvaluateMetricSumsInCellBoxesOnDevice<D, TValue, TTerm>(                                   \
     const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &, const MetricCellBoxView &,        \
-    MetricDeviceWorkspace &, std::vector<double> *);
+    MetricDeviceWorkspace &, const double **);
 #define CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE(D, TValue)                                                          \
   CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MeanSquaresTerm<TValue>)                                \
   CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MattesDerivativeTerm)                                   \
@@ -134,12 +170,11 @@ MattesHistogramOnDevice(const MetricScene<TValue> & scene, const MetricMovingTra
   template MetricSums EvaluateMetricValueSumsOnDevice<D, TValue, CorrelationCentredTerm>(                        \
     const MetricScene<TValue> &, const MetricMovingTransform &, const CorrelationCentredTerm &,                  \
     MetricDeviceWorkspace &);                                                                                  \
-  template void MattesHistogramInCellBoxesOnDevice<D, TValue>(                                                  \
+  template void MattesFirstPassInCellBoxesOnDevice<D, TValue>(                                                  \
     const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &, const MetricCellBoxView &, \
-    MetricDeviceWorkspace &, MattesHistogram &);                                                               \
-  template void MattesHistogramOnDevice<D, TValue>(const MetricScene<TValue> &, const MetricMovingTransform &, \
-                                                   const MattesParzen &, MetricDeviceWorkspace &,              \
-                                                   MattesHistogram &);                                         \
+    MetricDeviceWorkspace &);                                                                                  \
+  template void MattesFirstPassOnDevice<D, TValue>(const MetricScene<TValue> &, const MetricMovingTransform &, \
+                                                   const MattesParzen &, MetricDeviceWorkspace &);             \
   template void BuildMetricPointOrderOnDevice<D, TValue>(const MetricScene<TValue> &,                           \
                                                          const MetricMovingTransform &, DeviceMetricPointOrder &);
 #define CIF_FOR_EACH_METRIC_INSTANCE(M) M(2, float) M(2, double) M(3, float) M(3, double)

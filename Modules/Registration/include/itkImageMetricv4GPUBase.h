@@ -8,6 +8,7 @@
 #include "itkMetricRandomCoordinates.h"
 
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -81,6 +82,8 @@ public:
       // ITK's Initialize over the dense domain; each evaluation then sets its points.
       m_RandomEngine.seed(m_RandomPointSeed);
     }
+    m_NextRandomPointsReady = false;
+    m_NextRandomPointsError = nullptr;
     const double gradientBefore = m_GradientSeconds;
     if (m_Threader.IsNull())
     {
@@ -160,9 +163,10 @@ public:
     }
     s << ", module prepare " << m_Timing.scenePrepare << " s, " << m_Timing.evaluations << " evaluations "
       << m_Timing.evaluationSeconds << " s";
-    if (m_Timing.randomDraw > 0.0)
+    if (m_Timing.randomDraw > 0.0 || m_Timing.randomDrawWhileDeviceWorks > 0.0)
     {
-      s << " (random points " << m_Timing.randomDraw << " s)";
+      s << " (random points " << m_Timing.randomDraw << " s, and " << m_Timing.randomDrawWhileDeviceWorks
+        << " s while the device worked)";
     }
     if (m_Scene && m_Scene->OrderSeconds() > 0.0)
     {
@@ -228,6 +232,17 @@ protected:
     if (auto * scene = this->BoundScene(reason))
     {
       this->ReportModulePath(); // before: an exception ITK would raise (no valid point) comes from this path
+      // The next evaluation's points are drawn while the device computes this one: the
+      // same draws in the same order as one evaluation after the other.
+      struct DeviceTimeWork
+      {
+        SceneType & scene;
+        ~DeviceTimeWork() { scene.WhileTheDeviceWorks(nullptr); }
+      } clearedAfterwards{ *scene };
+      if (m_NumberOfRandomPointsPerEvaluation > 0)
+      {
+        scene->WhileTheDeviceWorks([self = const_cast<Self *>(this)] { self->DrawNextRandomPoints(); });
+      }
       this->EvaluateWithModule(*scene);
     }
     else
@@ -248,12 +263,54 @@ protected:
       itkExceptionMacro("Initialize() has not run");
     }
     constexpr unsigned int D = TMetric::VirtualImageDimension;
+    std::vector<double>    coordinates;
+    if (m_NextRandomPointsReady)
+    {
+      m_NextRandomPointsReady = false;
+      if (m_NextRandomPointsError)
+      {
+        std::exception_ptr error = nullptr;
+        std::swap(error, m_NextRandomPointsError);
+        std::rethrow_exception(error);
+      }
+      coordinates = std::move(m_NextRandomCoordinates);
+    }
+    else
+    {
+      this->DrawRandomCoordinates(coordinates);
+    }
+    // ITK's point set filled in one piece, through the STL vector (SetPoint and
+    // ElementAt mark the container modified at each point: a global atomic counter).
+    auto points = TMetric::VirtualPointSetType::New();
+    auto container = TMetric::VirtualPointSetType::PointsContainer::New();
+    auto & vector = container->CastToSTLContainer();
+    vector.resize(m_NumberOfRandomPointsPerEvaluation);
+    for (SizeValueType n = 0; n < m_NumberOfRandomPointsPerEvaluation; ++n)
+    {
+      typename TMetric::VirtualPointSetType::PointType & p = vector[n]; // holds the rounded coordinates exactly
+      for (unsigned int a = 0; a < D; ++a)
+      {
+        p[a] = coordinates[n * D + a];
+      }
+    }
+    points->SetPoints(container);
+    this->m_VirtualSampledPointSet = points;
+    this->m_UseSampledPointSet = true;
+    m_RandomPointsInUse = true;
+    m_Scene->UseSampledPoints(std::move(coordinates));
+  }
+
+  /** The next \a m_NumberOfRandomPointsPerEvaluation points of the random sequence
+   * (DrawRandomVirtualCoordinates), appended to \a coordinates. */
+  void
+  DrawRandomCoordinates(std::vector<double> & coordinates)
+  {
+    constexpr unsigned int D = TMetric::VirtualImageDimension;
     using VirtualPoint = typename TMetric::VirtualPointType;
-    std::vector<double> coordinates;
-    const auto *        fixedTransform = this->m_FixedTransform.GetPointer();
-    const auto *        fixedMask = this->m_FixedImageMask.GetPointer();
     using Coordinate = typename TMetric::VirtualPointSetType::PointType::CoordRepType;
-    const auto mapToFixed = [&](const VirtualPoint & p) { return fixedTransform->TransformPoint(p); };
+    const auto * fixedTransform = this->m_FixedTransform.GetPointer();
+    const auto * fixedMask = this->m_FixedImageMask.GetPointer();
+    const auto   mapToFixed = [&](const VirtualPoint & p) { return fixedTransform->TransformPoint(p); };
     if (fixedMask == nullptr)
     {
       DrawRandomVirtualCoordinates<D, Coordinate>(this->m_VirtualImage.GetPointer(), this->GetVirtualRegion(),
@@ -266,23 +323,26 @@ protected:
         this->m_VirtualImage.GetPointer(), this->GetVirtualRegion(), m_NumberOfRandomPointsPerEvaluation,
         m_RandomEngine, mapToFixed, [&](const auto & p) { return fixedMask->IsInsideInWorldSpace(p); }, coordinates);
     }
-    // ITK's point set filled in one piece (SetPoint per point marks the set modified each time).
-    auto points = TMetric::VirtualPointSetType::New();
-    auto container = TMetric::VirtualPointSetType::PointsContainer::New();
-    container->resize(m_NumberOfRandomPointsPerEvaluation);
-    for (SizeValueType n = 0; n < m_NumberOfRandomPointsPerEvaluation; ++n)
+  }
+
+  /** The next evaluation's random points, drawn ahead (while the device computes the
+   * current one); an error of the draw is kept for that evaluation to raise. */
+  void
+  DrawNextRandomPoints()
+  {
+    const auto start = std::chrono::steady_clock::now();
+    m_NextRandomCoordinates.clear();
+    try
     {
-      typename TMetric::VirtualPointSetType::PointType & p = container->ElementAt(n); // holds the rounded coordinates exactly
-      for (unsigned int a = 0; a < D; ++a)
-      {
-        p[a] = coordinates[n * D + a];
-      }
+      this->DrawRandomCoordinates(m_NextRandomCoordinates);
     }
-    points->SetPoints(container);
-    this->m_VirtualSampledPointSet = points;
-    this->m_UseSampledPointSet = true;
-    m_RandomPointsInUse = true;
-    m_Scene->UseSampledPoints(std::move(coordinates));
+    catch (...)
+    {
+      m_NextRandomPointsError = std::current_exception();
+    }
+    m_NextRandomPointsReady = true;
+    m_Timing.randomDrawWhileDeviceWorks +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   /** ITK's Initialize() of TMetric: its state, exactly (a twin may reach the same
@@ -374,12 +434,16 @@ private:
     double evaluationSeconds = 0.0;
     double movingGradient = 0.0; ///< of itkInitialize
     double randomDraw = 0.0;     ///< of evaluationSeconds
+    double randomDrawWhileDeviceWorks = 0.0; ///< of evaluationSeconds, hidden behind the device's work
   };
 
   SizeValueType                                         m_NumberOfRandomPointsPerEvaluation = 0;
   unsigned int                                          m_RandomPointSeed = 0;
   bool                                                  m_RandomPointsInUse = false;
   std::mt19937_64                                       m_RandomEngine;
+  std::vector<double>                                   m_NextRandomCoordinates; ///< drawn ahead
+  bool                                                  m_NextRandomPointsReady = false;
+  std::exception_ptr                                    m_NextRandomPointsError;
   MultiThreaderBase::Pointer         m_Threader;
   mutable Timing                     m_Timing;
   std::chrono::steady_clock::time_point m_GradientStart;

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -178,12 +179,15 @@ public:
       if (m_OnGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
-          const std::size_t bytes = std::max<std::size_t>(1, m_Points.size() * sizeof(double));
-          if (m_DevicePoints.Bytes() < bytes)
+          // Through pinned memory: one DMA (a pageable copy bounces through the driver's
+          // buffers), at every evaluation.
+          const std::size_t bytes = m_Points.size() * sizeof(double);
+          if (m_DevicePoints.Bytes() < std::max<std::size_t>(1, bytes))
           {
-            m_DevicePoints.Allocate(bytes);
+            m_DevicePoints.Allocate(std::max<std::size_t>(1, bytes));
           }
-          m_DevicePoints.Upload(m_Points.data(), m_Points.size() * sizeof(double));
+          std::copy(m_Points.begin(), m_Points.end(), m_PointsStaging.template As<double>(m_Points.size()));
+          m_DevicePoints.Upload(m_PointsStaging.Data(), bytes);
           m_DeviceScene.domain = domain;
           m_DeviceScene.domain.points = m_DevicePoints.template As<const double>();
         });
@@ -193,6 +197,15 @@ public:
     {
       (void)points;
     }
+  }
+
+  /** \a work runs once on the host while the device computes this evaluation (GPU
+   * path: after the kernels are queued, before the readback waits for them); not at
+   * all on the CPU path, or where the evaluation ends before its readback. */
+  void
+  WhileTheDeviceWorks(std::function<void()> work)
+  {
+    m_Workspace.whileTheDeviceWorks = m_OnGPU ? std::move(work) : nullptr;
   }
 
   /** Seconds spent grouping the points by B-spline cell since Prepare(). */
@@ -242,17 +255,24 @@ public:
       if (m_OnGPU && host.kind == cif::OptimizedStageKind::BSpline)
       {
         CIF_ITK_TRY_CUDA([&] {
-          const std::size_t bytes = static_cast<std::size_t>(host.bspline.gridSize[0] * host.bspline.gridSize[1] *
-                                                             host.bspline.gridSize[2]) *
-                                    sizeof(double);
+          // The D coefficient arrays side by side in pinned memory: one copy up per
+          // evaluation.
+          const std::size_t values = static_cast<std::size_t>(host.bspline.gridSize[0] * host.bspline.gridSize[1] *
+                                                              host.bspline.gridSize[2]);
+          const std::size_t bytes = D * values * sizeof(double);
+          double *          staging = m_CoefficientStaging.template As<double>(D * values);
           for (unsigned int a = 0; a < D; ++a)
           {
-            if (m_Coefficients[a].Bytes() != bytes)
-            {
-              m_Coefficients[a].Allocate(bytes);
-            }
-            m_Coefficients[a].Upload(host.bspline.coefficients[a], bytes);
-            m_DeviceTransform.bspline.coefficients[a] = m_Coefficients[a].template As<const double>();
+            std::copy_n(host.bspline.coefficients[a], values, staging + a * values);
+          }
+          if (m_Coefficients.Bytes() != bytes)
+          {
+            m_Coefficients.Allocate(bytes);
+          }
+          m_Coefficients.Upload(staging, bytes);
+          for (unsigned int a = 0; a < D; ++a)
+          {
+            m_DeviceTransform.bspline.coefficients[a] = m_Coefficients.template As<const double>() + a * values;
           }
         });
       }
@@ -260,53 +280,62 @@ public:
     }
   }
 
-  /** Mattes' first pass over the bound transform. */
-  void
-  MattesHistogram(const cif::MattesParzen & parzen, MultiThreaderBase * threader, cif::MattesHistogram & histogram)
+  /** Mattes' evaluation over the bound transform: the first pass and ITK's
+   * ComputeResults (the summary: value, valid points, joint pdf sum, on which the
+   * caller raises ITK's errors), then, with \a derivative, the second pass's forces
+   * added into it (not where the summary is an error, on the CPU path). On the GPU
+   * path the histogram and the ratio table stay on the device, and the summary comes
+   * back with the second pass's sums: one readback per evaluation. */
+  cif::MattesSummary
+  EvaluateMattes(const cif::MattesParzen & parzen, MultiThreaderBase * threader, DerivativeType * derivative)
   {
+    cif::MattesSummary summary;
     if constexpr (kTypesSupported)
     {
       const cif::MetricMovingTransform & host = m_Split->Host();
-      if (m_OnGPU && host.kind == cif::OptimizedStageKind::BSpline)
+      cif::MattesDerivativeTerm          term;
+      term.parzen = parzen;
+      if (m_OnGPU)
       {
-        this->UpdateOrder(host, threader, false);
-      }
-      if (m_OnGPU && m_UseBoxes && host.kind == cif::OptimizedStageKind::BSpline)
-      {
+        if (host.kind == cif::OptimizedStageKind::BSpline)
+        {
+          this->UpdateOrder(host, threader, false);
+        }
         CIF_ITK_TRY_CUDA([&] {
-          cif::MattesHistogramInCellBoxesOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, parzen,
-                                                                m_DeviceBoxes.view, m_Workspace, histogram);
+          if (m_UseBoxes && host.kind == cif::OptimizedStageKind::BSpline)
+          {
+            cif::MattesFirstPassInCellBoxesOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, parzen,
+                                                                  m_DeviceBoxes.view, m_Workspace);
+          }
+          else
+          {
+            cif::MattesFirstPassOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, parzen, m_Workspace);
+          }
         });
-      }
-      else if (m_OnGPU)
-      {
-        CIF_ITK_TRY_CUDA(
-          [&] { cif::MattesHistogramOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, parzen, m_Workspace, histogram); });
+        term.ratioTable = cif::MattesRatioTableOnDevice(m_Workspace);
       }
       else
       {
-        cif::MattesHistogramOnHost<D, ValueType>(m_HostScene, m_Split->Host(), parzen, MakeParallelFor(threader),
-                                                 histogram);
+        cif::MattesHistogram histogram;
+        cif::MattesHistogramOnHost<D, ValueType>(m_HostScene, host, parzen, MakeParallelFor(threader), histogram);
+        summary = cif::MattesSummaryAndRatios(parzen, histogram, m_RatioTable);
+        if (summary.validPoints == 0 || summary.jointPDFSum < NumericTraits<double>::epsilon())
+        {
+          return summary;
+        }
+        term.ratioTable = m_RatioTable.data();
       }
-    }
-  }
-
-  /** \a table where the bound path reads it (uploaded for the GPU path). */
-  const double *
-  StageTable(const std::vector<double> & table)
-  {
-    if (!m_OnGPU)
-    {
-      return table.data();
-    }
-    CIF_ITK_TRY_CUDA([&] {
-      if (m_Workspace.table.Bytes() < table.size() * sizeof(double))
+      if (derivative != nullptr)
       {
-        m_Workspace.table.Allocate(table.size() * sizeof(double));
+        cif::MetricSums sums;
+        this->EvaluateSums(term, true, threader, sums, derivative);
       }
-      m_Workspace.table.Upload(table.data(), table.size() * sizeof(double));
-    });
-    return m_Workspace.table.template As<const double>();
+      if (m_OnGPU)
+      {
+        CIF_ITK_TRY_CUDA([&] { summary = cif::ReadBackMattesSummary(m_Workspace, derivative == nullptr); });
+      }
+    }
+    return summary;
   }
 
   /** A value pass over the points with \a term (a term of one or more values, no
@@ -353,7 +382,9 @@ public:
       {
         this->UpdateOrder(host, threader);
       }
-      std::vector<double> bsplineDerivative;
+      // The B-spline derivative: in the host readback on the GPU path (no copy), in
+      // a vector kept between evaluations on the CPU path.
+      const double * bsplineDerivative = nullptr;
       if (gather && m_UseBoxes)
       {
         if (m_OnGPU)
@@ -367,7 +398,8 @@ public:
         {
           cif::EvaluateMetricSumsInCellBoxesOnHost<D, ValueType>(m_HostScene, host, term, cif::HostView(m_Boxes),
                                                                  MakeParallelFor(threader), sums.value,
-                                                                 &bsplineDerivative);
+                                                                 &m_BSplineDerivative);
+          bsplineDerivative = m_BSplineDerivative.data();
         }
       }
       else if (m_OnGPU)
@@ -382,7 +414,8 @@ public:
       {
         sums = cif::EvaluateMetricSumsOnHost<D, ValueType>(m_HostScene, host, term, gather ? m_Order.get() : nullptr,
                                                            reference, withDerivative, MakeParallelFor(threader),
-                                                           &bsplineDerivative);
+                                                           &m_BSplineDerivative);
+        bsplineDerivative = m_BSplineDerivative.data();
       }
       if (withDerivative)
       {
@@ -392,7 +425,9 @@ public:
         }
         else
         {
-          for (std::size_t k = 0; k < bsplineDerivative.size(); ++k)
+          const std::size_t values = static_cast<std::size_t>(D * host.bspline.gridSize[0] * host.bspline.gridSize[1] *
+                                                              host.bspline.gridSize[2]);
+          for (std::size_t k = 0; k < values; ++k)
           {
             (*derivative)[k] += bsplineDerivative[k];
           }
@@ -759,8 +794,12 @@ private:
   std::vector<double>                      m_Points;
   double                                   m_VirtualCenter[3] = { 0, 0, 0 };
   std::vector<cif::DeviceBuffer>           m_DeviceBuffers;
-  cif::DeviceBuffer                        m_Coefficients[3];
-  cif::DeviceBuffer                        m_DevicePoints; ///< UseSampledPoints' points on the device
+  cif::DeviceBuffer                        m_Coefficients;       ///< the B-spline's D arrays, side by side
+  cif::PinnedHostBuffer                    m_CoefficientStaging; ///< their way up
+  cif::DeviceBuffer                        m_DevicePoints;       ///< UseSampledPoints' points on the device
+  cif::PinnedHostBuffer                    m_PointsStaging;      ///< their way up
+  std::vector<double>                      m_RatioTable;         ///< Mattes' second pass, CPU path
+  std::vector<double>                      m_BSplineDerivative;  ///< CPU path
   cif::MetricDeviceWorkspace               m_Workspace;
   std::unique_ptr<SplitType>               m_Split;
   cif::MetricMovingTransform               m_DeviceTransform;

@@ -114,10 +114,11 @@ protected:
     parzen.movingTrueMin = this->m_MovingImageTrueMin;
     parzen.movingTrueMax = this->m_MovingImageTrueMax;
 
-    cif::MattesHistogram histogram;
-    scene.MattesHistogram(parzen, this->GetThreader(), histogram);
-    this->m_NumberOfValidPoints = static_cast<SizeValueType>(histogram.validPoints);
-    // ITK's ComputeResults, errors first.
+    // The module's first pass, ITK's ComputeResults and (with the derivative) the
+    // second pass in one call: on the GPU one readback, ITK's errors raised after it.
+    const cif::MattesSummary summary =
+      scene.EvaluateMattes(parzen, this->GetThreader(), this->GetComputeDerivative() ? this->m_DerivativeResult : nullptr);
+    this->m_NumberOfValidPoints = static_cast<SizeValueType>(summary.validPoints);
     if (this->m_NumberOfValidPoints == 0)
     {
       itkExceptionMacro("All samples map outside moving image buffer. "
@@ -126,20 +127,11 @@ protected:
                         "metric will work. For instance, you can align the image centers by translation."
                         << std::endl);
     }
-    if (cif::JointPDFSum(histogram) < NumericTraits<double>::epsilon())
+    if (summary.jointPDFSum < NumericTraits<double>::epsilon())
     {
       itkExceptionMacro("Joint PDF summed to zero");
     }
-    std::vector<double> ratioTable;
-    this->m_Value = cif::MattesValueAndRatios(parzen, histogram, ratioTable);
-    if (this->GetComputeDerivative())
-    {
-      cif::MattesDerivativeTerm term;
-      term.parzen = parzen;
-      term.ratioTable = scene.StageTable(ratioTable);
-      cif::MetricSums sums;
-      scene.EvaluateSums(term, true, this->GetThreader(), sums, this->m_DerivativeResult);
-    }
+    this->m_Value = summary.value;
   }
 };
 } // namespace itk

@@ -4,6 +4,7 @@
 // gives the same bits.
 #include "cifCudaCheck.cuh"
 #include "cifMetricSumsDevice.h"
+#include "cifUnfusedArithmetic.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -116,6 +117,10 @@ __global__ void __launch_bounds__(kItemThreads)
   __shared__ double force[kItemThreads][D];
   __shared__ double weight[kItemThreads][D][4];
   __shared__ double sums[kItemThreads][2];
+  if (static_cast<std::int64_t>(blockIdx.x) >= order.cellItemBegin[order.cellCount + 1])
+  {
+    return; // launched for the order's item capacity: past its count, which only the device knows
+  }
   const MetricWorkItem item = order.items[blockIdx.x];
   const bool           gather = item.cell < order.cellCount;
   double               partial[kOutputsPerThread];
@@ -227,27 +232,27 @@ GatherKernel(const double * itemPartials, const std::int64_t * cellItemBegin, co
 }
 
 /** The derivative of every control point gathered from \a itemPartials into the
- * workspace and downloaded to \a bsplineDerivative. */
+ * workspace's readback (kReadbackDerivative). */
 template <int D>
 void
-GatherAndDownload(const double * itemPartials, const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
-                  const TransformStage & grid, MetricDeviceWorkspace & workspace, std::vector<double> * bsplineDerivative)
+GatherIntoReadback(const double * itemPartials, const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
+                   const TransformStage & grid, MetricDeviceWorkspace & workspace)
 {
   const std::int64_t controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
   const std::int64_t outputs = D * controlPoints;
   const CellsPerAxis cells = { { cellsPerAxis[0], cellsPerAxis[1], cellsPerAxis[2] } };
   GatherKernel<D><<<static_cast<unsigned int>((outputs + 255) / 256), 256>>>(
-    itemPartials, cellItemBegin, cells, grid, controlPoints, workspace.derivative.As<double>());
+    itemPartials, cellItemBegin, cells, grid, controlPoints, workspace.readback.As<double>() + kReadbackDerivative);
   CIF_CUDA_CHECK_LAUNCH();
-  bsplineDerivative->resize(static_cast<std::size_t>(outputs));
-  workspace.derivative.Download(bsplineDerivative->data(), static_cast<std::size_t>(outputs) * sizeof(double));
 }
 
 /** out[k] = sum of rows[r * width + k] over r, for k < width: one block, each
  * thread a fixed stride of rows, then the tree. */
 template <int Width>
-__global__ void __launch_bounds__(kSumThreads) SumRowsKernel(const double * rows, std::int64_t rowCount, double * out)
+__global__ void __launch_bounds__(kSumThreads)
+  SumRowsKernel(const double * rows, std::int64_t rowCountOnHost, const std::int64_t * rowCountOnDevice, double * out)
 {
+  const std::int64_t rowCount = rowCountOnDevice != nullptr ? *rowCountOnDevice : rowCountOnHost;
   __shared__ double shared[kSumThreads][Width];
   double            local[Width];
   for (int k = 0; k < Width; ++k)
@@ -281,6 +286,41 @@ Reserve(DeviceBuffer & buffer, std::size_t bytes)
   }
 }
 
+/** The readback with room for \a derivativeValues derivative values; what it holds
+ * is kept when it grows (a first pass may have written Mattes' summary). */
+double *
+ReserveReadback(MetricDeviceWorkspace & workspace, std::size_t derivativeValues)
+{
+  const std::size_t bytes = (kReadbackDerivative + derivativeValues) * sizeof(double);
+  if (workspace.readback.Bytes() < bytes)
+  {
+    DeviceBuffer grown(bytes);
+    if (workspace.readback.Bytes() > 0)
+    {
+      CIF_CUDA_CHECK(cudaMemcpyAsync(grown.Data(), workspace.readback.Data(), workspace.readback.Bytes(),
+                                     cudaMemcpyDeviceToDevice, 0));
+    }
+    workspace.readback = std::move(grown);
+  }
+  return workspace.readback.As<double>();
+}
+
+/** The readback's first \a values doubles on the host: one copy, into pinned memory,
+ * after the host work queued for the device's time. */
+const double *
+ReadBack(MetricDeviceWorkspace & workspace, std::size_t values)
+{
+  double * host = workspace.readbackHost.As<double>(values);
+  if (workspace.whileTheDeviceWorks)
+  {
+    const std::function<void()> work = std::move(workspace.whileTheDeviceWorks);
+    workspace.whileTheDeviceWorks = nullptr;
+    work();
+  }
+  workspace.readback.Download(host, values * sizeof(double));
+  return host;
+}
+
 /** The sums in the domain's order (NaturalOrderKernel, then its blocks' rows in
  * order) of a scene and transform whose identity stages are marked; the derivative's
  * moments only for terms of one value. */
@@ -291,7 +331,7 @@ SumInDomainOrder(const MetricScene<TValue> & scene, const MetricMovingTransform 
 {
   MetricSums         sums;
   const std::int64_t blocks = (scene.domain.count + kNaturalBlockPoints - 1) / kNaturalBlockPoints;
-  Reserve(workspace.result, kMaxMetricSums * sizeof(double));
+  double *           readback = ReserveReadback(workspace, 0);
   Reserve(workspace.blockSums, static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)) * kMaxMetricSums *
                                  sizeof(double));
   double * blockSums = workspace.blockSums.As<double>();
@@ -318,9 +358,9 @@ SumInDomainOrder(const MetricScene<TValue> & scene, const MetricMovingTransform 
     }
     CIF_CUDA_CHECK_LAUNCH();
   }
-  SumRowsKernel<kMaxMetricSums><<<1, kSumThreads>>>(blockSums, blocks, workspace.result.As<double>());
+  SumRowsKernel<kMaxMetricSums><<<1, kSumThreads>>>(blockSums, blocks, nullptr, readback + kReadbackSums);
   CIF_CUDA_CHECK_LAUNCH();
-  workspace.result.Download(sums.value, kMaxMetricSums * sizeof(double));
+  std::copy_n(ReadBack(workspace, kReadbackDerivative) + kReadbackSums, kMaxMetricSums, sums.value);
   return sums;
 }
 } // namespace
@@ -342,7 +382,7 @@ MetricSums
 EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
                            const TTerm & term, const MetricPointOrderView * order, const double reference[3],
                            bool withDerivative, MetricDeviceWorkspace & workspace,
-                           std::vector<double> * bsplineDerivative)
+                           const double ** bsplineDerivative)
 {
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
@@ -353,26 +393,26 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovi
   {
     return SumInDomainOrder<D>(scene, transform, term, ref, withDerivative, workspace);
   }
-  Reserve(workspace.result, kMaxMetricSums * sizeof(double));
-
-  constexpr int      kOutputs = kSupportPoints<D> * D;
-  const std::int64_t items = order->itemCount;
+  constexpr int          kOutputs = kSupportPoints<D> * D;
+  const std::int64_t     items = order->itemCapacity; // the count itself stays on the device
+  const TransformStage & grid = transform.bspline;
+  const std::size_t      derivativeValues = static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]);
+  double *               readback = ReserveReadback(workspace, derivativeValues);
   Reserve(workspace.blockSums, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * 2 * sizeof(double));
   Reserve(workspace.itemPartials, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
-  const TransformStage & grid = transform.bspline;
-  const std::int64_t     controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
-  Reserve(workspace.derivative, static_cast<std::size_t>(D * controlPoints) * sizeof(double));
   if (items > 0)
   {
     WorkItemKernel<D, TValue, TTerm><<<static_cast<unsigned int>(items), kItemThreads>>>(
       scene, transform, term, *order, workspace.blockSums.As<double>(), workspace.itemPartials.As<double>());
     CIF_CUDA_CHECK_LAUNCH();
   }
-  SumRowsKernel<2><<<1, kSumThreads>>>(workspace.blockSums.As<double>(), items, workspace.result.As<double>());
+  SumRowsKernel<2><<<1, kSumThreads>>>(workspace.blockSums.As<double>(), 0, order->cellItemBegin + order->cellCount + 1,
+                                       readback + kReadbackSums);
   CIF_CUDA_CHECK_LAUNCH();
-  GatherAndDownload<D>(workspace.itemPartials.As<double>(), order->cellItemBegin, order->cellsPerAxis, grid, workspace,
-                       bsplineDerivative);
-  workspace.result.Download(sums.value, 2 * sizeof(double));
+  GatherIntoReadback<D>(workspace.itemPartials.As<double>(), order->cellItemBegin, order->cellsPerAxis, grid, workspace);
+  const double * host = ReadBack(workspace, kReadbackDerivative + derivativeValues);
+  std::copy_n(host + kReadbackSums, 2, sums.value);
+  *bsplineDerivative = host + kReadbackDerivative;
   return sums;
 }
 
@@ -464,24 +504,118 @@ ZeroedDeviceHistogram(MetricDeviceWorkspace & workspace, int bins)
   return global;
 }
 
-/** The device histogram into \a histogram. */
-void
-DownloadMattesHistogram(MetricDeviceWorkspace & workspace, int bins, MattesHistogram & histogram)
+constexpr int kResultsThreads = 256;
+
+/** ITK's ComputeResults (MattesValueAndRatios, cifMattesHistogram.h) from the
+ * integer histogram, in one block: the joint pdf's sum (integers, exact), the moving
+ * marginal (a thread per moving bin, fixed bins in the host's order), then a thread
+ * per fixed bin: its row of the ratio table and of the value's sum; the rows' sums
+ * added in order. Each operation rounded as on the host (no fused multiply-adds).
+ * \a table: bins x bins entries, then the moving marginal and the row sums. */
+__global__ void __launch_bounds__(kResultsThreads)
+  MattesResultsKernel(const unsigned long long * histogram, const MattesParzen parzen, double * table,
+                      double * summary)
 {
-  const std::size_t         entries = HistogramEntries(bins);
-  std::vector<std::int64_t> all(entries);
-  workspace.histogram.Download(all.data(), entries * sizeof(std::int64_t));
-  histogram.Reset(bins);
-  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, histogram.joint.begin());
-  std::copy(all.begin() + static_cast<std::ptrdiff_t>(bins) * bins, all.end() - 1, histogram.fixedMarginal.begin());
-  histogram.validPoints = all.back();
+  __shared__ long long jointSums[kResultsThreads];
+  const int            bins = parzen.bins;
+  const auto *         joint = reinterpret_cast<const long long *>(histogram);
+  const long long *    fixedCounts = joint + bins * bins;
+  const long long      validPoints = joint[bins * bins + bins];
+  long long            jointSum = 0;
+  for (int k = threadIdx.x; k < bins * bins; k += kResultsThreads)
+  {
+    jointSum += joint[k];
+  }
+  jointSums[threadIdx.x] = jointSum;
+  for (int stride = kResultsThreads / 2; stride > 0; stride /= 2)
+  {
+    __syncthreads();
+    if (threadIdx.x < stride)
+    {
+      jointSums[threadIdx.x] += jointSums[threadIdx.x + stride];
+    }
+  }
+  __syncthreads();
+  const double jointPDFSum = static_cast<double>(jointSums[0]) / kParzenFixedPointScale;
+  const double normalization = 1.0 / jointPDFSum;
+  double *     movingMarginal = table + bins * bins;
+  double *     rowSums = movingMarginal + bins;
+  for (int m = threadIdx.x; m < bins; m += kResultsThreads)
+  {
+    double sum = 0.0;
+    for (int f = 0; f < bins; ++f)
+    {
+      sum = AddUnfused(sum, MulUnfused(static_cast<double>(joint[f * bins + m]) / kParzenFixedPointScale, normalization));
+    }
+    movingMarginal[m] = sum;
+  }
+  __syncthreads();
+  constexpr double closeToZero = 2.220446049250313e-16; // std::numeric_limits<double>::epsilon()
+  const double     nFactor = -1.0 / MulUnfused(parzen.movingBinSize, static_cast<double>(validPoints));
+  for (int f = threadIdx.x; f < bins; f += kResultsThreads)
+  {
+    const double fixedMarginal = MulUnfused(static_cast<double>(fixedCounts[f]), normalization);
+    const bool   fixedInside = fixedMarginal > closeToZero;
+    const double logFixed = fixedInside ? log(fixedMarginal) : 0.0;
+    double       rowSum = 0.0;
+    for (int m = 0; m < bins; ++m)
+    {
+      const double p = MulUnfused(static_cast<double>(joint[f * bins + m]) / kParzenFixedPointScale, normalization);
+      double       entry = 0.0;
+      if (fixedInside && movingMarginal[m] > closeToZero && p > closeToZero)
+      {
+        const double pRatio = log(p / movingMarginal[m]);
+        rowSum = AddUnfused(rowSum, MulUnfused(p, SubUnfused(pRatio, logFixed)));
+        entry = MulUnfused(nFactor, pRatio);
+      }
+      table[f * bins + m] = entry;
+    }
+    rowSums[f] = rowSum;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+  {
+    double sum = 0.0;
+    for (int f = 0; f < bins; ++f)
+    {
+      sum += rowSums[f];
+    }
+    summary[0] = -sum;
+    summary[1] = static_cast<double>(validPoints);
+    summary[2] = jointPDFSum;
+  }
+}
+
+/** The results of the histogram just built: the ratio table and the summary, on the
+ * device (MattesResultsKernel). */
+void
+MattesResultsOnDevice(const MattesParzen & parzen, MetricDeviceWorkspace & workspace)
+{
+  const int bins = parzen.bins;
+  Reserve(workspace.table, (static_cast<std::size_t>(bins) * bins + 2 * static_cast<std::size_t>(bins)) * sizeof(double));
+  double * readback = ReserveReadback(workspace, 0);
+  MattesResultsKernel<<<1, kResultsThreads>>>(workspace.histogram.As<unsigned long long>(), parzen,
+                                              workspace.table.As<double>(), readback + kReadbackMattesSummary);
+  CIF_CUDA_CHECK_LAUNCH();
 }
 } // namespace
 
+MattesSummary
+ReadBackMattesSummary(MetricDeviceWorkspace & workspace, bool readNow)
+{
+  const double * host =
+    readNow ? ReadBack(workspace, kReadbackSums) : workspace.readbackHost.As<double>(kReadbackSums);
+  MattesSummary summary;
+  summary.value = host[kReadbackMattesSummary];
+  summary.validPoints = static_cast<std::int64_t>(host[kReadbackMattesSummary + 1]);
+  summary.jointPDFSum = host[kReadbackMattesSummary + 2];
+  return summary;
+}
+
 template <int D, typename TValue>
 void
-MattesHistogramOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
-                        const MattesParzen & parzen, MetricDeviceWorkspace & workspace, MattesHistogram & histogram)
+MattesFirstPassOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
+                        const MattesParzen & parzen, MetricDeviceWorkspace & workspace)
 {
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
@@ -495,7 +629,7 @@ MattesHistogramOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingT
   MattesHistogramKernel<D, TValue, false>
     <<<blocks, kHistogramThreads, sharedBytes>>>(scene, transform, parzen, MetricCellBoxView{}, global);
   CIF_CUDA_CHECK_LAUNCH();
-  DownloadMattesHistogram(workspace, bins, histogram);
+  MattesResultsOnDevice(parzen, workspace);
 }
 
 namespace
@@ -633,10 +767,11 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
                                                result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
   CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(), scanBytes2, itemsPerCell,
                                                result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
-  long long itemCount = 0;
-  CIF_CUDA_CHECK(cudaMemcpy(&itemCount, result.cellItemBegin.As<long long>() + cells, sizeof(long long),
-                            cudaMemcpyDeviceToHost));
-  Reserve(result.items, std::max<std::size_t>(1, static_cast<std::size_t>(itemCount) * sizeof(MetricWorkItem)));
+  // No readback of the item count: a cell of p points holds ceil(p / kMetricItemPoints)
+  // items, at most p / kMetricItemPoints + 1, so the items number at most
+  // count / kMetricItemPoints + (cells holding points), which is below itemCapacity.
+  const std::int64_t itemCapacity = count / kMetricItemPoints + std::min(count, cells) + 1;
+  Reserve(result.items, static_cast<std::size_t>(itemCapacity) * sizeof(MetricWorkItem));
   FillItemsKernel<<<BlocksFor(cells, 256), 256>>>(result.firstPoint.As<unsigned long long>(), pointsPerCell,
                                                   result.cellItemBegin.As<long long>(), cells,
                                                   result.items.As<MetricWorkItem>());
@@ -644,7 +779,7 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
   view.order = result.order.As<const std::uint32_t>();
   view.items = result.items.As<const MetricWorkItem>();
   view.cellItemBegin = result.cellItemBegin.As<const std::int64_t>();
-  view.itemCount = static_cast<std::int64_t>(itemCount);
+  view.itemCapacity = itemCapacity;
 }
 
 namespace
@@ -841,7 +976,7 @@ template <int D, typename TValue, typename TTerm>
 MetricSums
 EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
                                       const TTerm & term, const MetricCellBoxView & boxes,
-                                      MetricDeviceWorkspace & workspace, std::vector<double> * bsplineDerivative)
+                                      MetricDeviceWorkspace & workspace, const double ** bsplineDerivative)
 {
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
@@ -851,12 +986,11 @@ EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const
   const std::int64_t outsideBlocks =
     boxes.anyOutside ? (scene.domain.count + kNaturalBlockPoints - 1) / kNaturalBlockPoints : 0;
   const std::int64_t rows = std::max<std::int64_t>(items + outsideBlocks, 1);
-  Reserve(workspace.result, kMaxMetricSums * sizeof(double));
+  const TransformStage & grid = transform.bspline;
+  const std::size_t      derivativeValues = static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]);
+  double *               readback = ReserveReadback(workspace, derivativeValues);
   Reserve(workspace.blockSums, static_cast<std::size_t>(rows) * 2 * sizeof(double));
   Reserve(workspace.itemPartials, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
-  const TransformStage & grid = transform.bspline;
-  Reserve(workspace.derivative,
-          static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]) * sizeof(double));
   double * blockSums = workspace.blockSums.As<double>();
   if (items > 0)
   {
@@ -870,12 +1004,13 @@ EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const
       scene, transform, term, boxes, blockSums + 2 * items);
     CIF_CUDA_CHECK_LAUNCH();
   }
-  SumRowsKernel<2><<<1, kSumThreads>>>(blockSums, items + outsideBlocks, workspace.result.As<double>());
+  SumRowsKernel<2><<<1, kSumThreads>>>(blockSums, items + outsideBlocks, nullptr, readback + kReadbackSums);
   CIF_CUDA_CHECK_LAUNCH();
-  GatherAndDownload<D>(workspace.itemPartials.As<double>(), boxes.cellItemBegin, boxes.cellsPerAxis, grid, workspace,
-                       bsplineDerivative);
-  MetricSums sums;
-  workspace.result.Download(sums.value, 2 * sizeof(double));
+  GatherIntoReadback<D>(workspace.itemPartials.As<double>(), boxes.cellItemBegin, boxes.cellsPerAxis, grid, workspace);
+  const double * host = ReadBack(workspace, kReadbackDerivative + derivativeValues);
+  MetricSums     sums;
+  std::copy_n(host + kReadbackSums, 2, sums.value);
+  *bsplineDerivative = host + kReadbackDerivative;
   return sums;
 }
 
@@ -934,9 +1069,9 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
 
 template <int D, typename TValue>
 void
-MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
+MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
                                    const MattesParzen & parzen, const MetricCellBoxView & boxes,
-                                   MetricDeviceWorkspace & workspace, MattesHistogram & histogram)
+                                   MetricDeviceWorkspace & workspace)
 {
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
@@ -964,7 +1099,7 @@ MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const Me
       <<<blocks, kHistogramThreads, sharedBytes>>>(scene, transform, parzen, boxes, global);
     CIF_CUDA_CHECK_LAUNCH();
   }
-  DownloadMattesHistogram(workspace, bins, histogram);
+  MattesResultsOnDevice(parzen, workspace);
 }
 
 void

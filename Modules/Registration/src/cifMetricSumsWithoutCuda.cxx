@@ -10,7 +10,7 @@ template <int D, typename TValue, typename TTerm>
 MetricSums
 EvaluateMetricSumsOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
                            const MetricPointOrderView *, const double[3], bool, MetricDeviceWorkspace &,
-                           std::vector<double> *)
+                           const double **)
 {
   throw CudaError("EvaluateMetricSumsOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
@@ -25,10 +25,16 @@ EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> &, const MetricMovingT
 
 template <int D, typename TValue>
 void
-MattesHistogramOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &,
-                        MetricDeviceWorkspace &, MattesHistogram &)
+MattesFirstPassOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &,
+                        MetricDeviceWorkspace &)
 {
-  throw CudaError("MattesHistogramOnDevice: CudaImageFilters was built without the CUDA toolkit");
+  throw CudaError("MattesFirstPassOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+
+MattesSummary
+ReadBackMattesSummary(MetricDeviceWorkspace &, bool)
+{
+  throw CudaError("ReadBackMattesSummary: CudaImageFilters was built without the CUDA toolkit");
 }
 
 template <int D, typename TValue>
@@ -41,17 +47,17 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> &, const MetricMovingTra
 template <int D, typename TValue, typename TTerm>
 MetricSums
 EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
-                                      const MetricCellBoxView &, MetricDeviceWorkspace &, std::vector<double> *)
+                                      const MetricCellBoxView &, MetricDeviceWorkspace &, const double **)
 {
   throw CudaError("EvaluateMetricSumsInCellBoxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 
 template <int D, typename TValue>
 void
-MattesHistogramInCellBoxesOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &,
-                                   const MetricCellBoxView &, MetricDeviceWorkspace &, MattesHistogram &)
+MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &,
+                                   const MetricCellBoxView &, MetricDeviceWorkspace &)
 {
-  throw CudaError("MattesHistogramInCellBoxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
+  throw CudaError("MattesFirstPassInCellBoxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 
 void
