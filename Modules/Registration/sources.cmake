@@ -1,3 +1,5 @@
 set(cif_sources_cxx src/itkRegistrationGPUFactory.cxx)
-set(cif_sources_cuda src/cifMetricSumsKernels.cu)
+# One source per image instance (a CUDA module each: see src/cifMetricSumsKernels.cuh).
+set(cif_sources_cuda src/cifMetricSumsShared.cu src/cifMetricSums2DFloat.cu src/cifMetricSums2DDouble.cu
+                     src/cifMetricSums3DFloat.cu src/cifMetricSums3DDouble.cu)
 set(cif_sources_nocuda src/cifMetricSumsWithoutCuda.cxx)

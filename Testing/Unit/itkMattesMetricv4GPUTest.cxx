@@ -186,7 +186,7 @@ TEST(MattesMetricv4CPU, SamplesAreITKsFloatPixelValues)
  * over whole images and over masks (which narrow the ranges), float and double. */
 template <typename TPixel>
 void
-ExpectITKsBins()
+ExpectITKsBins(bool useGPU = false)
 {
   for (const bool masks : { false, true })
   {
@@ -198,7 +198,7 @@ ExpectITKsBins()
     auto                     itkMetric = OpenedITKMetric<ITKMattes<TPixel, 3>>::New();
     fixture.Configure(itkMetric.GetPointer(), c);
     auto twin = OpenedITKMetric<ModuleMattes<TPixel, 3>>::New();
-    twin->SetUseGPU(false);
+    twin->SetUseGPU(useGPU);
     fixture.Configure(twin.GetPointer(), c);
     const std::vector<double> expected = itkMetric->MattesBins(), actual = twin->MattesBins();
     ASSERT_EQ(actual.size(), expected.size());
@@ -218,6 +218,15 @@ TEST(MattesMetricv4CPU, InitializeGivesITKsRangesAndBinsFloat)
 TEST(MattesMetricv4CPU, InitializeGivesITKsRangesAndBinsDouble)
 {
   ExpectITKsBins<double>();
+}
+
+/** On the GPU path the ranges without masks come from the device's reductions over
+ * the images the scene holds: still ITK's values, bit for bit. */
+TEST(MattesMetricv4GPU, InitializeGivesITKsRangesAndBins)
+{
+  CIF_REQUIRE_GPU();
+  ExpectITKsBins<float>(true);
+  ExpectITKsBins<double>(true);
 }
 
 TEST(MattesMetricv4CPU, FactoryGivesTheTwin)

@@ -117,6 +117,66 @@ CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints, MattesIsITKsOverEachDraw,
 CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints, CorrelationIsITKsOverEachDraw,
                         ExpectEachEvaluationIsITKsOverItsPoints<CorrelationITK, CorrelationTwin>)
 
+/** The points of each evaluation, as ITK's point set holds them. */
+template <typename TTwin>
+std::vector<double>
+LastRandomCoordinates(const TTwin * twin)
+{
+  std::vector<double> coordinates;
+  const auto *        points = twin->GetLastRandomPoints();
+  for (unsigned int n = 0; points != nullptr && n < points->GetNumberOfPoints(); ++n)
+  {
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      coordinates.push_back(points->GetPoint(n)[a]);
+    }
+  }
+  return coordinates;
+}
+
+/** The GPU path draws each evaluation's successor while the device computes it; the
+ * CPU path draws each when it comes. Both give the same sequence of points for a
+ * seed, evaluation after evaluation, also across a new Initialize() (which drops a
+ * set drawn ahead), with and without a fixed mask. */
+TEST(MetricRandomPointsGPU, DrawnAheadTheSequenceIsTheCPUPaths)
+{
+  CIF_REQUIRE_GPU();
+  for (bool masks : { false, true })
+  {
+    MetricCase c;
+    c.transform = MetricTransformKind::BSpline;
+    c.masks = masks;
+    const std::uint32_t seed = FreshSeed();
+    SCOPED_TRACE(Describe(c) + ", seed " + std::to_string(seed));
+    MetricFixture<float, 3>          fixture(c, seed);
+    std::vector<std::vector<double>> draws[2];
+    for (bool useGPU : { false, true })
+    {
+      auto twin = MattesTwin::New();
+      twin->SetUseGPU(useGPU);
+      twin->SetNumberOfRandomPointsPerEvaluation(500);
+      twin->SetRandomPointSeed(seed);
+      fixture.Configure(twin.GetPointer(), c);
+      for (int evaluation = 0; evaluation < 5; ++evaluation)
+      {
+        if (evaluation == 3)
+        {
+          twin->Initialize();
+        }
+        Evaluate(twin.GetPointer());
+        ASSERT_EQ(twin->GetLastExecutionPath(), useGPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+        draws[useGPU].push_back(LastRandomCoordinates(twin.GetPointer()));
+      }
+    }
+    for (int evaluation = 0; evaluation < 5; ++evaluation)
+    {
+      EXPECT_EQ(draws[1][evaluation], draws[0][evaluation]) << "evaluation " << evaluation;
+    }
+    EXPECT_NE(draws[0][1], draws[0][0]);
+    EXPECT_EQ(draws[0][3], draws[0][0]); // after Initialize(): the seed's first points again
+  }
+}
+
 TEST(MetricRandomPointsCPU, WithASampledPointSetIsAnError)
 {
   MetricCase c;

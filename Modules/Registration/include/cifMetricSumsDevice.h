@@ -72,6 +72,13 @@ constexpr std::size_t kReadbackMattesSummary = 0;
 constexpr std::size_t kReadbackSums = 3;
 constexpr std::size_t kReadbackDerivative = kReadbackSums + kMaxMetricSums;
 
+/** The smallest and largest of \a count values on the current device (CUB's
+ * reductions; min and max do not depend on the order: the host scan's values, for
+ * data without NaN). */
+template <typename TValue>
+CudaImageFilters_EXPORT void
+ValueRangeOnDevice(const TValue * values, std::int64_t count, TValue & minimum, TValue & maximum);
+
 /** Device memory an evaluation reuses from one iteration to the next. */
 struct MetricDeviceWorkspace
 {
@@ -84,6 +91,8 @@ struct MetricDeviceWorkspace
   /** Host work for the time the device computes: run (once, then cleared) when an
    * evaluation's kernels are queued, before its readback waits for them. */
   std::function<void()> whileTheDeviceWorks;
+  /** Seconds the host waited in readbacks for the device's work (and the copy). */
+  double readbackSeconds = 0.0;
 };
 
 /** EvaluateMetricSumsOnHost on the current device (\a term's pointers are device

@@ -5,12 +5,12 @@
 #include "itkCudaImageFilterBase.h"
 #include "itkGradientRecursiveGaussianGPUImageFilter.h"
 #include "itkImageMetricv4Scene.h"
+#include "cifSplitMix64.h"
 #include "itkMetricRandomCoordinates.h"
 
 #include <chrono>
 #include <exception>
 #include <memory>
-#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -120,6 +120,7 @@ public:
     {
       this->GradientImageToHost(); // ITK's code or the CPU path reads it
     }
+    this->CompleteInitializeAsITK(*m_Scene);
     m_Timing = Timing{};
     m_Timing.itkInitialize = std::chrono::duration<double>(itkDone - start).count();
     m_Timing.movingGradient = m_GradientSeconds - gradientBefore;
@@ -150,7 +151,10 @@ public:
   /** Where the time went since the last Initialize(): ITK's Initialize (of which the
    * moving-image gradient filter; the rest: Mattes' ranges...), the module's
    * preparation (conversions, uploads), the evaluations (their number and total time,
-   * of which drawing random points and grouping the points by B-spline cell). */
+   * the first one's apart (it loads the kernels' module), of which drawing random
+   * points (and drawing the next ones while the device works), grouping the points by
+   * B-spline cell, binding the transform (its upload) and waiting for the device's
+   * results), and the time between evaluations (the optimizer's steps). */
   std::string
   GetTimingReport() const
   {
@@ -163,6 +167,10 @@ public:
     }
     s << ", module prepare " << m_Timing.scenePrepare << " s, " << m_Timing.evaluations << " evaluations "
       << m_Timing.evaluationSeconds << " s";
+    if (m_Timing.evaluations > 0)
+    {
+      s << " (the first " << m_Timing.firstEvaluation << " s)";
+    }
     if (m_Timing.randomDraw > 0.0 || m_Timing.randomDrawWhileDeviceWorks > 0.0)
     {
       s << " (random points " << m_Timing.randomDraw << " s, and " << m_Timing.randomDrawWhileDeviceWorks
@@ -172,6 +180,15 @@ public:
     {
       s << " (point grouping " << m_Scene->OrderSeconds() << " s" << (m_Scene->UsesCellBoxes() ? ": cell boxes" : "")
         << ")";
+    }
+    if (m_Scene && m_Scene->OnGPU())
+    {
+      s << " (transforms bound " << m_Scene->BindSeconds() << " s, waiting for the device " << m_Scene->ReadbackSeconds()
+        << " s)";
+    }
+    if (m_Timing.evaluations > 1)
+    {
+      s << ", between evaluations (the optimizer's steps) " << m_Timing.betweenEvaluations << " s";
     }
     return s.str();
   }
@@ -249,8 +266,19 @@ protected:
     {
       this->RunITK(reason);
     }
+    const auto end = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(end - start).count();
+    if (m_Timing.evaluations == 0)
+    {
+      m_Timing.firstEvaluation = seconds;
+    }
+    else
+    {
+      m_Timing.betweenEvaluations += std::chrono::duration<double>(start - m_Timing.lastEvaluationEnd).count();
+    }
     ++m_Timing.evaluations;
-    m_Timing.evaluationSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    m_Timing.evaluationSeconds += seconds;
+    m_Timing.lastEvaluationEnd = end;
   }
 
   /** This evaluation's random points: ITK's virtual sampled point set (for ITK's
@@ -353,6 +381,12 @@ protected:
     TMetric::Initialize();
   }
 
+  /** The rest of ITK's Initialize() state, for a twin whose InitializeAsITK() left
+   * some of it to be found with the scene's help (Mattes' ranges on the device). */
+  virtual void
+  CompleteInitializeAsITK(SceneType &)
+  {}
+
   /** The metric's evaluation on the module's scene (its transform bound). */
   virtual void
   EvaluateWithModule(SceneType & scene) const = 0;
@@ -435,12 +469,15 @@ private:
     double movingGradient = 0.0; ///< of itkInitialize
     double randomDraw = 0.0;     ///< of evaluationSeconds
     double randomDrawWhileDeviceWorks = 0.0; ///< of evaluationSeconds, hidden behind the device's work
+    double firstEvaluation = 0.0;            ///< of evaluationSeconds
+    double betweenEvaluations = 0.0;         ///< from the end of one to the start of the next
+    std::chrono::steady_clock::time_point lastEvaluationEnd;
   };
 
   SizeValueType                                         m_NumberOfRandomPointsPerEvaluation = 0;
   unsigned int                                          m_RandomPointSeed = 0;
   bool                                                  m_RandomPointsInUse = false;
-  std::mt19937_64                                       m_RandomEngine;
+  cif::SplitMix64                                       m_RandomEngine;
   std::vector<double>                                   m_NextRandomCoordinates; ///< drawn ahead
   bool                                                  m_NextRandomPointsReady = false;
   std::exception_ptr                                    m_NextRandomPointsError;

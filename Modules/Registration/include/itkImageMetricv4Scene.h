@@ -127,6 +127,8 @@ public:
   {
     m_Supported = false;
     m_OrderSeconds = 0.0;
+    m_BindSeconds = 0.0;
+    m_Workspace.readbackSeconds = 0.0;
     m_Order.reset();
     m_DeviceOrder = cif::DeviceMetricPointOrder{};
     m_HaveOrder = false;
@@ -208,6 +210,47 @@ public:
     m_Workspace.whileTheDeviceWorks = m_OnGPU ? std::move(work) : nullptr;
   }
 
+  /** The smallest and largest values of the fixed and the moving image, found on the
+   * device where the GPU path holds them (both images whole; the caller has no masks
+   * to apply); false otherwise (the CPU path, an unsupported scene). */
+  bool
+  ValueRangesOnDevice(ValueType & fixedMin, ValueType & fixedMax, ValueType & movingMin, ValueType & movingMax)
+  {
+    if constexpr (kTypesSupported)
+    {
+      if (!m_Supported || !m_OnGPU)
+      {
+        return false;
+      }
+      CIF_ITK_TRY_CUDA([&] {
+        cif::ValueRangeOnDevice(m_DeviceScene.fixed.data, static_cast<std::int64_t>(CountOf(m_HostScene.fixed)),
+                                fixedMin, fixedMax);
+        cif::ValueRangeOnDevice(m_DeviceScene.moving.image.data,
+                                static_cast<std::int64_t>(CountOf(m_HostScene.moving.image)), movingMin, movingMax);
+      });
+      return true;
+    }
+    else
+    {
+      (void)fixedMin, (void)fixedMax, (void)movingMin, (void)movingMax;
+      return false;
+    }
+  }
+
+  /** Seconds the host waited for the device's results since Prepare() (GPU path). */
+  double
+  ReadbackSeconds() const
+  {
+    return m_Workspace.readbackSeconds;
+  }
+
+  /** Seconds spent binding transforms (the B-spline's coefficients uploaded) since Prepare(). */
+  double
+  BindSeconds() const
+  {
+    return m_BindSeconds;
+  }
+
   /** Seconds spent grouping the points by B-spline cell since Prepare(). */
   double
   OrderSeconds() const
@@ -244,6 +287,13 @@ public:
     }
     else
     {
+      const auto start = std::chrono::steady_clock::now();
+      struct Timed
+      {
+        std::chrono::steady_clock::time_point start;
+        double &                              seconds;
+        ~Timed() { seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+      } timed{ start, m_BindSeconds };
       m_Split = std::make_unique<SplitType>(transform);
       if (!m_Split->IsSupported())
       {
@@ -784,6 +834,7 @@ private:
   bool                                     m_Supported = false;
   bool                                     m_OnGPU = false;
   double                                   m_OrderSeconds = 0.0;
+  double                                   m_BindSeconds = 0.0;
   std::string                              m_Reason;
   cif::MetricScene<ValueType>              m_HostScene;
   cif::MetricScene<ValueType>              m_DeviceScene;

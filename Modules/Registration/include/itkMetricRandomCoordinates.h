@@ -7,7 +7,6 @@
 #include "itkMacro.h"
 
 #include <cstdint>
-#include <random>
 #include <type_traits>
 #include <vector>
 
@@ -32,15 +31,17 @@ struct NoFixedMask
  * (a callable: fixed point -> bool, or null behaviour when there is no mask) come
  * from the metric. The points are appended to \a coordinates (D doubles each).
  * Throws when the mask keeps none of 1000 draws per point asked for: an empty or
- * misplaced mask is an error, not an endless loop. */
-template <unsigned int D, typename TCoordinate, typename TMapToFixed, typename TInsideFixedMask>
+ * misplaced mask is an error, not an endless loop. \a rng: a 64-bit
+ * UniformRandomBitGenerator (cif::SplitMix64, std::mt19937_64). */
+template <unsigned int D, typename TCoordinate, typename TMapToFixed, typename TInsideFixedMask, typename TEngine>
 void
 DrawRandomVirtualCoordinates(const ImageBase<D> * virtualImage, const ImageRegion<D> & region, std::size_t count,
-                             std::mt19937_64 & rng, const TMapToFixed & mapToFixed,
+                             TEngine & rng, const TMapToFixed & mapToFixed,
                              const TInsideFixedMask & insideFixedMask, std::vector<double> & coordinates)
 {
   // One 64-bit draw per coordinate (53 random bits; a uniform_real_distribution over
   // a 32-bit engine takes two): the draw is per evaluation, so its cost counts.
+  static_assert(TEngine::max() - TEngine::min() == ~std::uint64_t(0), "a 64-bit engine");
   const auto unit = [&rng] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
   const std::size_t                      limit = 1000 * count;
   std::size_t                            drawn = 0, kept = 0;

@@ -66,5 +66,14 @@ UploadMetricCellBoxes(const MetricCellBoxes &, DeviceMetricCellBoxes &)
   throw CudaError("UploadMetricCellBoxes: CudaImageFilters was built without the CUDA toolkit");
 }
 
+template <typename TValue>
+void
+ValueRangeOnDevice(const TValue *, std::int64_t, TValue &, TValue &)
+{
+  throw CudaError("ValueRangeOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+template void ValueRangeOnDevice<float>(const float *, std::int64_t, float &, float &);
+template void ValueRangeOnDevice<double>(const double *, std::int64_t, double &, double &);
+
 CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE)
 } // namespace cif

@@ -1,0 +1,75 @@
+// The metrics' device entry points that do not depend on the image instance (see
+// cifMetricSumsKernels.cuh).
+#include "cifMetricSumsKernels.cuh"
+
+#include "cifCudaRuntime.h"
+
+#include <cub/device/device_reduce.cuh>
+#include <string>
+
+namespace cif
+{
+MattesSummary
+ReadBackMattesSummary(MetricDeviceWorkspace & workspace, bool readNow)
+{
+  const double * host =
+    readNow ? ReadBack(workspace, kReadbackSums) : workspace.readbackHost.As<double>(kReadbackSums);
+  MattesSummary summary;
+  summary.value = host[kReadbackMattesSummary];
+  summary.validPoints = static_cast<std::int64_t>(host[kReadbackMattesSummary + 1]);
+  summary.jointPDFSum = host[kReadbackMattesSummary + 2];
+  return summary;
+}
+
+void
+UploadMetricCellBoxes(const MetricCellBoxes & boxes, DeviceMetricCellBoxes & device)
+{
+  const auto upload = [](DeviceBuffer & buffer, const void * data, std::size_t bytes) {
+    buffer = DeviceBuffer(std::max<std::size_t>(1, bytes));
+    if (bytes > 0)
+    {
+      buffer.Upload(data, bytes);
+    }
+  };
+  MetricCellBoxView & view = device.view;
+  view = HostView(boxes);
+  for (int a = 0; a < 3; ++a)
+  {
+    upload(device.weights[a], boxes.weights[a].data(), boxes.weights[a].size() * sizeof(double));
+    upload(device.inside[a], boxes.inside[a].data(), boxes.inside[a].size());
+    upload(device.range[a], boxes.range[a].data(), boxes.range[a].size() * sizeof(std::int64_t));
+    view.weights[a] = device.weights[a].As<const double>();
+    view.inside[a] = device.inside[a].As<const std::uint8_t>();
+    view.range[a] = device.range[a].As<const std::int64_t>();
+  }
+  upload(device.items, boxes.items.data(), boxes.items.size() * sizeof(MetricWorkItem));
+  upload(device.cellItemBegin, boxes.cellItemBegin.data(), boxes.cellItemBegin.size() * sizeof(std::int64_t));
+  view.items = device.items.As<const MetricWorkItem>();
+  view.cellItemBegin = device.cellItemBegin.As<const std::int64_t>();
+}
+
+template <typename TValue>
+void
+ValueRangeOnDevice(const TValue * values, std::int64_t count, TValue & minimum, TValue & maximum)
+{
+  if (count <= 0 || count >= (std::int64_t(1) << 31)) // CUB counts in int
+  {
+    throw CudaError("ValueRangeOnDevice: " + std::to_string(count) + " values (1 to 2^31 - 1 taken)");
+  }
+  DeviceBuffer result(2 * sizeof(TValue));
+  auto *       out = result.As<TValue>();
+  std::size_t  minBytes = 0, maxBytes = 0;
+  CIF_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, minBytes, values, out, static_cast<int>(count)));
+  CIF_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, maxBytes, values, out + 1, static_cast<int>(count)));
+  DeviceBuffer scratch(std::max<std::size_t>(1, std::max(minBytes, maxBytes)));
+  CIF_CUDA_CHECK(cub::DeviceReduce::Min(scratch.Data(), minBytes, values, out, static_cast<int>(count)));
+  CIF_CUDA_CHECK(cub::DeviceReduce::Max(scratch.Data(), maxBytes, values, out + 1, static_cast<int>(count)));
+  TValue both[2];
+  result.Download(both, sizeof(both));
+  minimum = both[0];
+  maximum = both[1];
+}
+
+template void ValueRangeOnDevice<float>(const float *, std::int64_t, float &, float &);
+template void ValueRangeOnDevice<double>(const double *, std::int64_t, double &, double &);
+} // namespace cif
