@@ -46,6 +46,10 @@ struct DeviceMetricPointOrder
    * evaluation the order is rebuilt each time, and ten pool allocations and frees a
    * build cost more than its kernels for a few thousand points. */
   DeviceBuffer keys, numbers, pointsPerCell, firstPoint, itemsPerCell, sortScratch, scanScratch;
+  /** CUB's scratch sizes for the sizes last asked (its size queries cost host time at
+   * every build). */
+  std::int64_t sortCount = -1, sortEndBit = -1, scanCells = -1;
+  std::size_t  sortBytes = 0, scanBytes = 0;
 };
 
 /** A cell-box plan's tables on the device (UploadMetricCellBoxes) and their view. */
@@ -71,6 +75,34 @@ UploadMetricCellBoxes(const MetricCellBoxes & boxes, DeviceMetricCellBoxes & dev
 constexpr std::size_t kReadbackMattesSummary = 0;
 constexpr std::size_t kReadbackSums = 3;
 constexpr std::size_t kReadbackDerivative = kReadbackSums + kMaxMetricSums;
+
+/** An evaluation's inputs (its random points, the B-spline's coefficients) copied to
+ * the device from pinned host memory, queued on the launch stream without waiting
+ * (a synchronous copy waits for the bus and the driver each time, thousands of times
+ * a registration): the kernels launched after Send() read the copy in stream order,
+ * and Host() hands the host memory out again only once the last copy has left it. */
+class CudaImageFilters_EXPORT MetricUpload
+{
+public:
+  MetricUpload() = default;
+  MetricUpload(const MetricUpload &) = delete;
+  MetricUpload &
+  operator=(const MetricUpload &) = delete;
+  ~MetricUpload();
+
+  /** Host memory for at least \a bytes, free to write. */
+  void *
+  Host(std::size_t bytes);
+
+  /** Queues the copy of the host memory's first \a bytes; the device copy. */
+  const void *
+  Send(std::size_t bytes);
+
+private:
+  PinnedHostBuffer m_Host;
+  DeviceBuffer     m_Device;
+  void *           m_Copied = nullptr; ///< a cudaEvent_t recorded after the last copy
+};
 
 /** The smallest and largest of \a count values on the current device (CUB's
  * reductions; min and max do not depend on the order: the host scan's values, for

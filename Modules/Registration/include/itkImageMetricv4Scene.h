@@ -181,17 +181,12 @@ public:
       if (m_OnGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
-          // Through pinned memory: one DMA (a pageable copy bounces through the driver's
-          // buffers), at every evaluation.
+          // Through pinned memory, queued without waiting (cifMetricSumsDevice.h), at
+          // every evaluation.
           const std::size_t bytes = m_Points.size() * sizeof(double);
-          if (m_DevicePoints.Bytes() < std::max<std::size_t>(1, bytes))
-          {
-            m_DevicePoints.Allocate(std::max<std::size_t>(1, bytes));
-          }
-          std::copy(m_Points.begin(), m_Points.end(), m_PointsStaging.template As<double>(m_Points.size()));
-          m_DevicePoints.Upload(m_PointsStaging.Data(), bytes);
+          std::copy(m_Points.begin(), m_Points.end(), static_cast<double *>(m_PointsUpload.Host(bytes)));
           m_DeviceScene.domain = domain;
-          m_DeviceScene.domain.points = m_DevicePoints.template As<const double>();
+          m_DeviceScene.domain.points = static_cast<const double *>(m_PointsUpload.Send(bytes));
         });
       }
     }
@@ -306,23 +301,19 @@ public:
       {
         CIF_ITK_TRY_CUDA([&] {
           // The D coefficient arrays side by side in pinned memory: one copy up per
-          // evaluation.
+          // evaluation, queued without waiting.
           const std::size_t values = static_cast<std::size_t>(host.bspline.gridSize[0] * host.bspline.gridSize[1] *
                                                               host.bspline.gridSize[2]);
           const std::size_t bytes = D * values * sizeof(double);
-          double *          staging = m_CoefficientStaging.template As<double>(D * values);
+          auto *            staging = static_cast<double *>(m_CoefficientUpload.Host(bytes));
           for (unsigned int a = 0; a < D; ++a)
           {
             std::copy_n(host.bspline.coefficients[a], values, staging + a * values);
           }
-          if (m_Coefficients.Bytes() != bytes)
-          {
-            m_Coefficients.Allocate(bytes);
-          }
-          m_Coefficients.Upload(staging, bytes);
+          const auto * device = static_cast<const double *>(m_CoefficientUpload.Send(bytes));
           for (unsigned int a = 0; a < D; ++a)
           {
-            m_DeviceTransform.bspline.coefficients[a] = m_Coefficients.template As<const double>() + a * values;
+            m_DeviceTransform.bspline.coefficients[a] = device + a * values;
           }
         });
       }
@@ -845,10 +836,8 @@ private:
   std::vector<double>                      m_Points;
   double                                   m_VirtualCenter[3] = { 0, 0, 0 };
   std::vector<cif::DeviceBuffer>           m_DeviceBuffers;
-  cif::DeviceBuffer                        m_Coefficients;       ///< the B-spline's D arrays, side by side
-  cif::PinnedHostBuffer                    m_CoefficientStaging; ///< their way up
-  cif::DeviceBuffer                        m_DevicePoints;       ///< UseSampledPoints' points on the device
-  cif::PinnedHostBuffer                    m_PointsStaging;      ///< their way up
+  cif::MetricUpload                        m_CoefficientUpload;  ///< the B-spline's D arrays, side by side
+  cif::MetricUpload                        m_PointsUpload;       ///< UseSampledPoints' points
   std::vector<double>                      m_RatioTable;         ///< Mattes' second pass, CPU path
   std::vector<double>                      m_BSplineDerivative;  ///< CPU path
   cif::MetricDeviceWorkspace               m_Workspace;

@@ -741,11 +741,16 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
     {
       ++endBit;
     }
-    std::size_t scratchBytes = 0;
-    CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, scratchBytes, keyIn, keyOut,
-                                                   result.numbers.As<std::uint32_t>(),
-                                                   result.order.As<std::uint32_t>(), static_cast<int>(count), 0,
-                                                   endBit));
+    if (result.sortCount != count || result.sortEndBit != endBit)
+    {
+      CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, result.sortBytes, keyIn, keyOut,
+                                                     result.numbers.As<std::uint32_t>(),
+                                                     result.order.As<std::uint32_t>(), static_cast<int>(count), 0,
+                                                     endBit));
+      result.sortCount = count;
+      result.sortEndBit = endBit;
+    }
+    std::size_t scratchBytes = result.sortBytes;
     Reserve(result.sortScratch, std::max<std::size_t>(1, scratchBytes));
     CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(result.sortScratch.Data(), scratchBytes, keyIn, keyOut,
                                                    result.numbers.As<std::uint32_t>(),
@@ -757,14 +762,18 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
   ItemsPerCellKernel<<<BlocksFor(cells, 256), 256>>>(pointsPerCell, cells, itemsPerCell);
   CIF_CUDA_CHECK_LAUNCH();
   CIF_CUDA_CHECK(cudaMemsetAsync(itemsPerCell + cells, 0, sizeof(long long), 0));
-  std::size_t scanBytes = 0, scanBytes2 = 0;
-  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, pointsPerCell,
-                                               result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
-  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes2, itemsPerCell,
-                                               result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
-  Reserve(result.scanScratch, std::max<std::size_t>(1, std::max(scanBytes, scanBytes2)));
-  scanBytes = std::max(scanBytes, scanBytes2);
-  scanBytes2 = scanBytes;
+  if (result.scanCells != cells)
+  {
+    std::size_t pointBytes = 0, itemBytes = 0;
+    CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, pointBytes, pointsPerCell,
+                                                 result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
+    CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, itemBytes, itemsPerCell,
+                                                 result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
+    result.scanBytes = std::max(pointBytes, itemBytes);
+    result.scanCells = cells;
+  }
+  Reserve(result.scanScratch, std::max<std::size_t>(1, result.scanBytes));
+  std::size_t scanBytes = result.scanBytes, scanBytes2 = result.scanBytes;
   CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(), scanBytes, pointsPerCell,
                                                result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
   CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(), scanBytes2, itemsPerCell,

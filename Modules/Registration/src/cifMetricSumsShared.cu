@@ -48,6 +48,52 @@ UploadMetricCellBoxes(const MetricCellBoxes & boxes, DeviceMetricCellBoxes & dev
   view.cellItemBegin = device.cellItemBegin.As<const std::int64_t>();
 }
 
+MetricUpload::~MetricUpload()
+{
+  if (m_Copied != nullptr)
+  {
+    cudaEventSynchronize(static_cast<cudaEvent_t>(m_Copied)); // the copy must leave the host memory first
+    cudaEventDestroy(static_cast<cudaEvent_t>(m_Copied));
+  }
+}
+
+void *
+MetricUpload::Host(std::size_t bytes)
+{
+  if (m_Copied != nullptr)
+  {
+    CIF_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(m_Copied)));
+  }
+  if (bytes > m_Host.Bytes())
+  {
+    m_Host.Reserve(bytes);
+  }
+  return m_Host.Data();
+}
+
+const void *
+MetricUpload::Send(std::size_t bytes)
+{
+  if (m_Device.Bytes() < std::max<std::size_t>(1, bytes))
+  {
+    // Stream-ordered: kernels of an earlier evaluation may still read the old copy.
+    CIF_CUDA_CHECK(cudaStreamSynchronize(0));
+    m_Device.Allocate(std::max<std::size_t>(1, bytes));
+  }
+  if (bytes > 0)
+  {
+    CIF_CUDA_CHECK(cudaMemcpyAsync(m_Device.Data(), m_Host.Data(), bytes, cudaMemcpyHostToDevice, 0));
+    if (m_Copied == nullptr)
+    {
+      cudaEvent_t event = nullptr;
+      CIF_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+      m_Copied = event;
+    }
+    CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Copied), 0));
+  }
+  return m_Device.Data();
+}
+
 template <typename TValue>
 void
 ValueRangeOnDevice(const TValue * values, std::int64_t count, TValue & minimum, TValue & maximum)

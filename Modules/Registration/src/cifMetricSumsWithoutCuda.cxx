@@ -66,6 +66,20 @@ UploadMetricCellBoxes(const MetricCellBoxes &, DeviceMetricCellBoxes &)
   throw CudaError("UploadMetricCellBoxes: CudaImageFilters was built without the CUDA toolkit");
 }
 
+MetricUpload::~MetricUpload() = default;
+
+void *
+MetricUpload::Host(std::size_t)
+{
+  throw CudaError("MetricUpload: CudaImageFilters was built without the CUDA toolkit");
+}
+
+const void *
+MetricUpload::Send(std::size_t)
+{
+  throw CudaError("MetricUpload: CudaImageFilters was built without the CUDA toolkit");
+}
+
 template <typename TValue>
 void
 ValueRangeOnDevice(const TValue *, std::int64_t, TValue &, TValue &)
