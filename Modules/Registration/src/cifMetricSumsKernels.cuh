@@ -613,7 +613,6 @@ MattesResultsOnDevice(const MattesParzen & parzen, MetricDeviceWorkspace & works
 }
 } // namespace
 
-
 template <int D, typename TValue>
 void
 MattesFirstPassOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
