@@ -61,13 +61,6 @@ public:
     return m_Bytes;
   }
 
-  /** Whether the memory is pinned (false: ordinary memory, past the cap or without CUDA). */
-  bool
-  Pinned() const
-  {
-    return m_Data != nullptr && m_Ordinary == nullptr;
-  }
-
   void
   Release() noexcept
   {

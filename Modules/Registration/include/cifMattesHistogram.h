@@ -40,6 +40,14 @@ struct MattesSummary
   double       value = 0.0;
   std::int64_t validPoints = 0;
   double       jointPDFSum = 0.0;
+
+  /** ITK raises no error: some point is valid and the joint pdf sums to more than
+   * zero (then the value and the ratio table are ITK's results). */
+  bool
+  HasResults() const
+  {
+    return validPoints > 0 && jointPDFSum >= std::numeric_limits<double>::epsilon();
+  }
 };
 
 /** One point's Parzen contributions: false where Mattes leaves the point out (not
@@ -107,10 +115,7 @@ MattesHistogramOnHost(const MetricScene<TValue> & scene, const MetricMovingTrans
   }
 }
 
-/** MattesMutualInformationImageToImageMetricv4::ComputeResults from the histogram:
- * the value (-MI) and, in \a ratioTable (bins x bins), nFactor x pRatio for the
- * second pass. The caller has checked ITK's errors (no valid point, a joint pdf
- * summing to zero: JointPDFSum()). */
+/** The joint pdf's sum before ITK's normalisation. */
 inline double
 JointPDFSum(const MattesHistogram & histogram)
 {
@@ -122,11 +127,16 @@ JointPDFSum(const MattesHistogram & histogram)
   return static_cast<double>(sum) / kParzenFixedPointScale;
 }
 
+/** MattesMutualInformationImageToImageMetricv4::ComputeResults from the histogram
+ * and its \a jointPDFSum: the value (-MI) and, in \a ratioTable (bins x bins),
+ * nFactor x pRatio for the second pass. The caller has checked ITK's errors
+ * (MattesSummary::HasResults()). */
 inline double
-MattesValueAndRatios(const MattesParzen & parzen, const MattesHistogram & histogram, std::vector<double> & ratioTable)
+MattesValueAndRatios(const MattesParzen & parzen, const MattesHistogram & histogram, double jointPDFSum,
+                     std::vector<double> & ratioTable)
 {
   const int           bins = parzen.bins;
-  const double        normalization = 1.0 / JointPDFSum(histogram);
+  const double        normalization = 1.0 / jointPDFSum;
   std::vector<double> joint(histogram.joint.size()), fixedMarginal(static_cast<std::size_t>(bins)),
     movingMarginal(static_cast<std::size_t>(bins), 0.0);
   for (std::size_t k = 0; k < joint.size(); ++k)
@@ -174,9 +184,9 @@ MattesSummaryAndRatios(const MattesParzen & parzen, const MattesHistogram & hist
   MattesSummary summary;
   summary.validPoints = histogram.validPoints;
   summary.jointPDFSum = JointPDFSum(histogram);
-  if (summary.validPoints > 0 && summary.jointPDFSum >= std::numeric_limits<double>::epsilon())
+  if (summary.HasResults())
   {
-    summary.value = MattesValueAndRatios(parzen, histogram, ratioTable);
+    summary.value = MattesValueAndRatios(parzen, histogram, summary.jointPDFSum, ratioTable);
   }
   return summary;
 }

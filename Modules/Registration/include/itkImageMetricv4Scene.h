@@ -362,9 +362,9 @@ public:
         cif::MattesHistogram histogram;
         cif::MattesHistogramOnHost<D, ValueType>(m_HostScene, host, parzen, MakeParallelFor(threader), histogram);
         summary = cif::MattesSummaryAndRatios(parzen, histogram, m_RatioTable);
-        if (summary.validPoints == 0 || summary.jointPDFSum < NumericTraits<double>::epsilon())
+        if (!summary.HasResults())
         {
-          return summary;
+          return summary; // the caller raises ITK's error
         }
         term.ratioTable = m_RatioTable.data();
       }
