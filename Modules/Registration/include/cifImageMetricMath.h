@@ -8,6 +8,7 @@
 #include "cifTransformChain.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 /** \file cifImageMetricMath.h
@@ -23,6 +24,16 @@
  * per-point Jacobian. 2-D and 3-D. */
 namespace cif
 {
+/** A voxel's offset in an image buffer: 32-bit in device code, whose path takes
+ * only images that FitsDeviceOffsets (the scene checks it; 64-bit integer
+ * arithmetic costs a GPU several instructions an operation), 64-bit on the host.
+ * The values are the same. */
+#ifdef __CUDA_ARCH__
+using MetricVoxelOffset = std::int32_t;
+#else
+using MetricVoxelOffset = std::int64_t;
+#endif
+
 /** A scalar (or, with interleaved components, vector) image as the metric reads it:
  * its buffer and ITK's physical-point-to-index map. */
 template <typename TValue>
@@ -31,9 +42,51 @@ struct MetricImage
   const TValue * data = nullptr;
   std::int64_t   start[3] = { 0, 0, 0 };
   std::int64_t   size[3] = { 1, 1, 1 };
+  /** start and start + size as doubles, and IsInsideBuffer's limits (start - 1/2,
+   * start + size - 1/2): SetBufferGrid keeps them, so that the per-point tests
+   * convert no integer. */
+  double         first[3] = { 0, 0, 0 };
+  double         end[3] = { 1, 1, 1 };
+  double         insideLow[3] = { -0.5, -0.5, -0.5 };
+  double         insideHigh[3] = { 0.5, 0.5, 0.5 };
   double         origin[3] = { 0, 0, 0 };
   double         pointToIndex[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+
+  /** The buffer's grid along \a axis. */
+  void
+  SetBufferGrid(int axis, std::int64_t gridStart, std::int64_t gridSize)
+  {
+    start[axis] = gridStart;
+    size[axis] = gridSize;
+    first[axis] = static_cast<double>(gridStart);
+    end[axis] = static_cast<double>(gridStart + gridSize);
+    insideLow[axis] = first[axis] - 0.5;
+    insideHigh[axis] = end[axis] - 0.5;
+  }
 };
+
+/** Whether \a image's voxel offsets and indices fit MetricVoxelOffset's 32 bits:
+ * fewer than 2^31 voxels, every index (and one past either end) an int32. */
+template <typename TValue>
+bool
+FitsDeviceOffsets(const MetricImage<TValue> & image)
+{
+  constexpr std::int64_t limit = std::int64_t(1) << 30;
+  std::int64_t           count = 1;
+  for (int a = 0; a < 3; ++a)
+  {
+    if (image.start[a] <= -limit || image.start[a] >= limit || image.size[a] >= limit)
+    {
+      return false;
+    }
+    count *= image.size[a];
+    if (count >= 2 * limit)
+    {
+      return false;
+    }
+  }
+  return true;
+}
 
 /** p' = matrix p + offset (a composed chain of affine-family transforms). */
 struct AffineMap
@@ -114,15 +167,13 @@ template <int D, typename TValue>
 CIF_HD bool
 MetricInsideBuffer(const MetricImage<TValue> & image, const double x[3])
 {
+  bool inside = true; // every axis tested, without a branch per comparison
+  CIF_UNROLL
   for (int a = 0; a < D; ++a)
   {
-    if (!(x[a] >= static_cast<double>(image.start[a]) - 0.5 &&
-          x[a] < static_cast<double>(image.start[a] + image.size[a]) - 0.5))
-    {
-      return false;
-    }
+    inside = inside & (x[a] >= image.insideLow[a]) & (x[a] < image.insideHigh[a]);
   }
-  return true;
+  return inside;
 }
 
 /** itk::ImageMaskSpatialObject::IsInsideInObjectSpace (object-to-world identity):
@@ -133,55 +184,60 @@ MetricMaskContains(const MetricImage<std::uint8_t> & mask, const double p[3])
 {
   double x[3];
   MetricContinuousIndex<D>(mask, p, x);
-  std::int64_t offset = 0, stride = 1;
+  MetricVoxelOffset offset = 0, stride = 1;
   for (int a = 0; a < D; ++a)
   {
     const double rounded = floor(x[a] + 0.5);
-    if (!(rounded >= static_cast<double>(mask.start[a]) &&
-          rounded < static_cast<double>(mask.start[a] + mask.size[a])))
+    if (!(rounded >= mask.first[a] && rounded < mask.end[a]))
     {
       return false;
     }
-    offset += (static_cast<std::int64_t>(rounded) - mask.start[a]) * stride;
-    stride *= mask.size[a];
+    offset += (static_cast<MetricVoxelOffset>(rounded) - static_cast<MetricVoxelOffset>(mask.start[a])) * stride;
+    stride *= static_cast<MetricVoxelOffset>(mask.size[a]);
   }
   return mask.data[offset] != 0;
 }
 
 /** The 2^D neighbours of itk::LinearInterpolateImageFunction at continuous index
- * \a x (inside the buffer) of a buffer of \a start and \a size: the base index is
- * floor(x) raised to the buffer's start, a non-positive distance counts as 0, and a
- * neighbour past the buffer's end is the end sample. Per axis the lower and upper
- * neighbour's offset in the buffer (index x stride), so that each corner only adds
- * them. */
+ * \a x (inside the buffer) of \a image's buffer: the base index is floor(x) raised
+ * to the buffer's start, a non-positive distance counts as 0, and a neighbour past
+ * the buffer's end is the end sample. Per axis the lower and upper neighbour's
+ * offset in the buffer (index x stride), so that each corner only adds them. */
 template <int D>
 struct LinearCorners
 {
-  std::int64_t lower[3] = { 0, 0, 0 };
-  std::int64_t upper[3] = { 0, 0, 0 };
-  double       distance[3] = { 0, 0, 0 };
+  MetricVoxelOffset lower[3] = { 0, 0, 0 };
+  MetricVoxelOffset upper[3] = { 0, 0, 0 };
+  double            distance[3] = { 0, 0, 0 };
 
+  template <typename TValue>
   CIF_HD
-  LinearCorners(const std::int64_t start[3], const std::int64_t size[3], const double x[3])
+  LinearCorners(const MetricImage<TValue> & image, const double x[3])
   {
-    std::int64_t stride = 1;
+    MetricVoxelOffset stride = 1;
     CIF_UNROLL
     for (int a = 0; a < D; ++a)
     {
-      std::int64_t b = static_cast<std::int64_t>(floor(x[a]));
-      b = b < start[a] ? start[a] : b;
-      const double d = x[a] - static_cast<double>(b);
+      const auto   start = static_cast<MetricVoxelOffset>(image.start[a]);
+      const auto   size = static_cast<MetricVoxelOffset>(image.size[a]);
+      const double base = floor(x[a]);
+      auto         b = static_cast<MetricVoxelOffset>(base);
+      // The distance from the base as a double: floor(x) itself, or the start's
+      // double where the base is raised (no integer converted back per point).
+      const bool raised = b < start;
+      b = raised ? start : b;
+      const double d = x[a] - (raised ? image.first[a] : base);
       distance[a] = d > 0.0 ? d : 0.0;
-      const std::int64_t last = start[a] + size[a] - 1;
-      lower[a] = (b - start[a]) * stride;
-      upper[a] = ((b + 1 > last ? last : b + 1) - start[a]) * stride;
-      stride *= size[a];
+      const MetricVoxelOffset last = start + size - 1;
+      lower[a] = (b - start) * stride;
+      upper[a] = ((b + 1 > last ? last : b + 1) - start) * stride;
+      stride *= size;
     }
   }
 
   /** Corner \a corner's weight (products in ITK's axis order) and buffer offset. */
   CIF_HD double
-  Corner(int corner, std::int64_t & offset) const
+  Corner(int corner, MetricVoxelOffset & offset) const
   {
     double weight = 1.0;
     offset = 0;
@@ -194,7 +250,115 @@ struct LinearCorners
     }
     return weight;
   }
+
+  /** Whether every corner's weight factors are nonzero (each distance strictly
+   * between 0 and 1), so that no corner is skipped. (A product of such factors
+   * is 0 only below about 1e-100 each: a continuous index within that of 0.) */
+  CIF_HD bool
+  EveryCornerWeighs() const
+  {
+    bool every = true;
+    CIF_UNROLL
+    for (int a = 0; a < D; ++a)
+    {
+      every = every && distance[a] != 0.0 && 1.0 - distance[a] != 0.0;
+    }
+    return every;
+  }
+
+  /** Whether the index lies on a sample (every distance 0): corner 0 then weighs 1
+   * and every other corner 0. */
+  CIF_HD bool
+  OnSample() const
+  {
+    bool on = true;
+    CIF_UNROLL
+    for (int a = 0; a < D; ++a)
+    {
+      on = on && distance[a] == 0.0;
+    }
+    return on;
+  }
 };
+
+/** The weighted sum of the 2^D corners of \a corners over \a data (\a C interleaved
+ * components), in corner order, where a corner of weight 0 adds nothing. On a sample one load; elsewhere
+ * every corner's load is issued before any is used (a corner's offsets always lie
+ * inside the buffer), so their latencies overlap instead of adding up corner after
+ * corner as a branch per corner made them. */
+template <int D, int C, typename TValue>
+CIF_HD void
+SumLinearCorners(const LinearCorners<D> & corners, const TValue * data, double sum[C])
+{
+  CIF_UNROLL
+  for (int c = 0; c < C; ++c)
+  {
+    sum[c] = 0.0;
+  }
+  if (corners.OnSample())
+  {
+    MetricVoxelOffset offset;
+    const double      weight = corners.Corner(0, offset);
+    CIF_UNROLL
+    for (int c = 0; c < C; ++c)
+    {
+      sum[c] += weight * static_cast<double>(data[C * static_cast<std::ptrdiff_t>(offset) + c]);
+    }
+    return;
+  }
+  // Each branch loads every corner before it uses any (a corner's offsets always lie
+  // inside the buffer): loads shared by both branches stayed live across the test
+  // and spilled.
+  TValue sample[1 << D][C];
+  if (corners.EveryCornerWeighs()) // the common case off the samples: no test per corner
+  {
+    CIF_UNROLL
+    for (int corner = 0; corner < (1 << D); ++corner)
+    {
+      MetricVoxelOffset offset;
+      corners.Corner(corner, offset);
+      CIF_UNROLL
+      for (int c = 0; c < C; ++c)
+      {
+        sample[corner][c] = data[C * static_cast<std::ptrdiff_t>(offset) + c];
+      }
+    }
+    CIF_UNROLL
+    for (int corner = 0; corner < (1 << D); ++corner)
+    {
+      MetricVoxelOffset offset;
+      const double      weight = corners.Corner(corner, offset);
+      CIF_UNROLL
+      for (int c = 0; c < C; ++c)
+      {
+        sum[c] += weight * static_cast<double>(sample[corner][c]);
+      }
+    }
+    return;
+  }
+  CIF_UNROLL
+  for (int corner = 0; corner < (1 << D); ++corner)
+  {
+    MetricVoxelOffset offset;
+    corners.Corner(corner, offset);
+    CIF_UNROLL
+    for (int c = 0; c < C; ++c)
+    {
+      sample[corner][c] = data[C * static_cast<std::ptrdiff_t>(offset) + c];
+    }
+  }
+  CIF_UNROLL
+  for (int corner = 0; corner < (1 << D); ++corner)
+  {
+    MetricVoxelOffset offset;
+    const double      weight = corners.Corner(corner, offset);
+    CIF_UNROLL
+    for (int c = 0; c < C; ++c)
+    {
+      sum[c] = weight != 0.0 ? sum[c] + weight * static_cast<double>(sample[corner][c]) : sum[c];
+    }
+  }
+}
 
 /** itk::LinearInterpolateImageFunction::Evaluate at continuous index \a x (inside
  * the buffer) of an image with \a C interleaved components (see LinearCorners). */
@@ -202,29 +366,11 @@ template <int D, int C, typename TValue>
 CIF_HD void
 MetricLinearInterpolate(const MetricImage<TValue> & image, const double x[3], double out[C])
 {
-  // Sums in locals over unrolled loops, stored once: accumulating into the caller's
-  // array kept it in a kernel's local memory (a store per corner and component).
-  const LinearCorners<D> corners(image.start, image.size, x);
+  // Sums in locals, stored once: accumulating into the caller's array kept it in a
+  // kernel's local memory (a store per corner and component).
+  const LinearCorners<D> corners(image, x);
   double                 sum[C];
-  CIF_UNROLL
-  for (int c = 0; c < C; ++c)
-  {
-    sum[c] = 0.0;
-  }
-  CIF_UNROLL
-  for (int corner = 0; corner < (1 << D); ++corner)
-  {
-    std::int64_t offset;
-    const double weight = corners.Corner(corner, offset);
-    if (weight != 0.0)
-    {
-      CIF_UNROLL
-      for (int c = 0; c < C; ++c)
-      {
-        sum[c] += weight * static_cast<double>(image.data[C * offset + c]);
-      }
-    }
-  }
+  SumLinearCorners<D, C>(corners, image.data, sum);
   CIF_UNROLL
   for (int c = 0; c < C; ++c)
   {
@@ -240,23 +386,10 @@ CIF_HD void
 MetricLinearInterpolateWithGradient(const MetricImage<TValue> & image, const MetricImage<TValue> & gradientImage,
                                     const double x[3], double & value, double gradient[3])
 {
-  const LinearCorners<D> corners(image.start, image.size, x);
-  double                 v = 0.0, g[3] = { 0, 0, 0 };
-  CIF_UNROLL
-  for (int corner = 0; corner < (1 << D); ++corner)
-  {
-    std::int64_t offset;
-    const double weight = corners.Corner(corner, offset);
-    if (weight != 0.0)
-    {
-      v += weight * static_cast<double>(image.data[offset]);
-      CIF_UNROLL
-      for (int c = 0; c < D; ++c)
-      {
-        g[c] += weight * static_cast<double>(gradientImage.data[D * offset + c]);
-      }
-    }
-  }
+  const LinearCorners<D> corners(image, x);
+  double                 v, g[D];
+  SumLinearCorners<D, 1>(corners, image.data, &v);
+  SumLinearCorners<D, D>(corners, gradientImage.data, g);
   value = v;
   CIF_UNROLL
   for (int c = 0; c < D; ++c)
@@ -290,6 +423,9 @@ struct MovingSampling
   MetricImage<TValue> image;
   const TValue *      coefficients = nullptr;
   MetricImage<TValue> gradient; ///< data null: central differences
+  /** Whether the gradient image shares the image's buffer grid (SameBufferGrid), so
+   * that one set of corners serves both; set where the scene is built. */
+  bool                gradientOnImageGrid = false;
   double              spacing[3] = { 1, 1, 1 };
 };
 
@@ -538,7 +674,7 @@ SampleMetricPointThrough(const MetricScene<TValue> & scene, const MetricMovingTr
   const MovingSampling<TValue> & moving = scene.moving;
   double                         movingValue, gradient[3] = { 0, 0, 0 };
   if (withGradient && moving.coefficients == nullptr && moving.gradient.data != nullptr &&
-      SameBufferGrid<D>(moving.image, moving.gradient))
+      moving.gradientOnImageGrid)
   {
     MetricLinearInterpolateWithGradient<D>(moving.image, moving.gradient, xm, movingValue, gradient);
   }

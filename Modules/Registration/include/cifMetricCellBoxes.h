@@ -202,7 +202,7 @@ BuildMetricCellBoxes(const MetricDomain & domain, const MetricMovingTransform & 
       }
     }
   }
-  if (boxes.longestRow > kCellBoxMaxRow)
+  if (boxes.longestRow > kCellBoxMaxRow || boxes.cellCount >= (std::int64_t(1) << 31))
   {
     return false;
   }
@@ -249,10 +249,15 @@ struct CellBoxExtent
 CIF_HD CellBoxExtent
 CellBoxExtentOf(const MetricCellBoxView & boxes, std::int64_t cell)
 {
+  // 32-bit division (a plan has fewer than 2^31 cells: BuildMetricCellBoxes checks
+  // it); a 64-bit division costs a GPU about a hundred instructions.
   CellBoxExtent e;
-  e.cell[0] = cell % boxes.cellsPerAxis[0];
-  e.cell[1] = (cell / boxes.cellsPerAxis[0]) % boxes.cellsPerAxis[1];
-  e.cell[2] = cell / (boxes.cellsPerAxis[0] * boxes.cellsPerAxis[1]);
+  const auto    c = static_cast<std::uint32_t>(cell);
+  const auto    n0 = static_cast<std::uint32_t>(boxes.cellsPerAxis[0]);
+  const auto    n1 = static_cast<std::uint32_t>(boxes.cellsPerAxis[1]);
+  e.cell[0] = static_cast<std::int64_t>(c % n0);
+  e.cell[1] = static_cast<std::int64_t>((c / n0) % n1);
+  e.cell[2] = static_cast<std::int64_t>(c / (n0 * n1));
   for (int a = 0; a < 3; ++a)
   {
     e.start[a] = boxes.range[a][2 * e.cell[a]];
@@ -335,15 +340,27 @@ struct DisplacedStage
   }
 };
 
-/** Output \a o of a cell's partials (slot (a + 4 (b + 4 c)) x D + d) from one row's
- * force contraction \a rowForce (a x D + d) and the row's y and z weights. */
+/** Products of a row's y and z weights, one per (b, c) column of the support. */
+template <int D>
+constexpr int kCellBoxWeightProducts = (D > 1 ? 4 : 1) * (D > 2 ? 4 : 1);
+
+/** The row's y and z weights' product of support column \a bc = b + 4 c. */
 template <int D>
 CIF_HD double
-CellBoxPartialTerm(const double * rowForce, const double wy[4], const double wz[4], int o)
+CellBoxWeightProduct(const double wy[4], const double wz[4], int bc)
+{
+  return wy[D > 1 ? bc % 4 : 0] * wz[D > 2 ? bc / 4 : 0];
+}
+
+/** Output \a o of a cell's partials (slot (a + 4 (b + 4 c)) x D + d) from one row's
+ * force contraction \a rowForce (a x D + d) and the row's weight products
+ * (CellBoxWeightProduct, by b + 4 c). */
+template <int D>
+CIF_HD double
+CellBoxPartialTerm(const double * rowForce, const double * weightProducts, int o)
 {
   const int slot = o / D, d = o % D;
-  const int a = slot % 4, b = (slot / 4) % 4, c = slot / 16;
-  return (wy[D > 1 ? b : 0] * wz[D > 2 ? c : 0]) * rowForce[a * D + d];
+  return weightProducts[slot / 4] * rowForce[(slot % 4) * D + d];
 }
 
 /** Whether the dense domain's \a n-th point lies outside the B-spline's valid region
@@ -417,11 +434,15 @@ EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const Met
       CellBoxRowIndex(e, row, y, z);
       const double * wy = boxes.weights[1] + 4 * y;
       const double * wz = boxes.weights[2] + 4 * z;
-      double         rowMap[4 * D], rowForce[4 * D];
+      double         rowMap[4 * D], rowForce[4 * D], weightProducts[kCellBoxWeightProducts<D>];
       for (int o = 0; o < 4 * D; ++o)
       {
         rowMap[o] = CellBoxRowMapEntry<D>(coefficient, wy, wz, o / D, o % D);
         rowForce[o] = 0.0;
+      }
+      for (int bc = 0; bc < kCellBoxWeightProducts<D>; ++bc)
+      {
+        weightProducts[bc] = CellBoxWeightProduct<D>(wy, wz, bc);
       }
       for (std::int64_t x = e.start[0]; x < e.start[0] + e.rowLength; ++x)
       {
@@ -452,7 +473,7 @@ EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const Met
       }
       for (int o = 0; o < kOutputs; ++o)
       {
-        partials[o] += CellBoxPartialTerm<D>(rowForce, wy, wz, o);
+        partials[o] += CellBoxPartialTerm<D>(rowForce, weightProducts, o);
       }
     }
     itemSums[2 * i] = count;

@@ -70,8 +70,7 @@ MetricImageOf(const TImage * image, const TData * data)
   const auto region = image->GetBufferedRegion();
   for (unsigned int a = 0; a < D; ++a)
   {
-    m.start[a] = region.GetIndex()[a];
-    m.size[a] = static_cast<std::int64_t>(region.GetSize()[a]);
+    m.SetBufferGrid(static_cast<int>(a), region.GetIndex()[a], static_cast<std::int64_t>(region.GetSize()[a]));
     m.origin[a] = image->GetOrigin()[a];
   }
   PointToIndexMatrix<D>(image, m.pointToIndex);
@@ -146,7 +145,15 @@ public:
     else
     {
       m_Reason.clear();
-      if (this->Convert(state, onGPU, threader))
+      bool converted = this->Convert(state, onGPU, threader);
+      if (converted && onGPU && !this->FitsDeviceOffsets())
+      {
+        // An image of 2^31 voxels or more (or indices beyond 32 bits): the device
+        // path's offsets are 32-bit (cifImageMetricMath.h), so the CPU path runs.
+        onGPU = false;
+        converted = this->Convert(state, onGPU, threader);
+      }
+      if (converted)
       {
         m_OnGPU = onGPU;
         if (onGPU)
@@ -523,6 +530,20 @@ private:
     return true;
   }
 
+  /** Whether every image of the host scene fits the device path's 32-bit offsets. */
+  bool
+  FitsDeviceOffsets() const
+  {
+    const cif::MetricScene<ValueType> & s = m_HostScene;
+    bool fits = cif::FitsDeviceOffsets(s.fixed) && cif::FitsDeviceOffsets(s.fixedMask) &&
+                cif::FitsDeviceOffsets(s.moving.image) && cif::FitsDeviceOffsets(s.movingMask);
+    if (m_GradientImage != nullptr)
+    {
+      fits = fits && cif::FitsDeviceOffsets(MetricImageOf(m_GradientImage, static_cast<const ValueType *>(nullptr)));
+    }
+    return fits;
+  }
+
   bool
   Convert(const StateType & state, bool onGPU, MultiThreaderBase * threader)
   {
@@ -596,6 +617,7 @@ private:
       m_Gradient.resize(static_cast<std::size_t>(count * D));
       ConvertGradient(threader, 0, count, m_Gradient.data());
       scene.moving.gradient = MetricImageOf(m_GradientImage, m_Gradient.data());
+      scene.moving.gradientOnImageGrid = cif::SameBufferGrid<D>(scene.moving.image, scene.moving.gradient);
     }
     // The domain: the virtual region's grid, or the sampled points.
     cif::MetricDomain & domain = scene.domain;
@@ -711,6 +733,7 @@ private:
       d.moving.gradient = MetricImageOf(m_GradientImage, m_GradientOnDevice != nullptr
                                                            ? this->ConvertGradientOnDevice()
                                                            : this->UploadGradient(threader));
+      d.moving.gradientOnImageGrid = cif::SameBufferGrid<D>(d.moving.image, d.moving.gradient);
     }
   }
 

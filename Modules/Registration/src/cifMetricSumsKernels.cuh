@@ -815,7 +815,9 @@ struct CellBoxTile
   double               coefficient[kOutputs];
   double               wx[kCellBoxMaxRow][4];
   double               rowMap[kBoxMaxTileRows][kRowValues];
-  double               rowWeight[kBoxMaxTileRows][2][4]; ///< the tile rows' y and z weights
+  double               weightProduct[kBoxMaxTileRows][kCellBoxWeightProducts<D>]; ///< per tile row (CellBoxWeightProduct)
+  int                  rowY[kBoxMaxTileRows]; ///< per tile row its domain y and z (CellBoxRowIndex), found once
+  int                  rowZ[kBoxMaxTileRows];
 };
 
 /** Loads the cell's coefficients and x weights (the caller synchronises). */
@@ -834,39 +836,61 @@ LoadCellBox(const MetricCellBoxView & boxes, const MetricMovingTransform & trans
   }
 }
 
-/** The row maps of rows [first, first + rows) of the box (the caller synchronises). */
+/** The domain y and z of rows [first, first + rows) of the box, by the threads
+ * from \a firstThread on (the caller synchronises): one division per row instead
+ * of one per use. */
 template <int D>
 __device__ void
-MapCellBoxRows(const MetricCellBoxView & boxes, const CellBoxExtent & e, std::int64_t first, int rows,
-               CellBoxTile<D> & tile)
+IndexCellBoxRows(const CellBoxExtent & e, std::int64_t first, int rows, CellBoxTile<D> & tile, int firstThread = 0)
+{
+  for (int row = static_cast<int>(threadIdx.x) - firstThread; row >= 0 && row < rows; row += kBoxThreads - firstThread)
+  {
+    std::int64_t y, z;
+    CellBoxRowIndex(e, first + row, y, z);
+    tile.rowY[row] = static_cast<int>(y); // below the domain's size, which is below 2^31 points
+    tile.rowZ[row] = static_cast<int>(z);
+  }
+}
+
+/** The row maps and weight products of the tile's \a rows rows, whose indices
+ * IndexCellBoxRows found (the caller synchronises). */
+template <int D>
+__device__ void
+MapCellBoxRows(const MetricCellBoxView & boxes, int rows, CellBoxTile<D> & tile)
 {
   constexpr int kRowValues = CellBoxTile<D>::kRowValues;
   for (int o = threadIdx.x; o < rows * kRowValues; o += kBoxThreads)
   {
-    const int    row = o / kRowValues, k = o % kRowValues;
-    std::int64_t y, z;
-    CellBoxRowIndex(e, first + row, y, z);
-    const double * wy = boxes.weights[1] + 4 * y;
-    const double * wz = boxes.weights[2] + 4 * z;
+    const int      row = o / kRowValues, k = o % kRowValues;
+    const double * wy = boxes.weights[1] + 4 * tile.rowY[row];
+    const double * wz = boxes.weights[2] + 4 * tile.rowZ[row];
     tile.rowMap[row][k] = CellBoxRowMapEntry<D>(tile.coefficient, wy, wz, k / D, k % D);
-    if (k < 4)
-    {
-      tile.rowWeight[row][0][k] = wy[k];
-      tile.rowWeight[row][1][k] = wz[k];
-    }
+  }
+  constexpr int kProducts = kCellBoxWeightProducts<D>;
+  for (int o = threadIdx.x; o < rows * kProducts; o += kBoxThreads)
+  {
+    const int row = o / kProducts;
+    tile.weightProduct[row][o % kProducts] = CellBoxWeightProduct<D>(
+      boxes.weights[1] + 4 * tile.rowY[row], boxes.weights[2] + 4 * tile.rowZ[row], o % kProducts);
   }
 }
 
-/** The sample of tile point \a p (row p / rowLength of the tile, x p % rowLength). */
+/** Where a thread's point lies in every tile of a work item: its tile row and its x
+ * in the row (one division per item). */
+struct CellBoxTilePoint
+{
+  int row;
+  int i;
+};
+
+/** The sample of tile point \a p. */
 template <int D, typename TValue>
 __device__ MetricPointSample
 SampleCellBoxPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                   const CellBoxExtent & e, std::int64_t first, int p, const CellBoxTile<D> & tile, bool withGradient)
+                   const CellBoxExtent & e, CellBoxTilePoint p, const CellBoxTile<D> & tile, bool withGradient)
 {
-  const int      nx = static_cast<int>(e.rowLength);
-  const int      row = p / nx, i = p % nx;
-  std::int64_t   y, z;
-  CellBoxRowIndex(e, first + row, y, z);
+  const int      row = p.row, i = p.i;
+  const int      y = tile.rowY[row], z = tile.rowZ[row];
   DisplacedStage stage;
   for (int d = 0; d < 3; ++d)
   {
@@ -893,22 +917,25 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   __shared__ double           rowForce[kBoxMaxTileRows][kRowValues];
   __shared__ double           force[kBoxThreads][D];
   __shared__ double           sums[kBoxThreads][2];
+  static_assert(kOutputs < kBoxThreads, "threads beyond the partials' index the next tile's rows");
   const MetricWorkItem        item = boxes.items[blockIdx.x];
   const CellBoxExtent         e = CellBoxExtentOf(boxes, item.cell);
   const int                   nx = static_cast<int>(e.rowLength);
   const int                   tileRows = CellBoxTileRows(nx);
+  const CellBoxTilePoint      point{ static_cast<int>(threadIdx.x) / nx, static_cast<int>(threadIdx.x) % nx };
   LoadCellBox<D>(boxes, transform, e, tile);
+  IndexCellBoxRows<D>(e, item.begin, static_cast<int>(min(item.end - item.begin, std::int64_t(tileRows))), tile);
   double partial = 0.0, count = 0.0, value = 0.0;
   for (std::int64_t first = item.begin; first < item.end; first += tileRows)
   {
     const int rows = static_cast<int>(item.end - first < tileRows ? item.end - first : tileRows);
-    __syncthreads(); // the coefficients; the previous tile's points are done
-    MapCellBoxRows<D>(boxes, e, first, rows, tile);
+    __syncthreads(); // the coefficients and the rows' indices; the previous tile's points are done
+    MapCellBoxRows<D>(boxes, rows, tile);
     __syncthreads();
     double h[3] = { 0, 0, 0 };
-    if (static_cast<int>(threadIdx.x) < rows * nx)
+    if (point.row < rows)
     {
-      const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, first, threadIdx.x, tile, true);
+      const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, point, tile, true);
       double                  f[3], termValue;
       if (s.valid && term.template Apply<D>(s, termValue, f))
       {
@@ -928,6 +955,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
       const int row = o / kRowValues, k = o % kRowValues;
       const int a = k / D, d = k % D;
       double    sum = 0.0;
+#pragma unroll 4
       for (int i = 0; i < nx; ++i)
       {
         sum += tile.wx[i][a] * force[row * nx + i][d];
@@ -935,13 +963,21 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
       rowForce[row][k] = sum;
     }
     __syncthreads();
-    // The rows' contributions to the partials, rows in order.
+    // The rows' contributions to the partials, rows in order; meanwhile the other
+    // threads index the next tile's rows (this tile's indices are no longer read),
+    // which saves a barrier per tile.
     if (threadIdx.x < kOutputs)
     {
+#pragma unroll 4
       for (int row = 0; row < rows; ++row)
       {
-        partial += CellBoxPartialTerm<D>(rowForce[row], tile.rowWeight[row][0], tile.rowWeight[row][1], threadIdx.x);
+        partial += CellBoxPartialTerm<D>(rowForce[row], tile.weightProduct[row], threadIdx.x);
       }
+    }
+    else if (first + tileRows < item.end)
+    {
+      const std::int64_t next = first + tileRows;
+      IndexCellBoxRows<D>(e, next, static_cast<int>(min(item.end - next, std::int64_t(tileRows))), tile, kOutputs);
     }
   }
   sums[threadIdx.x][0] = count;
@@ -1050,16 +1086,19 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   const CellBoxExtent  e = CellBoxExtentOf(boxes, item.cell);
   const int            nx = static_cast<int>(e.rowLength);
   const int            tileRows = CellBoxTileRows(nx);
+  const CellBoxTilePoint point{ static_cast<int>(threadIdx.x) / nx, static_cast<int>(threadIdx.x) % nx };
   LoadCellBox<D>(boxes, transform, e, tile);
   for (std::int64_t first = item.begin; first < item.end; first += tileRows)
   {
     const int rows = static_cast<int>(item.end - first < tileRows ? item.end - first : tileRows);
     __syncthreads();
-    MapCellBoxRows<D>(boxes, e, first, rows, tile);
+    IndexCellBoxRows<D>(e, first, rows, tile);
     __syncthreads();
-    if (static_cast<int>(threadIdx.x) < rows * nx)
+    MapCellBoxRows<D>(boxes, rows, tile);
+    __syncthreads();
+    if (point.row < rows)
     {
-      const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, first, threadIdx.x, tile, false);
+      const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, point, tile, false);
       AddToMattesHistogram(parzen, s, histogram);
     }
   }

@@ -1,0 +1,221 @@
+// The metrics' per-point sampling (cifImageMetricMath.h) against ITK's own image
+// functions on fresh random images: linear interpolation (on a sample, on sample
+// lines, anywhere, at the buffer's edges, and a NaN neighbour of weight 0 not read),
+// the value and gradient read with one set of corners, IsInsideBuffer; and the check
+// that keeps the device path's offsets within 32 bits. Host code: runs everywhere.
+#include "cifImageMetricMath.h"
+#include "itkImage.h"
+#include "itkImageRegionIterator.h"
+#include "itkLinearInterpolateImageFunction.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace
+{
+using ImageType = itk::Image<float, 3>;
+
+/** A random float image of random size and start index, with its MetricImage. */
+ImageType::Pointer
+RandomImage(std::mt19937_64 & random, cif::MetricImage<float> & metricImage)
+{
+  std::uniform_int_distribution<int> sizeOf(2, 9), startOf(-5, 5);
+  ImageType::RegionType              region;
+  for (unsigned int a = 0; a < 3; ++a)
+  {
+    region.SetIndex(a, startOf(random));
+    region.SetSize(a, static_cast<itk::SizeValueType>(sizeOf(random)));
+  }
+  auto image = ImageType::New();
+  image->SetRegions(region);
+  image->Allocate();
+  std::uniform_real_distribution<float> value(-100.0f, 100.0f);
+  for (itk::ImageRegionIterator<ImageType> it(image, region); !it.IsAtEnd(); ++it)
+  {
+    it.Set(value(random));
+  }
+  metricImage = cif::MetricImage<float>{};
+  metricImage.data = image->GetBufferPointer();
+  for (int a = 0; a < 3; ++a)
+  {
+    metricImage.SetBufferGrid(a, region.GetIndex()[a], static_cast<std::int64_t>(region.GetSize()[a]));
+  }
+  return image;
+}
+
+/** A continuous index inside the buffer: per axis on a sample, at either edge, or
+ * anywhere (so that 0 to 3 axes lie on sample lines). */
+itk::ContinuousIndex<double, 3>
+RandomInsideIndex(std::mt19937_64 & random, const ImageType::RegionType & region)
+{
+  itk::ContinuousIndex<double, 3>        x;
+  std::uniform_int_distribution<int>     kind(0, 3);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (unsigned int a = 0; a < 3; ++a)
+  {
+    const double low = static_cast<double>(region.GetIndex()[a]) - 0.5;
+    const double high = static_cast<double>(region.GetIndex()[a] + static_cast<long>(region.GetSize()[a])) - 0.5;
+    switch (kind(random))
+    {
+      case 0: // on a sample
+        x[a] = static_cast<double>(region.GetIndex()[a] +
+                                   static_cast<long>(unit(random) * static_cast<double>(region.GetSize()[a])));
+        break;
+      case 1: // the lower edge, where ITK raises the base to the start
+        x[a] = low + 0.5 * unit(random);
+        break;
+      case 2: // the upper edge, where the upper neighbour is the last sample
+        x[a] = std::nextafter(high, low) - 0.5 * unit(random);
+        break;
+      default:
+        x[a] = low + (high - low) * unit(random);
+        x[a] = x[a] < high ? x[a] : low;
+    }
+  }
+  return x;
+}
+
+TEST(ImageMetricMath, LinearInterpolationIsITKs)
+{
+  std::random_device device;
+  const unsigned int seed = device();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  for (int image = 0; image < 20; ++image)
+  {
+    cif::MetricImage<float> metricImage;
+    const auto              itkImage = RandomImage(random, metricImage);
+    auto                    interpolator = itk::LinearInterpolateImageFunction<ImageType, double>::New();
+    interpolator->SetInputImage(itkImage);
+    for (int point = 0; point < 500; ++point)
+    {
+      const auto x = RandomInsideIndex(random, itkImage->GetBufferedRegion());
+      ASSERT_TRUE(interpolator->IsInsideBuffer(x));
+      const double xs[3] = { x[0], x[1], x[2] };
+      double       ours;
+      cif::MetricLinearInterpolate<3, 1>(metricImage, xs, &ours);
+      // ITK's 3-D code interpolates in lerp form, the module in weighted-sum form (the
+      // form of ITK's general code): the two round differently in the last bits.
+      const double itk = interpolator->EvaluateAtContinuousIndex(x);
+      ASSERT_NEAR(ours, itk, 1e-12 * 100.0) << "at " << x;
+    }
+  }
+}
+
+TEST(ImageMetricMath, ValueAndGradientFromOneSetOfCornersAreTheSeparateSums)
+{
+  std::mt19937_64         random(std::random_device{}());
+  cif::MetricImage<float> image;
+  const auto              itkImage = RandomImage(random, image);
+  // A 3-component "gradient" image on the same grid.
+  std::vector<float>                    gradientBuffer(3 * itkImage->GetBufferedRegion().GetNumberOfPixels());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (float & g : gradientBuffer)
+  {
+    g = value(random);
+  }
+  cif::MetricImage<float> gradient = image;
+  gradient.data = gradientBuffer.data();
+  for (int point = 0; point < 2000; ++point)
+  {
+    const auto   x = RandomInsideIndex(random, itkImage->GetBufferedRegion());
+    const double xs[3] = { x[0], x[1], x[2] };
+    double       together, togetherGradient[3], alone, aloneGradient[3];
+    cif::MetricLinearInterpolateWithGradient<3>(image, gradient, xs, together, togetherGradient);
+    cif::MetricLinearInterpolate<3, 1>(image, xs, &alone);
+    cif::MetricLinearInterpolate<3, 3>(gradient, xs, aloneGradient);
+    ASSERT_EQ(together, alone);
+    for (int c = 0; c < 3; ++c)
+    {
+      ASSERT_EQ(togetherGradient[c], aloneGradient[c]);
+    }
+  }
+}
+
+TEST(ImageMetricMath, NeighbourOfWeightZeroIsNotRead)
+{
+  // ITK does not read a neighbour whose weight is 0, so a NaN there leaves the value
+  // finite; the module's sum skips it too (on a sample line and on a sample).
+  std::mt19937_64         random(std::random_device{}());
+  cif::MetricImage<float> image;
+  const auto              itkImage = RandomImage(random, image);
+  const auto              region = itkImage->GetBufferedRegion();
+  ImageType::IndexType    base = region.GetIndex();
+  ImageType::IndexType    poisoned = base;
+  poisoned[0] += 1;
+  itkImage->SetPixel(poisoned, std::numeric_limits<float>::quiet_NaN());
+  auto interpolator = itk::LinearInterpolateImageFunction<ImageType, double>::New();
+  interpolator->SetInputImage(itkImage);
+  itk::ContinuousIndex<double, 3> onLine; // x on a sample line, y and z between samples
+  onLine[0] = static_cast<double>(base[0]);
+  onLine[1] = static_cast<double>(base[1]) + 0.25;
+  onLine[2] = static_cast<double>(base[2]) + 0.75;
+  itk::ContinuousIndex<double, 3> onSample;
+  for (unsigned int a = 0; a < 3; ++a)
+  {
+    onSample[a] = static_cast<double>(base[a]);
+  }
+  for (const auto & x : { onLine, onSample })
+  {
+    const double xs[3] = { x[0], x[1], x[2] };
+    double       ours;
+    cif::MetricLinearInterpolate<3, 1>(image, xs, &ours);
+    const double itk = interpolator->EvaluateAtContinuousIndex(x);
+    ASSERT_TRUE(std::isfinite(itk));
+    EXPECT_TRUE(std::isfinite(ours)) << "at " << x;
+    EXPECT_NEAR(ours, itk, 1e-12 * 100.0) << "at " << x;
+  }
+}
+
+TEST(ImageMetricMath, InsideBufferIsITKs)
+{
+  std::mt19937_64         random(std::random_device{}());
+  cif::MetricImage<float> image;
+  const auto              itkImage = RandomImage(random, image);
+  auto                    interpolator = itk::LinearInterpolateImageFunction<ImageType, double>::New();
+  interpolator->SetInputImage(itkImage);
+  const auto                             region = itkImage->GetBufferedRegion();
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int                                    inside = 0;
+  for (int point = 0; point < 5000; ++point)
+  {
+    itk::ContinuousIndex<double, 3> x;
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      // Around the buffer, with points exactly on its limits now and then.
+      const double low = static_cast<double>(region.GetIndex()[a]) - 0.5;
+      const double high = low + static_cast<double>(region.GetSize()[a]);
+      const double r = unit(random);
+      x[a] = r < 0.1 ? low : (r < 0.2 ? high : low - 1.0 + (high - low + 2.0) * unit(random));
+    }
+    const double xs[3] = { x[0], x[1], x[2] };
+    const bool   ours = cif::MetricInsideBuffer<3>(image, xs);
+    ASSERT_EQ(ours, interpolator->IsInsideBuffer(x)) << "at " << x;
+    inside += ours ? 1 : 0;
+  }
+  EXPECT_GT(inside, 0);
+  const double nan[3] = { std::nan(""), 0.0, 0.0 };
+  EXPECT_FALSE(cif::MetricInsideBuffer<3>(image, nan));
+}
+
+TEST(ImageMetricMath, DeviceOffsetsStayWithin32Bits)
+{
+  cif::MetricImage<float> image;
+  const std::int64_t      start[3] = { -3, 0, 7 };
+  const std::int64_t      fits[3] = { 512, 512, 512 };
+  for (int a = 0; a < 3; ++a)
+  {
+    image.SetBufferGrid(a, start[a], fits[a]);
+  }
+  EXPECT_TRUE(cif::FitsDeviceOffsets(image));
+  image.SetBufferGrid(2, 0, 8192); // 512 x 512 x 8192 = 2^31 voxels
+  EXPECT_FALSE(cif::FitsDeviceOffsets(image));
+  image.SetBufferGrid(2, 0, 8191);
+  EXPECT_TRUE(cif::FitsDeviceOffsets(image));
+  image.SetBufferGrid(0, std::int64_t(1) << 31, 512); // an index beyond 32 bits
+  EXPECT_FALSE(cif::FitsDeviceOffsets(image));
+}
+} // namespace
