@@ -281,11 +281,30 @@ struct LinearCorners
   }
 };
 
+/** Every corner's sample of \a data (\a C interleaved components): one load each,
+ * all issued before any is used (a corner's offsets always lie inside the buffer). */
+template <int D, int C, typename TValue>
+CIF_HD void
+LoadLinearCorners(const LinearCorners<D> & corners, const TValue * data, TValue sample[1 << D][C])
+{
+  CIF_UNROLL
+  for (int corner = 0; corner < (1 << D); ++corner)
+  {
+    MetricVoxelOffset offset;
+    corners.Corner(corner, offset);
+    CIF_UNROLL
+    for (int c = 0; c < C; ++c)
+    {
+      sample[corner][c] = data[C * static_cast<std::ptrdiff_t>(offset) + c];
+    }
+  }
+}
+
 /** The weighted sum of the 2^D corners of \a corners over \a data (\a C interleaved
- * components), in corner order, where a corner of weight 0 adds nothing. On a sample one load; elsewhere
- * every corner's load is issued before any is used (a corner's offsets always lie
- * inside the buffer), so their latencies overlap instead of adding up corner after
- * corner as a branch per corner made them. */
+ * components), in corner order, where a corner of weight 0 adds nothing. On a sample
+ * one load; elsewhere the corners' loads overlap (LoadLinearCorners) instead of
+ * adding up corner after corner as a branch per corner made them; where every
+ * corner weighs (the common case off the samples) no corner is tested. */
 template <int D, int C, typename TValue>
 CIF_HD void
 SumLinearCorners(const LinearCorners<D> & corners, const TValue * data, double sum[C])
@@ -306,23 +325,11 @@ SumLinearCorners(const LinearCorners<D> & corners, const TValue * data, double s
     }
     return;
   }
-  // Each branch loads every corner before it uses any (a corner's offsets always lie
-  // inside the buffer): loads shared by both branches stayed live across the test
-  // and spilled.
+  // The loads in each branch: the form measured (Modules/Registration/README.md).
   TValue sample[1 << D][C];
-  if (corners.EveryCornerWeighs()) // the common case off the samples: no test per corner
+  if (corners.EveryCornerWeighs())
   {
-    CIF_UNROLL
-    for (int corner = 0; corner < (1 << D); ++corner)
-    {
-      MetricVoxelOffset offset;
-      corners.Corner(corner, offset);
-      CIF_UNROLL
-      for (int c = 0; c < C; ++c)
-      {
-        sample[corner][c] = data[C * static_cast<std::ptrdiff_t>(offset) + c];
-      }
-    }
+    LoadLinearCorners<D, C>(corners, data, sample);
     CIF_UNROLL
     for (int corner = 0; corner < (1 << D); ++corner)
     {
@@ -336,17 +343,7 @@ SumLinearCorners(const LinearCorners<D> & corners, const TValue * data, double s
     }
     return;
   }
-  CIF_UNROLL
-  for (int corner = 0; corner < (1 << D); ++corner)
-  {
-    MetricVoxelOffset offset;
-    corners.Corner(corner, offset);
-    CIF_UNROLL
-    for (int c = 0; c < C; ++c)
-    {
-      sample[corner][c] = data[C * static_cast<std::ptrdiff_t>(offset) + c];
-    }
-  }
+  LoadLinearCorners<D, C>(corners, data, sample);
   CIF_UNROLL
   for (int corner = 0; corner < (1 << D); ++corner)
   {
