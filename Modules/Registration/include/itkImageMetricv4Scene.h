@@ -214,20 +214,20 @@ public:
 
   /** The smallest and largest values of the fixed and the moving image, found on the
    * device where the GPU path holds them (both images whole; the caller has no masks
-   * to apply); false otherwise (the CPU path, an unsupported scene, an image of 2^31
-   * voxels or more). */
+   * to apply); false otherwise (the CPU path, an unsupported scene). The GPU path
+   * holds only images of fewer than 2^31 voxels (FitsDeviceOffsets), which CUB's
+   * reductions, counting in int, take. */
   bool
   ValueRangesOnDevice(ValueType & fixedMin, ValueType & fixedMax, ValueType & movingMin, ValueType & movingMax)
   {
     if constexpr (kTypesSupported)
     {
-      const auto fixedCount = static_cast<std::int64_t>(CountOf(m_HostScene.fixed));
-      const auto movingCount = static_cast<std::int64_t>(CountOf(m_HostScene.moving.image));
-      constexpr std::int64_t limit = std::int64_t(1) << 31; // CUB's reductions count in int
-      if (!m_Supported || !m_OnGPU || fixedCount >= limit || movingCount >= limit)
+      if (!m_Supported || !m_OnGPU)
       {
         return false;
       }
+      const auto fixedCount = static_cast<std::int64_t>(CountOf(m_HostScene.fixed));
+      const auto movingCount = static_cast<std::int64_t>(CountOf(m_HostScene.moving.image));
       CIF_ITK_TRY_CUDA([&] {
         cif::ValueRangeOnDevice(m_DeviceScene.fixed.data, fixedCount, fixedMin, fixedMax);
         cif::ValueRangeOnDevice(m_DeviceScene.moving.image.data, movingCount, movingMin, movingMax);
