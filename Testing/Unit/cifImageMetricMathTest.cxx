@@ -1,8 +1,9 @@
 // The metrics' per-point sampling (cifImageMetricMath.h) against ITK's own image
 // functions on fresh random images: linear interpolation (on a sample, on sample
 // lines, anywhere, at the buffer's edges, and a NaN neighbour of weight 0 not read),
-// the value and gradient read with one set of corners, IsInsideBuffer; and the check
-// that keeps the device path's offsets within 32 bits. Host code: runs everywhere.
+// the value and gradient read with one set of corners or from one four-component
+// buffer, IsInsideBuffer; and the check that keeps the device path's offsets within
+// 32 bits. Host code: runs everywhere.
 #include "cifImageMetricMath.h"
 #include "itkImage.h"
 #include "itkImageRegionIterator.h"
@@ -132,6 +133,89 @@ TEST(ImageMetricMath, ValueAndGradientFromOneSetOfCornersAreTheSeparateSums)
     {
       ASSERT_EQ(togetherGradient[c], aloneGradient[c]);
     }
+  }
+}
+
+/** The value and D gradient components in four components a voxel (the GPU path's
+ * buffer, MetricFourComponents) give the bits of the two separate images' sums: 3-D
+ * and 2-D (the first slice), anywhere, on samples, at the edges, and with a NaN in a
+ * neighbour of weight 0. */
+template <int D>
+void
+ExpectFourComponentsAreTheSeparateSums(std::mt19937_64 & random)
+{
+  cif::MetricImage<float> image;
+  const auto              itkImage = RandomImage(random, image);
+  const auto              region = itkImage->GetBufferedRegion();
+  // A NaN at the start's +x neighbour, read only where it weighs (see below).
+  ImageType::IndexType poisoned = region.GetIndex();
+  poisoned[0] += 1;
+  itkImage->SetPixel(poisoned, std::numeric_limits<float>::quiet_NaN());
+  const std::size_t                     count = region.GetNumberOfPixels();
+  std::vector<float>                    gradientBuffer(D * count);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (float & g : gradientBuffer)
+  {
+    g = value(random);
+  }
+  std::vector<cif::MetricFourComponents<float>> units(count);
+  for (std::size_t n = 0; n < count; ++n)
+  {
+    units[n].value[0] = image.data[n];
+    for (int c = 0; c < 3; ++c)
+    {
+      units[n].value[1 + c] = c < D ? gradientBuffer[D * n + c] : 0.0f;
+    }
+  }
+  cif::MetricImage<float> gradient = image;
+  gradient.data = gradientBuffer.data();
+  const auto *        valueAndGradient = &units[0].value[0];
+  std::vector<double> points;
+  for (int point = 0; point < 2000; ++point)
+  {
+    const auto x = RandomInsideIndex(random, region);
+    points.insert(points.end(), { x[0], x[1], D == 2 ? static_cast<double>(region.GetIndex()[2]) : x[2] });
+  }
+  // Beside the NaN with weight 0 on it: x on the start's sample line, and on the sample.
+  const double base[3] = { static_cast<double>(region.GetIndex()[0]), static_cast<double>(region.GetIndex()[1]),
+                           static_cast<double>(region.GetIndex()[2]) };
+  points.insert(points.end(), { base[0], base[1] + 0.25, D == 2 ? base[2] : base[2] + 0.75 });
+  points.insert(points.end(), { base[0], base[1], base[2] });
+  for (std::size_t p = 0; p < points.size() / 3; ++p)
+  {
+    const double * xs = &points[3 * p];
+    double         four, fourGradient[3], separate, separateGradient[3];
+    cif::MetricLinearInterpolateValueAndGradient<D>(image, valueAndGradient, xs, four, fourGradient);
+    cif::MetricLinearInterpolateWithGradient<D>(image, gradient, xs, separate, separateGradient);
+    const bool nearNaN = p >= points.size() / 3 - 2;
+    if (nearNaN)
+    {
+      ASSERT_TRUE(std::isfinite(four)) << "point " << p;
+    }
+    if (std::isnan(separate))
+    {
+      ASSERT_TRUE(std::isnan(four)) << "point " << p;
+    }
+    else
+    {
+      ASSERT_EQ(four, separate) << "point " << p;
+    }
+    for (int c = 0; c < D; ++c)
+    {
+      ASSERT_EQ(fourGradient[c], separateGradient[c]) << "point " << p << ", component " << c;
+    }
+  }
+}
+
+TEST(ImageMetricMath, ValueAndGradientInFourComponentsAreTheSeparateSums)
+{
+  const unsigned int seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  for (int image = 0; image < 10; ++image)
+  {
+    ExpectFourComponentsAreTheSeparateSums<3>(random);
+    ExpectFourComponentsAreTheSeparateSums<2>(random);
   }
 }
 

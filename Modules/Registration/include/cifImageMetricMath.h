@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 /** \file cifImageMetricMath.h
  * What an ITK v4 image metric does at one point of its virtual domain
@@ -281,24 +282,58 @@ struct LinearCorners
   }
 };
 
-/** Every corner's sample of \a data (\a C interleaved components): one load each,
- * all issued before any is used (a corner's offsets always lie inside the buffer). */
-template <int D, int C, typename TValue>
+/** Four interleaved components of a voxel as one aligned unit (a buffer of them is
+ * aligned to it), so that a GPU loads them with one or two vector loads. */
+template <typename TValue>
+struct alignas(4 * sizeof(TValue)) MetricFourComponents
+{
+  TValue value[4];
+};
+
+/** The samples of corners [\a first, \a first + \a N) of \a data (\a C interleaved
+ * components): one load each, all issued before any is used (a corner's offsets
+ * always lie inside the buffer). Four components (a buffer aligned to
+ * MetricFourComponents) come as one unit. */
+template <int D, int C, int N, typename TValue>
 CIF_HD void
-LoadLinearCorners(const LinearCorners<D> & corners, const TValue * data, TValue sample[1 << D][C])
+LoadLinearCorners(const LinearCorners<D> & corners, const TValue * data, int first, TValue sample[N][C])
 {
   CIF_UNROLL
-  for (int corner = 0; corner < (1 << D); ++corner)
+  for (int k = 0; k < N; ++k)
   {
     MetricVoxelOffset offset;
-    corners.Corner(corner, offset);
-    CIF_UNROLL
-    for (int c = 0; c < C; ++c)
+    corners.Corner(first + k, offset);
+    if constexpr (C == 4)
     {
-      sample[corner][c] = data[C * static_cast<std::ptrdiff_t>(offset) + c];
+#ifdef __CUDA_ARCH__
+      const MetricFourComponents<TValue> unit =
+        reinterpret_cast<const MetricFourComponents<TValue> *>(data)[static_cast<std::ptrdiff_t>(offset)];
+#else
+      MetricFourComponents<TValue> unit;
+      std::memcpy(&unit, data + 4 * static_cast<std::ptrdiff_t>(offset), sizeof(unit));
+#endif
+      CIF_UNROLL
+      for (int c = 0; c < 4; ++c)
+      {
+        sample[k][c] = unit.value[c];
+      }
+    }
+    else
+    {
+      CIF_UNROLL
+      for (int c = 0; c < C; ++c)
+      {
+        sample[k][c] = data[C * static_cast<std::ptrdiff_t>(offset) + c];
+      }
     }
   }
 }
+
+/** Corners loaded at once by SumLinearCorners: all of them, or four at a time for
+ * four components (all eight of a 3-D point's would hold 32 registers: a kernel
+ * then spills). */
+template <int D, int C>
+constexpr int kLinearCornerGroup = C == 4 && (1 << D) > 4 ? 4 : (1 << D);
 
 /** The weighted sum of the 2^D corners of \a corners over \a data (\a C interleaved
  * components), in corner order, where a corner of weight 0 adds nothing. On a sample
@@ -326,33 +361,42 @@ SumLinearCorners(const LinearCorners<D> & corners, const TValue * data, double s
     return;
   }
   // The loads in each branch: the form measured (Modules/Registration/README.md).
-  TValue sample[1 << D][C];
+  constexpr int kGroup = kLinearCornerGroup<D, C>;
+  TValue        sample[kGroup][C];
   if (corners.EveryCornerWeighs())
   {
-    LoadLinearCorners<D, C>(corners, data, sample);
     CIF_UNROLL
-    for (int corner = 0; corner < (1 << D); ++corner)
+    for (int first = 0; first < (1 << D); first += kGroup)
     {
-      MetricVoxelOffset offset;
-      const double      weight = corners.Corner(corner, offset);
+      LoadLinearCorners<D, C, kGroup>(corners, data, first, sample);
       CIF_UNROLL
-      for (int c = 0; c < C; ++c)
+      for (int k = 0; k < kGroup; ++k)
       {
-        sum[c] += weight * static_cast<double>(sample[corner][c]);
+        MetricVoxelOffset offset;
+        const double      weight = corners.Corner(first + k, offset);
+        CIF_UNROLL
+        for (int c = 0; c < C; ++c)
+        {
+          sum[c] += weight * static_cast<double>(sample[k][c]);
+        }
       }
     }
     return;
   }
-  LoadLinearCorners<D, C>(corners, data, sample);
   CIF_UNROLL
-  for (int corner = 0; corner < (1 << D); ++corner)
+  for (int first = 0; first < (1 << D); first += kGroup)
   {
-    MetricVoxelOffset offset;
-    const double      weight = corners.Corner(corner, offset);
+    LoadLinearCorners<D, C, kGroup>(corners, data, first, sample);
     CIF_UNROLL
-    for (int c = 0; c < C; ++c)
+    for (int k = 0; k < kGroup; ++k)
     {
-      sum[c] = weight != 0.0 ? sum[c] + weight * static_cast<double>(sample[corner][c]) : sum[c];
+      MetricVoxelOffset offset;
+      const double      weight = corners.Corner(first + k, offset);
+      CIF_UNROLL
+      for (int c = 0; c < C; ++c)
+      {
+        sum[c] = weight != 0.0 ? sum[c] + weight * static_cast<double>(sample[k][c]) : sum[c];
+      }
     }
   }
 }
@@ -395,6 +439,26 @@ MetricLinearInterpolateWithGradient(const MetricImage<TValue> & image, const Met
   }
 }
 
+/** MetricLinearInterpolateWithGradient from one buffer that holds, per voxel of
+ * \a image's buffer grid, the value and its D gradient components (then zeros to
+ * four: MetricFourComponents): one load a corner instead of 1 + D, the same sums. */
+template <int D, typename TValue>
+CIF_HD void
+MetricLinearInterpolateValueAndGradient(const MetricImage<TValue> & image, const TValue * valueAndGradient,
+                                        const double x[3], double & value, double gradient[3])
+{
+  static_assert(D + 1 <= 4, "value and gradient in four components");
+  const LinearCorners<D> corners(image, x);
+  double                 sum[4];
+  SumLinearCorners<D, 4>(corners, valueAndGradient, sum);
+  value = sum[0];
+  CIF_UNROLL
+  for (int c = 0; c < D; ++c)
+  {
+    gradient[c] = sum[1 + c];
+  }
+}
+
 /** Whether two images share a buffer grid (start and size). */
 template <int D, typename TA, typename TB>
 CIF_HD bool
@@ -423,6 +487,10 @@ struct MovingSampling
   /** Whether the gradient image shares the image's buffer grid (SameBufferGrid), so
    * that one set of corners serves both; set where the scene is built. */
   bool                gradientOnImageGrid = false;
+  /** Where not null: per voxel of the image's buffer grid the value and its gradient
+   * in four components (MetricFourComponents; the GPU path builds it where the
+   * gradient image shares the image's grid), read in place of both images. */
+  const TValue *      valueAndGradient = nullptr;
   double              spacing[3] = { 1, 1, 1 };
 };
 
@@ -670,8 +738,12 @@ SampleMetricPointThrough(const MetricScene<TValue> & scene, const MetricMovingTr
   }
   const MovingSampling<TValue> & moving = scene.moving;
   double                         movingValue, gradient[3] = { 0, 0, 0 };
-  if (withGradient && moving.coefficients == nullptr && moving.gradient.data != nullptr &&
-      moving.gradientOnImageGrid)
+  if (withGradient && moving.coefficients == nullptr && moving.valueAndGradient != nullptr)
+  {
+    MetricLinearInterpolateValueAndGradient<D>(moving.image, moving.valueAndGradient, xm, movingValue, gradient);
+  }
+  else if (withGradient && moving.coefficients == nullptr && moving.gradient.data != nullptr &&
+           moving.gradientOnImageGrid)
   {
     MetricLinearInterpolateWithGradient<D>(moving.image, moving.gradient, xm, movingValue, gradient);
   }

@@ -111,6 +111,14 @@ template <typename TValue>
 CudaImageFilters_EXPORT void
 ValueRangeOnDevice(const TValue * values, std::int64_t count, TValue & minimum, TValue & maximum);
 
+/** \a count voxels' values and their gradients (\a components interleaved, 1 to 3)
+ * into \a valueAndGradient, four components a voxel (MetricFourComponents: the value,
+ * the gradient, zeros), on the current device. */
+template <typename TValue>
+CudaImageFilters_EXPORT void
+InterleaveValueAndGradientOnDevice(const TValue * values, const TValue * gradient, int components,
+                                   std::int64_t count, TValue * valueAndGradient);
+
 /** Device memory an evaluation reuses from one iteration to the next. */
 struct MetricDeviceWorkspace
 {

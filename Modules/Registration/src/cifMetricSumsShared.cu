@@ -118,4 +118,49 @@ ValueRangeOnDevice(const TValue * values, std::int64_t count, TValue & minimum, 
 
 template void ValueRangeOnDevice<float>(const float *, std::int64_t, float &, float &);
 template void ValueRangeOnDevice<double>(const double *, std::int64_t, double &, double &);
+
+namespace
+{
+template <typename TValue>
+__global__ void
+InterleaveValueAndGradientKernel(const TValue * values, const TValue * gradient, int components, std::int64_t count,
+                                 MetricFourComponents<TValue> * out)
+{
+  for (std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; n < count;
+       n += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+  {
+    MetricFourComponents<TValue> unit;
+    unit.value[0] = values[n];
+    for (int c = 0; c < 3; ++c)
+    {
+      unit.value[1 + c] = c < components ? gradient[n * components + c] : TValue(0);
+    }
+    out[n] = unit;
+  }
+}
+} // namespace
+
+template <typename TValue>
+void
+InterleaveValueAndGradientOnDevice(const TValue * values, const TValue * gradient, int components,
+                                   std::int64_t count, TValue * valueAndGradient)
+{
+  if (components < 1 || components > 3)
+  {
+    throw CudaError("InterleaveValueAndGradientOnDevice: " + std::to_string(components) +
+                    " gradient components (1 to 3 taken)");
+  }
+  if (count <= 0)
+  {
+    return;
+  }
+  const int          threads = 256;
+  const std::int64_t blocks = std::min<std::int64_t>((count + threads - 1) / threads, 65536);
+  InterleaveValueAndGradientKernel<TValue><<<static_cast<unsigned int>(blocks), threads>>>(
+    values, gradient, components, count, reinterpret_cast<MetricFourComponents<TValue> *>(valueAndGradient));
+  CIF_CUDA_CHECK_LAUNCH();
+}
+
+template void InterleaveValueAndGradientOnDevice<float>(const float *, const float *, int, std::int64_t, float *);
+template void InterleaveValueAndGradientOnDevice<double>(const double *, const double *, int, std::int64_t, double *);
 } // namespace cif

@@ -89,5 +89,14 @@ ValueRangeOnDevice(const TValue *, std::int64_t, TValue &, TValue &)
 template void ValueRangeOnDevice<float>(const float *, std::int64_t, float &, float &);
 template void ValueRangeOnDevice<double>(const double *, std::int64_t, double &, double &);
 
+template <typename TValue>
+void
+InterleaveValueAndGradientOnDevice(const TValue *, const TValue *, int, std::int64_t, TValue *)
+{
+  throw CudaError("InterleaveValueAndGradientOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+template void InterleaveValueAndGradientOnDevice<float>(const float *, const float *, int, std::int64_t, float *);
+template void InterleaveValueAndGradientOnDevice<double>(const double *, const double *, int, std::int64_t, double *);
+
 CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE)
 } // namespace cif
