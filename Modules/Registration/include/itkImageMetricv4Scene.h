@@ -734,6 +734,17 @@ private:
                                                            ? this->ConvertGradientOnDevice()
                                                            : this->UploadGradient(threader));
       d.moving.gradientOnImageGrid = cif::SameBufferGrid<D>(d.moving.image, d.moving.gradient);
+      if (d.moving.gradientOnImageGrid && d.moving.coefficients == nullptr)
+      {
+        // Value and gradient side by side: one vector load a corner where the
+        // kernels sample both (8 instead of 32 loads a 3-D point).
+        const std::size_t count = CountOf(h.moving.image);
+        m_DeviceBuffers.emplace_back(std::max<std::size_t>(1, 4 * count * sizeof(ValueType)));
+        auto * valueAndGradient = m_DeviceBuffers.back().template As<ValueType>();
+        cif::InterleaveValueAndGradientOnDevice<ValueType>(d.moving.image.data, d.moving.gradient.data, D,
+                                                           static_cast<std::int64_t>(count), valueAndGradient);
+        d.moving.valueAndGradient = valueAndGradient;
+      }
     }
   }
 
