@@ -4,8 +4,10 @@
 // interpolation; run-to-run bits; ITK's behaviour without overlap; ITK's code for a
 // transform the module does not take. The CPU path runs everywhere (CI); the GPU
 // cases skip without a device.
+#include "cifDeviceMemoryLimit.h"
 #include "cifMetricTestSupport.h"
 #include "itkDisplacementFieldTransform.h"
+#include "itkGradientRecursiveGaussianImageFilter.h"
 #include "itkMeanSquaresImageToImageMetricv4GPU.h"
 #include "itkPointSet.h"
 #include "itkRegistrationGPUFactory.h"
@@ -53,6 +55,47 @@ CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, MatchesITK2DFloat, ExpectEveryCaseM
 
 using ModuleMeanSquares3D = itk::MeanSquaresImageToImageMetricv4GPU<itk::Image<float, 3>, itk::Image<float, 3>>;
 CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, SameBitsEveryRun, ExpectSameBitsTwice<ModuleMeanSquares3D>)
+
+/** The GPU path's interleaved moving value and gradient (one load a corner) is built
+ * where the device's memory budget has room for it and gives the bits of the two
+ * separate images; under a memory cap smaller than it the path reads the two images,
+ * still on the GPU, with the same bits. Affine and B-spline, dense. The gradient
+ * comes from ITK's CPU filter here, as a user may set it: the module's GPU filter
+ * would refuse the cap itself. */
+TEST(MeanSquaresMetricv4GPU, InterleavedMovingSamplesYieldToAMemoryCap)
+{
+  CIF_REQUIRE_GPU();
+  for (auto transform : { MetricTransformKind::Affine, MetricTransformKind::BSpline })
+  {
+    MetricCase c;
+    c.transform = transform;
+    const std::uint32_t seed = FreshSeed();
+    SCOPED_TRACE(Describe(c) + ", seed " + std::to_string(seed));
+    MetricFixture<float, 3> fixture(c, seed);
+    Evaluation              results[2];
+    for (bool capped : { false, true })
+    {
+      // Below the 16 bytes a voxel of the interleaved buffer (the fixture's images
+      // are about 30^3 voxels).
+      cif::SetDeviceMemoryLimit(capped ? std::size_t{ 64 } << 10 : 0);
+      auto module = ModuleMeanSquares3D::New();
+      module->SetUseGPU(true);
+      module->SetMovingImageGradientFilter(
+        itk::GradientRecursiveGaussianImageFilter<ModuleMeanSquares3D::MovingImageType,
+                                                  ModuleMeanSquares3D::MovingImageGradientImageType>::New());
+      fixture.Configure(module.GetPointer(), c);
+      results[capped] = Evaluate(module.GetPointer());
+      cif::SetDeviceMemoryLimit(0);
+      ASSERT_EQ(module->GetLastExecutionPath(), itk::CudaExecutionPath::GPU) << module->GetLastExecutionReason();
+      EXPECT_EQ(module->GetInterleavesMovingValueAndGradient(), !capped);
+    }
+    EXPECT_EQ(std::memcmp(&results[0].value, &results[1].value, sizeof(double)), 0);
+    ASSERT_EQ(results[0].derivative.size(), results[1].derivative.size());
+    EXPECT_EQ(std::memcmp(results[0].derivative.data_block(), results[1].derivative.data_block(),
+                          results[0].derivative.size() * sizeof(double)),
+              0);
+  }
+}
 
 /** No point maps inside the moving image: ITK's answer (its warning, the largest
  * value, a zero derivative), not a crash or NaN. */

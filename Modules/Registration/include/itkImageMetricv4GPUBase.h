@@ -193,6 +193,15 @@ public:
     return s.str();
   }
 
+  /** Whether the GPU path reads the moving value and its gradient from one
+   * interleaved device buffer: an accelerator built where the device's memory budget
+   * has room for it (the same sums either way). */
+  bool
+  GetInterleavesMovingValueAndGradient() const
+  {
+    return m_Scene && m_Scene->InterleavesValueAndGradient();
+  }
+
   /** Why the last evaluation ran ITK's code (empty when the module's path ran). */
   const std::string &
   GetLastExecutionReason() const

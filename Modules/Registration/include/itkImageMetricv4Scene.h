@@ -4,6 +4,7 @@
 #include "cifBSplinePrefilterDevice.h" // ConvertOnDevice
 #include "cifCudaRuntime.h"
 #include "cifDeviceBuffer.h"
+#include "cifDeviceMemoryLimit.h"
 #include "cifMattesHistogram.h"
 #include "cifMetricSumsDevice.h"
 #include "cifMetricSumsHost.h"
@@ -268,6 +269,14 @@ public:
   UsesCellBoxes() const
   {
     return m_UseBoxes;
+  }
+
+  /** Whether the GPU path reads the moving value and gradient from one buffer
+   * (InterleaveValueAndGradient). */
+  bool
+  InterleavesValueAndGradient() const
+  {
+    return m_OnGPU && m_DeviceScene.moving.valueAndGradient != nullptr;
   }
 
   /** Whether the scene was uploaded for the GPU path. */
@@ -736,17 +745,40 @@ private:
       d.moving.gradientOnImageGrid = cif::SameBufferGrid<D>(d.moving.image, d.moving.gradient);
       if (d.moving.gradientOnImageGrid && d.moving.coefficients == nullptr)
       {
-        // Value and gradient side by side: one vector load a corner where the
-        // kernels sample both (8 instead of 32 loads a 3-D point).
-        const std::size_t count = CountOf(h.moving.image);
-        m_DeviceBuffers.emplace_back(std::max<std::size_t>(1, 4 * count * sizeof(ValueType)));
-        auto * valueAndGradient = m_DeviceBuffers.back().template As<ValueType>();
-        cif::InterleaveValueAndGradientOnDevice<ValueType>(d.moving.image.data, d.moving.gradient.data, D,
-                                                           static_cast<std::int64_t>(count), valueAndGradient);
-        d.moving.valueAndGradient = valueAndGradient;
+        this->InterleaveValueAndGradient();
       }
     }
   }
+
+  /** The moving value and its gradient side by side on the device (MovingSampling::
+   * valueAndGradient): one vector load a corner where the kernels sample both, 8
+   * instead of 32 loads a 3-D point, the same sums. An accelerator only: where the
+   * device's memory budget (cifDeviceMemoryLimit.h) has no room for it, or its
+   * allocation fails, the kernels read the two images as before. */
+  void
+  InterleaveValueAndGradient()
+  {
+    cif::MetricScene<ValueType> & d = m_DeviceScene;
+    const std::size_t             count = CountOf(m_HostScene.moving.image);
+    const std::size_t             bytes = std::max<std::size_t>(1, 4 * count * sizeof(ValueType));
+    if (bytes > cif::GetDeviceMemoryBudget(true))
+    {
+      return;
+    }
+    try
+    {
+      m_DeviceBuffers.emplace_back(bytes);
+    }
+    catch (const cif::CudaOutOfMemory &)
+    {
+      return;
+    }
+    auto * valueAndGradient = m_DeviceBuffers.back().template As<ValueType>();
+    cif::InterleaveValueAndGradientOnDevice<ValueType>(d.moving.image.data, d.moving.gradient.data, D,
+                                                       static_cast<std::int64_t>(count), valueAndGradient);
+    d.moving.valueAndGradient = valueAndGradient;
+  }
+
 
   /** The gradient the filter kept on the device, converted there to the pixel type
    * (the same rounding as ConvertGradient's cast). */
