@@ -779,7 +779,6 @@ private:
     d.moving.valueAndGradient = valueAndGradient;
   }
 
-
   /** The gradient the filter kept on the device, converted there to the pixel type
    * (the same rounding as ConvertGradient's cast). */
   const ValueType *
