@@ -16,6 +16,8 @@
 #include "cifMetricSumsDevice.h"
 #include "cifUnfusedArithmetic.h"
 
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
@@ -698,6 +700,149 @@ BlocksFor(std::int64_t count, int threads)
 {
   return static_cast<unsigned int>(std::max<std::int64_t>(1, (count + threads - 1) / threads));
 }
+
+/** Point sets up to this size are grouped by one block in one launch
+ * (SmallPointOrderKernel): with new random points at every evaluation (elastix's
+ * schedule draws 2048) the general path's nine launches, CUB's two scans and radix
+ * sort among them, cost more host time than their work. */
+constexpr int          kSmallOrderThreads = 1024;
+constexpr int          kSmallOrderMostPointsPerThread = 8;
+constexpr std::int64_t kSmallOrderMaxPoints = std::int64_t(kSmallOrderThreads) * kSmallOrderMostPointsPerThread;
+constexpr int          kSmallOrderCellsPerThread = 8; ///< cells a thread scans at a time
+
+/** The bits that hold the values 0 .. values - 1 (at least one). */
+int
+BitsToHold(std::int64_t values)
+{
+  int bits = 1;
+  while ((std::int64_t(1) << bits) < values)
+  {
+    ++bits;
+  }
+  return bits;
+}
+
+/** The first of the \a count sorted \a cells that is not below \a cell. */
+__device__ int
+FirstSortedPointOf(const std::uint32_t * cells, int count, std::uint32_t cell)
+{
+  int low = 0, high = count;
+  while (low < high)
+  {
+    const int middle = (low + high) / 2;
+    if (cells[middle] < cell)
+    {
+      low = middle + 1;
+    }
+    else
+    {
+      high = middle;
+    }
+  }
+  return low;
+}
+
+/** The general path's order, items and item table (BuildMetricPointOrderOnDevice)
+ * for at most kThreads x kPointsPerThread points, by one block:
+ *  1. each point's key, its cell above its number (the keys are unique, so the
+ *     sorted keys are the (cell, number) order of the general path's stable sort);
+ *  2. one block radix sort of the keys (over \a keyBits bits), the sorted cells kept
+ *     in shared memory;
+ *  3. the items per cell (each cell's points found by binary search in the sorted
+ *     cells) scanned into \a cellItemBegin (cells + 1 entries), a thread taking
+ *     kSmallOrderCellsPerThread consecutive cells at a time, and each cell's items
+ *     written as soon as its first is known.
+ * The cells are cellCount + 1 (the last: outside the grid's valid region). */
+template <int D, typename TValue, int kPointsPerThread>
+__global__ void __launch_bounds__(kSmallOrderThreads)
+SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, std::int64_t cellCount,
+                      const Point3 cellsPerAxis, int numberBits, int keyBits, std::uint32_t * order,
+                      MetricWorkItem * items, std::int64_t * cellItemBegin)
+{
+  using Sort = cub::BlockRadixSort<std::uint32_t, kSmallOrderThreads, kPointsPerThread>;
+  using Scan = cub::BlockScan<long long, kSmallOrderThreads>;
+  __shared__ union
+  {
+    typename Sort::TempStorage sort;
+    std::uint32_t              cell[kSmallOrderThreads * kPointsPerThread]; // of each sorted point
+  } shared;
+  __shared__ typename Scan::TempStorage scanStorage;
+  const std::int64_t count = scene.domain.count;
+  const std::int64_t cells = cellCount + 1;
+  const std::int64_t perAxis[3] = { static_cast<std::int64_t>(cellsPerAxis.x[0]),
+                                    static_cast<std::int64_t>(cellsPerAxis.x[1]),
+                                    static_cast<std::int64_t>(cellsPerAxis.x[2]) };
+  const std::uint32_t numberMask = (std::uint32_t(1) << numberBits) - 1;
+
+  // 1. Keys, in the sort's blocked arrangement. The padding (number = count, the
+  //    last cell) sorts after every point.
+  std::uint32_t key[kPointsPerThread];
+  for (int i = 0; i < kPointsPerThread; ++i)
+  {
+    const std::int64_t n = static_cast<std::int64_t>(threadIdx.x) * kPointsPerThread + i;
+    std::int64_t       cell = cellCount;
+    if (n < count)
+    {
+      double v[3], q[3];
+      VirtualPointOf<D>(scene.domain, n, v);
+      ApplyAffineMap<D>(transform.before, v, q);
+      cell = BSplineCellOf<D>(transform.bspline, perAxis, cellCount, q);
+    }
+    key[i] = (static_cast<std::uint32_t>(cell) << numberBits) | static_cast<std::uint32_t>(n < count ? n : count);
+  }
+  // 2. The sort (blocked in, blocked out).
+  Sort(shared.sort).Sort(key, 0, keyBits);
+  __syncthreads(); // the sort's storage holds the sorted cells from here
+  for (int i = 0; i < kPointsPerThread; ++i)
+  {
+    const std::int64_t p = static_cast<std::int64_t>(threadIdx.x) * kPointsPerThread + i;
+    if (p < count)
+    {
+      shared.cell[p] = key[i] >> numberBits;
+      order[p] = key[i] & numberMask;
+    }
+  }
+  __syncthreads();
+  // 3. Items per cell, scanned over cells + 1 entries (the last: the item count).
+  //    Here points and cells are below 2^31 (their keys fit in 32 bits).
+  const int pointCount = static_cast<int>(count);
+  const int cellEntries = static_cast<int>(cells) + 1;
+  long long carried = 0;
+  for (int base = 0; base < cellEntries; base += kSmallOrderThreads * kSmallOrderCellsPerThread)
+  {
+    const int first = base + static_cast<int>(threadIdx.x) * kSmallOrderCellsPerThread;
+    int       bound[kSmallOrderCellsPerThread + 1]; // cell first + k's points: [bound[k], bound[k + 1])
+    long long threadItems = 0;
+    for (int k = 0; k <= kSmallOrderCellsPerThread; ++k)
+    {
+      bound[k] = first + k < cellEntries ? FirstSortedPointOf(shared.cell, pointCount, first + k) : pointCount;
+    }
+    for (int k = 0; k < kSmallOrderCellsPerThread; ++k)
+    {
+      threadItems += (bound[k + 1] - bound[k] + kMetricItemPoints - 1) / kMetricItemPoints;
+    }
+    long long item = 0, tileItems = 0;
+    Scan(scanStorage).ExclusiveSum(threadItems, item, tileItems);
+    item += carried;
+    for (int k = 0; k < kSmallOrderCellsPerThread; ++k)
+    {
+      const int c = first + k;
+      if (c < cellEntries)
+      {
+        cellItemBegin[c] = item;
+      }
+      const int end = bound[k + 1];
+      for (int b = bound[k]; b < end; b += static_cast<int>(kMetricItemPoints), ++item)
+      {
+        items[item].cell = c;
+        items[item].begin = b;
+        items[item].end = end < b + kMetricItemPoints ? end : b + kMetricItemPoints;
+      }
+    }
+    carried += tileItems;
+    __syncthreads(); // the scan's storage, reused by the next tile
+  }
+}
 } // namespace
 
 template <int D, typename TValue>
@@ -717,15 +862,45 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
   }
   const std::int64_t count = scene.domain.count;
   const std::int64_t cells = view.cellCount + 1; // the last: outside the valid region
-  // Scratch: keys and numbers (twice, for the sort), counts and first points / items;
-  // kept in \a result between builds (Reserve grows them only).
-  Reserve(result.keys, std::max<std::size_t>(1, 2 * count * sizeof(std::uint32_t)));
-  Reserve(result.numbers, std::max<std::size_t>(1, count * sizeof(std::uint32_t)));
-  Reserve(result.pointsPerCell, cells * sizeof(unsigned long long));
-  Reserve(result.firstPoint, cells * sizeof(unsigned long long));
-  Reserve(result.itemsPerCell, (cells + 1) * sizeof(long long));
+  // No readback of the item count: a cell of p points holds ceil(p / kMetricItemPoints)
+  // items, at most p / kMetricItemPoints + 1, so the items number at most
+  // count / kMetricItemPoints + (cells holding points), which is below itemCapacity.
+  const std::int64_t itemCapacity = count / kMetricItemPoints + std::min(count, cells) + 1;
+  // The arrays, kept in \a result between builds (Reserve grows them only).
   Reserve(result.order, std::max<std::size_t>(1, count * sizeof(std::uint32_t)));
   Reserve(result.cellItemBegin, (cells + 1) * sizeof(std::int64_t));
+  Reserve(result.items, static_cast<std::size_t>(itemCapacity) * sizeof(MetricWorkItem));
+  view.order = result.order.As<const std::uint32_t>();
+  view.items = result.items.As<const MetricWorkItem>();
+  view.cellItemBegin = result.cellItemBegin.As<const std::int64_t>();
+  view.itemCapacity = itemCapacity;
+  const int numberBits = BitsToHold(count + 1); // the numbers and the padding's
+  const int keyBits = numberBits + BitsToHold(cells);
+  if (count <= kSmallOrderMaxPoints && keyBits <= 32)
+  {
+    // Two points a thread for elastix's 2048 (a quarter of the sort's work), else eight.
+    if (count <= 2 * kSmallOrderThreads)
+    {
+      SmallPointOrderKernel<D, TValue, 2><<<1, kSmallOrderThreads>>>(
+        scene, transform, view.cellCount, perAxis, numberBits, keyBits, result.order.As<std::uint32_t>(),
+        result.items.As<MetricWorkItem>(), result.cellItemBegin.As<std::int64_t>());
+    }
+    else
+    {
+      SmallPointOrderKernel<D, TValue, kSmallOrderMostPointsPerThread><<<1, kSmallOrderThreads>>>(
+        scene, transform, view.cellCount, perAxis, numberBits, keyBits, result.order.As<std::uint32_t>(),
+        result.items.As<MetricWorkItem>(), result.cellItemBegin.As<std::int64_t>());
+    }
+    CIF_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  // The general path: keys and numbers (twice, for the sort), counts per cell, their
+  // exclusive sums (first point, first item), then the items.
+  Reserve(result.pointsPerCell, cells * sizeof(unsigned long long));
+  Reserve(result.firstPoint, cells * sizeof(unsigned long long));
+  Reserve(result.keys, std::max<std::size_t>(1, 2 * count * sizeof(std::uint32_t)));
+  Reserve(result.numbers, std::max<std::size_t>(1, count * sizeof(std::uint32_t)));
+  Reserve(result.itemsPerCell, (cells + 1) * sizeof(long long));
   auto * pointsPerCell = result.pointsPerCell.As<unsigned long long>();
   CIF_CUDA_CHECK(cudaMemsetAsync(pointsPerCell, 0, cells * sizeof(unsigned long long), 0));
   std::uint32_t * keyIn = result.keys.As<std::uint32_t>();
@@ -735,11 +910,7 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
     PointCellKernel<D, TValue><<<BlocksFor(count, 256), 256>>>(scene, transform, view.cellCount, perAxis, keyIn,
                                                                result.numbers.As<std::uint32_t>(), pointsPerCell);
     CIF_CUDA_CHECK_LAUNCH();
-    int endBit = 1;
-    while ((std::int64_t(1) << endBit) <= view.cellCount)
-    {
-      ++endBit;
-    }
+    const int endBit = BitsToHold(cells);
     if (result.sortCount != count || result.sortEndBit != endBit)
     {
       CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, result.sortBytes, keyIn, keyOut,
@@ -777,19 +948,10 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
                                                result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
   CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(), scanBytes2, itemsPerCell,
                                                result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
-  // No readback of the item count: a cell of p points holds ceil(p / kMetricItemPoints)
-  // items, at most p / kMetricItemPoints + 1, so the items number at most
-  // count / kMetricItemPoints + (cells holding points), which is below itemCapacity.
-  const std::int64_t itemCapacity = count / kMetricItemPoints + std::min(count, cells) + 1;
-  Reserve(result.items, static_cast<std::size_t>(itemCapacity) * sizeof(MetricWorkItem));
   FillItemsKernel<<<BlocksFor(cells, 256), 256>>>(result.firstPoint.As<unsigned long long>(), pointsPerCell,
                                                   result.cellItemBegin.As<long long>(), cells,
                                                   result.items.As<MetricWorkItem>());
   CIF_CUDA_CHECK_LAUNCH();
-  view.order = result.order.As<const std::uint32_t>();
-  view.items = result.items.As<const MetricWorkItem>();
-  view.cellItemBegin = result.cellItemBegin.As<const std::int64_t>();
-  view.itemCapacity = itemCapacity;
 }
 
 namespace
