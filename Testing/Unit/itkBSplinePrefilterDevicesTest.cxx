@@ -207,6 +207,23 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
           std::vector<double> fromSource(count, std::numeric_limits<double>::quiet_NaN());
           cif::RunSpreadPrefilter(fromSource.data(), shape, plan, executors, inTurn, {}, samples.data());
           EXPECT_TRUE(SameBits(whole.data(), fromSource.data(), count));
+          // The resampler's form: the whole result gathered on every device.
+          std::vector<std::vector<double>> onEveryDevice(static_cast<std::size_t>(devices),
+                                                         std::vector<double>(count, std::numeric_limits<double>::quiet_NaN()));
+          std::vector<double *> destinations;
+          for (auto & d : onEveryDevice)
+          {
+            destinations.push_back(d.data());
+          }
+          stages = 0;
+          cif::RunSpreadPrefilterOntoEveryDevice(samples.data(), shape, plan, executors, inTurn, destinations,
+                                                 [&stages] { ++stages; });
+          EXPECT_EQ(stages, shape.dimension);
+          for (int k = 0; k < devices; ++k)
+          {
+            EXPECT_TRUE(SameBits(whole.data(), onEveryDevice[static_cast<std::size_t>(k)].data(), count))
+              << "device " << k;
+          }
         }
       }
     }

@@ -35,6 +35,11 @@
  * gives the bits of one device. Device memory per device: its planes plus its block,
  * about 2/n of the buffer.
  *
+ * A resampling spread over the devices needs the whole result on every device (an
+ * output share may read any coefficient): RunSpreadPrefilterOntoEveryDevice runs
+ * steps 1 and 2, then each device gathers every device's block into a buffer of the
+ * whole shape of its own (3'), and nothing goes back to the host.
+ *
  * Plain C++ over one executor per device, offering Reserve(planeScalars,
  * blockScalars), Planes(), Block(), UploadPlanes(host, scalars),
  * DownloadPlanes(host, scalars), CopyRows(destination, destinationPitch, from,
@@ -111,17 +116,17 @@ LargestSpreadShareScalars(const BufferShape & shape, const SpreadPrefilterPlan &
   return largest;
 }
 
-/** Runs \a plan on \a data (host, \a shape), with \a executors[k] the k-th device's:
- * \a forEachDevice(body) calls body(k) for every k (on a thread per device, or in
- * turn) and returns when all have ended. \a source, when given, holds the samples
- * (as RunSlabbedPrefilter's). \a afterAxis once per axis, on the calling thread. */
+/** Steps 1 and 2 of \a plan over \a samples (host, \a shape): afterwards device k's
+ * block holds its rows of axis D-2 of every plane, filtered along every axis.
+ * \a executors[k] is the k-th device's: \a forEachDevice(body) calls body(k) for every
+ * k (on a thread per device, or in turn) and returns when all have ended.
+ * \a afterAxis once per axis, on the calling thread. */
 template <typename T, typename TExecutor, typename TForEachDevice>
 void
-RunSpreadPrefilter(T * data, const BufferShape & shape, const SpreadPrefilterPlan & plan,
-                   std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
-                   const StageCallback & afterAxis = {}, const T * source = nullptr)
+RunSpreadPrefilterPasses(const T * samples, const BufferShape & shape, const SpreadPrefilterPlan & plan,
+                         std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
+                         const StageCallback & afterAxis)
 {
-  const T *          samples = source != nullptr ? source : data;
   const int          D = shape.dimension;
   const std::int64_t slow = shape.size[D - 1];
   const std::int64_t plane = shape.ScalarCount() / slow;
@@ -168,23 +173,73 @@ RunSpreadPrefilter(T * data, const BufferShape & shape, const SpreadPrefilterPla
     e.Finish();
   });
   StageDone(afterAxis);
+}
 
+/** Planes [firstPlane, endPlane) of the result that the blocks hold after
+ * RunSpreadPrefilterPasses, into \a destination (in executor \a k's memory: plane
+ * firstPlane first, planes at \a shape's pitch): every device's rows of axis D-2, one
+ * strided copy per device and pass. */
+template <typename T, typename TExecutor>
+void
+GatherSpreadPlanes(T * destination, std::int64_t firstPlane, std::int64_t endPlane, const BufferShape & shape,
+                   const SpreadPrefilterPlan & plan, std::vector<TExecutor> & executors, std::int64_t k)
+{
+  const int          D = shape.dimension;
+  const std::int64_t slow = shape.size[D - 1];
+  const std::int64_t plane = shape.ScalarCount() / slow;
+  const std::int64_t inner = plane / shape.size[D - 2];
+  TExecutor &        e = executors[k];
+  for (std::int64_t j = 0; j < plan.Devices(); ++j)
+  {
+    for (std::int64_t first = plan.rows[j]; first < plan.rows[j + 1]; first += plan.rowsPerPass)
+    {
+      const std::int64_t chunk = std::min(plan.rowsPerPass, plan.rows[j + 1] - first) * inner;
+      const T *          block = executors[j].Block() + (first - plan.rows[j]) * inner * slow;
+      e.CopyRows(destination + first * inner, plane, executors[j], block + firstPlane * chunk, chunk, chunk,
+                 endPlane - firstPlane);
+    }
+  }
+}
+
+/** Runs \a plan on \a data (host, \a shape), with \a executors[k] the k-th device's:
+ * \a forEachDevice(body) calls body(k) for every k (on a thread per device, or in
+ * turn) and returns when all have ended. \a source, when given, holds the samples
+ * (as RunSlabbedPrefilter's). \a afterAxis once per axis, on the calling thread. */
+template <typename T, typename TExecutor, typename TForEachDevice>
+void
+RunSpreadPrefilter(T * data, const BufferShape & shape, const SpreadPrefilterPlan & plan,
+                   std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
+                   const StageCallback & afterAxis = {}, const T * source = nullptr)
+{
+  RunSpreadPrefilterPasses(source != nullptr ? source : data, shape, plan, executors, forEachDevice, afterAxis);
   // 3. Each device its planes back from every device's block, then to the host.
+  const std::int64_t plane = shape.ScalarCount() / shape.size[shape.dimension - 1];
   forEachDevice([&](std::int64_t k) {
     TExecutor & e = executors[k];
-    for (std::int64_t j = 0; j < n; ++j)
-    {
-      for (std::int64_t first = plan.rows[j]; first < plan.rows[j + 1]; first += plan.rowsPerPass)
-      {
-        const std::int64_t chunk = std::min(plan.rowsPerPass, plan.rows[j + 1] - first) * inner;
-        const T * block = executors[j].Block() + (first - plan.rows[j]) * inner * slow;
-        e.CopyRows(e.Planes() + first * inner, plane, executors[j], block + plan.planes[k] * chunk, chunk, chunk,
-                   planesOf(k));
-      }
-    }
-    e.DownloadPlanes(data + plan.planes[k] * plane, planesOf(k) * plane);
+    GatherSpreadPlanes(e.Planes(), plan.planes[k], plan.planes[k + 1], shape, plan, executors, k);
+    e.DownloadPlanes(data + plan.planes[k] * plane, (plan.planes[k + 1] - plan.planes[k]) * plane);
     e.Finish();
   });
+}
+
+/** Steps 1 and 2 of \a plan over \a samples, then (3') every device gathers the whole
+ * result into \a whole[k] (a buffer of \a shape in device k's memory) and releases
+ * its planes and block: the coefficients a resampling spread over the devices reads,
+ * while the host sent the samples once and receives nothing. */
+template <typename T, typename TExecutor, typename TForEachDevice>
+void
+RunSpreadPrefilterOntoEveryDevice(const T * samples, const BufferShape & shape, const SpreadPrefilterPlan & plan,
+                                  std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
+                                  const std::vector<T *> & whole, const StageCallback & afterAxis = {})
+{
+  RunSpreadPrefilterPasses(samples, shape, plan, executors, forEachDevice, afterAxis);
+  forEachDevice([&](std::int64_t k) {
+    GatherSpreadPlanes(whole[static_cast<std::size_t>(k)], 0, shape.size[shape.dimension - 1], shape, plan,
+                       executors, k);
+    executors[k].Finish();
+  });
+  // Every device has read every block: they may go.
+  forEachDevice([&](std::int64_t k) { executors[k].Release(); });
 }
 
 /** The CPU path's "device": host work areas, PrefilterLeadingAxesOnHost (through
@@ -240,6 +295,12 @@ public:
   void
   Finish()
   {}
+  void
+  Release()
+  {
+    m_Planes = std::vector<T>();
+    m_Block = std::vector<T>();
+  }
 
 private:
   TFilterLeading m_FilterLeading;
@@ -306,6 +367,13 @@ public:
   Finish()
   {
     Synchronize();
+  }
+  /** Frees the planes and the block (call on the device's thread). */
+  void
+  Release()
+  {
+    m_Planes.Release();
+    m_Block.Release();
   }
 
 private:

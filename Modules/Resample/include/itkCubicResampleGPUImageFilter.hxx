@@ -9,6 +9,7 @@
 #include "cifSlabPlan.h"
 #include "cifSlabbedPrefilter.h"
 #include "cifSlabReservation.h"
+#include "cifSpreadPrefilter.h"
 #include "cifResampleDevice.h"
 #include "cifResampleSlabs.h"
 #include "cifTextureResampleDevice.h"
@@ -1316,26 +1317,100 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     // Device k resamples its share of the slabs (cif::ShareOfSlabs): the bits of one device.
     const std::int64_t n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
     const std::vector<int> used(devices.begin(), devices.begin() + n);
+    constexpr bool         sameType = std::is_same_v<TIn, TC>;
+    const std::size_t      outputBytesPerVoxel = (mapped.empty() ? 0 : D * sizeof(double)) + sizeof(TOut);
+    const auto             Describe = [&](std::int64_t k, std::int64_t count) {
+      std::ostringstream what;
+      what << "cubic resampling of a " << inputCount << "-voxel image into " << count << " voxels on device "
+           << devices[static_cast<std::size_t>(k)];
+      return what.str();
+    };
+
+    // Device k's share of the output, from the whole input's coefficients on it.
+    const auto ResampleShare = [&](std::int64_t k, const TC * coefficients) {
+      const cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
+      const std::int64_t   first = share.firstVoxel;
+      const std::int64_t   count = share.geometry.OutputCount();
+      std::vector<cif::DeviceBuffer> chainBuffers;
+      const cif::TransformChain      deviceChain =
+        chainOnDevice ? CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers) : hostChain;
+      cif::DeviceBuffer mappedOnDevice;
+      if (!mapped.empty())
+      {
+        mappedOnDevice.Allocate(static_cast<std::size_t>(count) * D * sizeof(double));
+        mappedOnDevice.Upload(mapped.data() + D * first, static_cast<std::size_t>(count) * D * sizeof(double));
+      }
+      // The share's slabs, each downloaded while the next computes (as on one device).
+      cif::DeviceBuffer out(static_cast<std::size_t>(count) * sizeof(TOut));
+      cif::OverlappedDownload download(output + first, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
+      cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
+        coefficients, share.geometry, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
+        out.As<TOut>(), share.slabs,
+        cif::DownloadEachSlab(download, share.geometry, share.slabs, sizeof(TOut), {}));
+      download.Finish();
+    };
+
     // The input's shares (device k uploads elements [ShareStart(k), ShareStart(k + 1))
     // and reads the others' from their devices), unless CIF_DEVICE_INPUT_SHARES=0:
     // then every device uploads the whole input itself.
     const char * sharesSetting = std::getenv("CIF_DEVICE_INPUT_SHARES");
     const bool   exchangeShares = !(sharesSetting && std::string(sharesSetting) == "0");
+    // One upload of the host input (pinned once it has gone up a few times, as on one
+    // device; the registration is portable, so every device copies at the bus's rate).
+    NoteHostInputUpload(this->GetInput()->GetPixelContainer());
+
+    // Samples of the coefficients' type: the prefilter itself spreads
+    // (cifSpreadPrefilter.h: each device filters its planes, then its rows along the
+    // slowest axis, then gathers the whole result), where every device holds the
+    // whole coefficients, its share of the prefilter and its share of the output.
+    if constexpr (sameType)
+    {
+      const cif::SpreadPrefilterPlan plan = cif::PlanSpreadPrefilter(shape, static_cast<int>(n), 1);
+      const std::int64_t             largestOutput = cif::ShareOfSlabs(g, slabs, 0, n).geometry.OutputCount();
+      const std::size_t              needed =
+        static_cast<std::size_t>(inputCount + cif::LargestSpreadShareScalars(shape, plan)) * sizeof(TC) +
+        static_cast<std::size_t>(largestOutput) * outputBytesPerVoxel;
+      if (!m_InputIsCoefficients && exchangeShares && plan.Devices() == n &&
+          needed <= cif::GetDeviceMemoryBudget(true))
+      {
+        std::vector<cif::DeviceBuffer> whole(static_cast<std::size_t>(n));
+        std::vector<TC *>              wholePointers(static_cast<std::size_t>(n));
+        cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+          const std::int64_t count = cif::ShareOfSlabs(g, slabs, k, n).geometry.OutputCount();
+          cif::RequireDeviceMemory(static_cast<std::size_t>(inputCount + cif::LargestSpreadShareScalars(shape, plan)) *
+                                       sizeof(TC) +
+                                     static_cast<std::size_t>(count) * outputBytesPerVoxel,
+                                   Describe(k, count));
+          whole[static_cast<std::size_t>(k)].Allocate(static_cast<std::size_t>(inputCount) * sizeof(TC));
+          wholePointers[static_cast<std::size_t>(k)] = whole[static_cast<std::size_t>(k)].As<TC>();
+        });
+        std::vector<cif::DeviceSpreadExecutor<TC>> executors;
+        executors.reserve(static_cast<std::size_t>(n));
+        for (std::int64_t k = 0; k < n; ++k)
+        {
+          executors.emplace_back(devices[static_cast<std::size_t>(k)], poles, cif::BoundaryMode::Mirror,
+                                 "a share of the prefilter of a " + std::to_string(inputCount) + "-voxel image");
+        }
+        const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
+        cif::RunSpreadPrefilterOntoEveryDevice(reinterpret_cast<const TC *>(input), shape, plan, executors,
+                                               onDeviceThreads, wholePointers);
+        cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+          ResampleShare(k, whole[static_cast<std::size_t>(k)].As<const TC>());
+          whole[static_cast<std::size_t>(k)].Release(); // on its device's thread
+        });
+        return;
+      }
+    }
+
+    // Otherwise every device prefilters the whole input itself.
     const auto ShareStart = [&](std::int64_t k) { return inputCount * k / n; };
     std::vector<cif::DeviceBuffer> inputOnDevices(static_cast<std::size_t>(n));
     cif::WorkerRendezvous          rendezvous(static_cast<int>(n));
     cif::RunOnDeviceThreads(used, &rendezvous, [&](std::int64_t k) {
-      const cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
-      const std::int64_t   first = share.firstVoxel;
-      const std::int64_t   count = share.geometry.OutputCount();
-      std::ostringstream what;
-      what << "cubic resampling of a " << inputCount << "-voxel image into " << count << " voxels on device "
-           << devices[static_cast<std::size_t>(k)];
-      constexpr bool sameType = std::is_same_v<TIn, TC>;
+      const std::int64_t count = cif::ShareOfSlabs(g, slabs, k, n).geometry.OutputCount();
       cif::RequireDeviceMemory(static_cast<std::size_t>(inputCount) * (sizeof(TC) + (sameType ? 0 : sizeof(TIn))) +
-                                 static_cast<std::size_t>(count) *
-                                   ((mapped.empty() ? 0 : D * sizeof(double)) + sizeof(TOut)),
-                               what.str());
+                                 static_cast<std::size_t>(count) * outputBytesPerVoxel,
+                               Describe(k, count));
       // The input as uploaded (for a TIn of the coefficients' type, the coefficients
       // themselves); freed by the calling thread once every device is done, since
       // the other devices read shares of it.
@@ -1384,23 +1459,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       {
         cif::PrefilterOnDevice<TC>(coefficients, shape, poles, cif::BoundaryMode::Mirror, {});
       }
-      std::vector<cif::DeviceBuffer> chainBuffers;
-      const cif::TransformChain      deviceChain =
-        chainOnDevice ? CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers) : hostChain;
-      cif::DeviceBuffer mappedOnDevice;
-      if (!mapped.empty())
-      {
-        mappedOnDevice.Allocate(static_cast<std::size_t>(count) * D * sizeof(double));
-        mappedOnDevice.Upload(mapped.data() + D * first, static_cast<std::size_t>(count) * D * sizeof(double));
-      }
-      // The share's slabs, each downloaded while the next computes (as on one device).
-      cif::DeviceBuffer out(static_cast<std::size_t>(count) * sizeof(TOut));
-      cif::OverlappedDownload download(output + first, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
-      cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
-        coefficients, share.geometry, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
-        out.As<TOut>(), share.slabs,
-        cif::DownloadEachSlab(download, share.geometry, share.slabs, sizeof(TOut), {}));
-      download.Finish();
+      ResampleShare(k, coefficients);
     });
   }
 }
