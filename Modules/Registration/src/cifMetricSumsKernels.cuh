@@ -743,7 +743,7 @@ FirstSortedPointOf(const std::uint32_t * cells, int count, std::uint32_t cell)
 }
 
 /** The general path's order, items and item table (BuildMetricPointOrderOnDevice)
- * for at most kThreads x kPointsPerThread points, by one block:
+ * for at most kSmallOrderThreads x kPointsPerThread points, by one block:
  *  1. each point's key, its cell above its number (the keys are unique, so the
  *     sorted keys are the (cell, number) order of the general path's stable sort);
  *  2. one block radix sort of the keys (over \a keyBits bits), the sorted cells kept
