@@ -115,13 +115,16 @@ TEST(MetricPointOrderGPU, DeviceGroupsPointsAsTheHost)
   const std::uint32_t seed = cif_test::FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 random(seed);
-  // One block: up to 8192 points (and keys of at most 32 bits); the general path
-  // beyond, and for 8192 points on a grid of 81^3 cells (34-bit keys).
+  // One block: up to 8192 points on grids of up to 65536 cells (27^3 cells: its scan
+  // of the cells takes three rounds); the general path beyond, and for 2048 and 8192
+  // points on a grid of 81^3 cells.
   for (const std::int64_t count : { 0, 1, 700, 2048, 5000, 8192, 8193, 20000 })
   {
     ExpectDeviceOrderIsTheHosts<3>(count, 10, random);
     ExpectDeviceOrderIsTheHosts<2>(count, 37, random);
   }
+  ExpectDeviceOrderIsTheHosts<3>(2048, 30, random);
+  ExpectDeviceOrderIsTheHosts<3>(8192, 30, random);
   ExpectDeviceOrderIsTheHosts<3>(2048, 84, random);
   ExpectDeviceOrderIsTheHosts<3>(8192, 84, random);
 }

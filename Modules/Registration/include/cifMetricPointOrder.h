@@ -16,8 +16,9 @@
 namespace cif
 {
 /** Points a work item holds at most: a cell's points are split into items of this
- * many, so that a coarse grid (few, large cells) still gives every GPU SM work. */
-constexpr std::int64_t kMetricItemPoints = 1024;
+ * many, so that a coarse grid (few, large cells) still gives every GPU SM work (the
+ * device gives each item a warp, which walks its points 32 at a time). */
+constexpr std::int64_t kMetricItemPoints = 256;
 
 /** One work item: points [begin, end) of the order, all in \a cell (cellCount for
  * the points outside the grid's valid region, which add to the value only). */
@@ -42,6 +43,31 @@ struct MetricPointOrder
     return items.empty();
   }
 };
+
+/** The work items that a cell holding \a points points splits into. */
+CIF_HD std::int64_t
+MetricItemsOfCell(std::int64_t points)
+{
+  return (points + kMetricItemPoints - 1) / kMetricItemPoints;
+}
+
+/** Writes the items of cell \a cell, whose points are [begin, end) of the order, into
+ * \a items from \a firstItem on (MetricItemsOfCell(end - begin) of them); returns the
+ * index after its last. The host's order and both device builds use it, so that the
+ * items, and with them the sums' order, are the same on every path. */
+CIF_HD std::int64_t
+WriteMetricCellItems(std::int64_t cell, std::int64_t begin, std::int64_t end, MetricWorkItem * items,
+                     std::int64_t firstItem)
+{
+  std::int64_t item = firstItem;
+  for (std::int64_t b = begin; b < end; b += kMetricItemPoints, ++item)
+  {
+    items[item].cell = cell;
+    items[item].begin = b;
+    items[item].end = end < b + kMetricItemPoints ? end : b + kMetricItemPoints;
+  }
+  return item;
+}
 
 /** The cell (support start, linearised) of the point whose optimized stage input is
  * \a q, or \a cellCount outside the valid region. */
@@ -103,18 +129,18 @@ BuildMetricPointOrder(const MetricScene<TValue> & scene, const MetricMovingTrans
       result.order[next[cellOfPoint[n]]++] = static_cast<std::uint32_t>(n);
     }
   }
-  result.cellItemBegin.assign(static_cast<std::size_t>(result.cellCount + 2), 0);
+  std::int64_t itemCount = 0;
   for (std::int64_t c = 0; c <= result.cellCount; ++c)
   {
-    result.cellItemBegin[c] = static_cast<std::int64_t>(result.items.size());
-    for (std::int64_t b = firstOfCell[c]; b < firstOfCell[c + 1]; b += kMetricItemPoints)
-    {
-      MetricWorkItem item;
-      item.cell = c;
-      item.begin = b;
-      item.end = firstOfCell[c + 1] < b + kMetricItemPoints ? firstOfCell[c + 1] : b + kMetricItemPoints;
-      result.items.push_back(item);
-    }
+    itemCount += MetricItemsOfCell(firstOfCell[c + 1] - firstOfCell[c]);
+  }
+  result.items.resize(static_cast<std::size_t>(itemCount));
+  result.cellItemBegin.assign(static_cast<std::size_t>(result.cellCount + 2), 0);
+  std::int64_t item = 0;
+  for (std::int64_t c = 0; c <= result.cellCount; ++c)
+  {
+    result.cellItemBegin[c] = item;
+    item = WriteMetricCellItems(c, firstOfCell[c], firstOfCell[c + 1], result.items.data(), item);
   }
   result.cellItemBegin[result.cellCount + 1] = static_cast<std::int64_t>(result.items.size());
   return result;

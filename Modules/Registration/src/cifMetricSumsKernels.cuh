@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 
 namespace cif
 {
@@ -31,8 +32,11 @@ namespace
 {
 constexpr int          kNaturalThreads = 256;
 constexpr std::int64_t kNaturalBlockPoints = 4096;
+constexpr int          kWarpThreads = 32;
 constexpr int          kItemThreads = 128;
+constexpr int          kItemsPerBlock = kItemThreads / kWarpThreads; ///< WorkItemKernel: a warp an item
 constexpr int          kSumThreads = 256;
+constexpr int          kGatherThreads = 128;
 
 template <int D>
 constexpr int kSupportPoints = D > 2 ? 64 : (D > 1 ? 16 : 4);
@@ -118,33 +122,38 @@ __global__ void __launch_bounds__(kNaturalThreads, 2)
   }
 }
 
-/** A block per work item of the point order: the value's sums, and the item's
- * partials of force x weight for the 4^D control points of its cell's support. */
+/** A warp per work item of the point order, kItemsPerBlock items a block: the
+ * value's sums, and the item's partials of force x weight for the 4^D control points
+ * of its cell's support. A warp rather than a block: with sparse points (elastix's
+ * 2048 random points over thousands of cells) an item holds one or two points, and a
+ * block per item left most of its threads idle while one thread mapped its point. */
 template <int D, typename TValue, typename TTerm>
 __global__ void __launch_bounds__(kItemThreads)
   WorkItemKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
                  const MetricPointOrderView order, double * itemSums, double * itemPartials)
 {
   constexpr int     kOutputs = kSupportPoints<D> * D;
-  constexpr int     kOutputsPerThread = (kOutputs + kItemThreads - 1) / kItemThreads;
+  constexpr int     kOutputsPerLane = (kOutputs + kWarpThreads - 1) / kWarpThreads;
   __shared__ double force[kItemThreads][D];
   __shared__ double weight[kItemThreads][D][4];
-  __shared__ double sums[kItemThreads][2];
-  if (static_cast<std::int64_t>(blockIdx.x) >= order.cellItemBegin[order.cellCount + 1])
+  const int          lane = static_cast<int>(threadIdx.x) % kWarpThreads;
+  const int          warpFirst = static_cast<int>(threadIdx.x) - lane; // the warp's rows of force and weight
+  const std::int64_t itemIndex = static_cast<std::int64_t>(blockIdx.x) * kItemsPerBlock + threadIdx.x / kWarpThreads;
+  if (itemIndex >= order.cellItemBegin[order.cellCount + 1])
   {
     return; // launched for the order's item capacity: past its count, which only the device knows
   }
-  const MetricWorkItem item = order.items[blockIdx.x];
+  const MetricWorkItem item = order.items[itemIndex];
   const bool           gather = item.cell < order.cellCount;
-  double               partial[kOutputsPerThread];
-  for (int o = 0; o < kOutputsPerThread; ++o)
+  double               partial[kOutputsPerLane];
+  for (int o = 0; o < kOutputsPerLane; ++o)
   {
     partial[o] = 0.0;
   }
   double count = 0.0, value = 0.0;
-  for (std::int64_t base = item.begin; base < item.end; base += kItemThreads)
+  for (std::int64_t base = item.begin; base < item.end; base += kWarpThreads)
   {
-    const std::int64_t p = base + threadIdx.x;
+    const std::int64_t p = base + lane;
     double             h[3] = { 0, 0, 0 };
     double             w[3][4] = { { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 } };
     if (p < item.end)
@@ -172,14 +181,14 @@ __global__ void __launch_bounds__(kItemThreads)
         weight[threadIdx.x][d][k] = w[d][k];
       }
     }
-    __syncthreads();
+    __syncwarp();
     if (gather)
     {
       const std::int64_t remaining = item.end - base;
-      const int          points = remaining < kItemThreads ? static_cast<int>(remaining) : kItemThreads;
-      for (int o = 0; o < kOutputsPerThread; ++o)
+      const int          points = remaining < kWarpThreads ? static_cast<int>(remaining) : kWarpThreads;
+      for (int o = 0; o < kOutputsPerLane; ++o)
       {
-        const int output = threadIdx.x + o * kItemThreads;
+        const int output = lane + o * kWarpThreads;
         if (output >= kOutputs)
         {
           break;
@@ -187,7 +196,7 @@ __global__ void __launch_bounds__(kItemThreads)
         const int slot = output / D, axis = output % D;
         const int a = slot % 4, b = (slot / 4) % 4, c = slot / 16;
         double    sum = partial[o];
-        for (int j = 0; j < points; ++j)
+        for (int j = warpFirst; j < warpFirst + points; ++j)
         {
           double wj = weight[j][0][a];
           if (D > 1)
@@ -203,21 +212,25 @@ __global__ void __launch_bounds__(kItemThreads)
         partial[o] = sum;
       }
     }
-    __syncthreads();
+    __syncwarp(); // the rows are rewritten by the next round
   }
-  sums[threadIdx.x][0] = count;
-  sums[threadIdx.x][1] = value;
-  TreeReduce<2, kItemThreads>(sums);
-  if (threadIdx.x < 2)
+  // The warp's sums by a fixed tree of shuffles: lane 0 ends with them.
+  for (int offset = kWarpThreads / 2; offset > 0; offset /= 2)
   {
-    itemSums[blockIdx.x * 2 + threadIdx.x] = sums[0][threadIdx.x];
+    count += __shfl_down_sync(0xffffffffu, count, offset);
+    value += __shfl_down_sync(0xffffffffu, value, offset);
   }
-  for (int o = 0; o < kOutputsPerThread; ++o)
+  if (lane == 0)
   {
-    const int output = threadIdx.x + o * kItemThreads;
+    itemSums[itemIndex * 2] = count;
+    itemSums[itemIndex * 2 + 1] = value;
+  }
+  for (int o = 0; o < kOutputsPerLane; ++o)
+  {
+    const int output = lane + o * kWarpThreads;
     if (output < kOutputs)
     {
-      itemPartials[blockIdx.x * kOutputs + output] = gather ? partial[o] : 0.0;
+      itemPartials[itemIndex * kOutputs + output] = gather ? partial[o] : 0.0;
     }
   }
 }
@@ -228,20 +241,71 @@ struct CellsPerAxis
   std::int64_t n[3];
 };
 
-/** Every control point's derivative along every axis from the item partials. */
+/** Every control point's derivative along every axis from the item partials: a
+ * thread per control point and axis, each summing in GatherControlPointDerivative's
+ * order (the same bits as the host's gather), with the index arithmetic in 32 bits
+ * (GatherIntoReadback checks that the grid fits) and each row of four cells' item
+ * ranges read at once: the cells k - a (a = 0..3) along x are consecutive in the item
+ * table, so five entries bound all four, loaded before any is used. */
 template <int D>
-__global__ void
-GatherKernel(const double * itemPartials, const std::int64_t * cellItemBegin, const CellsPerAxis cells,
-             const TransformStage grid, std::int64_t controlPoints, double * derivative)
+__global__ void __launch_bounds__(kGatherThreads)
+  GatherKernel(const double * itemPartials, const std::int64_t * cellItemBegin, const CellsPerAxis cells,
+               const TransformStage grid, std::uint32_t controlPoints, double * derivative)
 {
-  const std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (n >= controlPoints * D)
+  constexpr int       KY = D > 1 ? 4 : 1;
+  constexpr int       KZ = D > 2 ? 4 : 1;
+  constexpr int       kPartials = 4 * KY * KZ * D; // an item's
+  const std::uint32_t n = blockIdx.x * kGatherThreads + threadIdx.x;
+  if (n >= controlPoints * static_cast<std::uint32_t>(D))
   {
     return;
   }
-  const int          axis = static_cast<int>(n / controlPoints);
-  const std::int64_t k = n % controlPoints;
-  derivative[n] = GatherControlPointDerivative<D>(itemPartials, cellItemBegin, cells.n, grid.gridSize, k, axis);
+  const int           axis = static_cast<int>(n / controlPoints);
+  const std::uint32_t k = n - static_cast<std::uint32_t>(axis) * controlPoints;
+  int                 index[3] = { 0, 0, 0 };
+  std::uint32_t       rest = k;
+  for (int a = 0; a < D; ++a)
+  {
+    const auto size = static_cast<std::uint32_t>(grid.gridSize[a]);
+    index[a] = static_cast<int>(rest % size);
+    rest /= size;
+  }
+  const int cellsX = static_cast<int>(cells.n[0]);
+  double    sum = 0.0;
+  for (int c = 0; c < KZ; ++c)
+  {
+    for (int b = 0; b < KY; ++b)
+    {
+      const int y = index[1] - b, z = index[2] - c;
+      if ((D > 1 && (y < 0 || y >= cells.n[1])) || (D > 2 && (z < 0 || z >= cells.n[2])))
+      {
+        continue;
+      }
+      // Cells x = index[0] - a for a = 3..0: entries row + x of the table, and the
+      // one after the last; those outside [0, cellsX] are not read.
+      const std::int64_t row = (static_cast<std::int64_t>(z) * cells.n[1] + y) * cellsX;
+      std::int64_t       bound[5];
+      for (int e = 0; e < 5; ++e)
+      {
+        const int x = index[0] - 3 + e;
+        bound[e] = x >= 0 && x <= cellsX ? cellItemBegin[row + x] : 0;
+      }
+      for (int a = 0; a < 4; ++a)
+      {
+        const int x = index[0] - a;
+        if (x < 0 || x >= cellsX)
+        {
+          continue;
+        }
+        const double * slot = itemPartials + (a + 4 * (b + 4 * c)) * D + axis;
+        for (std::int64_t item = bound[3 - a]; item < bound[4 - a]; ++item)
+        {
+          sum += slot[item * kPartials];
+        }
+      }
+    }
+  }
+  derivative[n] = sum;
 }
 
 /** The derivative of every control point gathered from \a itemPartials into the
@@ -253,9 +317,15 @@ GatherIntoReadback(const double * itemPartials, const std::int64_t * cellItemBeg
 {
   const std::int64_t controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
   const std::int64_t outputs = D * controlPoints;
+  if (outputs > std::int64_t(0xffffffff) - kGatherThreads)
+  {
+    throw CudaError("B-spline grid of " + std::to_string(controlPoints) + " control points in " + std::to_string(D) +
+                    "-D: the GPU metric takes fewer than 2^32 derivative values");
+  }
   const CellsPerAxis cells = { { cellsPerAxis[0], cellsPerAxis[1], cellsPerAxis[2] } };
-  GatherKernel<D><<<static_cast<unsigned int>((outputs + 255) / 256), 256>>>(
-    itemPartials, cellItemBegin, cells, grid, controlPoints, workspace.readback.As<double>() + kReadbackDerivative);
+  GatherKernel<D><<<static_cast<unsigned int>((outputs + kGatherThreads - 1) / kGatherThreads), kGatherThreads>>>(
+    itemPartials, cellItemBegin, cells, grid, static_cast<std::uint32_t>(controlPoints),
+    workspace.readback.As<double>() + kReadbackDerivative);
   CIF_CUDA_CHECK_LAUNCH();
 }
 
@@ -417,7 +487,8 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovi
   Reserve(workspace.itemPartials, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
   if (items > 0)
   {
-    WorkItemKernel<D, TValue, TTerm><<<static_cast<unsigned int>(items), kItemThreads>>>(
+    WorkItemKernel<D, TValue, TTerm><<<static_cast<unsigned int>((items + kItemsPerBlock - 1) / kItemsPerBlock),
+                                       kItemThreads>>>(
       scene, transform, term, *order, workspace.blockSums.As<double>(), workspace.itemPartials.As<double>());
     CIF_CUDA_CHECK_LAUNCH();
   }
@@ -669,7 +740,7 @@ ItemsPerCellKernel(const unsigned long long * pointsPerCell, std::int64_t cells,
   const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c < cells)
   {
-    itemsPerCell[c] = static_cast<long long>((pointsPerCell[c] + kMetricItemPoints - 1) / kMetricItemPoints);
+    itemsPerCell[c] = static_cast<long long>(MetricItemsOfCell(static_cast<std::int64_t>(pointsPerCell[c])));
   }
 }
 
@@ -685,14 +756,7 @@ FillItemsKernel(const unsigned long long * firstPoint, const unsigned long long 
     return;
   }
   const std::int64_t begin = static_cast<std::int64_t>(firstPoint[c]);
-  const std::int64_t end = begin + static_cast<std::int64_t>(pointsPerCell[c]);
-  std::int64_t       item = firstItem[c];
-  for (std::int64_t b = begin; b < end; b += kMetricItemPoints, ++item)
-  {
-    items[item].cell = c;
-    items[item].begin = b;
-    items[item].end = end < b + kMetricItemPoints ? end : b + kMetricItemPoints;
-  }
+  WriteMetricCellItems(c, begin, begin + static_cast<std::int64_t>(pointsPerCell[c]), items, firstItem[c]);
 }
 
 unsigned int
@@ -709,6 +773,9 @@ constexpr int          kSmallOrderThreads = 1024;
 constexpr int          kSmallOrderMostPointsPerThread = 8;
 constexpr std::int64_t kSmallOrderMaxPoints = std::int64_t(kSmallOrderThreads) * kSmallOrderMostPointsPerThread;
 constexpr int          kSmallOrderCellsPerThread = 8; ///< cells a thread scans at a time
+/** Grids of more cells take the general path: the one block's scan of the cells would
+ * take several rounds of binary searches. */
+constexpr std::int64_t kSmallOrderMaxCells = std::int64_t(kSmallOrderThreads) * kSmallOrderCellsPerThread * 8;
 
 /** The bits that hold the values 0 .. values - 1 (at least one). */
 int
@@ -744,10 +811,12 @@ FirstSortedPointOf(const std::uint32_t * cells, int count, std::uint32_t cell)
 
 /** The general path's order, items and item table (BuildMetricPointOrderOnDevice)
  * for at most kSmallOrderThreads x kPointsPerThread points, by one block:
- *  1. each point's key, its cell above its number (the keys are unique, so the
- *     sorted keys are the (cell, number) order of the general path's stable sort);
- *  2. one block radix sort of the keys (over \a keyBits bits), the sorted cells kept
- *     in shared memory;
+ *  1. each point's cell (the key) and its number (the value), in the sort's blocked
+ *     arrangement, so in the numbers' order;
+ *  2. one block radix sort of the cells (over \a cellBits bits) carrying the numbers:
+ *     a least-significant-digit sort is stable, so the sorted pairs are the (cell,
+ *     number) order of the general path's stable sort; the sorted cells are kept in
+ *     shared memory;
  *  3. the items per cell (each cell's points found by binary search in the sorted
  *     cells) scanned into \a cellItemBegin (cells + 1 entries), a thread taking
  *     kSmallOrderCellsPerThread consecutive cells at a time, and each cell's items
@@ -756,10 +825,10 @@ FirstSortedPointOf(const std::uint32_t * cells, int count, std::uint32_t cell)
 template <int D, typename TValue, int kPointsPerThread>
 __global__ void __launch_bounds__(kSmallOrderThreads)
 SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, std::int64_t cellCount,
-                      const Point3 cellsPerAxis, int numberBits, int keyBits, std::uint32_t * order,
-                      MetricWorkItem * items, std::int64_t * cellItemBegin)
+                      const Point3 cellsPerAxis, int cellBits, std::uint32_t * order, MetricWorkItem * items,
+                      std::int64_t * cellItemBegin)
 {
-  using Sort = cub::BlockRadixSort<std::uint32_t, kSmallOrderThreads, kPointsPerThread>;
+  using Sort = cub::BlockRadixSort<std::uint32_t, kSmallOrderThreads, kPointsPerThread, std::uint32_t>;
   using Scan = cub::BlockScan<long long, kSmallOrderThreads>;
   __shared__ union
   {
@@ -772,11 +841,10 @@ SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransfo
   const std::int64_t perAxis[3] = { static_cast<std::int64_t>(cellsPerAxis.x[0]),
                                     static_cast<std::int64_t>(cellsPerAxis.x[1]),
                                     static_cast<std::int64_t>(cellsPerAxis.x[2]) };
-  const std::uint32_t numberMask = (std::uint32_t(1) << numberBits) - 1;
 
-  // 1. Keys, in the sort's blocked arrangement. The padding (number = count, the
-  //    last cell) sorts after every point.
-  std::uint32_t key[kPointsPerThread];
+  // 1. Cells and numbers. The padding (the last cell, numbers from count on) comes
+  //    after every point in the blocked arrangement, so the stable sort keeps it last.
+  std::uint32_t cellOf[kPointsPerThread], number[kPointsPerThread];
   for (int i = 0; i < kPointsPerThread; ++i)
   {
     const std::int64_t n = static_cast<std::int64_t>(threadIdx.x) * kPointsPerThread + i;
@@ -788,18 +856,19 @@ SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransfo
       ApplyAffineMap<D>(transform.before, v, q);
       cell = BSplineCellOf<D>(transform.bspline, perAxis, cellCount, q);
     }
-    key[i] = (static_cast<std::uint32_t>(cell) << numberBits) | static_cast<std::uint32_t>(n < count ? n : count);
+    cellOf[i] = static_cast<std::uint32_t>(cell);
+    number[i] = static_cast<std::uint32_t>(n);
   }
   // 2. The sort (blocked in, blocked out).
-  Sort(shared.sort).Sort(key, 0, keyBits);
+  Sort(shared.sort).Sort(cellOf, number, 0, cellBits);
   __syncthreads(); // the sort's storage holds the sorted cells from here
   for (int i = 0; i < kPointsPerThread; ++i)
   {
     const std::int64_t p = static_cast<std::int64_t>(threadIdx.x) * kPointsPerThread + i;
     if (p < count)
     {
-      shared.cell[p] = key[i] >> numberBits;
-      order[p] = key[i] & numberMask;
+      shared.cell[p] = cellOf[i];
+      order[p] = number[i];
     }
   }
   __syncthreads();
@@ -819,7 +888,7 @@ SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransfo
     }
     for (int k = 0; k < kSmallOrderCellsPerThread; ++k)
     {
-      threadItems += (bound[k + 1] - bound[k] + kMetricItemPoints - 1) / kMetricItemPoints;
+      threadItems += MetricItemsOfCell(bound[k + 1] - bound[k]);
     }
     long long item = 0, tileItems = 0;
     Scan(scanStorage).ExclusiveSum(threadItems, item, tileItems);
@@ -831,13 +900,7 @@ SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransfo
       {
         cellItemBegin[c] = item;
       }
-      const int end = bound[k + 1];
-      for (int b = bound[k]; b < end; b += static_cast<int>(kMetricItemPoints), ++item)
-      {
-        items[item].cell = c;
-        items[item].begin = b;
-        items[item].end = end < b + kMetricItemPoints ? end : b + kMetricItemPoints;
-      }
+      item = WriteMetricCellItems(c, bound[k], bound[k + 1], items, item);
     }
     carried += tileItems;
     __syncthreads(); // the scan's storage, reused by the next tile
@@ -874,21 +937,20 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
   view.items = result.items.As<const MetricWorkItem>();
   view.cellItemBegin = result.cellItemBegin.As<const std::int64_t>();
   view.itemCapacity = itemCapacity;
-  const int numberBits = BitsToHold(count + 1); // the numbers and the padding's
-  const int keyBits = numberBits + BitsToHold(cells);
-  if (count <= kSmallOrderMaxPoints && keyBits <= 32)
+  const int cellBits = BitsToHold(cells);
+  if (count <= kSmallOrderMaxPoints && cells <= kSmallOrderMaxCells)
   {
     // Two points a thread for elastix's 2048 (a quarter of the sort's work), else eight.
     if (count <= 2 * kSmallOrderThreads)
     {
       SmallPointOrderKernel<D, TValue, 2><<<1, kSmallOrderThreads>>>(
-        scene, transform, view.cellCount, perAxis, numberBits, keyBits, result.order.As<std::uint32_t>(),
+        scene, transform, view.cellCount, perAxis, cellBits, result.order.As<std::uint32_t>(),
         result.items.As<MetricWorkItem>(), result.cellItemBegin.As<std::int64_t>());
     }
     else
     {
       SmallPointOrderKernel<D, TValue, kSmallOrderMostPointsPerThread><<<1, kSmallOrderThreads>>>(
-        scene, transform, view.cellCount, perAxis, numberBits, keyBits, result.order.As<std::uint32_t>(),
+        scene, transform, view.cellCount, perAxis, cellBits, result.order.As<std::uint32_t>(),
         result.items.As<MetricWorkItem>(), result.cellItemBegin.As<std::int64_t>());
     }
     CIF_CUDA_CHECK_LAUNCH();
@@ -910,22 +972,21 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
     PointCellKernel<D, TValue><<<BlocksFor(count, 256), 256>>>(scene, transform, view.cellCount, perAxis, keyIn,
                                                                result.numbers.As<std::uint32_t>(), pointsPerCell);
     CIF_CUDA_CHECK_LAUNCH();
-    const int endBit = BitsToHold(cells);
-    if (result.sortCount != count || result.sortEndBit != endBit)
+    if (result.sortCount != count || result.sortEndBit != cellBits)
     {
       CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, result.sortBytes, keyIn, keyOut,
                                                      result.numbers.As<std::uint32_t>(),
                                                      result.order.As<std::uint32_t>(), static_cast<int>(count), 0,
-                                                     endBit));
+                                                     cellBits));
       result.sortCount = count;
-      result.sortEndBit = endBit;
+      result.sortEndBit = cellBits;
     }
     std::size_t scratchBytes = result.sortBytes;
     Reserve(result.sortScratch, std::max<std::size_t>(1, scratchBytes));
     CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(result.sortScratch.Data(), scratchBytes, keyIn, keyOut,
                                                    result.numbers.As<std::uint32_t>(),
                                                    result.order.As<std::uint32_t>(), static_cast<int>(count), 0,
-                                                   endBit));
+                                                   cellBits));
   }
   // First point and first item of every cell (exclusive sums), items per cell.
   auto * itemsPerCell = result.itemsPerCell.As<long long>();
