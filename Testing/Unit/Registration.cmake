@@ -2,4 +2,4 @@
 # inside ITK's registration loop (ImageRegistrationMethodv4).
 cif_add_test_binary(RegistrationTests itkMeanSquaresMetricv4GPUTest.cxx itkMattesMetricv4GPUTest.cxx
   itkCorrelationMetricv4GPUTest.cxx itkRegistrationMethodv4GPUTest.cxx itkMetricRandomPointsTest.cxx
-  cifImageMetricMathTest.cxx cifMetricPointOrderTest.cxx)
+  cifImageMetricMathTest.cxx cifMetricPointOrderTest.cxx itkSharedDomainRegistrationTest.cxx)

@@ -19,7 +19,7 @@
 #include "itkEuler2DTransform.h"
 #include "itkEuler3DTransform.h"
 #include "itkImageMaskSpatialObject.h"
-#include "itkImageRegistrationMethodv4.h"
+#include "itkSharedDomainImageRegistrationMethodv4.h"
 #include "itkLBFGSOptimizerv4.h"
 #include "itkRegularStepGradientDescentOptimizerv4.h"
 
@@ -461,7 +461,7 @@ private:
   typename TLinear::Pointer
   RunLinearStage(const char * stage)
   {
-    using Registration = itk::ImageRegistrationMethodv4<TImage, TImage, TLinear>;
+    using Registration = itk::SharedDomainImageRegistrationMethodv4<TImage, TImage, TLinear>;
     auto transform = TLinear::New();
     auto initializer = itk::CenteredTransformInitializer<TLinear, TImage, TImage>::New();
     initializer->SetTransform(transform);
@@ -508,7 +508,7 @@ private:
   typename BSplineTransformType::Pointer
   RunBSplineStage()
   {
-    using Registration = itk::ImageRegistrationMethodv4<TImage, TImage, BSplineTransformType>;
+    using Registration = itk::SharedDomainImageRegistrationMethodv4<TImage, TImage, BSplineTransformType>;
     auto transform = BSplineTransformType::New();
     {
       auto initializer = itk::BSplineTransformInitializer<BSplineTransformType, TImage>::New();
