@@ -1366,21 +1366,21 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     if constexpr (sameType)
     {
       const cif::SpreadPrefilterPlan plan = cif::PlanSpreadPrefilter(shape, static_cast<int>(n), 1);
-      const std::int64_t             largestOutput = cif::ShareOfSlabs(g, slabs, 0, n).geometry.OutputCount();
-      const std::size_t              needed =
-        static_cast<std::size_t>(inputCount + cif::LargestSpreadShareScalars(shape, plan)) * sizeof(TC) +
-        static_cast<std::size_t>(largestOutput) * outputBytesPerVoxel;
+      // A device's memory on this path: the whole coefficients, its largest share of
+      // the prefilter's work areas, and its share of the output.
+      const auto MemoryNeeded = [&](std::int64_t outputCount) {
+        return static_cast<std::size_t>(inputCount + cif::LargestSpreadShareScalars(shape, plan)) * sizeof(TC) +
+               static_cast<std::size_t>(outputCount) * outputBytesPerVoxel;
+      };
+      const std::int64_t largestOutput = cif::ShareOfSlabs(g, slabs, 0, n).geometry.OutputCount();
       if (!m_InputIsCoefficients && exchangeShares && plan.Devices() == n &&
-          needed <= cif::GetDeviceMemoryBudget(true))
+          MemoryNeeded(largestOutput) <= cif::GetDeviceMemoryBudget(true))
       {
         std::vector<cif::DeviceBuffer> whole(static_cast<std::size_t>(n));
         std::vector<TC *>              wholePointers(static_cast<std::size_t>(n));
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
           const std::int64_t count = cif::ShareOfSlabs(g, slabs, k, n).geometry.OutputCount();
-          cif::RequireDeviceMemory(static_cast<std::size_t>(inputCount + cif::LargestSpreadShareScalars(shape, plan)) *
-                                       sizeof(TC) +
-                                     static_cast<std::size_t>(count) * outputBytesPerVoxel,
-                                   Describe(k, count));
+          cif::RequireDeviceMemory(MemoryNeeded(count), Describe(k, count));
           whole[static_cast<std::size_t>(k)].Allocate(static_cast<std::size_t>(inputCount) * sizeof(TC));
           wholePointers[static_cast<std::size_t>(k)] = whole[static_cast<std::size_t>(k)].As<TC>();
         });
