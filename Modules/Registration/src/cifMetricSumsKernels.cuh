@@ -873,7 +873,7 @@ SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransfo
   }
   __syncthreads();
   // 3. Items per cell, scanned over cells + 1 entries (the last: the item count).
-  //    Here points and cells are below 2^31 (their keys fit in 32 bits).
+  //    Here points and cells are far below 2^31 (kSmallOrderMaxPoints, kSmallOrderMaxCells).
   const int pointCount = static_cast<int>(count);
   const int cellEntries = static_cast<int>(cells) + 1;
   long long carried = 0;
