@@ -135,15 +135,26 @@ struct MetricDeviceWorkspace
   double readbackSeconds = 0.0;
 };
 
+/** What a B-spline derivative read back holds: the sums over the points, or each
+ * sum divided by the number of valid points (MeanSquares' average: ITK divides its
+ * zeroed-then-summed derivative by that number, parameter by parameter, which a host
+ * pays for 10^4 to 10^5 parameters at every evaluation; the device divides as it
+ * gathers, the same correctly rounded quotients). */
+enum class DerivativeScale
+{
+  Sum,
+  PerValidPoint
+};
+
 /** EvaluateMetricSumsOnHost on the current device (\a term's pointers are device
  * pointers). When a B-spline stage's derivative is asked for, \a bsplineDerivative
- * is set to its D x P sums in the workspace's host readback (valid until the
- * workspace's next evaluation). */
+ * is set to its D x P values (\a scale) in the workspace's host readback (valid
+ * until the workspace's next evaluation). */
 template <int D, typename TValue, typename TTerm>
 CudaImageFilters_EXPORT MetricSums
 EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
                            const TTerm & term, const MetricPointOrderView * order, const double reference[3],
-                           bool withDerivative, MetricDeviceWorkspace & workspace,
+                           bool withDerivative, DerivativeScale scale, MetricDeviceWorkspace & workspace,
                            const double ** bsplineDerivative);
 
 /** EvaluateMetricSumsInDomainOrderOnHost without a derivative on the current device: a
@@ -154,11 +165,11 @@ EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> & scene, const MetricM
                                 const TTerm & term, MetricDeviceWorkspace & workspace);
 
 /** EvaluateMetricSumsInCellBoxesOnHost (cifMetricCellBoxes.h) on the current device:
- * sums[0..1] and the B-spline derivative (\a bsplineDerivative, as above). */
+ * sums[0..1] and the B-spline derivative (\a bsplineDerivative and \a scale, as above). */
 template <int D, typename TValue, typename TTerm>
 CudaImageFilters_EXPORT MetricSums
 EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                                      const TTerm & term, const MetricCellBoxView & boxes,
+                                      const TTerm & term, const MetricCellBoxView & boxes, DerivativeScale scale,
                                       MetricDeviceWorkspace & workspace, const double ** bsplineDerivative);
 
 /** MattesFirstPassOnDevice over a dense domain in cell boxes: the separable
@@ -205,10 +216,10 @@ ReadBackMattesSummary(MetricDeviceWorkspace & workspace, bool readNow);
 #define CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, TTerm)                                            \
   template MetricSums EvaluateMetricSumsOnDevice<D, TValue, TTerm>(                                              \
     const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &, const MetricPointOrderView *,     \
-    const double[3], bool, MetricDeviceWorkspace &, const double **);                                          \
+    const double[3], bool, DerivativeScale, MetricDeviceWorkspace &, const double **);                         \
   template MetricSums EvaluateMetricSumsInCellBoxesOnDevice<D, TValue, TTerm>(                                   \
     const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &, const MetricCellBoxView &,        \
-    MetricDeviceWorkspace &, const double **);
+    DerivativeScale, MetricDeviceWorkspace &, const double **);
 #define CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE(D, TValue)                                                          \
   CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MeanSquaresTerm<TValue>)                                \
   CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MattesDerivativeTerm)                                   \

@@ -425,11 +425,14 @@ public:
 
   /** A metric's sums over the points with \a term (its pointers where the bound path
    * reads them) for the bound transform, and the derivative added into
-   * \a derivative (not yet divided by the number of points). */
+   * \a derivative, zeroed by ITK's InitializeForIteration: the sums, or with
+   * cif::DerivativeScale::PerValidPoint each divided by the number of valid points
+   * (ITK's (0 + sum) / n, the same bits as 0 + sum / n; on the GPU divided as it is
+   * gathered). */
   template <typename TTerm>
   void
   EvaluateSums(const TTerm & term, bool withDerivative, MultiThreaderBase * threader, cif::MetricSums & sums,
-               DerivativeType * derivative)
+               DerivativeType * derivative, cif::DerivativeScale scale = cif::DerivativeScale::Sum)
   {
     if constexpr (kTypesSupported)
     {
@@ -450,7 +453,7 @@ public:
         {
           CIF_ITK_TRY_CUDA([&] {
             sums = cif::EvaluateMetricSumsInCellBoxesOnDevice<D, ValueType>(
-              m_DeviceScene, m_DeviceTransform, term, m_DeviceBoxes.view, m_Workspace, &bsplineDerivative);
+              m_DeviceScene, m_DeviceTransform, term, m_DeviceBoxes.view, scale, m_Workspace, &bsplineDerivative);
           });
         }
         else
@@ -466,7 +469,7 @@ public:
         CIF_ITK_TRY_CUDA([&] {
           sums = cif::EvaluateMetricSumsOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, term,
                                                               gather ? &m_DeviceOrder.view : nullptr, reference,
-                                                              withDerivative, m_Workspace, &bsplineDerivative);
+                                                              withDerivative, scale, m_Workspace, &bsplineDerivative);
         });
       }
       else
@@ -478,6 +481,8 @@ public:
       }
       if (withDerivative)
       {
+        // Divided here unless the device did it as it gathered.
+        bool divide = scale == cif::DerivativeScale::PerValidPoint;
         if (host.kind == cif::OptimizedStageKind::Affine)
         {
           m_Split->AddAffineDerivative(sums.value + 2, reference, *derivative);
@@ -490,6 +495,11 @@ public:
           {
             (*derivative)[k] += bsplineDerivative[k];
           }
+          divide = divide && !m_OnGPU;
+        }
+        if (divide)
+        {
+          *derivative /= sums.value[0];
         }
       }
     }

@@ -63,17 +63,14 @@ protected:
   {
     const bool      withDerivative = this->GetComputeDerivative();
     cif::MetricSums sums;
+    // The derivative comes divided by the valid points (ITK's average); with none,
+    // VerifyNumberOfValidPoints sets ITK's value and zeros.
     scene.EvaluateSums(cif::MeanSquaresTerm<typename Superclass::SceneType::ValueType>{}, withDerivative,
-                        this->GetThreader(), sums, this->m_DerivativeResult);
+                        this->GetThreader(), sums, this->m_DerivativeResult, cif::DerivativeScale::PerValidPoint);
     this->m_NumberOfValidPoints = static_cast<SizeValueType>(sums.value[0]);
     if (this->VerifyNumberOfValidPoints(this->m_Value, *this->m_DerivativeResult))
     {
-      const double points = static_cast<double>(this->m_NumberOfValidPoints);
-      this->m_Value = sums.value[1] / points;
-      if (withDerivative)
-      {
-        *this->m_DerivativeResult /= points;
-      }
+      this->m_Value = sums.value[1] / static_cast<double>(this->m_NumberOfValidPoints);
     }
   }
 };

@@ -250,7 +250,7 @@ struct CellsPerAxis
 template <int D>
 __global__ void __launch_bounds__(kGatherThreads)
   GatherKernel(const double * itemPartials, const std::int64_t * cellItemBegin, const CellsPerAxis cells,
-               const TransformStage grid, std::uint32_t controlPoints, double * derivative)
+               const TransformStage grid, std::uint32_t controlPoints, const double * validPoints, double * derivative)
 {
   constexpr int       KY = D > 1 ? 4 : 1;
   constexpr int       KZ = D > 2 ? 4 : 1;
@@ -305,15 +305,16 @@ __global__ void __launch_bounds__(kGatherThreads)
       }
     }
   }
-  derivative[n] = sum;
+  derivative[n] = validPoints != nullptr ? sum / *validPoints : sum;
 }
 
 /** The derivative of every control point gathered from \a itemPartials into the
- * workspace's readback (kReadbackDerivative). */
+ * workspace's readback (kReadbackDerivative), scaled as \a scale says (the valid
+ * points: the sums' first entry in the readback, written by the launches before). */
 template <int D>
 void
 GatherIntoReadback(const double * itemPartials, const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
-                   const TransformStage & grid, MetricDeviceWorkspace & workspace)
+                   const TransformStage & grid, DerivativeScale scale, MetricDeviceWorkspace & workspace)
 {
   const std::int64_t controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
   const std::int64_t outputs = D * controlPoints;
@@ -325,6 +326,7 @@ GatherIntoReadback(const double * itemPartials, const std::int64_t * cellItemBeg
   const CellsPerAxis cells = { { cellsPerAxis[0], cellsPerAxis[1], cellsPerAxis[2] } };
   GatherKernel<D><<<static_cast<unsigned int>((outputs + kGatherThreads - 1) / kGatherThreads), kGatherThreads>>>(
     itemPartials, cellItemBegin, cells, grid, static_cast<std::uint32_t>(controlPoints),
+    scale == DerivativeScale::PerValidPoint ? workspace.readback.As<double>() + kReadbackSums : nullptr,
     workspace.readback.As<double>() + kReadbackDerivative);
   CIF_CUDA_CHECK_LAUNCH();
 }
@@ -466,7 +468,7 @@ template <int D, typename TValue, typename TTerm>
 MetricSums
 EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
                            const TTerm & term, const MetricPointOrderView * order, const double reference[3],
-                           bool withDerivative, MetricDeviceWorkspace & workspace,
+                           bool withDerivative, DerivativeScale scale, MetricDeviceWorkspace & workspace,
                            const double ** bsplineDerivative)
 {
   MetricScene<TValue>   scene = sceneIn;
@@ -495,7 +497,8 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovi
   SumRowsKernel<2><<<1, kSumThreads>>>(workspace.blockSums.As<double>(), 0, order->cellItemBegin + order->cellCount + 1,
                                        readback + kReadbackSums);
   CIF_CUDA_CHECK_LAUNCH();
-  GatherIntoReadback<D>(workspace.itemPartials.As<double>(), order->cellItemBegin, order->cellsPerAxis, grid, workspace);
+  GatherIntoReadback<D>(workspace.itemPartials.As<double>(), order->cellItemBegin, order->cellsPerAxis, grid, scale,
+                        workspace);
   const double * host = ReadBack(workspace, kReadbackDerivative + derivativeValues);
   std::copy_n(host + kReadbackSums, 2, sums.value);
   *bsplineDerivative = host + kReadbackDerivative;
@@ -1020,11 +1023,12 @@ namespace
 constexpr int kBoxThreads = 256;
 constexpr int kBoxMaxTileRows = 64;
 
-/** Rows of a box a tile takes: as many whole rows as one point per thread allows. */
+/** Rows of a box a tile takes: as many whole rows as \a P points per thread allow. */
+template <int P>
 __device__ int
 CellBoxTileRows(int rowLength)
 {
-  const int rows = kBoxThreads / (rowLength > 0 ? rowLength : 1);
+  const int rows = P * kBoxThreads / (rowLength > 0 ? rowLength : 1);
   return rows < 1 ? 1 : (rows > kBoxMaxTileRows ? kBoxMaxTileRows : rows);
 }
 
@@ -1144,7 +1148,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   const MetricWorkItem        item = boxes.items[blockIdx.x];
   const CellBoxExtent         e = CellBoxExtentOf(boxes, item.cell);
   const int                   nx = static_cast<int>(e.rowLength);
-  const int                   tileRows = CellBoxTileRows(nx);
+  const int                   tileRows = CellBoxTileRows<1>(nx);
   const CellBoxTilePoint      point{ static_cast<int>(threadIdx.x) / nx, static_cast<int>(threadIdx.x) % nx };
   LoadCellBox<D>(boxes, transform, e, tile);
   IndexCellBoxRows<D>(e, item.begin, static_cast<int>(min(item.end - item.begin, std::int64_t(tileRows))), tile);
@@ -1244,7 +1248,7 @@ __global__ void __launch_bounds__(kNaturalThreads)
 template <int D, typename TValue, typename TTerm>
 MetricSums
 EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
-                                      const TTerm & term, const MetricCellBoxView & boxes,
+                                      const TTerm & term, const MetricCellBoxView & boxes, DerivativeScale scale,
                                       MetricDeviceWorkspace & workspace, const double ** bsplineDerivative)
 {
   MetricScene<TValue>   scene = sceneIn;
@@ -1275,7 +1279,8 @@ EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const
   }
   SumRowsKernel<2><<<1, kSumThreads>>>(blockSums, items + outsideBlocks, nullptr, readback + kReadbackSums);
   CIF_CUDA_CHECK_LAUNCH();
-  GatherIntoReadback<D>(workspace.itemPartials.As<double>(), boxes.cellItemBegin, boxes.cellsPerAxis, grid, workspace);
+  GatherIntoReadback<D>(workspace.itemPartials.As<double>(), boxes.cellItemBegin, boxes.cellsPerAxis, grid, scale,
+                        workspace);
   const double * host = ReadBack(workspace, kReadbackDerivative + derivativeValues);
   MetricSums     sums;
   std::copy_n(host + kReadbackSums, 2, sums.value);
@@ -1285,6 +1290,12 @@ EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const
 
 namespace
 {
+/** Points a thread of CellBoxHistogramKernel takes in each tile: two halve the
+ * tiles and their three barriers a point (one dense 256^3 pass 931 -> 879 us on an
+ * H100; the derivative's CellBoxKernel, whose tiles hold more work between
+ * barriers, measured no faster with two and keeps one). */
+constexpr int kHistogramBoxPointsPerThread = 2;
+
 /** Mattes' first pass over a cell-box work item: the points' Parzen contributions
  * added to the block's integer histogram (shared for up to 64 bins, else global). */
 template <int D, typename TValue>
@@ -1308,8 +1319,14 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   const MetricWorkItem item = boxes.items[blockIdx.x];
   const CellBoxExtent  e = CellBoxExtentOf(boxes, item.cell);
   const int            nx = static_cast<int>(e.rowLength);
-  const int            tileRows = CellBoxTileRows(nx);
-  const CellBoxTilePoint point{ static_cast<int>(threadIdx.x) / nx, static_cast<int>(threadIdx.x) % nx };
+  constexpr int        P = kHistogramBoxPointsPerThread;
+  const int            tileRows = CellBoxTileRows<P>(nx);
+  CellBoxTilePoint     points[P]; // points threadIdx.x + j kBoxThreads of a tile
+  for (int j = 0; j < P; ++j)
+  {
+    const int p = static_cast<int>(threadIdx.x) + j * kBoxThreads;
+    points[j] = CellBoxTilePoint{ p / nx, p % nx };
+  }
   LoadCellBox<D>(boxes, transform, e, tile);
   for (std::int64_t first = item.begin; first < item.end; first += tileRows)
   {
@@ -1319,10 +1336,14 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
     __syncthreads();
     MapCellBoxRows<D>(boxes, rows, tile);
     __syncthreads();
-    if (point.row < rows)
+#pragma unroll 1
+    for (int j = 0; j < P; ++j)
     {
-      const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, point, tile, false);
-      AddToMattesHistogram(parzen, s, histogram);
+      if (points[j].row < rows)
+      {
+        const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, points[j], tile, false);
+        AddToMattesHistogram(parzen, s, histogram);
+      }
     }
   }
   if (inShared)

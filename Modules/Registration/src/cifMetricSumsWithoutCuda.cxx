@@ -9,8 +9,8 @@ namespace cif
 template <int D, typename TValue, typename TTerm>
 MetricSums
 EvaluateMetricSumsOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
-                           const MetricPointOrderView *, const double[3], bool, MetricDeviceWorkspace &,
-                           const double **)
+                           const MetricPointOrderView *, const double[3], bool, DerivativeScale,
+                           MetricDeviceWorkspace &, const double **)
 {
   throw CudaError("EvaluateMetricSumsOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
@@ -47,7 +47,8 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> &, const MetricMovingTra
 template <int D, typename TValue, typename TTerm>
 MetricSums
 EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
-                                      const MetricCellBoxView &, MetricDeviceWorkspace &, const double **)
+                                      const MetricCellBoxView &, DerivativeScale, MetricDeviceWorkspace &,
+                                      const double **)
 {
   throw CudaError("EvaluateMetricSumsInCellBoxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
