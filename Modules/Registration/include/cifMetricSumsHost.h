@@ -6,6 +6,7 @@
 #include "cifMetricPointTerms.h"
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 /** \file cifMetricSumsHost.h
@@ -44,45 +45,61 @@ AddAffineMoments(const double h[3], const double q[3], const double reference[3]
 
 /** One control point's derivative along \a axis: its item partials (4^D x D per
  * item: support offset, then axis) summed over the cells whose support holds it, in
- * a fixed order. \a controlPoint: the grid's linear index. */
-template <int D>
+ * a fixed order (cells k - (a, b, c), c then b then a, each cell's items in order).
+ * \a controlPoint: the grid's linear index. \a TIndex: the type of its index
+ * arithmetic (the GPU's gather uses 32 bits where the grid fits: 64-bit division
+ * costs a GPU about a hundred instructions). The item ranges of a row of four cells
+ * along x are consecutive in \a cellItemBegin: five entries bound all four, read
+ * before any is used. The host's and the GPU's gathers both sum here. */
+template <int D, typename TIndex = std::int64_t>
 CIF_HD double
-GatherControlPointDerivative(const double * itemPartials,
-                             const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
-                             const std::int64_t gridSize[3], std::int64_t controlPoint, int axis)
+GatherControlPointDerivative(const double * itemPartials, const std::int64_t * cellItemBegin,
+                             const std::int64_t cellsPerAxis[3], const std::int64_t gridSize[3], TIndex controlPoint,
+                             int axis)
 {
-  std::int64_t k[3] = { 0, 0, 0 };
-  std::int64_t rest = controlPoint;
-  for (int a = 0; a < D; ++a)
-  {
-    k[a] = rest % gridSize[a];
-    rest /= gridSize[a];
-  }
+  using Coordinate = std::conditional_t<sizeof(TIndex) <= 4, int, std::int64_t>; // signed: cells k - a may be < 0
   constexpr int KY = D > 1 ? 4 : 1;
   constexpr int KZ = D > 2 ? 4 : 1;
-  constexpr int kSupport = 4 * KY * KZ;
-  double        sum = 0.0;
+  constexpr int kPartials = 4 * KY * KZ * D; // an item's
+  Coordinate    index[3] = { 0, 0, 0 };
+  TIndex        rest = controlPoint;
+  for (int a = 0; a < D; ++a)
+  {
+    const auto size = static_cast<TIndex>(gridSize[a]);
+    index[a] = static_cast<Coordinate>(rest % size);
+    rest /= size;
+  }
+  const auto cellsX = static_cast<Coordinate>(cellsPerAxis[0]);
+  double     sum = 0.0;
   for (int c = 0; c < KZ; ++c)
   {
     for (int b = 0; b < KY; ++b)
     {
+      const Coordinate y = index[1] - b, z = index[2] - c;
+      if ((D > 1 && (y < 0 || y >= cellsPerAxis[1])) || (D > 2 && (z < 0 || z >= cellsPerAxis[2])))
+      {
+        continue;
+      }
+      // Cells x = index[0] - a for a = 3..0: entries row + x of the table, and the
+      // one after the last; those outside [0, cellsX] are not read.
+      const std::int64_t row = (static_cast<std::int64_t>(z) * cellsPerAxis[1] + y) * cellsX;
+      std::int64_t       bound[5];
+      for (int e = 0; e < 5; ++e)
+      {
+        const Coordinate x = index[0] - 3 + e;
+        bound[e] = x >= 0 && x <= cellsX ? cellItemBegin[row + x] : 0;
+      }
       for (int a = 0; a < 4; ++a)
       {
-        const std::int64_t cell[3] = { k[0] - a, k[1] - b, k[2] - c };
-        bool               inside = true;
-        for (int d = 0; d < D; ++d)
-        {
-          inside = inside && cell[d] >= 0 && cell[d] < cellsPerAxis[d];
-        }
-        if (!inside)
+        const Coordinate x = index[0] - a;
+        if (x < 0 || x >= cellsX)
         {
           continue;
         }
-        const std::int64_t linear = (cell[2] * cellsPerAxis[1] + cell[1]) * cellsPerAxis[0] + cell[0];
-        const int          slot = (a + 4 * (b + 4 * c)) * D + axis;
-        for (std::int64_t item = cellItemBegin[linear]; item < cellItemBegin[linear + 1]; ++item)
+        const double * slot = itemPartials + (a + 4 * (b + 4 * c)) * D + axis;
+        for (std::int64_t item = bound[3 - a]; item < bound[4 - a]; ++item)
         {
-          sum += itemPartials[item * kSupport * D + slot];
+          sum += slot[item * kPartials];
         }
       }
     }

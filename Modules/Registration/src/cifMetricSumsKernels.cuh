@@ -242,19 +242,14 @@ struct CellsPerAxis
 };
 
 /** Every control point's derivative along every axis from the item partials: a
- * thread per control point and axis, each summing in GatherControlPointDerivative's
- * order (the same bits as the host's gather), with the index arithmetic in 32 bits
- * (GatherIntoReadback checks that the grid fits) and each row of four cells' item
- * ranges read at once: the cells k - a (a = 0..3) along x are consecutive in the item
- * table, so five entries bound all four, loaded before any is used. */
+ * thread per control point and axis, each summing with GatherControlPointDerivative
+ * (the host's gather's bits) in 32-bit index arithmetic (GatherIntoReadback checks
+ * that the grid fits), then divided by \a validPoints where it is given. */
 template <int D>
 __global__ void __launch_bounds__(kGatherThreads)
   GatherKernel(const double * itemPartials, const std::int64_t * cellItemBegin, const CellsPerAxis cells,
                const TransformStage grid, std::uint32_t controlPoints, const double * validPoints, double * derivative)
 {
-  constexpr int       KY = D > 1 ? 4 : 1;
-  constexpr int       KZ = D > 2 ? 4 : 1;
-  constexpr int       kPartials = 4 * KY * KZ * D; // an item's
   const std::uint32_t n = blockIdx.x * kGatherThreads + threadIdx.x;
   if (n >= controlPoints * static_cast<std::uint32_t>(D))
   {
@@ -262,49 +257,8 @@ __global__ void __launch_bounds__(kGatherThreads)
   }
   const int           axis = static_cast<int>(n / controlPoints);
   const std::uint32_t k = n - static_cast<std::uint32_t>(axis) * controlPoints;
-  int                 index[3] = { 0, 0, 0 };
-  std::uint32_t       rest = k;
-  for (int a = 0; a < D; ++a)
-  {
-    const auto size = static_cast<std::uint32_t>(grid.gridSize[a]);
-    index[a] = static_cast<int>(rest % size);
-    rest /= size;
-  }
-  const int cellsX = static_cast<int>(cells.n[0]);
-  double    sum = 0.0;
-  for (int c = 0; c < KZ; ++c)
-  {
-    for (int b = 0; b < KY; ++b)
-    {
-      const int y = index[1] - b, z = index[2] - c;
-      if ((D > 1 && (y < 0 || y >= cells.n[1])) || (D > 2 && (z < 0 || z >= cells.n[2])))
-      {
-        continue;
-      }
-      // Cells x = index[0] - a for a = 3..0: entries row + x of the table, and the
-      // one after the last; those outside [0, cellsX] are not read.
-      const std::int64_t row = (static_cast<std::int64_t>(z) * cells.n[1] + y) * cellsX;
-      std::int64_t       bound[5];
-      for (int e = 0; e < 5; ++e)
-      {
-        const int x = index[0] - 3 + e;
-        bound[e] = x >= 0 && x <= cellsX ? cellItemBegin[row + x] : 0;
-      }
-      for (int a = 0; a < 4; ++a)
-      {
-        const int x = index[0] - a;
-        if (x < 0 || x >= cellsX)
-        {
-          continue;
-        }
-        const double * slot = itemPartials + (a + 4 * (b + 4 * c)) * D + axis;
-        for (std::int64_t item = bound[3 - a]; item < bound[4 - a]; ++item)
-        {
-          sum += slot[item * kPartials];
-        }
-      }
-    }
-  }
+  const double sum = GatherControlPointDerivative<D, std::uint32_t>(itemPartials, cellItemBegin, cells.n, grid.gridSize,
+                                                                    k, axis);
   derivative[n] = validPoints != nullptr ? sum / *validPoints : sum;
 }
 
