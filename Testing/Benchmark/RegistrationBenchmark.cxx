@@ -41,8 +41,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <map>
@@ -82,6 +84,7 @@ struct Options
   long              itkPoints = 1L << 14;
   double            fp64Tflops = -1; ///< <= 0: nominal for the device's architecture
   bool              quick = false;
+  bool              digest = false; ///< note each GPU row's value and derivative bits (comparing builds)
   bool              ok = true;
 };
 
@@ -123,13 +126,19 @@ Parse(int argc, char * argv[])
     {
       o.quick = true;
     }
+    else if (a == "--digest")
+    {
+      o.digest = true;
+    }
     else
     {
       std::fprintf(stderr,
                    "usage: RegistrationBenchmark [--sizes N...] [--repeat R] [--no-itk] [--itk-points P] "
-                   "[--fp64-tflops T] [--quick]\n"
+                   "[--fp64-tflops T] [--quick] [--digest]\n"
                    "  --quick: a 32^3 size, 2^10 and 2^12 sampled points, 3 repeats, ITK B-spline on 2^10 points "
-                   "(the CI smoke run)\n");
+                   "(the CI smoke run)\n"
+                   "  --digest: note a digest of each GPU row's value and derivative bits, to show that a\n"
+                   "            change of the kernels kept every bit\n");
       o.ok = false;
     }
   }
@@ -603,6 +612,30 @@ PathNote(const Timed & t, itk::CudaExecutionPath expected, const char * column)
   return "";
 }
 
+/** FNV-1a over the bits of \a t's value and derivative: equal digests of two builds
+ * mean the same bits (for changes that must not change the arithmetic). */
+std::string
+Digest(const Timed & t)
+{
+  std::uint64_t hash = 1469598103934665603ULL;
+  const auto    add = [&hash](double x) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &x, sizeof(bits));
+    for (int b = 0; b < 8; ++b)
+    {
+      hash = (hash ^ ((bits >> (8 * b)) & 0xffU)) * 1099511628211ULL;
+    }
+  };
+  add(t.value);
+  for (unsigned int i = 0; i < t.derivative.GetSize(); ++i)
+  {
+    add(t.derivative[i]);
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
 /** One row: the case on the GPU path, the CPU path and ITK, and its floor. */
 template <typename TModule, typename TITK>
 void
@@ -685,6 +718,10 @@ RunRow(MetricKind kind, const char * metricName, const Image * fixed, const Imag
               check.c_str());
   std::fflush(stdout);
   const std::string where = pointsName + ", " + transformName + ", " + metricName + ": ";
+  if (o.digest && gpu.ms >= 0)
+  {
+    notes.push_back(where + "GPU digest " + Digest(gpu));
+  }
   for (const std::string & note : { device.gpu ? PathNote(gpu, itk::CudaExecutionPath::GPU, "GPU") : std::string(),
                                     PathNote(cpu, itk::CudaExecutionPath::CPU, "CPU path"),
                                     itkRun.error.empty() ? std::string() : "ITK failed: " + itkRun.error })
