@@ -237,13 +237,15 @@ BuildMetricCellBoxes(const MetricDomain & domain, const MetricMovingTransform & 
 }
 
 /** Where a work item lies: its cell's first index along each axis, its row length
- * and rows per z (the box's extent along y). */
+ * and rows per z (the box's extent along y). The indices in 32 bits (a plan's domain
+ * has fewer than 2^31 points): a GPU thread keeps them live through a work item, and
+ * 64-bit ones cost registers that the dense kernel spilled for. */
 struct CellBoxExtent
 {
-  std::int64_t start[3];
+  std::int32_t start[3];
   std::int64_t cell[3];
-  std::int64_t rowLength;
-  std::int64_t rowsPerSlice;
+  std::int32_t rowLength;
+  std::int32_t rowsPerSlice;
 };
 
 CIF_HD CellBoxExtent
@@ -260,10 +262,10 @@ CellBoxExtentOf(const MetricCellBoxView & boxes, std::int64_t cell)
   e.cell[2] = static_cast<std::int64_t>(c / (n0 * n1));
   for (int a = 0; a < 3; ++a)
   {
-    e.start[a] = boxes.range[a][2 * e.cell[a]];
+    e.start[a] = static_cast<std::int32_t>(boxes.range[a][2 * e.cell[a]]);
   }
-  e.rowLength = boxes.range[0][2 * e.cell[0] + 1] - e.start[0];
-  e.rowsPerSlice = boxes.range[1][2 * e.cell[1] + 1] - e.start[1];
+  e.rowLength = static_cast<std::int32_t>(boxes.range[0][2 * e.cell[0] + 1] - e.start[0]);
+  e.rowsPerSlice = static_cast<std::int32_t>(boxes.range[1][2 * e.cell[1] + 1] - e.start[1]);
   return e;
 }
 
@@ -290,23 +292,55 @@ CellBoxCoefficient(const TransformStage & s, const std::int64_t cell[3], int slo
   return s.coefficients[axis][k];
 }
 
+/** Values of a y map (CellBoxYMapEntry) per y index: (a, c, d), a < 4, c below the
+ * support's extent along z, d < D. */
+template <int D>
+constexpr int kCellBoxYMapValues = 4 * (D > 2 ? 4 : 1) * D;
+
+/** Entry k = (a KZ + c) D + d of the support coefficients \a coefficient (slot-major,
+ * D per slot) contracted with one y index's weights \a wy: what every row of that y
+ * shares of its map (CellBoxRowMapEntry's inner sums). */
+template <int D>
+CIF_HD double
+CellBoxYMapEntry(const double * coefficient, const double wy[4], int k)
+{
+  constexpr int KY = D > 1 ? 4 : 1;
+  constexpr int KZ = D > 2 ? 4 : 1;
+  const int     d = k % D, c = (k / D) % KZ, a = k / (D * KZ);
+  double        inner = 0.0;
+  for (int b = 0; b < KY; ++b)
+  {
+    inner += wy[b] * coefficient[(a + 4 * (b + 4 * c)) * D + d];
+  }
+  return inner;
+}
+
+/** A row's map entry (a, d) from its y index's map \a yMap (CellBoxYMapEntry's
+ * values) and its z weights: CellBoxRowMapEntry's sum, the same operations. */
+template <int D>
+CIF_HD double
+CellBoxRowMapEntryFromY(const double * yMap, const double wz[4], int a, int d)
+{
+  constexpr int KZ = D > 2 ? 4 : 1;
+  double        sum = 0.0;
+  for (int c = 0; c < KZ; ++c)
+  {
+    sum += wz[c] * yMap[(a * KZ + c) * D + d];
+  }
+  return sum;
+}
+
 /** One row's contraction of the support coefficients \a coefficient (slot-major,
  * D per slot) with the row's y and z weights: rowMap[a * D + d], a < 4. */
 template <int D>
 CIF_HD double
 CellBoxRowMapEntry(const double * coefficient, const double wy[4], const double wz[4], int a, int d)
 {
-  constexpr int KY = D > 1 ? 4 : 1;
   constexpr int KZ = D > 2 ? 4 : 1;
   double        sum = 0.0;
   for (int c = 0; c < KZ; ++c)
   {
-    double inner = 0.0;
-    for (int b = 0; b < KY; ++b)
-    {
-      inner += wy[b] * coefficient[(a + 4 * (b + 4 * c)) * D + d];
-    }
-    sum += wz[c] * inner;
+    sum += wz[c] * CellBoxYMapEntry<D>(coefficient, wy, (a * KZ + c) * D + d);
   }
   return sum;
 }

@@ -1022,7 +1022,7 @@ LoadCellBox(const MetricCellBoxView & boxes, const MetricMovingTransform & trans
  * of one per use. */
 template <int D>
 __device__ void
-IndexCellBoxRows(const CellBoxExtent & e, std::int64_t first, int rows, CellBoxTile<D> & tile, int firstThread = 0)
+IndexCellBoxRows(const CellBoxExtent & e, int first, int rows, CellBoxTile<D> & tile, int firstThread = 0)
 {
   for (int row = static_cast<int>(threadIdx.x) - firstThread; row >= 0 && row < rows; row += kBoxThreads - firstThread)
   {
@@ -1033,19 +1033,44 @@ IndexCellBoxRows(const CellBoxExtent & e, std::int64_t first, int rows, CellBoxT
   }
 }
 
-/** The row maps and weight products of the tile's \a rows rows, whose indices
- * IndexCellBoxRows found (the caller synchronises). */
+/** Box extents along y up to which CellBoxKernel keeps a y map (CellBoxYMapEntry)
+ * per y index of its box (the block's shared memory stays below 48 KiB). */
+constexpr int kCellBoxYMapRows = 16;
+
+/** The y maps of the box's y indices (e.rowsPerSlice <= kCellBoxYMapRows; the
+ * caller synchronises after the coefficients' load and after this): the rows' inner
+ * sums, formed once per y instead of once per row. */
 template <int D>
 __device__ void
-MapCellBoxRows(const MetricCellBoxView & boxes, int rows, CellBoxTile<D> & tile)
+MapCellBoxYs(const MetricCellBoxView & boxes, const CellBoxExtent & e, const CellBoxTile<D> & tile,
+             double (*yMap)[kCellBoxYMapValues<D>])
+{
+  constexpr int kValues = kCellBoxYMapValues<D>;
+  for (int o = threadIdx.x; o < e.rowsPerSlice * kValues; o += kBoxThreads)
+  {
+    const int y = o / kValues;
+    yMap[y][o % kValues] = CellBoxYMapEntry<D>(tile.coefficient, boxes.weights[1] + 4 * (e.start[1] + y), o % kValues);
+  }
+}
+
+/** The row maps and weight products of the tile's \a rows rows, whose indices
+ * IndexCellBoxRows found (the caller synchronises); from the y maps \a yMap of the
+ * box's y indices from \a yStart on where given (MapCellBoxYs), else from the
+ * coefficients: the same sums either way. */
+template <int D>
+__device__ void
+MapCellBoxRows(const MetricCellBoxView & boxes, int rows, CellBoxTile<D> & tile,
+               const double (*yMap)[kCellBoxYMapValues<D>] = nullptr, int yStart = 0)
 {
   constexpr int kRowValues = CellBoxTile<D>::kRowValues;
   for (int o = threadIdx.x; o < rows * kRowValues; o += kBoxThreads)
   {
     const int      row = o / kRowValues, k = o % kRowValues;
-    const double * wy = boxes.weights[1] + 4 * tile.rowY[row];
     const double * wz = boxes.weights[2] + 4 * tile.rowZ[row];
-    tile.rowMap[row][k] = CellBoxRowMapEntry<D>(tile.coefficient, wy, wz, k / D, k % D);
+    tile.rowMap[row][k] =
+      yMap != nullptr
+        ? CellBoxRowMapEntryFromY<D>(yMap[tile.rowY[row] - yStart], wz, k / D, k % D)
+        : CellBoxRowMapEntry<D>(tile.coefficient, boxes.weights[1] + 4 * tile.rowY[row], wz, k / D, k % D);
   }
   constexpr int kProducts = kCellBoxWeightProducts<D>;
   for (int o = threadIdx.x; o < rows * kProducts; o += kBoxThreads)
@@ -1098,20 +1123,30 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   __shared__ double           rowForce[kBoxMaxTileRows][kRowValues];
   __shared__ double           force[kBoxThreads][D];
   __shared__ double           sums[kBoxThreads][2];
+  __shared__ double           yMap[kCellBoxYMapRows][kCellBoxYMapValues<D>];
   static_assert(kOutputs < kBoxThreads, "threads beyond the partials' index the next tile's rows");
   const MetricWorkItem        item = boxes.items[blockIdx.x];
   const CellBoxExtent         e = CellBoxExtentOf(boxes, item.cell);
-  const int                   nx = static_cast<int>(e.rowLength);
+  const int                   nx = e.rowLength;
   const int                   tileRows = CellBoxTileRows<1>(nx);
   const CellBoxTilePoint      point{ static_cast<int>(threadIdx.x) / nx, static_cast<int>(threadIdx.x) % nx };
+  // A work item's rows in 32 bits (a box has fewer rows than the domain points).
+  const int                   begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
+  const bool                  byY = e.rowsPerSlice <= kCellBoxYMapRows;
   LoadCellBox<D>(boxes, transform, e, tile);
-  IndexCellBoxRows<D>(e, item.begin, static_cast<int>(min(item.end - item.begin, std::int64_t(tileRows))), tile);
-  double partial = 0.0, count = 0.0, value = 0.0;
-  for (std::int64_t first = item.begin; first < item.end; first += tileRows)
+  IndexCellBoxRows<D>(e, begin, min(end - begin, tileRows), tile);
+  if (byY)
   {
-    const int rows = static_cast<int>(item.end - first < tileRows ? item.end - first : tileRows);
-    __syncthreads(); // the coefficients and the rows' indices; the previous tile's points are done
-    MapCellBoxRows<D>(boxes, rows, tile);
+    __syncthreads(); // the coefficients
+    MapCellBoxYs<D>(boxes, e, tile, yMap);
+  }
+  double       partial = 0.0, value = 0.0;
+  unsigned int count = 0; // valid points (an integer: one register fewer, the same double at the end)
+  for (int first = begin; first < end; first += tileRows)
+  {
+    const int rows = min(end - first, tileRows);
+    __syncthreads(); // the coefficients, y maps and rows' indices; the previous tile's points are done
+    MapCellBoxRows<D>(boxes, rows, tile, byY ? yMap : nullptr, e.start[1]);
     __syncthreads();
     double h[3] = { 0, 0, 0 };
     if (point.row < rows)
@@ -1120,7 +1155,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
       double                  f[3], termValue;
       if (s.valid && term.template Apply<D>(s, termValue, f))
       {
-        count += 1.0;
+        ++count;
         value += termValue;
         PullBackThroughAfter<D>(transform, f, h);
       }
@@ -1155,13 +1190,13 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
         partial += CellBoxPartialTerm<D>(rowForce[row], tile.weightProduct[row], threadIdx.x);
       }
     }
-    else if (first + tileRows < item.end)
+    else if (first + tileRows < end)
     {
-      const std::int64_t next = first + tileRows;
-      IndexCellBoxRows<D>(e, next, static_cast<int>(min(item.end - next, std::int64_t(tileRows))), tile, kOutputs);
+      const int next = first + tileRows;
+      IndexCellBoxRows<D>(e, next, min(end - next, tileRows), tile, kOutputs);
     }
   }
-  sums[threadIdx.x][0] = count;
+  sums[threadIdx.x][0] = static_cast<double>(count);
   sums[threadIdx.x][1] = value;
   TreeReduce<2, kBoxThreads>(sums);
   if (threadIdx.x < 2)
@@ -1272,7 +1307,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   }
   const MetricWorkItem item = boxes.items[blockIdx.x];
   const CellBoxExtent  e = CellBoxExtentOf(boxes, item.cell);
-  const int            nx = static_cast<int>(e.rowLength);
+  const int            nx = e.rowLength;
   constexpr int        P = kHistogramBoxPointsPerThread;
   const int            tileRows = CellBoxTileRows<P>(nx);
   CellBoxTilePoint     points[P]; // points threadIdx.x + j kBoxThreads of a tile
@@ -1282,9 +1317,10 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
     points[j] = CellBoxTilePoint{ p / nx, p % nx };
   }
   LoadCellBox<D>(boxes, transform, e, tile);
-  for (std::int64_t first = item.begin; first < item.end; first += tileRows)
+  const int            begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
+  for (int first = begin; first < end; first += tileRows)
   {
-    const int rows = static_cast<int>(item.end - first < tileRows ? item.end - first : tileRows);
+    const int rows = min(end - first, tileRows);
     __syncthreads();
     IndexCellBoxRows<D>(e, first, rows, tile);
     __syncthreads();
