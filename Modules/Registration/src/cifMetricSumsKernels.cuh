@@ -47,12 +47,16 @@ struct Point3
 };
 
 /** shared[0][k] = the sum over the block's threads of shared[t][k], for k < S, by a
- * tree whose shape depends only on the block size. */
+ * tree whose shape depends only on the block size: at each stride s, element t < s
+ * adds element t + s. The strides from 32 down run in the first warp with shuffles
+ * (the same additions in the same order, without a barrier each). */
 template <int S, int Threads>
 __device__ void
 TreeReduce(double (*shared)[S])
 {
-  for (int stride = Threads / 2; stride > 0; stride /= 2)
+  static_assert(Threads >= 32 && (Threads & (Threads - 1)) == 0, "whole warps, a power of two");
+  int stride = Threads / 2;
+  for (; stride >= 32; stride /= 2)
   {
     __syncthreads();
     if (threadIdx.x < stride)
@@ -60,6 +64,31 @@ TreeReduce(double (*shared)[S])
       for (int k = 0; k < S; ++k)
       {
         shared[threadIdx.x][k] += shared[threadIdx.x + stride][k];
+      }
+    }
+  }
+  __syncthreads();
+  if (stride > 0 && threadIdx.x < 32)
+  {
+    double sum[S];
+    for (int k = 0; k < S; ++k)
+    {
+      sum[k] = threadIdx.x < 2 * stride ? shared[threadIdx.x][k] : 0.0;
+    }
+    for (; stride > 0; stride /= 2)
+    {
+      for (int k = 0; k < S; ++k)
+      {
+        // Lanes below the stride add the lane a stride above, as the shared steps do;
+        // the other lanes' sums are not read again.
+        sum[k] += __shfl_down_sync(0xffffffffU, sum[k], stride);
+      }
+    }
+    if (threadIdx.x == 0)
+    {
+      for (int k = 0; k < S; ++k)
+      {
+        shared[0][k] = sum[k];
       }
     }
   }
@@ -1001,13 +1030,14 @@ struct CellBoxTile
   int                  rowZ[kBoxMaxTileRows];
 };
 
-/** Loads the cell's coefficients and x weights (the caller synchronises). */
+/** Loads the cell's x weights and, \a withCoefficients, its coefficients (the caller
+ * synchronises). */
 template <int D>
 __device__ void
 LoadCellBox(const MetricCellBoxView & boxes, const MetricMovingTransform & transform, const CellBoxExtent & e,
-            CellBoxTile<D> & tile)
+            CellBoxTile<D> & tile, bool withCoefficients = true)
 {
-  for (int o = threadIdx.x; o < CellBoxTile<D>::kOutputs; o += kBoxThreads)
+  for (int o = threadIdx.x; withCoefficients && o < CellBoxTile<D>::kOutputs; o += kBoxThreads)
   {
     tile.coefficient[o] = CellBoxCoefficient<D>(transform.bspline, e.cell, o / D, o % D);
   }
@@ -1045,11 +1075,13 @@ __device__ void
 MapCellBoxYs(const MetricCellBoxView & boxes, const CellBoxExtent & e, const CellBoxTile<D> & tile,
              double (*yMap)[kCellBoxYMapValues<D>])
 {
-  constexpr int kValues = kCellBoxYMapValues<D>;
+  constexpr int  kValues = kCellBoxYMapValues<D>;
+  const double * coefficients = tile.coefficient;
+  const auto     coefficient = [coefficients](int slot, int d) { return coefficients[slot * D + d]; };
   for (int o = threadIdx.x; o < e.rowsPerSlice * kValues; o += kBoxThreads)
   {
     const int y = o / kValues;
-    yMap[y][o % kValues] = CellBoxYMapEntry<D>(tile.coefficient, boxes.weights[1] + 4 * (e.start[1] + y), o % kValues);
+    yMap[y][o % kValues] = CellBoxYMapEntry<D>(coefficient, boxes.weights[1] + 4 * (e.start[1] + y), o % kValues);
   }
 }
 
