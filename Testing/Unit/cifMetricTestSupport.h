@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -393,8 +394,12 @@ Evaluation
 Evaluate(TMetric * metric)
 {
   Evaluation e;
-  typename TMetric::DerivativeType derivative;
-  typename TMetric::MeasureType    value;
+  // The array as an optimizer hands it over: of the derivative's size already, and
+  // holding an earlier evaluation's values (NaN here), which must not show through
+  // the metric's zeros.
+  typename TMetric::DerivativeType derivative(metric->GetNumberOfParameters());
+  derivative.Fill(std::numeric_limits<double>::quiet_NaN());
+  typename TMetric::MeasureType value;
   metric->GetValueAndDerivative(value, derivative);
   e.value = value;
   e.derivative = derivative;

@@ -58,7 +58,7 @@ protected:
   /** ITK's InitializeForIteration without its means pass (ITK's threaded CPU pass
    * over every point, at every evaluation): the module forms the means itself, and
    * PrepareITKEvaluation runs ITK's pass where ITK's code evaluates. The derivative's
-   * size and zeros, and ITK's exception for an empty sampled point set, stay. */
+   * size and (deferred) zeros, and ITK's exception for an empty sampled point set, stay. */
   void
   InitializeForIteration() const override
   {
@@ -66,7 +66,7 @@ protected:
     {
       itkExceptionMacro("FixedSampledPointSet must have 1 or more points.");
     }
-    MetricType::Superclass::InitializeForIteration();
+    this->InitializeDerivativeForIteration();
   }
 
   void
@@ -120,7 +120,8 @@ protected:
       term.scale = 2.0 * fm / (f2 * m2);
       term.ratio = fm / m2;
       cif::MetricSums forces;
-      scene.EvaluateSums(term, true, this->GetThreader(), forces, this->m_DerivativeResult);
+      scene.EvaluateSums(term, true, this->GetThreader(), forces, this->m_DerivativeResult,
+                         this->DerivativeZerosPending());
     }
   }
 };

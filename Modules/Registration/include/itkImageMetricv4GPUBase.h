@@ -244,10 +244,63 @@ protected:
     m_MovingGradientFilterGPU->RemoveObserver(m_GradientEndTag);
   }
 
+  /** ImageToImageMetricv4::InitializeForIteration, whose whole work is the
+   * derivative's size and zeros, with the zeros deferred: the module's B-spline
+   * derivative then writes every value as 0 + value (ITK's zeros and additions in one
+   * pass, the same bits), every other path writes the zeros first
+   * (ZeroDerivativeIfPending), and an evaluation that ends without writing it (ITK's
+   * "derivative left at its zeros", an exception) leaves the zeros. */
+  void
+  InitializeForIteration() const override
+  {
+    this->InitializeDerivativeForIteration();
+  }
+
+  /** The derivative's size, its zeros deferred (InitializeForIteration). */
+  void
+  InitializeDerivativeForIteration() const
+  {
+    m_DerivativeZerosPending = false;
+    if (this->GetComputeDerivative())
+    {
+      const typename TMetric::NumberOfParametersType parameters = this->GetNumberOfParameters();
+      if (this->m_DerivativeResult->GetSize() != parameters)
+      {
+        this->m_DerivativeResult->SetSize(parameters);
+      }
+      m_DerivativeZerosPending = true;
+    }
+  }
+
+  /** The deferred zeros of the derivative (InitializeForIteration) written. */
+  void
+  ZeroDerivativeIfPending() const
+  {
+    if (m_DerivativeZerosPending)
+    {
+      this->m_DerivativeResult->Fill(NumericTraits<typename TMetric::DerivativeValueType>::ZeroValue());
+      m_DerivativeZerosPending = false;
+    }
+  }
+
+  /** Where the scene finds whether the derivative's zeros are still to be written. */
+  bool *
+  DerivativeZerosPending() const
+  {
+    return &m_DerivativeZerosPending;
+  }
+
   /** The module's path or ITK's, timed. */
   void
   GetValueAndDerivativeExecute() const override
   {
+    // Whatever path runs and however it ends, the derivative holds ITK's zeros where
+    // nothing wrote it.
+    struct ZerosWhereUnwritten
+    {
+      const Self & metric;
+      ~ZerosWhereUnwritten() { metric.ZeroDerivativeIfPending(); }
+    } zerosWhereUnwritten{ *this };
     const auto  start = std::chrono::steady_clock::now();
     if (m_NumberOfRandomPointsPerEvaluation > 0)
     {
@@ -430,6 +483,7 @@ protected:
   void
   RunITK(const std::string & reason) const
   {
+    this->ZeroDerivativeIfPending();
     m_LastExecutionReason = reason;
     const_cast<Self *>(this)->SetLastExecutionPath(CudaExecutionPath::ITK);
     const_cast<Self *>(this)->GradientImageToHost();
@@ -492,6 +546,7 @@ private:
   std::exception_ptr                                    m_NextRandomPointsError;
   MultiThreaderBase::Pointer         m_Threader;
   mutable Timing                     m_Timing;
+  mutable bool                       m_DerivativeZerosPending = false; ///< InitializeForIteration's zeros not yet written
   std::chrono::steady_clock::time_point m_GradientStart;
   double                                m_GradientSeconds = 0.0; ///< the gradient filter's updates, all of them
   unsigned long                         m_GradientStartTag = 0;

@@ -344,9 +344,11 @@ public:
    * caller raises ITK's errors), then, with \a derivative, the second pass's forces
    * added into it (not where the summary is an error, on the CPU path). On the GPU
    * path the histogram and the ratio table stay on the device, and the summary comes
-   * back with the second pass's sums: one readback per evaluation. */
+   * back with the second pass's sums: one readback per evaluation. \a zerosPending:
+   * as for EvaluateSums. */
   cif::MattesSummary
-  EvaluateMattes(const cif::MattesParzen & parzen, MultiThreaderBase * threader, DerivativeType * derivative)
+  EvaluateMattes(const cif::MattesParzen & parzen, MultiThreaderBase * threader, DerivativeType * derivative,
+                 bool * zerosPending)
   {
     cif::MattesSummary summary;
     if constexpr (kTypesSupported)
@@ -387,7 +389,7 @@ public:
       if (derivative != nullptr)
       {
         cif::MetricSums sums;
-        this->EvaluateSums(term, true, threader, sums, derivative);
+        this->EvaluateSums(term, true, threader, sums, derivative, zerosPending);
       }
       if (m_OnGPU)
       {
@@ -428,11 +430,13 @@ public:
    * \a derivative, zeroed by ITK's InitializeForIteration: the sums, or with
    * cif::DerivativeScale::PerValidPoint each divided by the number of valid points
    * (ITK's (0 + sum) / n, the same bits as 0 + sum / n; on the GPU divided as it is
-   * gathered). */
+   * gathered). Where \a zerosPending is set, ITK's zeros have not been written yet:
+   * a B-spline derivative is then written as 0 + value, an affine one after the
+   * zeros; the flag is cleared. */
   template <typename TTerm>
   void
   EvaluateSums(const TTerm & term, bool withDerivative, MultiThreaderBase * threader, cif::MetricSums & sums,
-               DerivativeType * derivative, cif::DerivativeScale scale = cif::DerivativeScale::Sum)
+               DerivativeType * derivative, bool * zerosPending, cif::DerivativeScale scale = cif::DerivativeScale::Sum)
   {
     if constexpr (kTypesSupported)
     {
@@ -483,17 +487,38 @@ public:
       {
         // Divided here unless the device did it as it gathered.
         bool divide = scale == cif::DerivativeScale::PerValidPoint;
+        const bool zeroed = zerosPending == nullptr || !*zerosPending;
+        if (zerosPending != nullptr)
+        {
+          *zerosPending = false;
+        }
         if (host.kind == cif::OptimizedStageKind::Affine)
         {
+          if (!zeroed)
+          {
+            derivative->Fill(0.0);
+          }
           m_Split->AddAffineDerivative(sums.value + 2, reference, *derivative);
         }
         else
         {
           const std::size_t values = static_cast<std::size_t>(D * host.bspline.gridSize[0] * host.bspline.gridSize[1] *
                                                               host.bspline.gridSize[2]);
-          for (std::size_t k = 0; k < values; ++k)
+          if (zeroed)
           {
-            (*derivative)[k] += bsplineDerivative[k];
+            for (std::size_t k = 0; k < values; ++k)
+            {
+              (*derivative)[k] += bsplineDerivative[k];
+            }
+          }
+          else
+          {
+            // ITK's zeros and addition in one pass (0 + value: +0 for a -0 value, as
+            // ITK's); the B-spline stage's derivative is every parameter's.
+            for (std::size_t k = 0; k < values; ++k)
+            {
+              (*derivative)[k] = 0.0 + bsplineDerivative[k];
+            }
           }
           divide = divide && !m_OnGPU;
         }

@@ -145,7 +145,8 @@ protected:
     // The module's first pass, ITK's ComputeResults and (with the derivative) the
     // second pass in one call: on the GPU one readback, ITK's errors raised after it.
     const cif::MattesSummary summary =
-      scene.EvaluateMattes(parzen, this->GetThreader(), this->GetComputeDerivative() ? this->m_DerivativeResult : nullptr);
+      scene.EvaluateMattes(parzen, this->GetThreader(), this->GetComputeDerivative() ? this->m_DerivativeResult : nullptr,
+                           this->DerivativeZerosPending());
     this->m_NumberOfValidPoints = static_cast<SizeValueType>(summary.validPoints);
     if (this->m_NumberOfValidPoints == 0)
     {

@@ -66,7 +66,8 @@ protected:
     // The derivative comes divided by the valid points (ITK's average); with none,
     // VerifyNumberOfValidPoints sets ITK's value and zeros.
     scene.EvaluateSums(cif::MeanSquaresTerm<typename Superclass::SceneType::ValueType>{}, withDerivative,
-                        this->GetThreader(), sums, this->m_DerivativeResult, cif::DerivativeScale::PerValidPoint);
+                        this->GetThreader(), sums, this->m_DerivativeResult, this->DerivativeZerosPending(),
+                        cif::DerivativeScale::PerValidPoint);
     this->m_NumberOfValidPoints = static_cast<SizeValueType>(sums.value[0]);
     if (this->VerifyNumberOfValidPoints(this->m_Value, *this->m_DerivativeResult))
     {
