@@ -1063,8 +1063,9 @@ IndexCellBoxRows(const CellBoxExtent & e, int first, int rows, CellBoxTile<D> & 
   }
 }
 
-/** Box extents along y up to which CellBoxKernel keeps a y map (CellBoxYMapEntry)
- * per y index of its box (the block's shared memory stays below 48 KiB). */
+/** Box extents along y up to which CellBoxKernel and CellBoxHistogramKernel keep a
+ * y map (CellBoxYMapEntry) per y index of their box (CellBoxKernel's shared memory
+ * then stays below the 48 KiB of a block without opting in). */
 constexpr int kCellBoxYMapRows = 16;
 
 /** The y maps of the box's y indices (e.rowsPerSlice <= kCellBoxYMapRows; the
@@ -1327,6 +1328,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
 {
   extern __shared__ unsigned long long histogramShared[];
   __shared__ CellBoxTile<D>            tile;
+  __shared__ double                    yMap[kCellBoxYMapRows][kCellBoxYMapValues<D>];
   const int                            bins = parzen.bins;
   const int                            entries = bins * bins + bins + 1;
   unsigned long long *                 histogram = inShared ? histogramShared : global;
@@ -1348,7 +1350,13 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
     const int p = static_cast<int>(threadIdx.x) + j * kBoxThreads;
     points[j] = CellBoxTilePoint{ p / nx, p % nx };
   }
+  const bool           byY = e.rowsPerSlice <= kCellBoxYMapRows;
   LoadCellBox<D>(boxes, transform, e, tile);
+  if (byY)
+  {
+    __syncthreads(); // the coefficients
+    MapCellBoxYs<D>(boxes, e, tile, yMap);
+  }
   const int            begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
   for (int first = begin; first < end; first += tileRows)
   {
@@ -1356,7 +1364,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
     __syncthreads();
     IndexCellBoxRows<D>(e, first, rows, tile);
     __syncthreads();
-    MapCellBoxRows<D>(boxes, rows, tile);
+    MapCellBoxRows<D>(boxes, rows, tile, byY ? yMap : nullptr, e.start[1]);
     __syncthreads();
 #pragma unroll 1
     for (int j = 0; j < P; ++j)
@@ -1397,9 +1405,14 @@ MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const Me
     bins <= kMaxSharedHistogramBins ? HistogramEntries(bins) * sizeof(unsigned long long) : 0;
   if (boxes.itemCount > 0)
   {
-    // The block's histogram in shared memory where it fits beside the tile (48 KiB
-    // without opting in).
-    const bool boxInShared = sharedBytes > 0 && sharedBytes + sizeof(CellBoxTile<D>) <= 48 * 1024;
+    // The block's histogram in shared memory (up to kMaxSharedHistogramBins), beside
+    // the tile and the y maps: above the 48 KiB of a block without opting in.
+    const bool boxInShared = sharedBytes > 0;
+    if (boxInShared)
+    {
+      CIF_CUDA_CHECK(cudaFuncSetAttribute(CellBoxHistogramKernel<D, TValue>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sharedBytes)));
+    }
     CellBoxHistogramKernel<D, TValue><<<static_cast<unsigned int>(boxes.itemCount), kBoxThreads,
                                         boxInShared ? sharedBytes : 0>>>(scene, transform, parzen, boxes, boxInShared,
                                                                          global);
