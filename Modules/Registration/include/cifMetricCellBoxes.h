@@ -297,12 +297,12 @@ CellBoxCoefficient(const TransformStage & s, const std::int64_t cell[3], int slo
 template <int D>
 constexpr int kCellBoxYMapValues = 4 * (D > 2 ? 4 : 1) * D;
 
-/** Entry k = (a KZ + c) D + d of the support coefficients \a coefficient(slot, d)
- * (slot a + 4 (b + 4 c)) contracted with one y index's weights \a wy: what every
- * row of that y shares of its map (CellBoxRowMapEntry's inner sums). */
-template <int D, typename TCoefficient>
+/** Entry k = (a KZ + c) D + d of the support coefficients \a coefficient (slot-major,
+ * D per slot) contracted with one y index's weights \a wy: what every row of that y
+ * shares of its map (CellBoxRowMapEntry's inner sums). */
+template <int D>
 CIF_HD double
-CellBoxYMapEntry(const TCoefficient & coefficient, const double wy[4], int k)
+CellBoxYMapEntry(const double * coefficient, const double wy[4], int k)
 {
   constexpr int KY = D > 1 ? 4 : 1;
   constexpr int KZ = D > 2 ? 4 : 1;
@@ -310,7 +310,7 @@ CellBoxYMapEntry(const TCoefficient & coefficient, const double wy[4], int k)
   double        inner = 0.0;
   for (int b = 0; b < KY; ++b)
   {
-    inner += wy[b] * coefficient(a + 4 * (b + 4 * c), d);
+    inner += wy[b] * coefficient[(a + 4 * (b + 4 * c)) * D + d];
   }
   return inner;
 }
@@ -340,8 +340,7 @@ CellBoxRowMapEntry(const double * coefficient, const double wy[4], const double 
   double        sum = 0.0;
   for (int c = 0; c < KZ; ++c)
   {
-    sum += wz[c] * CellBoxYMapEntry<D>([coefficient](int slot, int axis) { return coefficient[slot * D + axis]; }, wy,
-                                       (a * KZ + c) * D + d);
+    sum += wz[c] * CellBoxYMapEntry<D>(coefficient, wy, (a * KZ + c) * D + d);
   }
   return sum;
 }

@@ -1030,14 +1030,13 @@ struct CellBoxTile
   int                  rowZ[kBoxMaxTileRows];
 };
 
-/** Loads the cell's x weights and, \a withCoefficients, its coefficients (the caller
- * synchronises). */
+/** Loads the cell's coefficients and x weights (the caller synchronises). */
 template <int D>
 __device__ void
 LoadCellBox(const MetricCellBoxView & boxes, const MetricMovingTransform & transform, const CellBoxExtent & e,
-            CellBoxTile<D> & tile, bool withCoefficients = true)
+            CellBoxTile<D> & tile)
 {
-  for (int o = threadIdx.x; withCoefficients && o < CellBoxTile<D>::kOutputs; o += kBoxThreads)
+  for (int o = threadIdx.x; o < CellBoxTile<D>::kOutputs; o += kBoxThreads)
   {
     tile.coefficient[o] = CellBoxCoefficient<D>(transform.bspline, e.cell, o / D, o % D);
   }
@@ -1076,13 +1075,12 @@ __device__ void
 MapCellBoxYs(const MetricCellBoxView & boxes, const CellBoxExtent & e, const CellBoxTile<D> & tile,
              double (*yMap)[kCellBoxYMapValues<D>])
 {
-  constexpr int  kValues = kCellBoxYMapValues<D>;
-  const double * coefficients = tile.coefficient;
-  const auto     coefficient = [coefficients](int slot, int d) { return coefficients[slot * D + d]; };
+  constexpr int kValues = kCellBoxYMapValues<D>;
   for (int o = threadIdx.x; o < e.rowsPerSlice * kValues; o += kBoxThreads)
   {
     const int y = o / kValues;
-    yMap[y][o % kValues] = CellBoxYMapEntry<D>(coefficient, boxes.weights[1] + 4 * (e.start[1] + y), o % kValues);
+    yMap[y][o % kValues] =
+      CellBoxYMapEntry<D>(tile.coefficient, boxes.weights[1] + 4 * (e.start[1] + y), o % kValues);
   }
 }
 
