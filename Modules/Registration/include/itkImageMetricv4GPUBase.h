@@ -283,11 +283,11 @@ protected:
     }
   }
 
-  /** Where the scene finds whether the derivative's zeros are still to be written. */
-  bool *
+  /** Whether the derivative's zeros are still to be written (the scene clears it). */
+  bool &
   DerivativeZerosPending() const
   {
-    return &m_DerivativeZerosPending;
+    return m_DerivativeZerosPending;
   }
 
   /** The module's path or ITK's, timed. */

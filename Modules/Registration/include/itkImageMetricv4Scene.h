@@ -348,7 +348,7 @@ public:
    * as for EvaluateSums. */
   cif::MattesSummary
   EvaluateMattes(const cif::MattesParzen & parzen, MultiThreaderBase * threader, DerivativeType * derivative,
-                 bool * zerosPending)
+                 bool & zerosPending)
   {
     cif::MattesSummary summary;
     if constexpr (kTypesSupported)
@@ -436,7 +436,7 @@ public:
   template <typename TTerm>
   void
   EvaluateSums(const TTerm & term, bool withDerivative, MultiThreaderBase * threader, cif::MetricSums & sums,
-               DerivativeType * derivative, bool * zerosPending, cif::DerivativeScale scale = cif::DerivativeScale::Sum)
+               DerivativeType * derivative, bool & zerosPending, cif::DerivativeScale scale = cif::DerivativeScale::Sum)
   {
     if constexpr (kTypesSupported)
     {
@@ -487,11 +487,8 @@ public:
       {
         // Divided here unless the device did it as it gathered.
         bool divide = scale == cif::DerivativeScale::PerValidPoint;
-        const bool zeroed = zerosPending == nullptr || !*zerosPending;
-        if (zerosPending != nullptr)
-        {
-          *zerosPending = false;
-        }
+        const bool zeroed = !zerosPending;
+        zerosPending = false;
         if (host.kind == cif::OptimizedStageKind::Affine)
         {
           if (!zeroed)
