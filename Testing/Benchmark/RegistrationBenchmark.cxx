@@ -85,6 +85,7 @@ struct Options
   double            fp64Tflops = -1; ///< <= 0: nominal for the device's architecture
   bool              quick = false;
   bool              digest = false; ///< note each GPU row's value and derivative bits (comparing builds)
+  bool              timing = false; ///< note each GPU row's timing report (the host's share of an evaluation)
   bool              ok = true;
 };
 
@@ -130,15 +131,21 @@ Parse(int argc, char * argv[])
     {
       o.digest = true;
     }
+    else if (a == "--timing")
+    {
+      o.timing = true;
+    }
     else
     {
       std::fprintf(stderr,
                    "usage: RegistrationBenchmark [--sizes N...] [--repeat R] [--no-itk] [--itk-points P] "
-                   "[--fp64-tflops T] [--quick] [--digest]\n"
+                   "[--fp64-tflops T] [--quick] [--digest] [--timing]\n"
                    "  --quick: a 32^3 size, 2^10 and 2^12 sampled points, 3 repeats, ITK B-spline on 2^10 points "
                    "(the CI smoke run)\n"
                    "  --digest: note a digest of each GPU row's value and derivative bits, to show that a\n"
-                   "            change of the kernels kept every bit\n");
+                   "            change of the kernels kept every bit\n"
+                   "  --timing: note each GPU row's timing report (evaluations, the transform's binding and\n"
+                   "            upload, the wait for the device), where the host's share of a call goes\n");
       o.ok = false;
     }
   }
@@ -298,6 +305,7 @@ struct Timed
   itk::CudaExecutionPath path = itk::CudaExecutionPath::None;
   std::string            reason;
   std::string            error;
+  std::string            timing; ///< the module's GetTimingReport() after the runs
 };
 
 template <typename TMetric>
@@ -373,6 +381,7 @@ TimeModule(bool useGPU, const Image * fixed, const Image * moving, TransformBase
   t = TimeMetric(metric.GetPointer(), repeat);
   t.path = metric->GetLastExecutionPath();
   t.reason = metric->GetLastExecutionReason();
+  t.timing = metric->GetTimingReport();
   return t;
 }
 
@@ -721,6 +730,10 @@ RunRow(MetricKind kind, const char * metricName, const Image * fixed, const Imag
   if (o.digest && gpu.ms >= 0)
   {
     notes.push_back(where + "GPU digest " + Digest(gpu));
+  }
+  if (o.timing && gpu.ms >= 0)
+  {
+    notes.push_back(where + "GPU timing: " + gpu.timing);
   }
   for (const std::string & note : { device.gpu ? PathNote(gpu, itk::CudaExecutionPath::GPU, "GPU") : std::string(),
                                     PathNote(cpu, itk::CudaExecutionPath::CPU, "CPU path"),

@@ -184,7 +184,7 @@ public:
     if (m_Scene && m_Scene->OnGPU())
     {
       s << " (transforms bound " << m_Scene->BindSeconds() << " s, waiting for the device " << m_Scene->ReadbackSeconds()
-        << " s)";
+        << " s; of which the first evaluation's " << m_Timing.firstBind << " s and " << m_Timing.firstWait << " s)";
     }
     if (m_Timing.evaluations > 1)
     {
@@ -333,6 +333,11 @@ protected:
     if (m_Timing.evaluations == 0)
     {
       m_Timing.firstEvaluation = seconds;
+      if (m_Scene && m_Scene->OnGPU())
+      {
+        m_Timing.firstBind = m_Scene->BindSeconds();
+        m_Timing.firstWait = m_Scene->ReadbackSeconds();
+      }
     }
     else
     {
@@ -533,6 +538,8 @@ private:
     double randomDraw = 0.0;     ///< of evaluationSeconds
     double randomDrawWhileDeviceWorks = 0.0; ///< of evaluationSeconds, hidden behind the device's work
     double firstEvaluation = 0.0;            ///< of evaluationSeconds
+    double firstBind = 0.0;                  ///< the scene's BindSeconds() after the first evaluation
+    double firstWait = 0.0;                  ///< the scene's ReadbackSeconds() after the first evaluation
     double betweenEvaluations = 0.0;         ///< from the end of one to the start of the next
     std::chrono::steady_clock::time_point lastEvaluationEnd;
   };
