@@ -96,7 +96,17 @@ public:
 
   /** Queues the copy of the host memory's first \a bytes; the device copy. */
   const void *
-  Send(std::size_t bytes);
+  Send(std::size_t bytes)
+  {
+    return this->SendPart(0, bytes, bytes);
+  }
+
+  /** Queues the copy of bytes [\a begin, \a end) of the host memory, one part of
+   * \a total bytes sent in order (the first part, \a begin 0, sizes the device copy),
+   * so that the host can write the next part while this one crosses the bus; the
+   * device copy. Host() waits for the copy of a last part (\a end == \a total). */
+  const void *
+  SendPart(std::size_t begin, std::size_t end, std::size_t total);
 
 private:
   PinnedHostBuffer m_Host;
@@ -128,6 +138,7 @@ struct MetricDeviceWorkspace
   PinnedHostBuffer readbackHost; ///< its copy on the host
   DeviceBuffer     table;        ///< Mattes' ratio table (bins x bins), then its moving marginal and row sums
   DeviceBuffer     histogram;
+  DeviceBuffer     validCount; ///< the valid points as an integer, for a derivative divided by them
   /** Host work for the time the device computes: run (once, then cleared) when an
    * evaluation's kernels are queued, before its readback waits for them. */
   std::function<void()> whileTheDeviceWorks;

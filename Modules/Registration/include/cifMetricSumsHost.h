@@ -89,15 +89,26 @@ GatherControlPointDerivative(const double * itemPartials, const std::int64_t * c
         const Coordinate x = index[0] - 3 + e;
         bound[e] = x >= 0 && x <= cellsX ? cellItemBegin[row + x] : 0;
       }
+      // Each cell's first item read for all four cells before any is added (a GPU
+      // thread then waits for one round of loads instead of four); the additions
+      // stay in their order: cell a = 0..3, each cell's items in order.
+      double first[4];
       for (int a = 0; a < 4; ++a)
       {
         const Coordinate x = index[0] - a;
-        if (x < 0 || x >= cellsX)
+        const bool       any = x >= 0 && x < cellsX && bound[3 - a] < bound[4 - a];
+        first[a] = any ? itemPartials[bound[3 - a] * kPartials + (a + 4 * (b + 4 * c)) * D + axis] : 0.0;
+      }
+      for (int a = 0; a < 4; ++a)
+      {
+        const Coordinate x = index[0] - a;
+        if (x < 0 || x >= cellsX || bound[3 - a] >= bound[4 - a])
         {
           continue;
         }
         const double * slot = itemPartials + (a + 4 * (b + 4 * c)) * D + axis;
-        for (std::int64_t item = bound[3 - a]; item < bound[4 - a]; ++item)
+        sum += first[a];
+        for (std::int64_t item = bound[3 - a] + 1; item < bound[4 - a]; ++item)
         {
           sum += slot[item * kPartials];
         }

@@ -318,19 +318,17 @@ public:
       if (m_OnGPU && host.kind == cif::OptimizedStageKind::BSpline)
       {
         CIF_ITK_TRY_CUDA([&] {
-          // The D coefficient arrays side by side in pinned memory: one copy up per
-          // evaluation, queued without waiting.
+          // The D coefficient arrays side by side in pinned memory, queued without
+          // waiting, each sent while the host stages the next.
           const std::size_t values = static_cast<std::size_t>(host.bspline.gridSize[0] * host.bspline.gridSize[1] *
                                                               host.bspline.gridSize[2]);
-          const std::size_t bytes = D * values * sizeof(double);
-          auto *            staging = static_cast<double *>(m_CoefficientUpload.Host(bytes));
+          const std::size_t axisBytes = values * sizeof(double);
+          auto *            staging = static_cast<double *>(m_CoefficientUpload.Host(D * axisBytes));
           for (unsigned int a = 0; a < D; ++a)
           {
             std::copy_n(host.bspline.coefficients[a], values, staging + a * values);
-          }
-          const auto * device = static_cast<const double *>(m_CoefficientUpload.Send(bytes));
-          for (unsigned int a = 0; a < D; ++a)
-          {
+            const auto * device = static_cast<const double *>(
+              m_CoefficientUpload.SendPart(a * axisBytes, (a + 1) * axisBytes, D * axisBytes));
             m_DeviceTransform.bspline.coefficients[a] = device + a * values;
           }
         });

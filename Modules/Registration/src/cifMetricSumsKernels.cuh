@@ -36,7 +36,6 @@ constexpr int          kWarpThreads = 32;
 constexpr int          kItemThreads = 128;
 constexpr int          kItemsPerBlock = kItemThreads / kWarpThreads; ///< WorkItemKernel: a warp an item
 constexpr int          kSumThreads = 256;
-constexpr int          kGatherThreads = 128;
 
 template <int D>
 constexpr int kSupportPoints = D > 2 ? 64 : (D > 1 ? 16 : 4);
@@ -93,6 +92,17 @@ TreeReduce(double (*shared)[S])
     }
   }
   __syncthreads();
+}
+
+/** Adds a block's or warp's valid points (a whole number held in a double) to
+ * \a validCount where it is given: integer additions, exact in any order. */
+__device__ inline void
+AddValidCount(unsigned long long * validCount, double points)
+{
+  if (validCount != nullptr)
+  {
+    atomicAdd(validCount, static_cast<unsigned long long>(points));
+  }
 }
 
 /** The valid points, the term's values and, for an affine-family stage, the force's
@@ -159,7 +169,8 @@ __global__ void __launch_bounds__(kNaturalThreads, 2)
 template <int D, typename TValue, typename TTerm>
 __global__ void __launch_bounds__(kItemThreads)
   WorkItemKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
-                 const MetricPointOrderView order, double * itemSums, double * itemPartials)
+                 const MetricPointOrderView order, double * itemSums, double * itemPartials,
+                 unsigned long long * validCount)
 {
   constexpr int     kOutputs = kSupportPoints<D> * D;
   constexpr int     kOutputsPerLane = (kOutputs + kWarpThreads - 1) / kWarpThreads;
@@ -253,6 +264,7 @@ __global__ void __launch_bounds__(kItemThreads)
   {
     itemSums[itemIndex * 2] = count;
     itemSums[itemIndex * 2 + 1] = value;
+    AddValidCount(validCount, count);
   }
   for (int o = 0; o < kOutputsPerLane; ++o)
   {
@@ -264,63 +276,12 @@ __global__ void __launch_bounds__(kItemThreads)
   }
 }
 
-/** A grid's cells per axis, by value for a kernel's parameters. */
-struct CellsPerAxis
-{
-  std::int64_t n[3];
-};
-
-/** Every control point's derivative along every axis from the item partials: a
- * thread per control point and axis, each summing with GatherControlPointDerivative
- * (the host's gather's bits) in 32-bit index arithmetic (GatherIntoReadback checks
- * that the grid fits), then divided by \a validPoints where it is given. */
-template <int D>
-__global__ void __launch_bounds__(kGatherThreads)
-  GatherKernel(const double * itemPartials, const std::int64_t * cellItemBegin, const CellsPerAxis cells,
-               const TransformStage grid, std::uint32_t controlPoints, const double * validPoints, double * derivative)
-{
-  const std::uint32_t n = blockIdx.x * kGatherThreads + threadIdx.x;
-  if (n >= controlPoints * static_cast<std::uint32_t>(D))
-  {
-    return;
-  }
-  const int           axis = static_cast<int>(n / controlPoints);
-  const std::uint32_t k = n - static_cast<std::uint32_t>(axis) * controlPoints;
-  const double sum = GatherControlPointDerivative<D, std::uint32_t>(itemPartials, cellItemBegin, cells.n, grid.gridSize,
-                                                                    k, axis);
-  derivative[n] = validPoints != nullptr ? sum / *validPoints : sum;
-}
-
-/** The derivative of every control point gathered from \a itemPartials into the
- * workspace's readback (kReadbackDerivative), scaled as \a scale says (the valid
- * points: the sums' first entry in the readback, written by the launches before). */
-template <int D>
-void
-GatherIntoReadback(const double * itemPartials, const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
-                   const TransformStage & grid, DerivativeScale scale, MetricDeviceWorkspace & workspace)
-{
-  const std::int64_t controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
-  const std::int64_t outputs = D * controlPoints;
-  if (outputs > std::int64_t(0xffffffff) - kGatherThreads)
-  {
-    throw CudaError("B-spline grid of " + std::to_string(controlPoints) + " control points in " + std::to_string(D) +
-                    "-D: the GPU metric takes fewer than 2^32 derivative values");
-  }
-  const CellsPerAxis cells = { { cellsPerAxis[0], cellsPerAxis[1], cellsPerAxis[2] } };
-  GatherKernel<D><<<static_cast<unsigned int>((outputs + kGatherThreads - 1) / kGatherThreads), kGatherThreads>>>(
-    itemPartials, cellItemBegin, cells, grid, static_cast<std::uint32_t>(controlPoints),
-    scale == DerivativeScale::PerValidPoint ? workspace.readback.As<double>() + kReadbackSums : nullptr,
-    workspace.readback.As<double>() + kReadbackDerivative);
-  CIF_CUDA_CHECK_LAUNCH();
-}
-
-/** out[k] = sum of rows[r * width + k] over r, for k < width: one block, each
- * thread a fixed stride of rows, then the tree. */
+/** out[k] = sum of rows[r * width + k] over r, for k < width, by one block of
+ * kSumThreads threads: each thread a fixed stride of rows, then the tree. */
 template <int Width>
-__global__ void __launch_bounds__(kSumThreads)
-  SumRowsKernel(const double * rows, std::int64_t rowCountOnHost, const std::int64_t * rowCountOnDevice, double * out)
+__device__ void
+SumRowsInBlock(const double * rows, std::int64_t rowCount, double * out)
 {
-  const std::int64_t rowCount = rowCountOnDevice != nullptr ? *rowCountOnDevice : rowCountOnHost;
   __shared__ double shared[kSumThreads][Width];
   double            local[Width];
   for (int k = 0; k < Width; ++k)
@@ -343,6 +304,97 @@ __global__ void __launch_bounds__(kSumThreads)
   {
     out[threadIdx.x] = shared[0][threadIdx.x];
   }
+}
+
+template <int Width>
+__global__ void __launch_bounds__(kSumThreads)
+  SumRowsKernel(const double * rows, std::int64_t rowCount, double * out)
+{
+  SumRowsInBlock<Width>(rows, rowCount, out);
+}
+
+/** A grid's cells per axis, by value for a kernel's parameters. */
+struct CellsPerAxis
+{
+  std::int64_t n[3];
+};
+
+/** The end of a B-spline evaluation in one launch: block 0 sums the work items' rows
+ * of (valid points, value) into \a sums (SumRowsInBlock; \a rowCountOnDevice, where
+ * given, is read on the device), while the other blocks gather every control point's
+ * derivative along every axis from the item partials, a thread per control point and
+ * axis, each summing with GatherControlPointDerivative (the host's gather's bits) in
+ * 32-bit index arithmetic (SumRowsAndGather checks that the grid fits), then divided
+ * by \a validCount where it is given. The gather does not wait for block 0: the
+ * valid points come from the integer count the work kernels added up (exact in any
+ * order, the same double as the rows' sum). The axis varies fastest among a warp's
+ * threads: a control point's D partials lie side by side in an item's, so a warp's
+ * loads touch about a third of the sectors they would with the axis slowest (the
+ * derivative's layout, axis then control point, is kept in the stores). */
+template <int D>
+__global__ void __launch_bounds__(kSumThreads)
+  SumRowsAndGatherKernel(const double * rows, std::int64_t rowCountOnHost, const std::int64_t * rowCountOnDevice,
+                         double * sums, const double * itemPartials, const std::int64_t * cellItemBegin,
+                         const CellsPerAxis cells, const TransformStage grid, std::uint32_t controlPoints,
+                         const unsigned long long * validCount, double * derivative)
+{
+  if (blockIdx.x == 0)
+  {
+    SumRowsInBlock<2>(rows, rowCountOnDevice != nullptr ? *rowCountOnDevice : rowCountOnHost, sums);
+    return;
+  }
+  const std::uint32_t n = (blockIdx.x - 1) * kSumThreads + threadIdx.x;
+  if (n >= controlPoints * static_cast<std::uint32_t>(D))
+  {
+    return;
+  }
+  const std::uint32_t k = n / static_cast<std::uint32_t>(D);
+  const int           axis = static_cast<int>(n - k * static_cast<std::uint32_t>(D));
+  const double sum = GatherControlPointDerivative<D, std::uint32_t>(itemPartials, cellItemBegin, cells.n, grid.gridSize,
+                                                                    k, axis);
+  derivative[static_cast<std::uint32_t>(axis) * controlPoints + k] =
+    validCount != nullptr ? sum / static_cast<double>(*validCount) : sum;
+}
+
+/** The valid-point count that the work kernels add to for \a scale
+ * (DerivativeScale::PerValidPoint), zeroed on the launch stream; null for sums. */
+unsigned long long *
+ZeroedValidCount(DerivativeScale scale, MetricDeviceWorkspace & workspace)
+{
+  if (scale != DerivativeScale::PerValidPoint)
+  {
+    return nullptr;
+  }
+  if (workspace.validCount.Bytes() < sizeof(unsigned long long))
+  {
+    workspace.validCount.Allocate(sizeof(unsigned long long));
+  }
+  CIF_CUDA_CHECK(cudaMemsetAsync(workspace.validCount.Data(), 0, sizeof(unsigned long long), 0));
+  return workspace.validCount.As<unsigned long long>();
+}
+
+/** The rows' sums into the workspace's readback (kReadbackSums) and the derivative of
+ * every control point (kReadbackDerivative), divided by \a validCount where given:
+ * SumRowsAndGatherKernel. */
+template <int D>
+void
+SumRowsAndGather(const double * rows, std::int64_t rowCountOnHost, const std::int64_t * rowCountOnDevice,
+                 const double * itemPartials, const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
+                 const TransformStage & grid, const unsigned long long * validCount, MetricDeviceWorkspace & workspace)
+{
+  const std::int64_t controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
+  const std::int64_t outputs = D * controlPoints;
+  if (outputs > std::int64_t(0xffffffff) - 2 * kSumThreads)
+  {
+    throw CudaError("B-spline grid of " + std::to_string(controlPoints) + " control points in " + std::to_string(D) +
+                    "-D: the GPU metric takes fewer than 2^32 derivative values");
+  }
+  const CellsPerAxis cells = { { cellsPerAxis[0], cellsPerAxis[1], cellsPerAxis[2] } };
+  double *           readback = workspace.readback.As<double>();
+  SumRowsAndGatherKernel<D><<<static_cast<unsigned int>(1 + (outputs + kSumThreads - 1) / kSumThreads), kSumThreads>>>(
+    rows, rowCountOnHost, rowCountOnDevice, readback + kReadbackSums, itemPartials, cellItemBegin, cells, grid,
+    static_cast<std::uint32_t>(controlPoints), validCount, readback + kReadbackDerivative);
+  CIF_CUDA_CHECK_LAUNCH();
 }
 
 void
@@ -428,7 +480,7 @@ SumInDomainOrder(const MetricScene<TValue> & scene, const MetricMovingTransform 
     }
     CIF_CUDA_CHECK_LAUNCH();
   }
-  SumRowsKernel<kMaxMetricSums><<<1, kSumThreads>>>(blockSums, blocks, nullptr, readback + kReadbackSums);
+  SumRowsKernel<kMaxMetricSums><<<1, kSumThreads>>>(blockSums, blocks, readback + kReadbackSums);
   CIF_CUDA_CHECK_LAUNCH();
   std::copy_n(ReadBack(workspace, kReadbackDerivative) + kReadbackSums, kMaxMetricSums, sums.value);
   return sums;
@@ -467,21 +519,20 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovi
   const std::int64_t     items = order->itemCapacity; // the count itself stays on the device
   const TransformStage & grid = transform.bspline;
   const std::size_t      derivativeValues = static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]);
-  double *               readback = ReserveReadback(workspace, derivativeValues);
+  ReserveReadback(workspace, derivativeValues);
   Reserve(workspace.blockSums, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * 2 * sizeof(double));
   Reserve(workspace.itemPartials, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
+  unsigned long long * validCount = ZeroedValidCount(scale, workspace);
   if (items > 0)
   {
     WorkItemKernel<D, TValue, TTerm><<<static_cast<unsigned int>((items + kItemsPerBlock - 1) / kItemsPerBlock),
-                                       kItemThreads>>>(
-      scene, transform, term, *order, workspace.blockSums.As<double>(), workspace.itemPartials.As<double>());
+                                       kItemThreads>>>(scene, transform, term, *order, workspace.blockSums.As<double>(),
+                                                       workspace.itemPartials.As<double>(), validCount);
     CIF_CUDA_CHECK_LAUNCH();
   }
-  SumRowsKernel<2><<<1, kSumThreads>>>(workspace.blockSums.As<double>(), 0, order->cellItemBegin + order->cellCount + 1,
-                                       readback + kReadbackSums);
-  CIF_CUDA_CHECK_LAUNCH();
-  GatherIntoReadback<D>(workspace.itemPartials.As<double>(), order->cellItemBegin, order->cellsPerAxis, grid, scale,
-                        workspace);
+  SumRowsAndGather<D>(workspace.blockSums.As<double>(), 0, order->cellItemBegin + order->cellCount + 1,
+                      workspace.itemPartials.As<double>(), order->cellItemBegin, order->cellsPerAxis, grid, validCount,
+                      workspace);
   const double * host = ReadBack(workspace, kReadbackDerivative + derivativeValues);
   std::copy_n(host + kReadbackSums, 2, sums.value);
   *bsplineDerivative = host + kReadbackDerivative;
@@ -1146,7 +1197,8 @@ SampleCellBoxPoint(const MetricScene<TValue> & scene, const MetricMovingTransfor
 template <int D, typename TValue, typename TTerm>
 __global__ void __launch_bounds__(kBoxThreads, 3)
   CellBoxKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
-                const MetricCellBoxView boxes, double * itemSums, double * itemPartials)
+                const MetricCellBoxView boxes, double * itemSums, double * itemPartials,
+                unsigned long long * validCount)
 {
   constexpr int               kOutputs = CellBoxTile<D>::kOutputs;
   constexpr int               kRowValues = CellBoxTile<D>::kRowValues;
@@ -1234,6 +1286,10 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   {
     itemSums[blockIdx.x * 2 + threadIdx.x] = sums[0][threadIdx.x];
   }
+  if (threadIdx.x == 0)
+  {
+    AddValidCount(validCount, sums[0][0]);
+  }
   if (threadIdx.x < kOutputs)
   {
     itemPartials[blockIdx.x * kOutputs + threadIdx.x] = partial;
@@ -1245,7 +1301,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
 template <int D, typename TValue, typename TTerm>
 __global__ void __launch_bounds__(kNaturalThreads)
   OutsideCellBoxesKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
-                         const MetricCellBoxView boxes, double * blockSums)
+                         const MetricCellBoxView boxes, double * blockSums, unsigned long long * validCount)
 {
   __shared__ double  shared[kNaturalThreads][2];
   double             count = 0.0, value = 0.0;
@@ -1261,6 +1317,10 @@ __global__ void __launch_bounds__(kNaturalThreads)
   if (threadIdx.x < 2)
   {
     blockSums[blockIdx.x * 2 + threadIdx.x] = shared[0][threadIdx.x];
+  }
+  if (threadIdx.x == 0)
+  {
+    AddValidCount(validCount, shared[0][0]);
   }
 }
 } // namespace
@@ -1281,26 +1341,25 @@ EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const
   const std::int64_t rows = std::max<std::int64_t>(items + outsideBlocks, 1);
   const TransformStage & grid = transform.bspline;
   const std::size_t      derivativeValues = static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]);
-  double *               readback = ReserveReadback(workspace, derivativeValues);
+  ReserveReadback(workspace, derivativeValues);
   Reserve(workspace.blockSums, static_cast<std::size_t>(rows) * 2 * sizeof(double));
   Reserve(workspace.itemPartials, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
-  double * blockSums = workspace.blockSums.As<double>();
+  double *             blockSums = workspace.blockSums.As<double>();
+  unsigned long long * validCount = ZeroedValidCount(scale, workspace);
   if (items > 0)
   {
     CellBoxKernel<D, TValue, TTerm><<<static_cast<unsigned int>(items), kBoxThreads>>>(
-      scene, transform, term, boxes, blockSums, workspace.itemPartials.As<double>());
+      scene, transform, term, boxes, blockSums, workspace.itemPartials.As<double>(), validCount);
     CIF_CUDA_CHECK_LAUNCH();
   }
   if (outsideBlocks > 0)
   {
     OutsideCellBoxesKernel<D, TValue, TTerm><<<static_cast<unsigned int>(outsideBlocks), kNaturalThreads>>>(
-      scene, transform, term, boxes, blockSums + 2 * items);
+      scene, transform, term, boxes, blockSums + 2 * items, validCount);
     CIF_CUDA_CHECK_LAUNCH();
   }
-  SumRowsKernel<2><<<1, kSumThreads>>>(blockSums, items + outsideBlocks, nullptr, readback + kReadbackSums);
-  CIF_CUDA_CHECK_LAUNCH();
-  GatherIntoReadback<D>(workspace.itemPartials.As<double>(), boxes.cellItemBegin, boxes.cellsPerAxis, grid, scale,
-                        workspace);
+  SumRowsAndGather<D>(blockSums, items + outsideBlocks, nullptr, workspace.itemPartials.As<double>(),
+                      boxes.cellItemBegin, boxes.cellsPerAxis, grid, validCount, workspace);
   const double * host = ReadBack(workspace, kReadbackDerivative + derivativeValues);
   MetricSums     sums;
   std::copy_n(host + kReadbackSums, 2, sums.value);

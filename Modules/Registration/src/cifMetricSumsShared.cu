@@ -72,17 +72,33 @@ MetricUpload::Host(std::size_t bytes)
 }
 
 const void *
-MetricUpload::Send(std::size_t bytes)
+MetricUpload::SendPart(std::size_t begin, std::size_t end, std::size_t total)
 {
-  if (m_Device.Bytes() < std::max<std::size_t>(1, bytes))
+  if (begin > end || end > total || total > m_Host.Bytes())
+  {
+    throw CudaError("MetricUpload: part [" + std::to_string(begin) + ", " + std::to_string(end) + ") of " +
+                    std::to_string(total) + " bytes, " + std::to_string(m_Host.Bytes()) + " staged");
+  }
+  if (begin == 0 && m_Device.Bytes() < std::max<std::size_t>(1, total))
   {
     // Stream-ordered: kernels of an earlier evaluation may still read the old copy.
     CIF_CUDA_CHECK(cudaStreamSynchronize(0));
-    m_Device.Allocate(std::max<std::size_t>(1, bytes));
+    m_Device.Allocate(std::max<std::size_t>(1, total));
   }
-  if (bytes > 0)
+  if (m_Device.Bytes() < total)
   {
-    CIF_CUDA_CHECK(cudaMemcpyAsync(m_Device.Data(), m_Host.Data(), bytes, cudaMemcpyHostToDevice, 0));
+    throw CudaError("MetricUpload: a part of " + std::to_string(total) + " bytes sent before its first part");
+  }
+  if (end > begin)
+  {
+    CIF_CUDA_CHECK(cudaMemcpyAsync(static_cast<char *>(m_Device.Data()) + begin,
+                                   static_cast<const char *>(m_Host.Data()) + begin, end - begin,
+                                   cudaMemcpyHostToDevice, 0));
+  }
+  if (end == total && total > 0)
+  {
+    // After the last part: Host() waits for it (an event a part would cost each part
+    // a call).
     if (m_Copied == nullptr)
     {
       cudaEvent_t event = nullptr;

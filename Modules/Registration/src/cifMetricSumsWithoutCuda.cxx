@@ -76,7 +76,7 @@ MetricUpload::Host(std::size_t)
 }
 
 const void *
-MetricUpload::Send(std::size_t)
+MetricUpload::SendPart(std::size_t, std::size_t, std::size_t)
 {
   throw CudaError("MetricUpload: CudaImageFilters was built without the CUDA toolkit");
 }
