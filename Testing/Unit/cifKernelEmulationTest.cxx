@@ -181,6 +181,17 @@ cudaFuncSetAttribute(T, cudaFuncAttribute, int)
 {
   return cudaSuccess;
 }
+struct cudaFuncAttributes
+{
+  std::size_t sharedSizeBytes = 0; // an emulated kernel's shared memory is all dynamic
+};
+template <typename T>
+cudaError_t
+cudaFuncGetAttributes(cudaFuncAttributes * attributes, T)
+{
+  *attributes = cudaFuncAttributes{};
+  return cudaSuccess;
+}
 template <typename T>
 T
 __ldg(const T * p)

@@ -16,19 +16,21 @@
 
 namespace cif
 {
-/** Dynamic shared memory above the 48 KiB default must be asked for per kernel and per
- * device: a grant made on one device does not hold on another, so a process that runs
- * a kernel on two GPUs asks on each. The largest request granted so far is remembered
- * per (kernel, device), so the common small launches cost no runtime call; a request
- * beyond what the current device allows is a CudaError naming \a what. */
+/** Shared memory above the 48 KiB default, the kernel's own __shared__ arrays and the
+ * launch's dynamic \a bytes together, must be asked for per kernel and per device: a
+ * grant made on one device does not hold on another, so a process that runs a kernel
+ * on two GPUs asks on each. The largest request seen so far is remembered per
+ * (kernel, device), so that launches after the first cost no runtime call beyond
+ * cudaGetDevice; a request beyond what the current device allows is a CudaError
+ * naming \a what. */
 template <typename TKernel>
 void
 AllowSharedMemory(TKernel kernel, std::size_t bytes, const char * what)
 {
   constexpr std::size_t defaultLimit = 48 * 1024;
-  if (bytes <= defaultLimit)
+  if (bytes == 0)
   {
-    return;
+    return; // the static arrays alone: the compiler keeps them within the default
   }
   static std::mutex                                          mutex;
   static std::map<std::pair<const void *, int>, std::size_t> granted; // (kernel, device) -> bytes
@@ -40,10 +42,18 @@ AllowSharedMemory(TKernel kernel, std::size_t bytes, const char * what)
   {
     return;
   }
-  CIF_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (bytes > static_cast<std::size_t>(limit))
+  cudaFuncAttributes attributes{};
+  CIF_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  const std::size_t total = attributes.sharedSizeBytes + bytes;
+  if (total <= defaultLimit)
   {
-    throw CudaError(std::string(what) + ": the kernel needs " + std::to_string(bytes) +
+    granted[key] = bytes;
+    return;
+  }
+  CIF_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (total > static_cast<std::size_t>(limit))
+  {
+    throw CudaError(std::string(what) + ": the kernel needs " + std::to_string(total) +
                     " bytes of shared memory per block; the device allows " + std::to_string(limit));
   }
   CIF_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));

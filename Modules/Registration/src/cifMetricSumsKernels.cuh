@@ -14,6 +14,7 @@
 
 #include "cifCudaCheck.cuh"
 #include "cifMetricSumsDevice.h"
+#include "cifSharedMemoryOptIn.cuh"
 #include "cifUnfusedArithmetic.h"
 
 #include <cub/block/block_radix_sort.cuh>
@@ -1463,16 +1464,11 @@ MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const Me
   if (boxes.itemCount > 0)
   {
     // The block's histogram in shared memory (up to kMaxSharedHistogramBins), beside
-    // the tile and the y maps: above the 48 KiB of a block without opting in.
-    const bool boxInShared = sharedBytes > 0;
-    if (boxInShared)
-    {
-      CIF_CUDA_CHECK(cudaFuncSetAttribute(CellBoxHistogramKernel<D, TValue>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sharedBytes)));
-    }
-    CellBoxHistogramKernel<D, TValue><<<static_cast<unsigned int>(boxes.itemCount), kBoxThreads,
-                                        boxInShared ? sharedBytes : 0>>>(scene, transform, parzen, boxes, boxInShared,
-                                                                         global);
+    // the tile and the y maps (the kernel's own arrays): above the 48 KiB of a block
+    // without opting in.
+    AllowSharedMemory(CellBoxHistogramKernel<D, TValue>, sharedBytes, "Mattes' cell-box histogram pass");
+    CellBoxHistogramKernel<D, TValue><<<static_cast<unsigned int>(boxes.itemCount), kBoxThreads, sharedBytes>>>(
+      scene, transform, parzen, boxes, sharedBytes > 0, global);
     CIF_CUDA_CHECK_LAUNCH();
   }
   if (boxes.anyOutside)
