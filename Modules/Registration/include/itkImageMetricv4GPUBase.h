@@ -154,7 +154,8 @@ public:
    * the first one's apart (it loads the kernels' module), of which drawing random
    * points (and drawing the next ones while the device works), grouping the points by
    * B-spline cell, binding the transform (its upload) and waiting for the device's
-   * results), and the time between evaluations (the optimizer's steps). */
+   * results, each with the first evaluation's share, which holds one-time set-up), and
+   * the time between evaluations (the optimizer's steps). */
   std::string
   GetTimingReport() const
   {
