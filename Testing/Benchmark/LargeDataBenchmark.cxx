@@ -11,7 +11,9 @@
 //
 // --no-limited leaves out the run under the device memory limit.
 // --devices N adds the one-piece run spread over N GPUs (SetNumberOfDevices), timed
-// and compared bit for bit with the one-GPU run.
+// and compared bit for bit with the one-GPU run: fresh filters twice, then the same
+// filters updated again (outputs reused), then the device-resident rows (the data
+// already on the devices, cifDeviceResidentSpread.h).
 // --field M (with --devices N) adds the displacement field of a cubic B-spline
 // transform (TransformToDisplacementFieldGPUFilter, float vectors, M^3 grid, control
 // points every 16 voxels) on 1 and on N GPUs, into host memory, bit for bit, against
@@ -28,6 +30,7 @@
 #include "cifBenchmarkSupport.h"
 #include "cifBusFloor.h"
 #include "cifDeviceMemoryLimit.h"
+#include "cifDeviceResidentSpread.h"
 #include "cifStageClock.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineInterpolateImageFunction.h"
@@ -35,6 +38,7 @@
 #include "itkCubicResampleGPUImageFilter.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -84,11 +88,18 @@ RandomVolume(long n)
 /** With --stages, when each Update() reached each of its progress stages. */
 bool g_Stages = false;
 
+using ResampleFilter = itk::CubicResampleGPUImageFilter<Image, Image>;
+
+/** The filter's Update() timed; \a what names it in --stages. */
 Image::Pointer
 Resample(const Image * input, const itk::AffineTransform<double, 3> * affine, double & ms, bool & onGPU,
-         const char * what, unsigned int devices = 1)
+         const char * what, unsigned int devices = 1, ResampleFilter::Pointer * keep = nullptr)
 {
-  auto filter = itk::CubicResampleGPUImageFilter<Image, Image>::New();
+  auto filter = ResampleFilter::New();
+  if (keep != nullptr)
+  {
+    *keep = filter;
+  }
   filter->SetNumberOfDevices(devices);
   auto clock = cif_bench::StageClock::New();
   if (g_Stages)
@@ -106,9 +117,22 @@ Resample(const Image * input, const itk::AffineTransform<double, 3> * affine, do
   {
     cif_bench::PrintStages(what, *clock);
   }
+  if (keep != nullptr)
+  {
+    return filter->GetOutput(); // stays the filter's, for its next update
+  }
   Image::Pointer output = filter->GetOutput();
   output->DisconnectPipeline();
   return output;
+}
+
+/** The same filter updated again (Modified(), Update()): its output buffer is
+ * reused, pinned from this update on (Core), and the input is known. */
+double
+UpdateAgain(ResampleFilter * filter)
+{
+  filter->Modified();
+  return WallMilliseconds([&] { filter->Update(); });
 }
 using Field = itk::Image<itk::Vector<float, 3>, 3>;
 using BSpline = itk::BSplineTransform<double, 3, 3>;
@@ -277,6 +301,42 @@ main(int argc, char * argv[])
                     ? "output equals the one-device output, bit for bit"
                     : "OUTPUT DIFFERS from the one-device output",
                   msN > 0 ? ms1 / msN : 0.0);
+    }
+    // A pipeline that runs again (a new transform, the next volume of a series): the
+    // same filters updated again, their outputs reused.
+    {
+      double                  ms1 = -1, msN = -1;
+      bool                    gpu1 = false, gpuN = false;
+      ResampleFilter::Pointer filter1, filterN;
+      Resample(input, affine, ms1, gpu1, "one device", 1, &filter1);
+      Resample(input, affine, msN, gpuN, "several devices", devices, &filterN);
+      std::vector<double> again1, againN;
+      for (int repeat = 0; repeat < 3; ++repeat)
+      {
+        again1.push_back(UpdateAgain(filter1));
+        againN.push_back(UpdateAgain(filterN));
+      }
+      std::sort(again1.begin(), again1.end());
+      std::sort(againN.begin(), againN.end());
+      ms1 = again1[1];
+      msN = againN[1];
+      std::printf("| the same filter updated again, 1 device (median of 3) | %s | %.1f | %s | %s |\n",
+                  gpu1 ? "GPU" : "CPU", ms1, Cell(floorMs, "%.1f").c_str(),
+                  Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
+      std::printf("| the same filter updated again, %u devices (median of 3) | %s | %.1f | %s (%u devices) | %s |\n",
+                  devices, gpuN ? "GPU" : "CPU", msN, Cell(spreadFloorMs, "%.1f").c_str(), devices,
+                  Cell(spreadFloorMs > 0 && gpuN ? msN / spreadFloorMs : -1, "%.2fx").c_str());
+      const std::size_t count = filterN->GetOutput()->GetBufferedRegion().GetNumberOfPixels();
+      std::printf("%u devices, updated again: %s; %.2fx one device\n", devices,
+                  std::memcmp(filter1->GetOutput()->GetBufferPointer(), filterN->GetOutput()->GetBufferPointer(),
+                              count * sizeof(float)) == 0
+                    ? "output equals the one-device output, bit for bit"
+                    : "OUTPUT DIFFERS from the one-device output",
+                  msN > 0 ? ms1 / msN : 0.0);
+    }
+    if (!cif_bench::DeviceResidentSpreadRows(input, affine, static_cast<int>(devices), 5))
+    {
+      return 1;
     }
   }
   if (fieldSize > 0 && devices > 1)

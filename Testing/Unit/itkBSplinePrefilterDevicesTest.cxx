@@ -16,6 +16,8 @@
 #include "itkVector.h"
 #include "itkVectorImage.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
@@ -223,6 +225,46 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
           {
             EXPECT_TRUE(SameBits(whole.data(), onEveryDevice[static_cast<std::size_t>(k)].data(), count))
               << "device " << k;
+          }
+          // A resampler's devices with a linear transform: each gathers only the planes
+          // its share reads (a random run of planes here, one device none), from
+          // samples already on the devices (each executor reserved and loaded).
+          const std::int64_t slowest = shape.size[shape.dimension - 1];
+          const std::int64_t plane = static_cast<std::int64_t>(count) / slowest;
+          std::vector<cif::PlaneRange> wanted(static_cast<std::size_t>(devices));
+          for (int k = 0; k < devices; ++k)
+          {
+            std::uniform_int_distribution<std::int64_t> pick(0, slowest);
+            const std::int64_t                          a = pick(rng), b = pick(rng);
+            wanted[static_cast<std::size_t>(k)] =
+              k == 1 ? cif::PlaneRange{ a, a } : cif::PlaneRange{ std::min(a, b), std::max(a, b) };
+          }
+          for (int k = 0; k < devices; ++k)
+          {
+            const auto         index = static_cast<std::size_t>(k);
+            const std::int64_t planes = plan.planes[index + 1] - plan.planes[index];
+            const std::int64_t rows = plan.rows[index + 1] - plan.rows[index];
+            executors[index].Reserve(planes * plane, rows * (plane / shape.size[shape.dimension - 2]) * slowest);
+            executors[index].UploadPlanes(samples.data() + plan.planes[index] * plane, planes * plane);
+          }
+          for (auto & d : onEveryDevice)
+          {
+            std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());
+          }
+          cif::RunSpreadPrefilterOntoEveryDevice<double>(nullptr, shape, plan, executors, inTurn, destinations, {},
+                                                         wanted);
+          for (int k = 0; k < devices; ++k)
+          {
+            const cif::PlaneRange & w = wanted[static_cast<std::size_t>(k)];
+            const std::size_t       gathered = static_cast<std::size_t>((w.end - w.first) * plane);
+            EXPECT_TRUE(SameBits(whole.data() + w.first * plane, onEveryDevice[static_cast<std::size_t>(k)].data(),
+                                 gathered))
+              << "device " << k << ", planes " << w.first << " to " << w.end;
+            if (gathered < count)
+            {
+              EXPECT_TRUE(std::isnan(onEveryDevice[static_cast<std::size_t>(k)][gathered]))
+                << "device " << k << " wrote past its planes";
+            }
           }
         }
       }

@@ -35,10 +35,15 @@
  * gives the bits of one device. Device memory per device: its planes plus its block,
  * about 2/n of the buffer.
  *
- * A resampling spread over the devices needs the whole result on every device (an
- * output share may read any coefficient): RunSpreadPrefilterOntoEveryDevice runs
- * steps 1 and 2, then each device gathers every device's block into a buffer of the
- * whole shape of its own (3'), and nothing goes back to the host.
+ * A resampling spread over the devices needs on every device the coefficients its
+ * output share reads (any of them, or for a linear transform the planes its share
+ * maps into): RunSpreadPrefilterOntoEveryDevice runs steps 1 and 2, then each device
+ * gathers those planes from every device's block into a buffer of its own (3'), and
+ * nothing goes back to the host.
+ *
+ * Samples already on the devices (each device's planes of them in its executor's
+ * Planes(), the executor reserved by the caller) are passed as a null \a samples:
+ * step 1 then filters them where they are.
  *
  * Plain C++ over one executor per device, offering Reserve(planeScalars,
  * blockScalars), Planes(), Block(), UploadPlanes(host, scalars),
@@ -48,6 +53,13 @@
  * for the device). */
 namespace cif
 {
+/** Planes [first, end) of the slowest axis. */
+struct PlaneRange
+{
+  std::int64_t first = 0;
+  std::int64_t end = 0;
+};
+
 /** Which device filters what; Devices() == 0 where the buffer is not spread. */
 struct SpreadPrefilterPlan
 {
@@ -120,7 +132,9 @@ LargestSpreadShareScalars(const BufferShape & shape, const SpreadPrefilterPlan &
  * block holds its rows of axis D-2 of every plane, filtered along every axis.
  * \a executors[k] is the k-th device's: \a forEachDevice(body) calls body(k) for every
  * k (on a thread per device, or in turn) and returns when all have ended.
- * \a afterAxis once per axis, on the calling thread. */
+ * \a afterAxis once per axis, on the calling thread. A null \a samples: each executor
+ * was reserved for its share (Reserve) and its Planes() hold its planes of the
+ * samples already. */
 template <typename T, typename TExecutor, typename TForEachDevice>
 void
 RunSpreadPrefilterPasses(const T * samples, const BufferShape & shape, const SpreadPrefilterPlan & plan,
@@ -138,8 +152,11 @@ RunSpreadPrefilterPasses(const T * samples, const BufferShape & shape, const Spr
   // 1. Each device its planes, filtered along every axis but the slowest.
   forEachDevice([&](std::int64_t k) {
     TExecutor & e = executors[k];
-    e.Reserve(planesOf(k) * plane, rowsOf(k) * inner * slow);
-    e.UploadPlanes(samples + plan.planes[k] * plane, planesOf(k) * plane);
+    if (samples != nullptr)
+    {
+      e.Reserve(planesOf(k) * plane, rowsOf(k) * inner * slow);
+      e.UploadPlanes(samples + plan.planes[k] * plane, planesOf(k) * plane);
+    }
     BufferShape share = shape;
     share.size[D - 1] = planesOf(k);
     e.Filter(e.Planes(), share, D - 1);
@@ -189,6 +206,10 @@ GatherSpreadPlanes(T * destination, std::int64_t firstPlane, std::int64_t endPla
   const std::int64_t plane = shape.ScalarCount() / slow;
   const std::int64_t inner = plane / shape.size[D - 2];
   TExecutor &        e = executors[k];
+  if (endPlane <= firstPlane)
+  {
+    return; // a share that reads no coefficient (every voxel outside the input)
+  }
   for (std::int64_t j = 0; j < plan.Devices(); ++j)
   {
     for (std::int64_t first = plan.rows[j]; first < plan.rows[j + 1]; first += plan.rowsPerPass)
@@ -222,20 +243,24 @@ RunSpreadPrefilter(T * data, const BufferShape & shape, const SpreadPrefilterPla
   });
 }
 
-/** Steps 1 and 2 of \a plan over \a samples, then (3') every device gathers the whole
- * result into \a whole[k] (a buffer of \a shape in device k's memory) and releases
- * its planes and block: the coefficients a resampling spread over the devices reads,
- * while the host sent the samples once and receives nothing. */
+/** Steps 1 and 2 of \a plan over \a samples (null: on the devices already, see
+ * RunSpreadPrefilterPasses), then (3') every device gathers planes \a wanted[k] of the
+ * result (all of them where \a wanted is empty) into \a destinations[k] (in device k's
+ * memory, at \a shape's pitch, plane wanted[k].first first) and releases its planes
+ * and block: the coefficients a resampling spread over the devices reads, while the
+ * host sent the samples once and receives nothing. */
 template <typename T, typename TExecutor, typename TForEachDevice>
 void
 RunSpreadPrefilterOntoEveryDevice(const T * samples, const BufferShape & shape, const SpreadPrefilterPlan & plan,
                                   std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
-                                  const std::vector<T *> & whole, const StageCallback & afterAxis = {})
+                                  const std::vector<T *> & destinations, const StageCallback & afterAxis = {},
+                                  const std::vector<PlaneRange> & wanted = {})
 {
   RunSpreadPrefilterPasses(samples, shape, plan, executors, forEachDevice, afterAxis);
   forEachDevice([&](std::int64_t k) {
-    GatherSpreadPlanes(whole[static_cast<std::size_t>(k)], 0, shape.size[shape.dimension - 1], shape, plan,
-                       executors, k);
+    const auto      index = static_cast<std::size_t>(k);
+    const PlaneRange planes = wanted.empty() ? PlaneRange{ 0, shape.size[shape.dimension - 1] } : wanted[index];
+    GatherSpreadPlanes(destinations[index], planes.first, planes.end, shape, plan, executors, k);
     executors[k].Finish();
   });
   // Every device has read every block: they may go.

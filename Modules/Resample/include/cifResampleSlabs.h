@@ -202,6 +202,26 @@ InputBoxOfRegion(const ResampleGeometry & g, const TransformChain & chain)
   return box;
 }
 
+/** The planes of \a g.input's slowest axis that the output region of \a g reads
+ * through a linear \a chain: InputBoxOfRegion widened to the whole input along every
+ * other axis, so that the box is a run of contiguous planes of the whole input's
+ * buffer (from plane box.start[D-1] - g.input.start[D-1]). Evaluating against it
+ * gives the bits of the whole grid, as against InputBoxOfRegion's box: its edges are
+ * the input's wherever they differ from that box's. A device of a spread resampling
+ * needs only these planes of the coefficients. */
+template <int D>
+inline CoefficientGrid
+InputPlanesOfRegion(const ResampleGeometry & g, const TransformChain & chain)
+{
+  CoefficientGrid box = InputBoxOfRegion<D>(g, chain);
+  for (int a = 0; a < D - 1; ++a)
+  {
+    box.start[a] = g.input.start[a];
+    box.size[a] = g.input.size[a];
+  }
+  return box;
+}
+
 /** Copies box \a box of a buffer laid out as \a whole (D axes) into \a out
  * (contiguous, the box's layout), its rows spread by \a parallelFor. */
 template <int D, typename T, typename TParallelFor = SequentialFor>

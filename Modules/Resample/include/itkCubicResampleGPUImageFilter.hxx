@@ -1326,10 +1326,12 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       return what.str();
     };
 
-    // Device k's share of the output, from the whole input's coefficients on it.
-    const auto ResampleShare = [&](std::int64_t k, const TC * coefficients) {
-      const cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
-      const std::int64_t   first = share.firstVoxel;
+    // Device k's share of the output, from the input's coefficients on it over
+    // \a inputGrid (the whole input, or the planes the share reads).
+    const auto ResampleShare = [&](std::int64_t k, const TC * coefficients, const cif::CoefficientGrid & inputGrid) {
+      cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
+      share.geometry.input = inputGrid;
+      const std::int64_t first = share.firstVoxel;
       const std::int64_t   count = share.geometry.OutputCount();
       std::vector<cif::DeviceBuffer> chainBuffers;
       const cif::TransformChain      deviceChain =
@@ -1366,23 +1368,50 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     if constexpr (sameType)
     {
       const cif::SpreadPrefilterPlan plan = cif::PlanSpreadPrefilter(shape, static_cast<int>(n), 1);
-      // A device's memory on this path: the whole coefficients, its largest share of
-      // the prefilter's work areas, and its share of the output.
-      const auto MemoryNeeded = [&](std::int64_t outputCount) {
-        return static_cast<std::size_t>(inputCount + cif::LargestSpreadShareScalars(shape, plan)) * sizeof(TC) +
+      // The planes of the coefficients that device k's share reads: through a linear
+      // transform those its share maps into (cif::InputPlanesOfRegion; the share is
+      // evaluated against them as its grid, which gives the bits of the whole),
+      // otherwise every plane.
+      const std::int64_t                slowest = shape.size[D - 1];
+      const std::int64_t                plane = inputCount / slowest;
+      std::vector<cif::CoefficientGrid> grids(static_cast<std::size_t>(n), g.input);
+      std::vector<cif::PlaneRange>      wanted(static_cast<std::size_t>(n), cif::PlaneRange{ 0, slowest });
+      if (linearRows)
+      {
+        for (std::int64_t k = 0; k < n; ++k)
+        {
+          const auto index = static_cast<std::size_t>(k);
+          grids[index] =
+            cif::InputPlanesOfRegion<static_cast<int>(D)>(cif::ShareOfSlabs(g, slabs, k, n).geometry, hostChain);
+          wanted[index].first = grids[index].start[D - 1] - g.input.start[D - 1];
+          wanted[index].end = wanted[index].first + grids[index].size[D - 1];
+        }
+      }
+      // A device's memory on this path: the coefficients its share reads, its share
+      // of the prefilter's work areas, and its share of the output.
+      const auto MemoryNeeded = [&](std::int64_t k) {
+        const auto         index = static_cast<std::size_t>(k);
+        const std::int64_t outputCount = cif::ShareOfSlabs(g, slabs, k, n).geometry.OutputCount();
+        return static_cast<std::size_t>((wanted[index].end - wanted[index].first) * plane +
+                                        cif::LargestSpreadShareScalars(shape, plan)) *
+                 sizeof(TC) +
                static_cast<std::size_t>(outputCount) * outputBytesPerVoxel;
       };
-      const std::int64_t largestOutput = cif::ShareOfSlabs(g, slabs, 0, n).geometry.OutputCount();
-      if (!m_InputIsCoefficients && exchangeShares && plan.Devices() == n &&
-          MemoryNeeded(largestOutput) <= cif::GetDeviceMemoryBudget(true))
+      std::size_t largestNeed = 0;
+      for (std::int64_t k = 0; k < n; ++k)
       {
-        std::vector<cif::DeviceBuffer> whole(static_cast<std::size_t>(n));
-        std::vector<TC *>              wholePointers(static_cast<std::size_t>(n));
+        largestNeed = std::max(largestNeed, MemoryNeeded(k));
+      }
+      if (!m_InputIsCoefficients && exchangeShares && plan.Devices() == n &&
+          largestNeed <= cif::GetDeviceMemoryBudget(true))
+      {
+        std::vector<cif::DeviceBuffer> read(static_cast<std::size_t>(n)); // the planes each share reads
+        std::vector<TC *>              readPointers(static_cast<std::size_t>(n));
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-          const std::int64_t count = cif::ShareOfSlabs(g, slabs, k, n).geometry.OutputCount();
-          cif::RequireDeviceMemory(MemoryNeeded(count), Describe(k, count));
-          whole[static_cast<std::size_t>(k)].Allocate(static_cast<std::size_t>(inputCount) * sizeof(TC));
-          wholePointers[static_cast<std::size_t>(k)] = whole[static_cast<std::size_t>(k)].As<TC>();
+          const auto index = static_cast<std::size_t>(k);
+          cif::RequireDeviceMemory(MemoryNeeded(k), Describe(k, cif::ShareOfSlabs(g, slabs, k, n).geometry.OutputCount()));
+          read[index].Allocate(static_cast<std::size_t>((wanted[index].end - wanted[index].first) * plane) * sizeof(TC));
+          readPointers[index] = read[index].As<TC>();
         });
         std::vector<cif::DeviceSpreadExecutor<TC>> executors;
         executors.reserve(static_cast<std::size_t>(n));
@@ -1393,10 +1422,11 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         }
         const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
         cif::RunSpreadPrefilterOntoEveryDevice(reinterpret_cast<const TC *>(input), shape, plan, executors,
-                                               onDeviceThreads, wholePointers);
+                                               onDeviceThreads, readPointers, {}, wanted);
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-          ResampleShare(k, whole[static_cast<std::size_t>(k)].As<const TC>());
-          whole[static_cast<std::size_t>(k)].Release(); // on its device's thread
+          const auto index = static_cast<std::size_t>(k);
+          ResampleShare(k, read[index].As<const TC>(), grids[index]);
+          read[index].Release(); // on its device's thread
         });
         return;
       }
@@ -1459,7 +1489,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       {
         cif::PrefilterOnDevice<TC>(coefficients, shape, poles, cif::BoundaryMode::Mirror, {});
       }
-      ResampleShare(k, coefficients);
+      ResampleShare(k, coefficients, g.input);
     });
   }
 }

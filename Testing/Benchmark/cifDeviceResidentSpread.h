@@ -1,0 +1,285 @@
+#ifndef cifDeviceResidentSpread_h
+#define cifDeviceResidentSpread_h
+
+#include "cifBSplinePrefilterDevice.h"
+#include "cifBenchmarkSupport.h"
+#include "cifCudaRuntime.h"
+#include "cifDeviceBuffer.h"
+#include "cifDeviceThreads.h"
+#include "cifMirrorPadding.h"
+#include "cifResampleDevice.h"
+#include "cifResampleSlabs.h"
+#include "cifSpreadPrefilter.h"
+#include "itkAffineTransform.h"
+#include "itkCudaTransformChain.h"
+#include "itkImage.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+/** \file cifDeviceResidentSpread.h
+ * LargeDataBenchmark's device-resident rows (issue 31, item 5): an N^3 float volume
+ * prefiltered and resampled through an affine with the data already on the devices,
+ * on one device (the samples there, the coefficients and the output left there) and
+ * spread over several (device k holding its planes of the samples, its share of the
+ * output left on it): the resampler's spread path (cifSpreadPrefilter.h, then each
+ * device its run of the output's slabs against the planes its share reads) without
+ * the host's copies. Wall clock after each device's stream has drained, median of a
+ * few runs after a warm-up; the spread run's stages (on the calling thread, so each
+ * the slowest device's), the bytes each device received from the others, and the
+ * devices' peer rate measured in the same run. The outputs are compared bit for bit. */
+namespace cif_bench
+{
+namespace detail
+{
+inline double
+Median(std::vector<double> v)
+{
+  if (v.empty())
+  {
+    return -1;
+  }
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+inline double
+MillisecondsSince(std::chrono::steady_clock::time_point start)
+{
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+} // namespace detail
+
+/** Prints the rows for \a input (N^3) through \a affine on device 0 and on devices
+ * 0 .. \a devices - 1; returns false where the spread output differs from one
+ * device's. Nothing is printed (true) where fewer devices are visible. */
+inline bool
+DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTransform<double, 3> * affine,
+                         int devices, int repeat)
+{
+  if (!cif::IsGPUAvailable() || cif::GetDeviceCount() < devices || devices < 2)
+  {
+    std::printf("\ndevice-resident rows: not run (%d visible GPUs, %d wanted)\n",
+                cif::IsGPUAvailable() ? cif::GetDeviceCount() : 0, devices);
+    return true;
+  }
+  using Clock = std::chrono::steady_clock;
+  constexpr double   kGiB = 1024.0 * 1024.0 * 1024.0;
+  const std::int64_t n = static_cast<std::int64_t>(input->GetLargestPossibleRegion().GetSize()[0]);
+  const std::int64_t count = n * n * n, plane = n * n;
+  const std::size_t  bytes = static_cast<std::size_t>(count) * sizeof(float);
+  cif::ResampleGeometry g;
+  cif::BufferShape      shape;
+  shape.dimension = 3;
+  for (int a = 0; a < 3; ++a)
+  {
+    g.outputSize[a] = g.input.size[a] = n;
+    shape.size[a] = n;
+  }
+  g.lineLength = n;
+  cif::SplinePoles poles;
+  cif::MakeSplinePoles(3, poles);
+  const cif::ResampleSlabs   slabs = cif::PlanResampleSlabs(g, 3, cif::kDefaultSlabVoxels);
+  itk::CudaTransformChain<3> chain(affine);
+  const cif::TransformChain  hostChain = chain.HostChain();
+
+  // One device: samples on it; prefilter, then the resampling of the whole output,
+  // from dense coefficients (what each device of the spread reads) and from the
+  // mirror-padded layout that the filter's one-device path takes (cifMirrorPadding.h).
+  std::vector<float>  one(static_cast<std::size_t>(count)), onePadded(static_cast<std::size_t>(count));
+  std::vector<double> onePrefilter[2], oneResample[2], oneTotal[2];
+  cif::RunOnDeviceThreads({ 0 }, nullptr, [&](std::int64_t) {
+    cif::DeviceBuffer samples(bytes), output(bytes);
+    samples.Upload(input->GetBufferPointer(), bytes);
+    std::vector<cif::DeviceBuffer> chainBuffers;
+    const cif::TransformChain deviceChain = itk::CudaTransformChain<3>::UploadToCurrentDevice(hostChain, chainBuffers);
+    for (const bool padded : { false, true })
+    {
+      cif::ResampleGeometry geometry = g;
+      geometry.inputMirrorPadded = padded;
+      cif::DeviceBuffer coefficients(padded ? static_cast<std::size_t>(cif::MirrorPaddedCount<3>(g.input)) * sizeof(float)
+                                            : bytes);
+      for (int r = 0; r <= repeat; ++r)
+      {
+        cif::Synchronize();
+        const auto start = Clock::now();
+        if (padded)
+        {
+          cif::PrefilterIntoLayoutOnDevice<float>(samples.As<const float>(), coefficients.As<float>(),
+                                                  cif::MirrorPaddedLayout<3>(g.input), shape, poles,
+                                                  cif::BoundaryMode::Mirror);
+          cif::FillMirrorHaloOnDevice<3, float>(coefficients.As<float>(), g.input);
+        }
+        else
+        {
+          cif::PrefilterOnDevice<float>(samples.As<const float>(), coefficients.As<float>(), shape, poles,
+                                        cif::BoundaryMode::Mirror);
+        }
+        cif::Synchronize();
+        const double prefiltered = detail::MillisecondsSince(start);
+        cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), geometry, deviceChain, nullptr, true,
+                                               0.f, output.As<float>(), slabs);
+        cif::Synchronize();
+        const double total = detail::MillisecondsSince(start);
+        if (r > 0) // the first run is the warm-up
+        {
+          onePrefilter[padded].push_back(prefiltered);
+          oneResample[padded].push_back(total - prefiltered);
+          oneTotal[padded].push_back(total);
+        }
+      }
+      output.Download(padded ? onePadded.data() : one.data(), bytes);
+    }
+  });
+
+  // Several devices: device k's planes of the samples on it, its share of the output
+  // left there.
+  std::vector<int> used;
+  for (int k = 0; k < devices; ++k)
+  {
+    used.push_back(k);
+  }
+  const cif::SpreadPrefilterPlan plan = cif::PlanSpreadPrefilter(shape, devices, 1);
+  if (plan.Devices() != devices || slabs.count < devices)
+  {
+    std::printf("\ndevice-resident rows: %ld^3 does not spread over %d devices\n", static_cast<long>(n), devices);
+    return true;
+  }
+  const auto                        size = static_cast<std::size_t>(devices);
+  std::vector<cif::CoefficientGrid> grids(size);
+  std::vector<cif::PlaneRange>      wanted(size);
+  std::vector<cif::SlabShare>       shares(size);
+  double                            receivedBytes = 0; // by the device that receives most, planes and exchange
+  for (int k = 0; k < devices; ++k)
+  {
+    shares[k] = cif::ShareOfSlabs(g, slabs, k, devices);
+    grids[k] = cif::InputPlanesOfRegion<3>(shares[k].geometry, hostChain);
+    wanted[k] = { grids[k].start[2], grids[k].start[2] + grids[k].size[2] };
+    const double ownRows = static_cast<double>(plan.rows[k + 1] - plan.rows[k]) / n;
+    const double ownPlanes = static_cast<double>(plan.planes[k + 1] - plan.planes[k]) / n;
+    receivedBytes = std::max(receivedBytes, static_cast<double>(bytes) * ownRows * (1 - ownPlanes) +
+                                              static_cast<double>(wanted[k].end - wanted[k].first) * plane *
+                                                sizeof(float) * (1 - ownRows));
+  }
+  std::vector<cif::DeviceSpreadExecutor<float>> executors;
+  for (int k = 0; k < devices; ++k)
+  {
+    executors.emplace_back(k, poles, cif::BoundaryMode::Mirror, "a share of a device-resident prefilter");
+  }
+  std::vector<cif::DeviceBuffer>              read(size), out(size);
+  std::vector<float *>                        readPointers(size);
+  std::vector<std::vector<cif::DeviceBuffer>> chainBuffers(size);
+  std::vector<cif::TransformChain>            deviceChains(size);
+  cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+    read[k].Allocate(static_cast<std::size_t>((wanted[k].end - wanted[k].first) * plane) * sizeof(float));
+    readPointers[k] = read[k].As<float>();
+    out[k].Allocate(static_cast<std::size_t>(shares[k].geometry.OutputCount()) * sizeof(float));
+    deviceChains[k] = itk::CudaTransformChain<3>::UploadToCurrentDevice(hostChain, chainBuffers[k]);
+  });
+  // The devices' peer rate: each device reads 256 MiB from the next one, all at once.
+  double peerGBps = -1;
+  {
+    const std::size_t              probe = std::size_t(256) << 20;
+    std::vector<cif::DeviceBuffer> from(size), to(size);
+    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+      from[k].Allocate(probe);
+      to[k].Allocate(probe);
+      cif::Synchronize();
+    });
+    std::vector<double> runs;
+    for (int r = 0; r <= 3; ++r)
+    {
+      const auto start = Clock::now();
+      cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+        const std::size_t j = (static_cast<std::size_t>(k) + 1) % size;
+        cif::CopyBetweenDevices(to[k].Data(), static_cast<int>(k), from[j].Data(), static_cast<int>(j), probe);
+        cif::Synchronize();
+      });
+      if (r > 0)
+      {
+        runs.push_back(detail::MillisecondsSince(start));
+      }
+    }
+    peerGBps = static_cast<double>(probe) / (detail::Median(runs) * 1e-3) / 1e9;
+    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+      from[k].Release();
+      to[k].Release();
+    });
+  }
+  const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
+  std::vector<double> leading, slowest, gather, resample, total;
+  for (int r = 0; r <= repeat; ++r)
+  {
+    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+      const std::int64_t planes = plan.planes[k + 1] - plan.planes[k], rows = plan.rows[k + 1] - plan.rows[k];
+      executors[k].Reserve(planes * plane, rows * n * n);
+      executors[k].UploadPlanes(input->GetBufferPointer() + plan.planes[k] * plane, planes * plane);
+      cif::Synchronize();
+    });
+    std::vector<double> marks;
+    const auto          start = Clock::now();
+    cif::RunSpreadPrefilterOntoEveryDevice<float>(nullptr, shape, plan, executors, onDeviceThreads, readPointers,
+                                                  [&] { marks.push_back(detail::MillisecondsSince(start)); }, wanted);
+    const double gathered = detail::MillisecondsSince(start);
+    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+      cif::SlabShare share = shares[k];
+      share.geometry.input = grids[k];
+      cif::ResampleOnDevice<3, float, float>(read[k].As<const float>(), share.geometry, deviceChains[k], nullptr, true,
+                                             0.f, out[k].As<float>(), share.slabs);
+      cif::Synchronize();
+    });
+    const double ended = detail::MillisecondsSince(start);
+    if (r > 0 && marks.size() == 3)
+    {
+      leading.push_back(marks[1]);
+      slowest.push_back(marks[2] - marks[1]);
+      gather.push_back(gathered - marks[2]);
+      resample.push_back(ended - gathered);
+      total.push_back(ended);
+    }
+  }
+  std::vector<float> spread(static_cast<std::size_t>(count));
+  cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+    out[k].Download(spread.data() + shares[k].firstVoxel,
+                    static_cast<std::size_t>(shares[k].geometry.OutputCount()) * sizeof(float));
+    read[k].Release();
+    out[k].Release();
+    chainBuffers[k].clear();
+  });
+  const bool same = std::memcmp(one.data(), spread.data(), bytes) == 0 &&
+                    std::memcmp(one.data(), onePadded.data(), bytes) == 0;
+
+  // Against the faster of the two one-device layouts.
+  const double oneMs = std::min(detail::Median(oneTotal[0]), detail::Median(oneTotal[1]));
+  const double spreadMs = detail::Median(total);
+  std::printf("\ndevice-resident: %ld^3 float prefilter + affine cubic resample, the data on the devices "
+              "(median of %d after a warm-up)\n\n",
+              static_cast<long>(n), repeat);
+  std::printf("| devices | prefilter (ms) | of which: leading axes / slowest axis with the exchange / planes "
+              "gathered (ms) | resample (ms) | total (ms) | vs 1 device |\n|---|---|---|---|---|---|\n");
+  for (const bool padded : { false, true })
+  {
+    std::printf("| 1, %s coefficients | %.2f | | %.2f | %.2f | %.2fx |\n", padded ? "mirror-padded" : "dense",
+                detail::Median(onePrefilter[padded]), detail::Median(oneResample[padded]),
+                detail::Median(oneTotal[padded]), oneMs / detail::Median(oneTotal[padded]));
+  }
+  std::printf("| %d | %.2f | %.2f / %.2f / %.2f | %.2f | %.2f | %.2fx |\n", devices,
+              detail::Median(leading) + detail::Median(slowest) + detail::Median(gather), detail::Median(leading),
+              detail::Median(slowest), detail::Median(gather), detail::Median(resample), spreadMs,
+              spreadMs > 0 ? oneMs / spreadMs : 0.0);
+  std::printf("\neach device received at most %.2f GiB from the others (its rows of the other devices' planes, then "
+              "the planes its share reads: %ld to %ld of %ld on device 0); peer rate, every device reading from the "
+              "next at once: %.0f GB/s, so %.2f ms of copies\n",
+              receivedBytes / kGiB, static_cast<long>(wanted[0].first), static_cast<long>(wanted[0].end),
+              static_cast<long>(n), peerGBps, peerGBps > 0 ? receivedBytes / (peerGBps * 1e9) * 1e3 : -1.0);
+  std::printf("%d devices, device-resident: %s (vs 1 device: against the faster one-device layout)\n", devices,
+              same ? "output equals the one-device outputs, bit for bit" : "OUTPUT DIFFERS from a one-device output");
+  return same;
+}
+} // namespace cif_bench
+
+#endif
