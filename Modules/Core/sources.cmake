@@ -1,3 +1,3 @@
-set(cif_sources_cxx src/itkCudaImageDataManager.cxx src/cifDeviceMemoryLimit.cxx src/cifPinnedHostMemory.cxx src/cifHostPagePopulation.cxx src/itkCudaHostInputRegistration.cxx src/cifITKPoolParking.cxx)
+set(cif_sources_cxx src/itkCudaImageDataManager.cxx src/cifDeviceMemoryLimit.cxx src/cifPinnedHostMemory.cxx src/itkCudaHostInputRegistration.cxx src/cifITKPoolParking.cxx)
 set(cif_sources_cuda src/cifCudaRuntime.cu src/cifDeviceMemoryPool.cu src/cifPinnedStaging.cu)
 set(cif_sources_nocuda src/cifCudaRuntimeWithoutCuda.cxx)

@@ -1,7 +1,6 @@
 #ifndef itkCudaHostImportImageContainer_h
 #define itkCudaHostImportImageContainer_h
 
-#include "cifHostPagePopulation.h"
 #include "cifHostWorkArea.h"
 #include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
@@ -26,9 +25,6 @@ namespace itk
  * - otherwise ordinary memory aligned to 2 MiB and advised as transparent huge pages
  *   (cifHostWorkArea.h): the first download into a fresh buffer maps it 2 MiB per
  *   page fault instead of 4 KiB (4 GiB on the H100 host: 248 ms instead of 509).
- *   From cif::GetHostPagePopulationMinimumBytes() (64 MiB) on, its pages are mapped
- *   on background threads from the allocation on (cifHostPagePopulation.h), while
- *   the filter uploads and computes, so that the download finds them mapped.
  * Where pinning is declined (past the library's cap, or the driver refuses) the
  * buffer is ordinary memory, so an image never fails for want of pinned memory.
  * Everything else is ImportImageContainer's: ITK keeps the container across updates
@@ -95,15 +91,7 @@ protected:
     {
       std::uninitialized_default_construct_n(data, size);
     }
-    // Fresh ordinary pages not written yet: mapped while the input goes up and the
-    // kernels run, instead of inside the download (cifHostPagePopulation.h).
-    std::unique_ptr<cif::HostPagePopulation> population;
-    const std::size_t                        populateFrom = cif::GetHostPagePopulationMinimumBytes();
-    if (kind == Kind::WorkArea && !useDefaultConstructor && populateFrom > 0 && bytes >= populateFrom)
-    {
-      population = std::make_unique<cif::HostPagePopulation>(data, bytes);
-    }
-    m_Allocations.push_back({ data, kind, std::move(population) });
+    m_Allocations.push_back({ data, kind });
     return data;
   }
 
@@ -119,7 +107,6 @@ protected:
                                    [current](const Allocation & a) { return a.memory == current; });
     if (this->GetContainerManageMemory() && current != nullptr && ours != m_Allocations.end())
     {
-      ours->population.reset(); // its threads are done with the pages before they go
       if (!(ours->kind == Kind::Pinned && cif::FreePinnedHostMemory(current)))
       {
         cif::HostWorkAreaFree{}(current);
@@ -149,9 +136,8 @@ private:
   };
   struct Allocation
   {
-    TElement *                               memory;
-    Kind                                     kind;
-    std::unique_ptr<cif::HostPagePopulation> population; // pages mapped ahead, or none
+    TElement * memory;
+    Kind       kind;
   };
   bool m_Pinned{ false };
   // What AllocateElements gave and is not freed yet (it is const in ITK's interface).
