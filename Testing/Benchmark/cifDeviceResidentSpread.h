@@ -10,6 +10,7 @@
 #include "cifResampleDevice.h"
 #include "cifResampleSlabs.h"
 #include "cifSpreadPrefilter.h"
+#include "cifSpreadResample.h"
 #include "itkAffineTransform.h"
 #include "itkCudaTransformChain.h"
 #include "itkImage.h"
@@ -149,16 +150,16 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
     std::printf("\ndevice-resident rows: %ld^3 does not spread over %d devices\n", static_cast<long>(n), devices);
     return true;
   }
-  const auto                        size = static_cast<std::size_t>(devices);
-  std::vector<cif::CoefficientGrid> grids(size);
-  std::vector<cif::PlaneRange>      wanted(size);
-  std::vector<cif::SlabShare>       shares(size);
-  double                            receivedBytes = 0; // by the device that receives most, planes and exchange
+  const auto                         size = static_cast<std::size_t>(devices);
+  std::vector<cif::SpreadShareSlabs> shares(size);
+  std::vector<cif::PlaneRange>       wanted(size);
+  std::vector<std::vector<std::vector<cif::PlaneRange>>> pieces(size);
+  double receivedBytes = 0; // by the device that receives most, planes and exchange
   for (int k = 0; k < devices; ++k)
   {
-    shares[k] = cif::ShareOfSlabs(g, slabs, k, devices);
-    grids[k] = cif::InputPlanesOfRegion<3>(shares[k].geometry, hostChain);
-    wanted[k] = { grids[k].start[2], grids[k].start[2] + grids[k].size[2] };
+    shares[k] = cif::PlanSpreadShare<3>(g, slabs, k, devices, hostChain);
+    wanted[k] = shares[k].wanted;
+    pieces[k] = shares[k].pieces;
     const double ownRows = static_cast<double>(plan.rows[k + 1] - plan.rows[k]) / n;
     const double ownPlanes = static_cast<double>(plan.planes[k + 1] - plan.planes[k]) / n;
     receivedBytes = std::max(receivedBytes, static_cast<double>(bytes) * ownRows * (1 - ownPlanes) +
@@ -177,7 +178,7 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
   cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
     read[k].Allocate(static_cast<std::size_t>((wanted[k].end - wanted[k].first) * plane) * sizeof(float));
     readPointers[k] = read[k].As<float>();
-    out[k].Allocate(static_cast<std::size_t>(shares[k].geometry.OutputCount()) * sizeof(float));
+    out[k].Allocate(static_cast<std::size_t>(shares[k].share.geometry.OutputCount()) * sizeof(float));
     deviceChains[k] = itk::CudaTransformChain<3>::UploadToCurrentDevice(hostChain, chainBuffers[k]);
   });
   // The devices' peer rate: each device reads 256 MiB from the next one, all at once.
@@ -210,74 +211,105 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
       to[k].Release();
     });
   }
+  std::vector<int> workers(used);
+  workers.insert(workers.end(), used.begin(), used.end());
   const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
-  std::vector<double> leading, slowest, gather, resample, total;
-  for (int r = 0; r <= repeat; ++r)
+  const auto onWorkerThreads = [&workers](const auto & body) { cif::RunOnDeviceThreads(workers, nullptr, body); };
+  // Two forms of the spread, in turn: every plane gathered, then the share resampled
+  // against them (gatherFirst); or each slab fed its planes while the earlier ones
+  // compute (cifSpreadResample.h, the filter's form).
+  std::vector<double> leading[2], slowest[2], rest[2], total[2];
+  bool                same = true;
+  for (const bool fed : { false, true })
   {
-    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-      const std::int64_t planes = plan.planes[k + 1] - plan.planes[k], rows = plan.rows[k + 1] - plan.rows[k];
-      executors[k].Reserve(planes * plane, rows * n * n);
-      executors[k].UploadPlanes(input->GetBufferPointer() + plan.planes[k] * plane, planes * plane);
-      cif::Synchronize();
-    });
-    std::vector<double> marks;
-    const auto          start = Clock::now();
-    cif::RunSpreadPrefilterOntoEveryDevice<float>(nullptr, shape, plan, executors, onDeviceThreads, readPointers,
-                                                  [&] { marks.push_back(detail::MillisecondsSince(start)); }, wanted);
-    const double gathered = detail::MillisecondsSince(start);
-    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-      cif::SlabShare share = shares[k];
-      share.geometry.input = grids[k];
-      cif::ResampleOnDevice<3, float, float>(read[k].As<const float>(), share.geometry, deviceChains[k], nullptr, true,
-                                             0.f, out[k].As<float>(), share.slabs);
-      cif::Synchronize();
-    });
-    const double ended = detail::MillisecondsSince(start);
-    if (r > 0 && marks.size() == 3)
+    for (int r = 0; r <= repeat; ++r)
     {
-      leading.push_back(marks[1]);
-      slowest.push_back(marks[2] - marks[1]);
-      gather.push_back(gathered - marks[2]);
-      resample.push_back(ended - gathered);
-      total.push_back(ended);
+      cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+        const std::int64_t planes = plan.planes[k + 1] - plan.planes[k], rows = plan.rows[k + 1] - plan.rows[k];
+        executors[k].Reserve(planes * plane, rows * n * n);
+        executors[k].UploadPlanes(input->GetBufferPointer() + plan.planes[k] * plane, planes * plane);
+        cif::Synchronize();
+      });
+      std::vector<double> marks;
+      const auto          start = Clock::now();
+      const auto          mark = [&] { marks.push_back(detail::MillisecondsSince(start)); };
+      if (fed)
+      {
+        cif::RunSpreadPrefilterFeedingEveryDevice<float>(
+          nullptr, shape, plan, executors, onDeviceThreads, onWorkerThreads, readPointers, wanted, pieces,
+          [&](std::int64_t k, const auto & waitForSlab) {
+            cif::ResampleSpreadShare<3, float, float>(shares[k], read[k].As<const float>(), plane, deviceChains[k], 0.f,
+                                                      out[k].As<float>(), waitForSlab);
+            cif::Synchronize();
+          },
+          mark);
+      }
+      else
+      {
+        cif::RunSpreadPrefilterOntoEveryDevice<float>(nullptr, shape, plan, executors, onDeviceThreads, readPointers,
+                                                      mark, wanted);
+        cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+          // The whole share against the planes its slabs read (their union: every
+          // support lies in it, and its edges are the input's where supports reach them).
+          cif::SlabShare share = shares[k].share;
+          share.geometry.input.start[2] = g.input.start[2] + wanted[k].first;
+          share.geometry.input.size[2] = wanted[k].end - wanted[k].first;
+          cif::ResampleOnDevice<3, float, float>(read[k].As<const float>(), share.geometry, deviceChains[k], nullptr,
+                                                 true, 0.f, out[k].As<float>(), share.slabs);
+          cif::Synchronize();
+        });
+      }
+      const double ended = detail::MillisecondsSince(start);
+      if (r > 0 && marks.size() == 3)
+      {
+        leading[fed].push_back(marks[1]);
+        slowest[fed].push_back(marks[2] - marks[1]);
+        rest[fed].push_back(ended - marks[2]);
+        total[fed].push_back(ended);
+      }
     }
+    std::vector<float> spread(static_cast<std::size_t>(count));
+    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+      out[k].Download(spread.data() + shares[k].share.firstVoxel,
+                      static_cast<std::size_t>(shares[k].share.geometry.OutputCount()) * sizeof(float));
+    });
+    same = same && std::memcmp(one.data(), spread.data(), bytes) == 0;
   }
-  std::vector<float> spread(static_cast<std::size_t>(count));
   cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-    out[k].Download(spread.data() + shares[k].firstVoxel,
-                    static_cast<std::size_t>(shares[k].geometry.OutputCount()) * sizeof(float));
     read[k].Release();
     out[k].Release();
     chainBuffers[k].clear();
   });
-  const bool same = std::memcmp(one.data(), spread.data(), bytes) == 0 &&
-                    std::memcmp(one.data(), onePadded.data(), bytes) == 0;
+  same = same && std::memcmp(one.data(), onePadded.data(), bytes) == 0;
 
   // Against the faster of the two one-device layouts.
   const double oneMs = std::min(detail::Median(oneTotal[0]), detail::Median(oneTotal[1]));
-  const double spreadMs = detail::Median(total);
   std::printf("\ndevice-resident: %ld^3 float prefilter + affine cubic resample, the data on the devices "
               "(median of %d after a warm-up)\n\n",
               static_cast<long>(n), repeat);
-  std::printf("| devices | prefilter (ms) | of which: leading axes / slowest axis with the exchange / planes "
-              "gathered (ms) | resample (ms) | total (ms) | vs 1 device |\n|---|---|---|---|---|---|\n");
+  std::printf("| devices | prefilter: leading axes / slowest axis with the exchange (ms) | then: planes gathered and "
+              "output resampled (ms) | total (ms) | vs 1 device |\n|---|---|---|---|---|\n");
   for (const bool padded : { false, true })
   {
-    std::printf("| 1, %s coefficients | %.2f | | %.2f | %.2f | %.2fx |\n", padded ? "mirror-padded" : "dense",
+    std::printf("| 1, %s coefficients | %.2f | %.2f (resample) | %.2f | %.2fx |\n", padded ? "mirror-padded" : "dense",
                 detail::Median(onePrefilter[padded]), detail::Median(oneResample[padded]),
                 detail::Median(oneTotal[padded]), oneMs / detail::Median(oneTotal[padded]));
   }
-  std::printf("| %d | %.2f | %.2f / %.2f / %.2f | %.2f | %.2f | %.2fx |\n", devices,
-              detail::Median(leading) + detail::Median(slowest) + detail::Median(gather), detail::Median(leading),
-              detail::Median(slowest), detail::Median(gather), detail::Median(resample), spreadMs,
-              spreadMs > 0 ? oneMs / spreadMs : 0.0);
+  for (const bool fed : { false, true })
+  {
+    const double spreadMs = detail::Median(total[fed]);
+    std::printf("| %d, %s | %.2f / %.2f | %.2f | %.2f | %.2fx |\n", devices,
+                fed ? "each slab fed its planes while the earlier ones compute" : "every plane gathered first",
+                detail::Median(leading[fed]), detail::Median(slowest[fed]), detail::Median(rest[fed]), spreadMs,
+                spreadMs > 0 ? oneMs / spreadMs : 0.0);
+  }
   std::printf("\neach device received at most %.2f GiB from the others (its rows of the other devices' planes, then "
               "the planes its share reads: %ld to %ld of %ld on device 0); peer rate, every device reading from the "
               "next at once: %.0f GB/s, so %.2f ms of copies\n",
               receivedBytes / kGiB, static_cast<long>(wanted[0].first), static_cast<long>(wanted[0].end),
               static_cast<long>(n), peerGBps, peerGBps > 0 ? receivedBytes / (peerGBps * 1e9) * 1e3 : -1.0);
   std::printf("%d devices, device-resident: %s (vs 1 device: against the faster one-device layout)\n", devices,
-              same ? "output equals the one-device outputs, bit for bit" : "OUTPUT DIFFERS from a one-device output");
+              same ? "outputs equal the one-device outputs, bit for bit" : "OUTPUT DIFFERS from a one-device output");
   return same;
 }
 } // namespace cif_bench

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace
@@ -264,6 +265,78 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
             {
               EXPECT_TRUE(std::isnan(onEveryDevice[static_cast<std::size_t>(k)][gathered]))
                 << "device " << k << " wrote past its planes";
+            }
+          }
+          // Fed piece by piece (a resampler's slabs): each device's wanted planes in up
+          // to three pieces, a middle run first, then the runs below and above it; the
+          // consumer checks each piece once waitFor says it is there. In turn (the
+          // gatherings first) and on a thread each (the consumers wait).
+          std::vector<std::vector<std::vector<cif::PlaneRange>>> pieces(static_cast<std::size_t>(devices));
+          for (int k = 0; k < devices; ++k)
+          {
+            const cif::PlaneRange & w = wanted[static_cast<std::size_t>(k)];
+            std::uniform_int_distribution<std::int64_t> cut(w.first, w.end);
+            std::int64_t a = cut(rng), b = cut(rng);
+            if (a > b)
+            {
+              std::swap(a, b);
+            }
+            auto & p = pieces[static_cast<std::size_t>(k)];
+            p.push_back({ { a, b } });
+            p.push_back({ { w.first, a } });
+            p.push_back({ { b, w.end } });
+          }
+          for (const bool threads : { false, true })
+          {
+            SCOPED_TRACE(threads ? "a thread each" : "in turn");
+            for (int k = 0; k < devices; ++k)
+            {
+              const auto         index = static_cast<std::size_t>(k);
+              const std::int64_t planes = plan.planes[index + 1] - plan.planes[index];
+              const std::int64_t rows = plan.rows[index + 1] - plan.rows[index];
+              executors[index].Reserve(planes * plane, rows * (plane / shape.size[shape.dimension - 2]) * slowest);
+              executors[index].UploadPlanes(samples.data() + plan.planes[index] * plane, planes * plane);
+              std::fill(onEveryDevice[index].begin(), onEveryDevice[index].end(),
+                        std::numeric_limits<double>::quiet_NaN());
+            }
+            const auto forEachWorker = [&](const auto & body) {
+              if (!threads)
+              {
+                inTurn([&](std::int64_t t) { body(t); });
+                inTurn([&](std::int64_t t) { body(t + devices); });
+                return;
+              }
+              std::vector<std::thread> running;
+              for (std::int64_t t = 2 * devices - 1; t >= 0; --t) // the consumers first: they wait
+              {
+                running.emplace_back([&body, t] { body(t); });
+              }
+              for (auto & r : running)
+              {
+                r.join();
+              }
+            };
+            std::vector<int> consumed(static_cast<std::size_t>(devices), 0);
+            cif::RunSpreadPrefilterFeedingEveryDevice<double>(
+              nullptr, shape, plan, executors, inTurn, forEachWorker, destinations, wanted, pieces,
+              [&](std::int64_t k, const auto & waitFor) {
+                const auto index = static_cast<std::size_t>(k);
+                for (std::size_t p = 0; p < pieces[index].size(); ++p)
+                {
+                  waitFor(p);
+                  for (const cif::PlaneRange & run : pieces[index][p])
+                  {
+                    const std::size_t at = static_cast<std::size_t>((run.first - wanted[index].first) * plane);
+                    EXPECT_TRUE(SameBits(whole.data() + run.first * plane, onEveryDevice[index].data() + at,
+                                         static_cast<std::size_t>((run.end - run.first) * plane)))
+                      << "device " << k << ", piece " << p;
+                  }
+                }
+                ++consumed[index];
+              });
+            for (int k = 0; k < devices; ++k)
+            {
+              EXPECT_EQ(consumed[static_cast<std::size_t>(k)], 1) << "device " << k;
             }
           }
         }

@@ -7,6 +7,9 @@
 // bodies on a device.
 #include "cifProgressTestSupport.h"
 #include "cifResampleSlabs.h"
+#include "cifSpreadResample.h"
+#include "itkAffineTransform.h"
+#include "itkCudaTransformChain.h"
 #include "cifResampleTestSupport.h"
 #include "itkDisplacementFieldTransform.h"
 #include "itkRGBPixel.h"
@@ -126,6 +129,99 @@ TEST(ResampleSlabs, DeviceSharesTileTheOutputWithThePlansSlabs)
       }
       EXPECT_EQ(nextSlab, plan.count);
       EXPECT_EQ(nextVoxel, g.OutputCount());
+    }
+  }
+}
+
+// A device's share fed slab by slab (cif::PlanSpreadShare): each slab's planes are
+// the InputPlanesOfRegion of that slab (whole planes of the input), the pieces add
+// each slab's planes not read before, in order, as runs below and above what was
+// read (an interval every time), and together give the share's planes. Random turns
+// about every axis, a z flip among them (the pieces then grow downwards).
+TEST(ResampleSlabs, SpreadSharesFeedEachSlabThePlanesItReads)
+{
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937                           rng(seed);
+  std::uniform_real_distribution<double> angle(-0.6, 0.6);
+  cif::ResampleGeometry                  g = GeometryOfSize({ 40, 36, 64 });
+  for (int a = 0; a < 3; ++a)
+  {
+    g.input.size[a] = g.outputSize[a] + 5 * a;
+    g.input.start[a] = a - 1;
+  }
+  g.lineLength = g.outputSize[0];
+  g.lineStart = g.outputStart[0];
+  const auto plan = cif::PlanResampleSlabs(g, 3, 4000);
+  ASSERT_GE(plan.count, 8);
+  for (int trial = 0; trial < 6; ++trial)
+  {
+    auto affine = itk::AffineTransform<double, 3>::New();
+    itk::AffineTransform<double, 3>::InputPointType centre;
+    centre[0] = 20;
+    centre[1] = 18;
+    centre[2] = 32;
+    affine->SetCenter(centre);
+    affine->Rotate(0, 1, angle(rng));
+    affine->Rotate(1, 2, angle(rng));
+    affine->Rotate(0, 2, angle(rng));
+    if (trial % 2 == 1)
+    {
+      itk::AffineTransform<double, 3>::OutputVectorType flip;
+      flip[0] = flip[1] = 1.0;
+      flip[2] = -1.0;
+      affine->Scale(flip);
+    }
+    const itk::CudaTransformChain<3> chain(affine.GetPointer());
+    for (std::int64_t n = 1; n <= 3; ++n)
+    {
+      for (std::int64_t k = 0; k < n; ++k)
+      {
+        SCOPED_TRACE(testing::Message() << "trial " << trial << ", share " << k << " of " << n);
+        const cif::SpreadShareSlabs s = cif::PlanSpreadShare<3>(g, plan, k, n, chain.HostChain());
+        ASSERT_EQ(static_cast<std::int64_t>(s.boxes.size()), s.share.slabs.count);
+        ASSERT_EQ(s.pieces.size(), s.boxes.size());
+        std::int64_t low = 0, high = 0;
+        for (std::int64_t slab = 0; slab < s.share.slabs.count; ++slab)
+        {
+          const cif::CoefficientGrid & box = s.boxes[static_cast<std::size_t>(slab)];
+          const cif::CoefficientGrid   expected =
+            cif::InputPlanesOfRegion<3>(cif::SlabGeometry(s.share.geometry, s.share.slabs, slab), chain.HostChain());
+          for (int a = 0; a < 3; ++a)
+          {
+            EXPECT_EQ(box.start[a], expected.start[a]);
+            EXPECT_EQ(box.size[a], expected.size[a]);
+            if (a < 2)
+            {
+              EXPECT_EQ(box.start[a], g.input.start[a]); // whole planes
+              EXPECT_EQ(box.size[a], g.input.size[a]);
+            }
+          }
+          for (const cif::PlaneRange & run : s.pieces[static_cast<std::size_t>(slab)])
+          {
+            ASSERT_LT(run.first, run.end);
+            if (slab == 0)
+            {
+              low = run.first;
+              high = run.end;
+            }
+            else if (run.end == low)
+            {
+              low = run.first;
+            }
+            else
+            {
+              ASSERT_EQ(run.first, high) << "a run that neither ends at the planes read nor starts after them";
+              high = run.end;
+            }
+          }
+          const std::int64_t first = box.start[2] - g.input.start[2];
+          EXPECT_LE(low, first);
+          EXPECT_GE(high, first + box.size[2]) << "slab " << slab << " reads planes not gathered before it";
+        }
+        EXPECT_EQ(s.wanted.first, low);
+        EXPECT_EQ(s.wanted.end, high);
+      }
     }
   }
 }

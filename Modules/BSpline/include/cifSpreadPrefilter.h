@@ -11,7 +11,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -264,6 +267,100 @@ RunSpreadPrefilterOntoEveryDevice(const T * samples, const BufferShape & shape, 
     executors[k].Finish();
   });
   // Every device has read every block: they may go.
+  forEachDevice([&](std::int64_t k) { executors[k].Release(); });
+}
+
+/** Device k's pieces gathered so far (RunSpreadPrefilterFeedingEveryDevice): its
+ * gathering thread counts them, its consuming thread waits for them. */
+class SpreadPieceSignal
+{
+public:
+  void
+  Ready(std::size_t pieces)
+  {
+    {
+      const std::lock_guard<std::mutex> lock(m_Mutex);
+      m_Ready = pieces;
+    }
+    m_Changed.notify_all();
+  }
+  void
+  Fail()
+  {
+    {
+      const std::lock_guard<std::mutex> lock(m_Mutex);
+      m_Failed = true;
+    }
+    m_Changed.notify_all();
+  }
+  /** Returns once piece \a piece (and every one before it) is on the device; throws
+   * where its gathering failed (that failure is the one reported). */
+  void
+  WaitFor(std::size_t piece)
+  {
+    std::unique_lock<std::mutex> lock(m_Mutex);
+    m_Changed.wait(lock, [&] { return m_Failed || m_Ready > piece; });
+    if (m_Ready <= piece)
+    {
+      throw std::runtime_error("the gathering of a device's coefficient planes failed");
+    }
+  }
+
+private:
+  std::mutex              m_Mutex;
+  std::condition_variable m_Changed;
+  std::size_t             m_Ready = 0;
+  bool                    m_Failed = false;
+};
+
+/** As RunSpreadPrefilterOntoEveryDevice, with 3' overlapped with what reads its
+ * result: on every device one thread gathers planes \a wanted[k] piece by piece
+ * (\a pieces[k][p]: the runs of planes of piece p, each inside wanted[k]; together
+ * the planes the consumer reads), into \a destinations[k] (plane wanted[k].first
+ * first), while another runs \a consume(k, waitFor), which calls waitFor(p) before it
+ * reads the planes of piece p (pieces in order). \a forEachWorker(body) calls body(t)
+ * for t in [0, 2n) (t < n: device t's gathering, t >= n: device t - n's consumer; on
+ * a thread each, or in turn, the gatherings first) and returns when all have ended.
+ * Every device then releases its planes and block. */
+template <typename T, typename TExecutor, typename TForEachDevice, typename TForEachWorker, typename TConsume>
+void
+RunSpreadPrefilterFeedingEveryDevice(const T * samples, const BufferShape & shape, const SpreadPrefilterPlan & plan,
+                                     std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
+                                     TForEachWorker && forEachWorker, const std::vector<T *> & destinations,
+                                     const std::vector<PlaneRange> &                       wanted,
+                                     const std::vector<std::vector<std::vector<PlaneRange>>> & pieces,
+                                     TConsume && consume, const StageCallback & afterAxis = {})
+{
+  RunSpreadPrefilterPasses(samples, shape, plan, executors, forEachDevice, afterAxis);
+  const std::int64_t             n = plan.Devices();
+  const std::int64_t             plane = shape.ScalarCount() / shape.size[shape.dimension - 1];
+  std::vector<SpreadPieceSignal> signals(static_cast<std::size_t>(n));
+  forEachWorker([&](std::int64_t t) {
+    const auto k = static_cast<std::size_t>(t % n);
+    if (t >= n)
+    {
+      consume(static_cast<std::int64_t>(k), [&signals, k](std::size_t piece) { signals[k].WaitFor(piece); });
+      return;
+    }
+    try
+    {
+      for (std::size_t p = 0; p < pieces[k].size(); ++p)
+      {
+        for (const PlaneRange & run : pieces[k][p])
+        {
+          GatherSpreadPlanes(destinations[k] + (run.first - wanted[k].first) * plane, run.first, run.end, shape, plan,
+                             executors, static_cast<std::int64_t>(k));
+        }
+        executors[k].Finish();
+        signals[k].Ready(p + 1);
+      }
+    }
+    catch (...)
+    {
+      signals[k].Fail();
+      throw;
+    }
+  });
   forEachDevice([&](std::int64_t k) { executors[k].Release(); });
 }
 

@@ -10,6 +10,7 @@
 #include "cifSlabbedPrefilter.h"
 #include "cifSlabReservation.h"
 #include "cifSpreadPrefilter.h"
+#include "cifSpreadResample.h"
 #include "cifResampleDevice.h"
 #include "cifResampleSlabs.h"
 #include "cifTextureResampleDevice.h"
@@ -1326,12 +1327,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       return what.str();
     };
 
-    // Device k's share of the output, from the input's coefficients on it over
-    // \a inputGrid (the whole input, or the planes the share reads).
-    const auto ResampleShare = [&](std::int64_t k, const TC * coefficients, const cif::CoefficientGrid & inputGrid) {
-      cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
-      share.geometry.input = inputGrid;
-      const std::int64_t first = share.firstVoxel;
+    // Device k's share of the output, from the whole input's coefficients on it.
+    const auto ResampleShare = [&](std::int64_t k, const TC * coefficients) {
+      const cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
+      const std::int64_t   first = share.firstVoxel;
       const std::int64_t   count = share.geometry.OutputCount();
       std::vector<cif::DeviceBuffer> chainBuffers;
       const cif::TransformChain      deviceChain =
@@ -1368,34 +1367,33 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     if constexpr (sameType)
     {
       const cif::SpreadPrefilterPlan plan = cif::PlanSpreadPrefilter(shape, static_cast<int>(n), 1);
-      // The planes of the coefficients that device k's share reads: through a linear
-      // transform those its share maps into (cif::InputPlanesOfRegion; the share is
-      // evaluated against them as its grid, which gives the bits of the whole),
-      // otherwise every plane.
-      const std::int64_t                slowest = shape.size[D - 1];
-      const std::int64_t                plane = inputCount / slowest;
-      std::vector<cif::CoefficientGrid> grids(static_cast<std::size_t>(n), g.input);
-      std::vector<cif::PlaneRange>      wanted(static_cast<std::size_t>(n), cif::PlaneRange{ 0, slowest });
-      if (linearRows)
+      const std::int64_t             plane = inputCount / shape.size[D - 1];
+      // Through a linear transform a device reads only the planes its share maps
+      // into, and its slabs are fed one by one (cifSpreadResample.h): each slab starts
+      // once its planes are on the device, while the next slabs' planes are gathered
+      // from the other devices. Otherwise every device gathers every plane first.
+      std::vector<cif::SpreadShareSlabs> shares(static_cast<std::size_t>(n));
+      for (std::int64_t k = 0; k < n; ++k)
       {
-        for (std::int64_t k = 0; k < n; ++k)
+        auto & s = shares[static_cast<std::size_t>(k)];
+        if (linearRows)
         {
-          const auto index = static_cast<std::size_t>(k);
-          grids[index] =
-            cif::InputPlanesOfRegion<static_cast<int>(D)>(cif::ShareOfSlabs(g, slabs, k, n).geometry, hostChain);
-          wanted[index].first = grids[index].start[D - 1] - g.input.start[D - 1];
-          wanted[index].end = wanted[index].first + grids[index].size[D - 1];
+          s = cif::PlanSpreadShare<static_cast<int>(D)>(g, slabs, k, n, hostChain);
+        }
+        else
+        {
+          s.share = cif::ShareOfSlabs(g, slabs, k, n);
+          s.wanted = { 0, shape.size[D - 1] };
         }
       }
       // A device's memory on this path: the coefficients its share reads, its share
       // of the prefilter's work areas, and its share of the output.
       const auto MemoryNeeded = [&](std::int64_t k) {
-        const auto         index = static_cast<std::size_t>(k);
-        const std::int64_t outputCount = cif::ShareOfSlabs(g, slabs, k, n).geometry.OutputCount();
-        return static_cast<std::size_t>((wanted[index].end - wanted[index].first) * plane +
+        const cif::SpreadShareSlabs & s = shares[static_cast<std::size_t>(k)];
+        return static_cast<std::size_t>((s.wanted.end - s.wanted.first) * plane +
                                         cif::LargestSpreadShareScalars(shape, plan)) *
                  sizeof(TC) +
-               static_cast<std::size_t>(outputCount) * outputBytesPerVoxel;
+               static_cast<std::size_t>(s.share.geometry.OutputCount()) * outputBytesPerVoxel;
       };
       std::size_t largestNeed = 0;
       for (std::int64_t k = 0; k < n; ++k)
@@ -1407,10 +1405,18 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       {
         std::vector<cif::DeviceBuffer> read(static_cast<std::size_t>(n)); // the planes each share reads
         std::vector<TC *>              readPointers(static_cast<std::size_t>(n));
+        std::vector<cif::PlaneRange>   wanted;
+        std::vector<std::vector<std::vector<cif::PlaneRange>>> pieces;
+        for (const cif::SpreadShareSlabs & s : shares)
+        {
+          wanted.push_back(s.wanted);
+          pieces.push_back(s.pieces);
+        }
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
           const auto index = static_cast<std::size_t>(k);
-          cif::RequireDeviceMemory(MemoryNeeded(k), Describe(k, cif::ShareOfSlabs(g, slabs, k, n).geometry.OutputCount()));
-          read[index].Allocate(static_cast<std::size_t>((wanted[index].end - wanted[index].first) * plane) * sizeof(TC));
+          cif::RequireDeviceMemory(MemoryNeeded(k), Describe(k, shares[index].share.geometry.OutputCount()));
+          read[index].Allocate(static_cast<std::size_t>((wanted[index].end - wanted[index].first) * plane) *
+                               sizeof(TC));
           readPointers[index] = read[index].As<TC>();
         });
         std::vector<cif::DeviceSpreadExecutor<TC>> executors;
@@ -1421,12 +1427,40 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                  "a share of the prefilter of a " + std::to_string(inputCount) + "-voxel image");
         }
         const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
+        if (linearRows)
+        {
+          // Two threads a device: its planes' gathering, and its slabs.
+          std::vector<int> workers(used);
+          workers.insert(workers.end(), used.begin(), used.end());
+          const auto onWorkerThreads = [&workers](const auto & body) {
+            cif::RunOnDeviceThreads(workers, nullptr, body);
+          };
+          cif::RunSpreadPrefilterFeedingEveryDevice(
+            reinterpret_cast<const TC *>(input), shape, plan, executors, onDeviceThreads, onWorkerThreads, readPointers,
+            wanted, pieces, [&](std::int64_t k, const auto & waitForSlab) {
+              const auto                    index = static_cast<std::size_t>(k);
+              const cif::SpreadShareSlabs & s = shares[index];
+              const std::int64_t            count = s.share.geometry.OutputCount();
+              std::vector<cif::DeviceBuffer> chainBuffers;
+              const cif::TransformChain      deviceChain =
+                CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers);
+              // The share's slabs, each downloaded while the next computes.
+              cif::DeviceBuffer       out(static_cast<std::size_t>(count) * sizeof(TOut));
+              cif::OverlappedDownload download(output + s.share.firstVoxel, out.As<TOut>(),
+                                               static_cast<std::size_t>(count) * sizeof(TOut));
+              cif::ResampleSpreadShare<static_cast<int>(D), TC, TOut>(
+                s, read[index].As<const TC>(), plane, deviceChain, defaultValue, out.As<TOut>(), waitForSlab,
+                cif::DownloadEachSlab(download, s.share.geometry, s.share.slabs, sizeof(TOut), {}));
+              download.Finish();
+              read[index].Release(); // on its device's thread, after its kernels
+            });
+          return;
+        }
         cif::RunSpreadPrefilterOntoEveryDevice(reinterpret_cast<const TC *>(input), shape, plan, executors,
-                                               onDeviceThreads, readPointers, {}, wanted);
+                                               onDeviceThreads, readPointers);
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-          const auto index = static_cast<std::size_t>(k);
-          ResampleShare(k, read[index].As<const TC>(), grids[index]);
-          read[index].Release(); // on its device's thread
+          ResampleShare(k, read[static_cast<std::size_t>(k)].As<const TC>());
+          read[static_cast<std::size_t>(k)].Release(); // on its device's thread
         });
         return;
       }
@@ -1489,7 +1523,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       {
         cif::PrefilterOnDevice<TC>(coefficients, shape, poles, cif::BoundaryMode::Mirror, {});
       }
-      ResampleShare(k, coefficients, g.input);
+      ResampleShare(k, coefficients);
     });
   }
 }
