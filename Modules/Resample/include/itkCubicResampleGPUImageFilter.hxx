@@ -1327,10 +1327,12 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       return what.str();
     };
 
-    // Device k's share of the output, from the whole input's coefficients on it.
-    const auto ResampleShare = [&](std::int64_t k, const TC * coefficients) {
-      const cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
-      const std::int64_t   first = share.firstVoxel;
+    // Device k's share of the output, from the input's coefficients on it over
+    // \a inputGrid (the whole input, or the planes the share reads).
+    const auto ResampleShare = [&](std::int64_t k, const TC * coefficients, const cif::CoefficientGrid & inputGrid) {
+      cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
+      share.geometry.input = inputGrid;
+      const std::int64_t first = share.firstVoxel;
       const std::int64_t   count = share.geometry.OutputCount();
       std::vector<cif::DeviceBuffer> chainBuffers;
       const cif::TransformChain      deviceChain =
@@ -1356,6 +1358,12 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     // then every device uploads the whole input itself.
     const char * sharesSetting = std::getenv("CIF_DEVICE_INPUT_SHARES");
     const bool   exchangeShares = !(sharesSetting && std::string(sharesSetting) == "0");
+    // CIF_SPREAD_FEED_SLABS=1: through a linear transform, each device's slabs are
+    // fed their planes while the earlier slabs compute (cifSpreadResample.h) instead
+    // of every plane being gathered first. Opt-in: on two H100s it was as fast with a
+    // pinned output and slower with a fresh one (Resample README, 2026-11-28).
+    const char * feedSetting = std::getenv("CIF_SPREAD_FEED_SLABS");
+    const bool   feedSlabs = feedSetting && std::string(feedSetting) == "1";
     // One upload of the host input (pinned once it has gone up a few times, as on one
     // device; the registration is portable, so every device copies at the bus's rate).
     NoteHostInputUpload(this->GetInput()->GetPixelContainer());
@@ -1368,10 +1376,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     {
       const cif::SpreadPrefilterPlan plan = cif::PlanSpreadPrefilter(shape, static_cast<int>(n), 1);
       const std::int64_t             plane = inputCount / shape.size[D - 1];
-      // Through a linear transform a device reads only the planes its share maps
-      // into, and its slabs are fed one by one (cifSpreadResample.h): each slab starts
-      // once its planes are on the device, while the next slabs' planes are gathered
-      // from the other devices. Otherwise every device gathers every plane first.
+      // Through a linear transform a device reads only the planes its share's slabs
+      // map into (cifSpreadResample.h), gathered before its first slab, or with
+      // CIF_SPREAD_FEED_SLABS=1 fed to each slab while the earlier slabs compute.
+      // Otherwise every device gathers every plane.
       std::vector<cif::SpreadShareSlabs> shares(static_cast<std::size_t>(n));
       for (std::int64_t k = 0; k < n; ++k)
       {
@@ -1427,7 +1435,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                  "a share of the prefilter of a " + std::to_string(inputCount) + "-voxel image");
         }
         const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
-        if (linearRows)
+        if (linearRows && feedSlabs)
         {
           // Two threads a device: its planes' gathering, and its slabs.
           std::vector<int> workers(used);
@@ -1457,9 +1465,15 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           return;
         }
         cif::RunSpreadPrefilterOntoEveryDevice(reinterpret_cast<const TC *>(input), shape, plan, executors,
-                                               onDeviceThreads, readPointers);
+                                               onDeviceThreads, readPointers, {}, wanted);
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-          ResampleShare(k, read[static_cast<std::size_t>(k)].As<const TC>());
+          // The share against the planes gathered (all of them, or the union of its
+          // slabs' planes: every support lies in it, its edges are the input's where
+          // supports reach them).
+          cif::CoefficientGrid grid = g.input;
+          grid.start[D - 1] += wanted[static_cast<std::size_t>(k)].first;
+          grid.size[D - 1] = wanted[static_cast<std::size_t>(k)].end - wanted[static_cast<std::size_t>(k)].first;
+          ResampleShare(k, read[static_cast<std::size_t>(k)].As<const TC>(), grid);
           read[static_cast<std::size_t>(k)].Release(); // on its device's thread
         });
         return;
@@ -1523,7 +1537,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       {
         cif::PrefilterOnDevice<TC>(coefficients, shape, poles, cif::BoundaryMode::Mirror, {});
       }
-      ResampleShare(k, coefficients);
+      ResampleShare(k, coefficients, g.input);
     });
   }
 }
