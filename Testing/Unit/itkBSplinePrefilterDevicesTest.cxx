@@ -240,18 +240,21 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
             wanted[static_cast<std::size_t>(k)] =
               k == 1 ? cif::PlaneRange{ a, a } : cif::PlaneRange{ std::min(a, b), std::max(a, b) };
           }
-          for (int k = 0; k < devices; ++k)
-          {
-            const auto         index = static_cast<std::size_t>(k);
-            const std::int64_t planes = plan.planes[index + 1] - plan.planes[index];
-            const std::int64_t rows = plan.rows[index + 1] - plan.rows[index];
-            executors[index].Reserve(planes * plane, rows * (plane / shape.size[shape.dimension - 2]) * slowest);
-            executors[index].UploadPlanes(samples.data() + plan.planes[index] * plane, planes * plane);
-          }
-          for (auto & d : onEveryDevice)
-          {
-            std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());
-          }
+          // Each "device" holding its planes of the samples (as a caller whose data is
+          // on the devices already), its destination NaN.
+          const auto loadShares = [&] {
+            for (int k = 0; k < devices; ++k)
+            {
+              const auto         index = static_cast<std::size_t>(k);
+              const std::int64_t planes = plan.planes[index + 1] - plan.planes[index];
+              const std::int64_t rows = plan.rows[index + 1] - plan.rows[index];
+              executors[index].Reserve(planes * plane, rows * (plane / shape.size[shape.dimension - 2]) * slowest);
+              executors[index].UploadPlanes(samples.data() + plan.planes[index] * plane, planes * plane);
+              std::fill(onEveryDevice[index].begin(), onEveryDevice[index].end(),
+                        std::numeric_limits<double>::quiet_NaN());
+            }
+          };
+          loadShares();
           cif::RunSpreadPrefilterOntoEveryDevice<double>(nullptr, shape, plan, executors, inTurn, destinations, {},
                                                          wanted);
           for (int k = 0; k < devices; ++k)
@@ -289,16 +292,7 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
           for (const bool threads : { false, true })
           {
             SCOPED_TRACE(threads ? "a thread each" : "in turn");
-            for (int k = 0; k < devices; ++k)
-            {
-              const auto         index = static_cast<std::size_t>(k);
-              const std::int64_t planes = plan.planes[index + 1] - plan.planes[index];
-              const std::int64_t rows = plan.rows[index + 1] - plan.rows[index];
-              executors[index].Reserve(planes * plane, rows * (plane / shape.size[shape.dimension - 2]) * slowest);
-              executors[index].UploadPlanes(samples.data() + plan.planes[index] * plane, planes * plane);
-              std::fill(onEveryDevice[index].begin(), onEveryDevice[index].end(),
-                        std::numeric_limits<double>::quiet_NaN());
-            }
+            loadShares();
             const auto forEachWorker = [&](const auto & body) {
               if (!threads)
               {
