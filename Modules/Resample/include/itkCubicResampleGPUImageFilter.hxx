@@ -1332,8 +1332,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     const auto ResampleShare = [&](std::int64_t k, const TC * coefficients, const cif::CoefficientGrid & inputGrid) {
       cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
       share.geometry.input = inputGrid;
-      const std::int64_t first = share.firstVoxel;
-      const std::int64_t   count = share.geometry.OutputCount();
+      const std::int64_t             first = share.firstVoxel;
+      const std::int64_t             count = share.geometry.OutputCount();
       std::vector<cif::DeviceBuffer> chainBuffers;
       const cif::TransformChain      deviceChain =
         chainOnDevice ? CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers) : hostChain;
