@@ -261,7 +261,7 @@ RunSpreadPrefilterOntoEveryDevice(const T * samples, const BufferShape & shape, 
 {
   RunSpreadPrefilterPasses(samples, shape, plan, executors, forEachDevice, afterAxis);
   forEachDevice([&](std::int64_t k) {
-    const auto      index = static_cast<std::size_t>(k);
+    const auto       index = static_cast<std::size_t>(k);
     const PlaneRange planes = wanted.empty() ? PlaneRange{ 0, shape.size[shape.dimension - 1] } : wanted[index];
     GatherSpreadPlanes(destinations[index], planes.first, planes.end, shape, plan, executors, k);
     executors[k].Finish();
