@@ -28,8 +28,9 @@
  * on one device (the samples there, the coefficients and the output left there) and
  * spread over several (device k holding its planes of the samples, its share of the
  * output left on it): the resampler's spread path (cifSpreadPrefilter.h, then each
- * device its run of the output's slabs against the planes its share reads) without
- * the host's copies. Wall clock after each device's stream has drained, median of a
+ * device its run of the output's slabs against the planes they read, in both of the
+ * filter's forms: every plane gathered first, or each slab fed its planes while the
+ * earlier ones compute, cifSpreadResample.h) without the host's copies. Wall clock after each device's stream has drained, median of a
  * few runs after a warm-up; the spread run's stages (on the calling thread, so each
  * the slowest device's), the bytes each device received from the others, and the
  * devices' peer rate measured in the same run. The outputs are compared bit for bit. */
