@@ -39,17 +39,6 @@ namespace cif_bench
 namespace detail
 {
 inline double
-Median(std::vector<double> v)
-{
-  if (v.empty())
-  {
-    return -1;
-  }
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-inline double
 MillisecondsSince(std::chrono::steady_clock::time_point start)
 {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -206,7 +195,7 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
         runs.push_back(detail::MillisecondsSince(start));
       }
     }
-    peerGBps = static_cast<double>(probe) / (detail::Median(runs) * 1e-3) / 1e9;
+    peerGBps = static_cast<double>(probe) / (Median(runs) * 1e-3) / 1e9;
     cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
       from[k].Release();
       to[k].Release();
@@ -284,7 +273,7 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
   same = same && std::memcmp(one.data(), onePadded.data(), bytes) == 0;
 
   // Against the faster of the two one-device layouts.
-  const double oneMs = std::min(detail::Median(oneTotal[0]), detail::Median(oneTotal[1]));
+  const double oneMs = std::min(Median(oneTotal[0]), Median(oneTotal[1]));
   std::printf("\ndevice-resident: %ld^3 float prefilter + affine cubic resample, the data on the devices "
               "(median of %d after a warm-up)\n\n",
               static_cast<long>(n), repeat);
@@ -293,15 +282,15 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
   for (const bool padded : { false, true })
   {
     std::printf("| 1, %s coefficients | %.2f | %.2f (resample) | %.2f | %.2fx |\n", padded ? "mirror-padded" : "dense",
-                detail::Median(onePrefilter[padded]), detail::Median(oneResample[padded]),
-                detail::Median(oneTotal[padded]), oneMs / detail::Median(oneTotal[padded]));
+                Median(onePrefilter[padded]), Median(oneResample[padded]),
+                Median(oneTotal[padded]), oneMs / Median(oneTotal[padded]));
   }
   for (const bool fed : { false, true })
   {
-    const double spreadMs = detail::Median(total[fed]);
+    const double spreadMs = Median(total[fed]);
     std::printf("| %d, %s | %.2f / %.2f | %.2f | %.2f | %.2fx |\n", devices,
                 fed ? "each slab fed its planes while the earlier ones compute" : "every plane gathered first",
-                detail::Median(leading[fed]), detail::Median(slowest[fed]), detail::Median(rest[fed]), spreadMs,
+                Median(leading[fed]), Median(slowest[fed]), Median(rest[fed]), spreadMs,
                 spreadMs > 0 ? oneMs / spreadMs : 0.0);
   }
   std::printf("\neach device received at most %.2f GiB from the others (its rows of the other devices' planes, then "
