@@ -7,6 +7,8 @@
 // within 1e-12 of it. Each test runs on the CPU path and on the GPU. Both sides
 // compute in double and round to float once per axis, so they agree to the bit but
 // where the two double results straddle a float rounding point (one ulp).
+#include "cifPinnedHostMemory.h"
+#include "cifVTKPinnedScalars.h"
 #include "cifVTKTestSupport.h"
 #include "vtkCudaDeviceArray.h"
 #include "vtkCudaImageBSplineCoefficients.h"
@@ -14,7 +16,9 @@
 #include "vtkImageBSplineCoefficients.h"
 #include "vtkNew.h"
 
+#include <cstring>
 #include <iostream>
+#include <vector>
 
 namespace
 {
@@ -203,5 +207,44 @@ CIF_VTK_TEST_BOTH_PATHS(VTKCoefficients, KeepOutputOnDeviceGivesTheSameCoefficie
   EXPECT_EQ(vtkCudaDeviceArray::Get(coefficients) != nullptr, gpu);
   vtkCudaDeviceArray::SynchronizeHost(coefficients);
   EXPECT_LE(CompareImages(tested->GetOutput(), reference->GetOutput()).maxAbs, 1e-6 * ValueRange(input));
+}
+CIF_VTK_TEST_BOTH_PATHS(VTKCoefficients, InputPinnedByTheProgramGivesTheSameCoefficients)
+{
+  // cif::vtkmath::PinScalars swaps an input's scalars for a pinned copy: the same
+  // type, name, components and values, the image's own scalars from then on, the
+  // filters' results unchanged. Where there is no device to pin for, nothing changes.
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  auto input = MakeVTKImage({ -3, 40, 2, 30, 0, 20 }, VTK_FLOAT, 2, Content::Random, seed);
+  input->GetPointData()->GetScalars()->SetName("density");
+  vtkNew<vtkImageBSplineCoefficients> reference;
+  reference->SetInputData(input);
+  reference->Update();
+
+  const vtkSmartPointer<vtkDataArray> before = input->GetPointData()->GetScalars();
+  const auto *                        first = static_cast<const float *>(before->GetVoidPointer(0));
+  const std::vector<float>            values(first, first + before->GetNumberOfValues());
+  vtkDataArray * const                pinned = cif::vtkmath::PinScalars(input);
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_EQ(pinned, input->GetPointData()->GetScalars());
+  EXPECT_EQ(pinned != before.Get(), cif::IsGPUAvailable()) << "pinned where, and only where, a device is usable";
+  EXPECT_EQ(cif::IsPageLockedHostMemory(pinned->GetVoidPointer(0)), cif::IsGPUAvailable());
+  EXPECT_EQ(pinned->GetDataType(), VTK_FLOAT);
+  EXPECT_EQ(pinned->GetNumberOfComponents(), 2);
+  EXPECT_EQ(pinned->GetNumberOfTuples(), before->GetNumberOfTuples());
+  EXPECT_STREQ(pinned->GetName(), "density");
+  EXPECT_EQ(std::memcmp(pinned->GetVoidPointer(0), values.data(), values.size() * sizeof(float)), 0);
+  EXPECT_EQ(cif::vtkmath::PinScalars(input), pinned) << "pinned scalars are kept as they are";
+
+  vtkNew<vtkCudaImageBSplineCoefficients> tested;
+  tested->SetInputData(input);
+  tested->SetUseGPU(gpu);
+  tested->Update();
+  EXPECT_EQ(tested->GetLastExecutionPath(), gpu ? VTK_CUDA_PATH_GPU : VTK_CUDA_PATH_CPU);
+  EXPECT_LE(CompareImages(tested->GetOutput(), reference->GetOutput()).maxAbs, 1e-6 * ValueRange(input));
+
+  vtkNew<vtkImageData> empty;
+  EXPECT_EQ(cif::vtkmath::PinScalars(empty), nullptr);
+  EXPECT_EQ(cif::vtkmath::PinScalars(nullptr), nullptr);
 }
 } // namespace

@@ -31,6 +31,21 @@ namespace vtkmath
  * driver refuses: the scalars as they were. */
 CudaImageFiltersVTK_EXPORT vtkDataArray *
 PinReusedScalars(vtkImageData * image, bool reused);
+
+/** For an input that a program hands to the GPU filters again and again (a volume
+ * resliced at many angles, say): \a image's point scalars replaced by a copy of them
+ * in pinned memory (same type, name, components, tuples and values), so that every
+ * later upload of them is one DMA at the bus's speed instead of a staged copy of
+ * ordinary memory (about 1.4-1.8x the pinned time for 64 MiB; Modules/VTK/README.md).
+ * The module cannot do this by itself for inputs: a vtkDataArray may move its memory
+ * without telling anyone, so only its owner may swap it. Call it on an image that the
+ * program owns, before the filters read it, and write through the image's (new)
+ * scalars afterwards: a pointer to the old array no longer reaches the image. Returns
+ * the scalars in effect: the pinned copy, or the scalars as they were where they are
+ * empty or already pinned, without CUDA, past the pinned cap (cifPinnedHostMemory.h)
+ * or where the driver refuses. The pinned memory goes back when the array goes. */
+CudaImageFiltersVTK_EXPORT vtkDataArray *
+PinScalars(vtkImageData * image);
 } // namespace vtkmath
 } // namespace cif
 

@@ -7,6 +7,8 @@
 #include "vtkPointData.h"
 #include "vtkSmartPointer.h"
 
+#include <cstring>
+
 namespace cif
 {
 namespace vtkmath
@@ -19,6 +21,31 @@ FreePinned(void * memory)
 {
   FreePinnedHostMemory(memory);
 }
+
+/** An array like \a scalars (type, name, components, tuples) whose memory is pinned,
+ * its values not set; null where the memory cannot be had. */
+vtkSmartPointer<vtkDataArray>
+PinnedArrayLike(vtkDataArray * scalars, std::size_t bytes)
+{
+  vtkSmartPointer<vtkDataArray> pinned;
+  pinned.TakeReference(vtkDataArray::CreateDataArray(scalars->GetDataType()));
+  void * memory = pinned ? AllocatePinnedHostMemory(bytes) : nullptr;
+  if (memory == nullptr)
+  {
+    return nullptr;
+  }
+  pinned->SetNumberOfComponents(scalars->GetNumberOfComponents());
+  pinned->SetName(scalars->GetName());
+  pinned->SetVoidArray(memory, scalars->GetNumberOfValues(), 0, vtkAbstractArray::VTK_DATA_ARRAY_USER_DEFINED);
+  pinned->SetArrayFreeFunction(&FreePinned);
+  return pinned;
+}
+
+std::size_t
+BytesOf(vtkDataArray * scalars)
+{
+  return static_cast<std::size_t>(scalars->GetNumberOfValues()) * scalars->GetDataTypeSize();
+}
 } // namespace
 
 vtkDataArray *
@@ -29,22 +56,35 @@ PinReusedScalars(vtkImageData * image, bool reused)
   {
     return scalars;
   }
-  const std::size_t bytes = static_cast<std::size_t>(scalars->GetNumberOfValues()) * scalars->GetDataTypeSize();
+  const std::size_t bytes = BytesOf(scalars);
   if (bytes < GetPinnedOutputMinimumBytes() || IsPageLockedHostMemory(scalars->GetVoidPointer(0)))
   {
     return scalars;
   }
-  vtkSmartPointer<vtkDataArray> pinned;
-  pinned.TakeReference(vtkDataArray::CreateDataArray(scalars->GetDataType()));
-  void * memory = pinned ? AllocatePinnedHostMemory(bytes) : nullptr;
-  if (memory == nullptr)
+  const vtkSmartPointer<vtkDataArray> pinned = PinnedArrayLike(scalars, bytes);
+  if (!pinned)
   {
     return scalars;
   }
-  pinned->SetNumberOfComponents(scalars->GetNumberOfComponents());
-  pinned->SetName(scalars->GetName());
-  pinned->SetVoidArray(memory, scalars->GetNumberOfValues(), 0, vtkAbstractArray::VTK_DATA_ARRAY_USER_DEFINED);
-  pinned->SetArrayFreeFunction(&FreePinned);
+  image->GetPointData()->SetScalars(pinned);
+  return pinned;
+}
+
+vtkDataArray *
+PinScalars(vtkImageData * image)
+{
+  vtkDataArray * scalars = image ? image->GetPointData()->GetScalars() : nullptr;
+  if (scalars == nullptr || scalars->GetNumberOfValues() == 0 || IsPageLockedHostMemory(scalars->GetVoidPointer(0)))
+  {
+    return scalars;
+  }
+  const std::size_t                   bytes = BytesOf(scalars);
+  const vtkSmartPointer<vtkDataArray> pinned = PinnedArrayLike(scalars, bytes);
+  if (!pinned)
+  {
+    return scalars;
+  }
+  std::memcpy(pinned->GetVoidPointer(0), scalars->GetVoidPointer(0), bytes);
   image->GetPointData()->SetScalars(pinned);
   return pinned;
 }
