@@ -208,6 +208,7 @@ CIF_VTK_TEST_BOTH_PATHS(VTKCoefficients, KeepOutputOnDeviceGivesTheSameCoefficie
   vtkCudaDeviceArray::SynchronizeHost(coefficients);
   EXPECT_LE(CompareImages(tested->GetOutput(), reference->GetOutput()).maxAbs, 1e-6 * ValueRange(input));
 }
+
 CIF_VTK_TEST_BOTH_PATHS(VTKCoefficients, InputPinnedByTheProgramGivesTheSameCoefficients)
 {
   // cif::vtkmath::PinScalars swaps an input's scalars for a pinned copy: the same
