@@ -205,6 +205,23 @@ main(int argc, char * argv[])
     vtkNew<vtkCudaImageReslice> cudaReslice;
     Configure(cudaReslice, axes, n);
     cudaReslice->SetInputConnection(prefilter->GetOutputPort());
+    // The host-data updates timed from each input: the coefficients alone, and the
+    // chain with the coefficients kept on the device between the two filters.
+    const auto coefficientsMs = [&](int updates) {
+      return HostMilliseconds(updates, [&] {
+        prefilter->Modified();
+        prefilter->Update();
+      });
+    };
+    const auto chainMs = [&](int updates) {
+      prefilter->KeepOutputOnDeviceOn();
+      const double ms = HostMilliseconds(updates, [&] {
+        prefilter->Modified();
+        cudaReslice->Update();
+      });
+      prefilter->KeepOutputOnDeviceOff();
+      return ms;
+    };
     for (bool onGPU : { true, false })
     {
       if (onGPU && !gpu)
@@ -215,10 +232,7 @@ main(int argc, char * argv[])
       cudaReslice->SetUseGPU(onGPU);
       prefilter->KeepOutputOnDeviceOff();
       prefilter->Update(); // warm-up (and the coefficients for the reslice below)
-      const double c = HostMilliseconds(onGPU ? repeat : hostRepeat, [&] {
-        prefilter->Modified();
-        prefilter->Update();
-      });
+      const double c = coefficientsMs(onGPU ? repeat : hostRepeat);
       const double r = HostMilliseconds(onGPU ? repeat : hostRepeat, [&] {
         cudaReslice->Modified();
         cudaReslice->Update();
@@ -232,12 +246,7 @@ main(int argc, char * argv[])
       }
       if (onGPU)
       {
-        prefilter->KeepOutputOnDeviceOn(); // the chain: the coefficients stay on the device
-        both.hostData = HostMilliseconds(repeat, [&] {
-          prefilter->Modified();
-          cudaReslice->Update();
-        });
-        prefilter->KeepOutputOnDeviceOff();
+        both.hostData = chainMs(repeat);
       }
       else
       {
@@ -258,16 +267,8 @@ main(int argc, char * argv[])
       prefilter->SetUseGPU(true);
       cudaReslice->SetUseGPU(true);
       prefilter->Update();
-      pinnedCoefficients = HostMilliseconds(repeat, [&] {
-        prefilter->Modified();
-        prefilter->Update();
-      });
-      prefilter->KeepOutputOnDeviceOn();
-      pinnedBoth = HostMilliseconds(repeat, [&] {
-        prefilter->Modified();
-        cudaReslice->Update();
-      });
-      prefilter->KeepOutputOnDeviceOff();
+      pinnedCoefficients = coefficientsMs(repeat);
+      pinnedBoth = chainMs(repeat);
       prefilter->SetInputData(samples);
     }
 
