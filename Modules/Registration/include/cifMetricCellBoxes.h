@@ -19,8 +19,9 @@
  *  - the displacement is separable: per row of a box (fixed y, z) the 4 x 4 support
  *    rows contract to 4 x D values once, and each point of the row costs 4 x D
  *    multiply-adds instead of 64 x D (3-D);
- *  - the adjoint too: a row's forces contract with the x weights (4 x D sums), and
- *    only those go to the 4^D x D partials, weighted by the row's y and z weights.
+ *  - the adjoint too: a row's forces contract with the x weights (4 x D sums), the
+ *    rows of one z (a slice) with their y weights (4 x 4 x D sums), and only those
+ *    go to the 4^D x D partials, weighted by the slice's z weights.
  * The per-axis tables, the cells' index ranges and the work items (a cell's rows, in
  * pieces) are built once per level on the host; the sums are reduced in a fixed
  * order (rows in order, items per cell in order), so every run gives the same bits.
@@ -374,27 +375,108 @@ struct DisplacedStage
   }
 };
 
-/** Products of a row's y and z weights, one per (b, c) column of the support. */
-template <int D>
-constexpr int kCellBoxWeightProducts = (D > 1 ? 4 : 1) * (D > 2 ? 4 : 1);
+/** Threads of a block of the GPU path, each taking one point of a tile of whole
+ * rows of a work item (at most kCellBoxMaxTileRows rows). */
+constexpr int kCellBoxBlockThreads = 256;
+constexpr int kCellBoxMaxTileRows = 64;
 
-/** The row's y and z weights' product of support column \a bc = b + 4 c. */
-template <int D>
-CIF_HD double
-CellBoxWeightProduct(const double wy[4], const double wz[4], int bc)
+/** Rows of a tile of the GPU path: as many whole rows of \a rowLength points as
+ * \a pointsPerThread points a thread allow. */
+CIF_HD int
+CellBoxTileRows(int rowLength, int pointsPerThread = 1)
 {
-  return wy[D > 1 ? bc % 4 : 0] * wz[D > 2 ? bc / 4 : 0];
+  const int rows = pointsPerThread * kCellBoxBlockThreads / (rowLength > 0 ? rowLength : 1);
+  return rows < 1 ? 1 : (rows > kCellBoxMaxTileRows ? kCellBoxMaxTileRows : rows);
 }
 
-/** Output \a o of a cell's partials (slot (a + 4 (b + 4 c)) x D + d) from one row's
- * force contraction \a rowForce (a x D + d) and the row's weight products
- * (CellBoxWeightProduct, by b + 4 c). */
+/** Rows whose force contractions the GPU path holds at once (a row group). */
+constexpr int kCellBoxMaxGroupRows = 128;
+
+/** Rows of a work item's row group for rows of \a rowLength points: whole tiles,
+ * at most kCellBoxMaxGroupRows rows. Both paths add a group's rows to the partials
+ * together (AddCellBoxGroupPartials), so both group alike. */
+CIF_HD int
+CellBoxGroupRows(int rowLength)
+{
+  const int tile = CellBoxTileRows(rowLength);
+  const int tiles = kCellBoxMaxGroupRows / tile;
+  return tile * (tiles > 1 ? tiles : 1);
+}
+
+/** Values of a slice entry set (CellBoxSliceEntry): (a, b, d), a and b < 4, d < D. */
+template <int D>
+constexpr int kCellBoxSliceValues = 4 * (D > 1 ? 4 : 1) * D;
+
+/** Entry k = (a KY + b) D + d of one slice (one z) of a row group: the force
+ * contractions \a rowForces (4 D values a row, a x D + d) of its \a rows
+ * consecutive rows contracted with their y weights \a wy (4 a row, from the
+ * slice's first row), rows in order. The partials are then separable along z too
+ * (CellBoxSliceTerm): 4 KY D sums over a slice's rows and 4^D D over a group's
+ * slices, instead of 4^D D over every row. */
 template <int D>
 CIF_HD double
-CellBoxPartialTerm(const double * rowForce, const double * weightProducts, int o)
+CellBoxSliceEntry(const double * rowForces, int rows, const double * wy, int k)
 {
-  const int slot = o / D, d = o % D;
-  return weightProducts[slot / 4] * rowForce[(slot % 4) * D + d];
+  constexpr int KY = D > 1 ? 4 : 1;
+  const int     d = k % D, b = (k / D) % KY, a = k / (D * KY);
+  double        sum = 0.0;
+  for (int r = 0; r < rows; ++r)
+  {
+    sum += wy[4 * r + b] * rowForces[r * 4 * D + a * D + d];
+  }
+  return sum;
+}
+
+/** One slice's contribution to output \a o of a cell's partials (slot (a + 4 (b +
+ * 4 c)) x D + d): its entry (a, b, d) (CellBoxSliceEntry) times the slice's z
+ * weight c, \a wz (4 values; 1, 0, 0, 0 below 3-D). */
+template <int D>
+CIF_HD double
+CellBoxSliceTerm(const double * sliceEntries, const double wz[4], int o)
+{
+  constexpr int KY = D > 1 ? 4 : 1;
+  const int     slot = o / D, d = o % D;
+  const int     a = slot % 4, b = D > 1 ? (slot / 4) % 4 : 0, c = D > 2 ? slot / 16 : 0;
+  return wz[c] * sliceEntries[(a * KY + b) * D + d];
+}
+
+/** The slice of a box's row (its z from the box's first) and, for a row group
+ * [\a group, \a groupEnd) of cell rows, slice \a s's rows in it: [first, end). */
+CIF_HD void
+CellBoxSliceRows(const CellBoxExtent & e, int group, int groupEnd, int s, int & first, int & end)
+{
+  const int perSlice = e.rowsPerSlice;
+  first = s * perSlice > group ? s * perSlice : group;
+  end = (s + 1) * perSlice < groupEnd ? (s + 1) * perSlice : groupEnd;
+}
+
+/** The partials' share of a row group of cell rows [\a group, \a groupEnd), whose
+ * force contractions are \a rowForces (4 D values a row), added into \a partials
+ * slice by slice (the host path; the GPU path adds the same terms in the same
+ * order). */
+template <int D>
+CIF_HD void
+AddCellBoxGroupPartials(const MetricCellBoxView & boxes, const CellBoxExtent & e, const double * rowForces,
+                        int group, int groupEnd, double * partials)
+{
+  constexpr int kOutputs = (D > 2 ? 64 : (D > 1 ? 16 : 4)) * D;
+  const int     perSlice = e.rowsPerSlice;
+  for (int s = group / perSlice; s * perSlice < groupEnd; ++s)
+  {
+    int first, end;
+    CellBoxSliceRows(e, group, groupEnd, s, first, end);
+    double         entries[kCellBoxSliceValues<D>];
+    const double * wy = boxes.weights[1] + 4 * (e.start[1] + first - s * perSlice);
+    for (int k = 0; k < kCellBoxSliceValues<D>; ++k)
+    {
+      entries[k] = CellBoxSliceEntry<D>(rowForces + (first - group) * 4 * D, end - first, wy, k);
+    }
+    const double * wz = boxes.weights[2] + 4 * (e.start[2] + s);
+    for (int o = 0; o < kOutputs; ++o)
+    {
+      partials[o] += CellBoxSliceTerm<D>(entries, wz, o);
+    }
+  }
 }
 
 /** Whether the dense domain's \a n-th point lies outside the B-spline's valid region
@@ -460,55 +542,56 @@ EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const Met
     {
       coefficient[o] = CellBoxCoefficient<D>(transform.bspline, e.cell, o / D, o % D);
     }
-    double * partials = itemPartials.data() + i * kOutputs;
-    double   count = 0.0, value = 0.0;
-    for (std::int64_t row = item.begin; row < item.end; ++row)
+    double *     partials = itemPartials.data() + i * kOutputs;
+    double       count = 0.0, value = 0.0;
+    const int    groupRows = CellBoxGroupRows(e.rowLength);
+    double       rowForces[kCellBoxMaxGroupRows * 4 * D];
+    const auto   begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
+    for (int group = begin; group < end; group += groupRows)
     {
-      std::int64_t y, z;
-      CellBoxRowIndex(e, row, y, z);
-      const double * wy = boxes.weights[1] + 4 * y;
-      const double * wz = boxes.weights[2] + 4 * z;
-      double         rowMap[4 * D], rowForce[4 * D], weightProducts[kCellBoxWeightProducts<D>];
-      for (int o = 0; o < 4 * D; ++o)
+      const int groupEnd = end < group + groupRows ? end : group + groupRows;
+      for (int row = group; row < groupEnd; ++row)
       {
-        rowMap[o] = CellBoxRowMapEntry<D>(coefficient, wy, wz, o / D, o % D);
-        rowForce[o] = 0.0;
-      }
-      for (int bc = 0; bc < kCellBoxWeightProducts<D>; ++bc)
-      {
-        weightProducts[bc] = CellBoxWeightProduct<D>(wy, wz, bc);
-      }
-      for (std::int64_t x = e.start[0]; x < e.start[0] + e.rowLength; ++x)
-      {
-        const double * wx = boxes.weights[0] + 4 * x;
-        DisplacedStage stage;
-        for (int d = 0; d < 3; ++d)
-        {
-          stage.u[d] = d < D ? CellBoxDisplacement<D>(rowMap, wx, d) : 0.0;
-        }
-        const double index[3] = { static_cast<double>(scene.domain.start[0] + x),
-                                  static_cast<double>(scene.domain.start[1] + y),
-                                  static_cast<double>(scene.domain.start[2] + z) };
-        double       v[3];
-        VirtualPointAtIndex<D>(scene.domain, index, v);
-        const MetricPointSample s = SampleMetricPointThrough<D>(scene, transform, stage, v, true);
-        double                  force[3], h[3], termValue;
-        if (!s.valid || !term.template Apply<D>(s, termValue, force))
-        {
-          continue;
-        }
-        count += 1.0;
-        value += termValue;
-        PullBackThroughAfter<D>(transform, force, h);
+        std::int64_t y, z;
+        CellBoxRowIndex(e, row, y, z);
+        const double * wy = boxes.weights[1] + 4 * y;
+        const double * wz = boxes.weights[2] + 4 * z;
+        double         rowMap[4 * D];
+        double *       rowForce = rowForces + (row - group) * 4 * D;
         for (int o = 0; o < 4 * D; ++o)
         {
-          rowForce[o] += wx[o / D] * h[o % D];
+          rowMap[o] = CellBoxRowMapEntry<D>(coefficient, wy, wz, o / D, o % D);
+          rowForce[o] = 0.0;
+        }
+        for (std::int64_t x = e.start[0]; x < e.start[0] + e.rowLength; ++x)
+        {
+          const double * wx = boxes.weights[0] + 4 * x;
+          DisplacedStage stage;
+          for (int d = 0; d < 3; ++d)
+          {
+            stage.u[d] = d < D ? CellBoxDisplacement<D>(rowMap, wx, d) : 0.0;
+          }
+          const double index[3] = { static_cast<double>(scene.domain.start[0] + x),
+                                    static_cast<double>(scene.domain.start[1] + y),
+                                    static_cast<double>(scene.domain.start[2] + z) };
+          double       v[3];
+          VirtualPointAtIndex<D>(scene.domain, index, v);
+          const MetricPointSample s = SampleMetricPointThrough<D>(scene, transform, stage, v, true);
+          double                  force[3], h[3], termValue;
+          if (!s.valid || !term.template Apply<D>(s, termValue, force))
+          {
+            continue;
+          }
+          count += 1.0;
+          value += termValue;
+          PullBackThroughAfter<D>(transform, force, h);
+          for (int o = 0; o < 4 * D; ++o)
+          {
+            rowForce[o] += wx[o / D] * h[o % D];
+          }
         }
       }
-      for (int o = 0; o < kOutputs; ++o)
-      {
-        partials[o] += CellBoxPartialTerm<D>(rowForce, weightProducts, o);
-      }
+      AddCellBoxGroupPartials<D>(boxes, e, rowForces, group, groupEnd, partials);
     }
     itemSums[2 * i] = count;
     itemSums[2 * i + 1] = value;

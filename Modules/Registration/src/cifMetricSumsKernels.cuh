@@ -1055,20 +1055,21 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
 
 namespace
 {
-constexpr int kBoxThreads = 256;
-constexpr int kBoxMaxTileRows = 64;
+constexpr int kBoxThreads = kCellBoxBlockThreads;
+constexpr int kBoxMaxTileRows = kCellBoxMaxTileRows;
 
 /** Rows of a box a tile takes: as many whole rows as \a P points per thread allow. */
 template <int P>
 __device__ int
 CellBoxTileRows(int rowLength)
 {
-  const int rows = P * kBoxThreads / (rowLength > 0 ? rowLength : 1);
-  return rows < 1 ? 1 : (rows > kBoxMaxTileRows ? kBoxMaxTileRows : rows);
+  return cif::CellBoxTileRows(rowLength, P);
 }
 
 /** The shared state of a block that walks one cell-box work item: the cell's
- * support coefficients, its x weights, and per tile row the row's displacement map. */
+ * support coefficients, its x weights, per tile row the row's displacement map, and
+ * per row of a row group (CellBoxGroupRows; a tile where a kernel indexes tile by
+ * tile) its domain y and z. */
 template <int D>
 struct CellBoxTile
 {
@@ -1077,9 +1078,8 @@ struct CellBoxTile
   double               coefficient[kOutputs];
   double               wx[kCellBoxMaxRow][4];
   double               rowMap[kBoxMaxTileRows][kRowValues];
-  double               weightProduct[kBoxMaxTileRows][kCellBoxWeightProducts<D>]; ///< per tile row (CellBoxWeightProduct)
-  int                  rowY[kBoxMaxTileRows]; ///< per tile row its domain y and z (CellBoxRowIndex), found once
-  int                  rowZ[kBoxMaxTileRows];
+  int                  rowY[kCellBoxMaxGroupRows]; ///< per row its domain y and z (CellBoxRowIndex), found once
+  int                  rowZ[kCellBoxMaxGroupRows];
 };
 
 /** Loads the cell's coefficients and x weights (the caller synchronises). */
@@ -1136,31 +1136,24 @@ MapCellBoxYs(const MetricCellBoxView & boxes, const CellBoxExtent & e, const Cel
   }
 }
 
-/** The row maps and weight products of the tile's \a rows rows, whose indices
- * IndexCellBoxRows found (the caller synchronises); from the y maps \a yMap of the
+/** The row maps of the tile's \a rows rows, whose indices IndexCellBoxRows found
+ * from entry \a at on (the caller synchronises); from the y maps \a yMap of the
  * box's y indices from \a yStart on where given (MapCellBoxYs), else from the
  * coefficients: the same sums either way. */
 template <int D>
 __device__ void
-MapCellBoxRows(const MetricCellBoxView & boxes, int rows, CellBoxTile<D> & tile,
+MapCellBoxRows(const MetricCellBoxView & boxes, int rows, int at, CellBoxTile<D> & tile,
                const double (*yMap)[kCellBoxYMapValues<D>] = nullptr, int yStart = 0)
 {
   constexpr int kRowValues = CellBoxTile<D>::kRowValues;
   for (int o = threadIdx.x; o < rows * kRowValues; o += kBoxThreads)
   {
     const int      row = o / kRowValues, k = o % kRowValues;
-    const double * wz = boxes.weights[2] + 4 * tile.rowZ[row];
+    const double * wz = boxes.weights[2] + 4 * tile.rowZ[at + row];
     tile.rowMap[row][k] =
       yMap != nullptr
-        ? CellBoxRowMapEntryFromY<D>(yMap[tile.rowY[row] - yStart], wz, k / D, k % D)
-        : CellBoxRowMapEntry<D>(tile.coefficient, boxes.weights[1] + 4 * tile.rowY[row], wz, k / D, k % D);
-  }
-  constexpr int kProducts = kCellBoxWeightProducts<D>;
-  for (int o = threadIdx.x; o < rows * kProducts; o += kBoxThreads)
-  {
-    const int row = o / kProducts;
-    tile.weightProduct[row][o % kProducts] = CellBoxWeightProduct<D>(
-      boxes.weights[1] + 4 * tile.rowY[row], boxes.weights[2] + 4 * tile.rowZ[row], o % kProducts);
+        ? CellBoxRowMapEntryFromY<D>(yMap[tile.rowY[at + row] - yStart], wz, k / D, k % D)
+        : CellBoxRowMapEntry<D>(tile.coefficient, boxes.weights[1] + 4 * tile.rowY[at + row], wz, k / D, k % D);
   }
 }
 
@@ -1172,14 +1165,15 @@ struct CellBoxTilePoint
   int i;
 };
 
-/** The sample of tile point \a p. */
+/** The sample of tile point \a p (the tile's rows indexed from entry \a at on). */
 template <int D, typename TValue>
 __device__ MetricPointSample
 SampleCellBoxPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                   const CellBoxExtent & e, CellBoxTilePoint p, const CellBoxTile<D> & tile, bool withGradient)
+                   const CellBoxExtent & e, CellBoxTilePoint p, int at, const CellBoxTile<D> & tile,
+                   bool withGradient)
 {
   const int      row = p.row, i = p.i;
-  const int      y = tile.rowY[row], z = tile.rowZ[row];
+  const int      y = tile.rowY[at + row], z = tile.rowZ[at + row];
   DisplacedStage stage;
   for (int d = 0; d < 3; ++d)
   {
@@ -1194,31 +1188,43 @@ SampleCellBoxPoint(const MetricScene<TValue> & scene, const MetricMovingTransfor
 }
 
 /** A block per cell-box work item: the value's sums and the item's partials of
- * force x weight for its cell's 4^D support (cifMetricCellBoxes.h: separable rows). */
+ * force x weight for its cell's 4^D support (cifMetricCellBoxes.h: separable rows).
+ * Tile by tile the points' forces contract with the x weights into the row group's
+ * row forces; at the end of a group they contract with the y weights slice by slice
+ * and then with the z weights into the partials (AddCellBoxGroupPartials' terms in
+ * its order). */
 template <int D, typename TValue, typename TTerm>
 __global__ void __launch_bounds__(kBoxThreads, 3)
   CellBoxKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
                 const MetricCellBoxView boxes, double * itemSums, double * itemPartials,
                 unsigned long long * validCount)
 {
-  constexpr int               kOutputs = CellBoxTile<D>::kOutputs;
-  constexpr int               kRowValues = CellBoxTile<D>::kRowValues;
-  __shared__ CellBoxTile<D>   tile;
-  __shared__ double           rowForce[kBoxMaxTileRows][kRowValues];
-  __shared__ double           force[kBoxThreads][D];
-  __shared__ double           sums[kBoxThreads][2];
-  __shared__ double           yMap[kCellBoxYMapRows][kCellBoxYMapValues<D>];
-  static_assert(kOutputs < kBoxThreads, "threads beyond the partials' index the next tile's rows");
+  constexpr int             kOutputs = CellBoxTile<D>::kOutputs;
+  constexpr int             kRowValues = CellBoxTile<D>::kRowValues;
+  constexpr int             kSliceValues = kCellBoxSliceValues<D>;
+  constexpr int             kSliceChunk = kBoxThreads * D / kSliceValues; // slices a pass holds in `force`
+  __shared__ CellBoxTile<D> tile;
+  __shared__ double         rowForce[kCellBoxMaxGroupRows][kRowValues];
+  __shared__ double         force[kBoxThreads][D];
+  __shared__ double         sums[kBoxThreads][2];
+  __shared__ double         yMap[kCellBoxYMapRows][kCellBoxYMapValues<D>];
+  static_assert(kOutputs < kBoxThreads, "threads beyond the partials' index the next group's rows");
+  static_assert(kSliceChunk >= 1 && kSliceChunk * kSliceValues <= kBoxThreads * D, "slice entries in `force`");
+  // A group's slice entries live in `force`, free between a group's last
+  // contraction and the next tile's points.
+  auto * const                sliceEntries = reinterpret_cast<double (*)[kSliceValues]>(&force[0][0]);
   const MetricWorkItem        item = boxes.items[blockIdx.x];
   const CellBoxExtent         e = CellBoxExtentOf(boxes, item.cell);
   const int                   nx = e.rowLength;
   const int                   tileRows = CellBoxTileRows<1>(nx);
+  const int                   groupRows = CellBoxGroupRows(nx);
   const CellBoxTilePoint      point{ static_cast<int>(threadIdx.x) / nx, static_cast<int>(threadIdx.x) % nx };
   // A work item's rows in 32 bits (a box has fewer rows than the domain points).
   const int                   begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
-  const bool                  byY = e.rowsPerSlice <= kCellBoxYMapRows;
+  const int                   perSlice = e.rowsPerSlice;
+  const bool                  byY = perSlice <= kCellBoxYMapRows;
   LoadCellBox<D>(boxes, transform, e, tile);
-  IndexCellBoxRows<D>(e, begin, min(end - begin, tileRows), tile);
+  IndexCellBoxRows<D>(e, begin, min(end - begin, groupRows), tile);
   if (byY)
   {
     __syncthreads(); // the coefficients
@@ -1226,58 +1232,76 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   }
   double       partial = 0.0, value = 0.0;
   unsigned int count = 0; // valid points (an integer: one register fewer, the same double at the end)
-  for (int first = begin; first < end; first += tileRows)
+  for (int group = begin; group < end; group += groupRows)
   {
-    const int rows = min(end - first, tileRows);
-    __syncthreads(); // the coefficients, y maps and rows' indices; the previous tile's points are done
-    MapCellBoxRows<D>(boxes, rows, tile, byY ? yMap : nullptr, e.start[1]);
-    __syncthreads();
-    double h[3] = { 0, 0, 0 };
-    if (point.row < rows)
+    const int groupEnd = min(end, group + groupRows);
+    for (int first = group; first < groupEnd; first += tileRows)
     {
-      const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, point, tile, true);
-      double                  f[3], termValue;
-      if (s.valid && term.template Apply<D>(s, termValue, f))
+      const int rows = min(groupEnd - first, tileRows);
+      const int at = first - group;
+      __syncthreads(); // the coefficients, y maps and rows' indices; the previous tile's points are done
+      MapCellBoxRows<D>(boxes, rows, at, tile, byY ? yMap : nullptr, e.start[1]);
+      __syncthreads();
+      double h[3] = { 0, 0, 0 };
+      if (point.row < rows)
       {
-        ++count;
-        value += termValue;
-        PullBackThroughAfter<D>(transform, f, h);
+        const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, point, at, tile, true);
+        double                  f[3], termValue;
+        if (s.valid && term.template Apply<D>(s, termValue, f))
+        {
+          ++count;
+          value += termValue;
+          PullBackThroughAfter<D>(transform, f, h);
+        }
       }
-    }
-    for (int d = 0; d < D; ++d)
-    {
-      force[threadIdx.x][d] = h[d];
-    }
-    __syncthreads();
-    // Each row's forces contracted with the x weights, x in order.
-    for (int o = threadIdx.x; o < rows * kRowValues; o += kBoxThreads)
-    {
-      const int row = o / kRowValues, k = o % kRowValues;
-      const int a = k / D, d = k % D;
-      double    sum = 0.0;
+      for (int d = 0; d < D; ++d)
+      {
+        force[threadIdx.x][d] = h[d];
+      }
+      __syncthreads();
+      // Each row's forces contracted with the x weights, x in order.
+      for (int o = threadIdx.x; o < rows * kRowValues; o += kBoxThreads)
+      {
+        const int row = o / kRowValues, k = o % kRowValues;
+        const int a = k / D, d = k % D;
+        double    sum = 0.0;
 #pragma unroll 4
-      for (int i = 0; i < nx; ++i)
-      {
-        sum += tile.wx[i][a] * force[row * nx + i][d];
-      }
-      rowForce[row][k] = sum;
-    }
-    __syncthreads();
-    // The rows' contributions to the partials, rows in order; meanwhile the other
-    // threads index the next tile's rows (this tile's indices are no longer read),
-    // which saves a barrier per tile.
-    if (threadIdx.x < kOutputs)
-    {
-#pragma unroll 4
-      for (int row = 0; row < rows; ++row)
-      {
-        partial += CellBoxPartialTerm<D>(rowForce[row], tile.weightProduct[row], threadIdx.x);
+        for (int i = 0; i < nx; ++i)
+        {
+          sum += tile.wx[i][a] * force[row * nx + i][d];
+        }
+        rowForce[at + row][k] = sum;
       }
     }
-    else if (first + tileRows < end)
+    // The group's row forces contracted with the y weights per slice, then the
+    // slices' terms added to the partials in slice order, kSliceChunk slices a pass;
+    // meanwhile the threads beyond the partials index the next group's rows (this
+    // group's are no longer read).
+    for (int chunk = group / perSlice; chunk * perSlice < groupEnd; chunk += kSliceChunk)
     {
-      const int next = first + tileRows;
-      IndexCellBoxRows<D>(e, next, min(end - next, tileRows), tile, kOutputs);
+      const int slices = min(kSliceChunk, (groupEnd - 1) / perSlice + 1 - chunk);
+      __syncthreads(); // the row forces; the previous pass's terms are added
+      for (int o = threadIdx.x; o < slices * kSliceValues; o += kBoxThreads)
+      {
+        const int s = chunk + o / kSliceValues;
+        int       rowsFirst, rowsEnd;
+        CellBoxSliceRows(e, group, groupEnd, s, rowsFirst, rowsEnd);
+        sliceEntries[o / kSliceValues][o % kSliceValues] =
+          CellBoxSliceEntry<D>(rowForce[rowsFirst - group], rowsEnd - rowsFirst,
+                               boxes.weights[1] + 4 * (e.start[1] + rowsFirst - s * perSlice), o % kSliceValues);
+      }
+      __syncthreads();
+      if (threadIdx.x < kOutputs)
+      {
+        for (int j = 0; j < slices; ++j)
+        {
+          partial += CellBoxSliceTerm<D>(sliceEntries[j], boxes.weights[2] + 4 * (e.start[2] + chunk + j), threadIdx.x);
+        }
+      }
+      else if (chunk == group / perSlice && groupEnd < end)
+      {
+        IndexCellBoxRows<D>(e, groupEnd, min(end - groupEnd, groupRows), tile, kOutputs);
+      }
     }
   }
   sums[threadIdx.x][0] = static_cast<double>(count);
@@ -1422,14 +1446,14 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
     __syncthreads();
     IndexCellBoxRows<D>(e, first, rows, tile);
     __syncthreads();
-    MapCellBoxRows<D>(boxes, rows, tile, byY ? yMap : nullptr, e.start[1]);
+    MapCellBoxRows<D>(boxes, rows, 0, tile, byY ? yMap : nullptr, e.start[1]);
     __syncthreads();
 #pragma unroll 1
     for (int j = 0; j < P; ++j)
     {
       if (points[j].row < rows)
       {
-        const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, points[j], tile, false);
+        const MetricPointSample s = SampleCellBoxPoint<D>(scene, transform, e, points[j], 0, tile, false);
         AddToMattesHistogram(parzen, s, histogram);
       }
     }
