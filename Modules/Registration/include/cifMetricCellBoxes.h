@@ -440,14 +440,27 @@ CellBoxSliceTerm(const double * sliceEntries, const double wz[4], int o)
   return wz[c] * sliceEntries[(a * KY + b) * D + d];
 }
 
-/** The slice of a box's row (its z from the box's first) and, for a row group
- * [\a group, \a groupEnd) of cell rows, slice \a s's rows in it: [first, end). */
-CIF_HD void
-CellBoxSliceRows(const CellBoxExtent & e, int group, int groupEnd, int s, int & first, int & end)
+/** Entry \a k of slice \a s (its z from the box's first) of a row group of cell
+ * rows [\a group, \a groupEnd), whose force contractions are \a rowForces (4 D values
+ * a row, from the group's first): CellBoxSliceEntry over the slice's rows in the
+ * group, both paths' one reading of them. */
+template <int D>
+CIF_HD double
+CellBoxGroupSliceEntry(const MetricCellBoxView & boxes, const CellBoxExtent & e, const double * rowForces,
+                       int group, int groupEnd, int s, int k)
 {
   const int perSlice = e.rowsPerSlice;
-  first = s * perSlice > group ? s * perSlice : group;
-  end = (s + 1) * perSlice < groupEnd ? (s + 1) * perSlice : groupEnd;
+  const int first = s * perSlice > group ? s * perSlice : group;
+  const int end = (s + 1) * perSlice < groupEnd ? (s + 1) * perSlice : groupEnd;
+  return CellBoxSliceEntry<D>(rowForces + (first - group) * 4 * D, end - first,
+                              boxes.weights[1] + 4 * (e.start[1] + first - s * perSlice), k);
+}
+
+/** The z weights of slice \a s of a box (its z from the box's first). */
+CIF_HD const double *
+CellBoxSliceZWeights(const MetricCellBoxView & boxes, const CellBoxExtent & e, int s)
+{
+  return boxes.weights[2] + 4 * (e.start[2] + s);
 }
 
 /** The partials' share of a row group of cell rows [\a group, \a groupEnd), whose
@@ -455,23 +468,19 @@ CellBoxSliceRows(const CellBoxExtent & e, int group, int groupEnd, int s, int & 
  * slice by slice (the host path; the GPU path adds the same terms in the same
  * order). */
 template <int D>
-CIF_HD void
+void
 AddCellBoxGroupPartials(const MetricCellBoxView & boxes, const CellBoxExtent & e, const double * rowForces,
                         int group, int groupEnd, double * partials)
 {
   constexpr int kOutputs = (D > 2 ? 64 : (D > 1 ? 16 : 4)) * D;
-  const int     perSlice = e.rowsPerSlice;
-  for (int s = group / perSlice; s * perSlice < groupEnd; ++s)
+  for (int s = group / e.rowsPerSlice; s * e.rowsPerSlice < groupEnd; ++s)
   {
-    int first, end;
-    CellBoxSliceRows(e, group, groupEnd, s, first, end);
-    double         entries[kCellBoxSliceValues<D>];
-    const double * wy = boxes.weights[1] + 4 * (e.start[1] + first - s * perSlice);
+    double entries[kCellBoxSliceValues<D>];
     for (int k = 0; k < kCellBoxSliceValues<D>; ++k)
     {
-      entries[k] = CellBoxSliceEntry<D>(rowForces + (first - group) * 4 * D, end - first, wy, k);
+      entries[k] = CellBoxGroupSliceEntry<D>(boxes, e, rowForces, group, groupEnd, s, k);
     }
-    const double * wz = boxes.weights[2] + 4 * (e.start[2] + s);
+    const double * wz = CellBoxSliceZWeights(boxes, e, s);
     for (int o = 0; o < kOutputs; ++o)
     {
       partials[o] += CellBoxSliceTerm<D>(entries, wz, o);

@@ -1058,14 +1058,6 @@ namespace
 constexpr int kBoxThreads = kCellBoxBlockThreads;
 constexpr int kBoxMaxTileRows = kCellBoxMaxTileRows;
 
-/** Rows of a box a tile takes: as many whole rows as \a P points per thread allow. */
-template <int P>
-__device__ int
-CellBoxTileRows(int rowLength)
-{
-  return cif::CellBoxTileRows(rowLength, P);
-}
-
 /** The shared state of a block that walks one cell-box work item: the cell's
  * support coefficients, its x weights, per tile row the row's displacement map, and
  * per row of a row group (CellBoxGroupRows; a tile where a kernel indexes tile by
@@ -1216,7 +1208,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   const MetricWorkItem        item = boxes.items[blockIdx.x];
   const CellBoxExtent         e = CellBoxExtentOf(boxes, item.cell);
   const int                   nx = e.rowLength;
-  const int                   tileRows = CellBoxTileRows<1>(nx);
+  const int                   tileRows = CellBoxTileRows(nx);
   const int                   groupRows = CellBoxGroupRows(nx);
   const CellBoxTilePoint      point{ static_cast<int>(threadIdx.x) / nx, static_cast<int>(threadIdx.x) % nx };
   // A work item's rows in 32 bits (a box has fewer rows than the domain points).
@@ -1283,19 +1275,15 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
       __syncthreads(); // the row forces; the previous pass's terms are added
       for (int o = threadIdx.x; o < slices * kSliceValues; o += kBoxThreads)
       {
-        const int s = chunk + o / kSliceValues;
-        int       rowsFirst, rowsEnd;
-        CellBoxSliceRows(e, group, groupEnd, s, rowsFirst, rowsEnd);
-        sliceEntries[o / kSliceValues][o % kSliceValues] =
-          CellBoxSliceEntry<D>(rowForce[rowsFirst - group], rowsEnd - rowsFirst,
-                               boxes.weights[1] + 4 * (e.start[1] + rowsFirst - s * perSlice), o % kSliceValues);
+        sliceEntries[o / kSliceValues][o % kSliceValues] = CellBoxGroupSliceEntry<D>(
+          boxes, e, &rowForce[0][0], group, groupEnd, chunk + o / kSliceValues, o % kSliceValues);
       }
       __syncthreads();
       if (threadIdx.x < kOutputs)
       {
         for (int j = 0; j < slices; ++j)
         {
-          partial += CellBoxSliceTerm<D>(sliceEntries[j], boxes.weights[2] + 4 * (e.start[2] + chunk + j), threadIdx.x);
+          partial += CellBoxSliceTerm<D>(sliceEntries[j], CellBoxSliceZWeights(boxes, e, chunk + j), threadIdx.x);
         }
       }
       else if (chunk == group / perSlice && groupEnd < end)
@@ -1425,7 +1413,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   const CellBoxExtent  e = CellBoxExtentOf(boxes, item.cell);
   const int            nx = e.rowLength;
   constexpr int        P = kHistogramBoxPointsPerThread;
-  const int            tileRows = CellBoxTileRows<P>(nx);
+  const int            tileRows = CellBoxTileRows(nx, P);
   CellBoxTilePoint     points[P]; // points threadIdx.x + j kBoxThreads of a tile
   for (int j = 0; j < P; ++j)
   {
