@@ -27,6 +27,7 @@
 #include "cifBenchmarkSupport.h"
 #include "cifBusFloor.h"
 #include "cifCudaRuntime.h"
+#include "cifMetricSumsDevice.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
 #include "itkBSplineTransformInitializer.h"
@@ -86,6 +87,7 @@ struct Options
   bool              quick = false;
   bool              digest = false; ///< note each GPU row's value and derivative bits (comparing builds)
   bool              timing = false; ///< note each GPU row's timing report (the host's share of an evaluation)
+  bool              coefficientsFirst = false; ///< send a B-spline's coefficients before any kernel (comparing)
   bool              ok = true;
 };
 
@@ -135,17 +137,23 @@ Parse(int argc, char * argv[])
     {
       o.timing = true;
     }
+    else if (a == "--coefficients-first")
+    {
+      o.coefficientsFirst = true;
+    }
     else
     {
       std::fprintf(stderr,
                    "usage: RegistrationBenchmark [--sizes N...] [--repeat R] [--no-itk] [--itk-points P] "
-                   "[--fp64-tflops T] [--quick] [--digest] [--timing]\n"
+                   "[--fp64-tflops T] [--quick] [--digest] [--timing] [--coefficients-first]\n"
                    "  --quick: a 32^3 size, 2^10 and 2^12 sampled points, 3 repeats, ITK B-spline on 2^10 points "
                    "(the CI smoke run)\n"
                    "  --digest: note a digest of each GPU row's value and derivative bits, to show that a\n"
                    "            change of the kernels kept every bit\n"
                    "  --timing: note each GPU row's timing report (evaluations, the transform's binding and\n"
-                   "            upload, the wait for the device), where the host's share of a call goes\n");
+                   "            upload, the wait for the device), where the host's share of a call goes\n"
+                   "  --coefficients-first: send a B-spline's coefficients before the dense pass's kernel\n"
+                   "            instead of while it runs (cifControlPlaneArrival.h), to compare the two\n");
       o.ok = false;
     }
   }
@@ -765,6 +773,10 @@ main(int argc, char * argv[])
   {
     return 2;
   }
+  if (o.coefficientsFirst)
+  {
+    cif::ControlPlaneUpload::SetBehaviourForTesting(false, 0);
+  }
   const unsigned int cores = std::max(1u, std::thread::hardware_concurrency());
   Device             device;
   device.gpu = cif::IsGPUAvailable();
@@ -783,6 +795,10 @@ main(int argc, char * argv[])
                 "FP64 peak %s TFLOP/s (%s)",
                 info.name.c_str(), info.computeMajor, info.computeMinor, info.multiprocessorCount, device.copyGBps,
                 Cell(device.fp64Tflops, "%.1f").c_str(), device.fp64Source.c_str());
+    if (o.coefficientsFirst)
+    {
+      std::printf("; B-spline coefficients sent before the dense passes' kernels");
+    }
   }
   else
   {

@@ -3,7 +3,8 @@
 // exactly, for point sets that one block groups (up to 8192 points) and for the
 // general path beyond, with points outside the grid's valid region and cells of more
 // than one work item. The metric's sums are reduced in this order, so any difference
-// would change their bits.
+// would change their bits. Also the chunks of control planes in which a dense
+// evaluation's coefficients reach the device (cifControlPlaneArrival.h).
 #include "cifDeviceBuffer.h"
 #include "cifMetricPointOrder.h"
 #include "cifMetricSumsDevice.h"
@@ -129,3 +130,37 @@ TEST(MetricPointOrderGPU, DeviceGroupsPointsAsTheHost)
   ExpectDeviceOrderIsTheHosts<3>(8192, 84, random);
 }
 } // namespace
+
+/** The chunks of control planes an upload sends (cifControlPlaneArrival.h): in order,
+ * every plane once, the first 5 (a first cell's support and the plane after), each
+ * next doubling the planes sent, at most kMaxControlPlaneChunks; and the chunk that
+ * a plane is looked up in holds it. */
+TEST(ControlPlaneChunks, CoverEveryPlaneInOrder)
+{
+  for (std::int64_t planes : { 1, 4, 5, 6, 8, 10, 11, 28, 100, 1000, 163840, 163841, 1000000 })
+  {
+    SCOPED_TRACE("planes " + std::to_string(planes));
+    cif::ControlPlaneArrival arrival;
+    arrival.chunkCount = cif::PlanControlPlaneChunks(planes, arrival.chunkEnd);
+    ASSERT_GE(arrival.chunkCount, 1);
+    ASSERT_LE(arrival.chunkCount, cif::kMaxControlPlaneChunks);
+    EXPECT_EQ(arrival.chunkEnd[0], std::min<std::int64_t>(planes, 5));
+    EXPECT_EQ(arrival.chunkEnd[arrival.chunkCount - 1], planes);
+    for (int c = 1; c < arrival.chunkCount; ++c)
+    {
+      EXPECT_GT(arrival.chunkEnd[c], arrival.chunkEnd[c - 1]);
+      if (c + 1 < arrival.chunkCount)
+      {
+        EXPECT_EQ(arrival.chunkEnd[c], 2 * arrival.chunkEnd[c - 1]);
+      }
+    }
+    for (std::int64_t plane = 0; plane < planes; plane += 1 + plane / 7)
+    {
+      const int c = cif::ControlPlaneChunkOf(arrival, plane);
+      EXPECT_LT(plane, arrival.chunkEnd[c]);
+      EXPECT_TRUE(c == 0 || plane >= arrival.chunkEnd[c - 1]);
+    }
+    // A plane past the end (the one after a last cell's support) is the last chunk's.
+    EXPECT_EQ(cif::ControlPlaneChunkOf(arrival, planes), arrival.chunkCount - 1);
+  }
+}

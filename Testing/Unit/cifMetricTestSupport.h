@@ -4,6 +4,7 @@
 // Set-up shared by the GPU metric tests: a fresh random image pair (smooth content
 // and its random affine or B-spline warp), the transforms, masks and sampled points,
 // and the comparison of a module metric with ITK's own on the same configuration.
+#include "cifMetricSumsDevice.h"
 #include "cifTestHelpers.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineInterpolateImageFunction.h"
@@ -597,6 +598,64 @@ ExpectSameBitsTwice(bool useGPU, const MetricCase & base = {})
   EXPECT_EQ(std::memcmp(first.derivative.data_block(), second.derivative.data_block(),
                         first.derivative.size() * sizeof(double)),
             0);
+}
+
+/** A dense B-spline evaluation on the GPU whose first kernel reads the coefficients
+ * as their chunks of planes arrive (cifControlPlaneArrival.h) gives the bits of one
+ * whose coefficients were all sent before it: with a pause after each chunk, so that
+ * the kernel's blocks really wait, and without. The parameters alternate between two
+ * random sets, so that a block that did not wait would read the other set's
+ * coefficients, still on the device from the evaluation before. */
+template <typename TModule>
+void
+ExpectArrivingCoefficientsGiveTheBitsSentBefore(const MetricCase & base = {})
+{
+  struct RestoreBehaviour
+  {
+    ~RestoreBehaviour() { cif::ControlPlaneUpload::SetBehaviourForTesting(true, 0); }
+  } restore;
+  MetricCase c = base;
+  c.transform = MetricTransformKind::BSpline;
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  MetricFixture<float, 3> fixture(c, seed);
+  std::mt19937            rng(seed + 1);
+  std::normal_distribution<double> step(0.0, 0.4);
+  const auto                       first = fixture.transform->GetParameters();
+  auto                             second = first;
+  for (unsigned int k = 0; k < second.Size(); ++k)
+  {
+    second[k] += step(rng);
+  }
+  auto module = TModule::New();
+  module->SetUseGPU(true);
+  fixture.Configure(module.GetPointer(), c);
+  const auto evaluateWith = [&](const itk::OptimizerParameters<double> & parameters) {
+    fixture.transform->SetParametersByValue(parameters);
+    const Evaluation e = Evaluate(module.GetPointer());
+    EXPECT_EQ(module->GetLastExecutionPath(), itk::CudaExecutionPath::GPU) << module->GetLastExecutionReason();
+    return e;
+  };
+  cif::ControlPlaneUpload::SetBehaviourForTesting(false, 0);
+  const Evaluation sentFirst = evaluateWith(first);
+  const Evaluation sentSecond = evaluateWith(second);
+  EXPECT_NE(sentFirst.value, sentSecond.value) << "the two parameter sets must give different results";
+  EXPECT_NE(module->GetTimingReport().find("cell boxes"), std::string::npos) << module->GetTimingReport();
+  for (int pause : { 2000, 0 })
+  {
+    SCOPED_TRACE("pause after each chunk " + std::to_string(pause) + " us");
+    cif::ControlPlaneUpload::SetBehaviourForTesting(true, pause);
+    for (int round = 0; round < 2; ++round)
+    {
+      for (const Evaluation * sent : { &sentFirst, &sentSecond })
+      {
+        const Evaluation arriving = evaluateWith(sent == &sentFirst ? first : second);
+        EXPECT_TRUE(SameBits(&arriving.value, &sent->value, 1));
+        ASSERT_EQ(arriving.derivative.size(), sent->derivative.size());
+        EXPECT_TRUE(SameBits(arriving.derivative.data_block(), sent->derivative.data_block(), sent->derivative.size()));
+      }
+    }
+  }
 }
 
 /** The 60 configurations of the metric tests (5 transform kinds x dense / regular /

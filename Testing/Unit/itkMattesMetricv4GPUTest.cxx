@@ -55,6 +55,12 @@ CIF_TEST_ON_CPU_AND_GPU(MattesMetricv4, MatchesITK2DFloat, ExpectEveryCaseMatche
 
 CIF_TEST_ON_CPU_AND_GPU(MattesMetricv4, SameBitsEveryRun, ExpectSameBitsTwice<ModuleMattes<float, 3>>)
 
+TEST(MattesMetricv4GPU, CoefficientsArrivingWhileTheKernelRunsGiveTheSameBits)
+{
+  CIF_REQUIRE_GPU();
+  ExpectArrivingCoefficientsGiveTheBitsSentBefore<ModuleMattes<float, 3>>();
+}
+
 /** The GPU path computes ITK's ComputeResults (the pdfs, the value, the ratio table
  * the derivative pass reads) on the device; the CPU path on the host. Both run the
  * same arithmetic but for the order in which the device adds the value's bins (by

@@ -55,6 +55,12 @@ CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, MatchesITK2DFloat, ExpectEveryCaseM
 using ModuleMeanSquares3D = itk::MeanSquaresImageToImageMetricv4GPU<itk::Image<float, 3>, itk::Image<float, 3>>;
 CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, SameBitsEveryRun, ExpectSameBitsTwice<ModuleMeanSquares3D>)
 
+TEST(MeanSquaresMetricv4GPU, CoefficientsArrivingWhileTheKernelRunsGiveTheSameBits)
+{
+  CIF_REQUIRE_GPU();
+  ExpectArrivingCoefficientsGiveTheBitsSentBefore<ModuleMeanSquares3D>();
+}
+
 /** The GPU path's interleaved moving value and gradient (one load a corner) is built
  * where the device's memory budget has room for it and gives the bits of the two
  * separate images; under a memory cap smaller than it, or where its allocation fails

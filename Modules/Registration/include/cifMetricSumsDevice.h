@@ -2,6 +2,7 @@
 #define cifMetricSumsDevice_h
 
 #include "CudaImageFiltersExport.h"
+#include "cifControlPlaneArrival.h"
 #include "cifDeviceBuffer.h"
 #include "cifMattesHistogram.h"
 #include "cifMetricCellBoxes.h"
@@ -76,11 +77,11 @@ constexpr std::size_t kReadbackMattesSummary = 0;
 constexpr std::size_t kReadbackSums = 3;
 constexpr std::size_t kReadbackDerivative = kReadbackSums + kMaxMetricSums;
 
-/** An evaluation's inputs (its random points, the B-spline's coefficients) copied to
- * the device from pinned host memory, queued on the launch stream without waiting
- * (a synchronous copy waits for the bus and the driver each time, thousands of times
- * a registration): the kernels launched after Send() read the copy in stream order,
- * and Host() hands the host memory out again only once the last copy has left it. */
+/** An evaluation's random points copied to the device from pinned host memory,
+ * queued on the launch stream without waiting (a synchronous copy waits for the bus
+ * and the driver each time, thousands of times a registration): the kernels launched
+ * after Send() read the copy in stream order, and Host() hands the host memory out
+ * again only once the copy has left it. */
 class CudaImageFilters_EXPORT MetricUpload
 {
 public:
@@ -94,24 +95,84 @@ public:
   void *
   Host(std::size_t bytes);
 
-  /** Queues the copy of the host memory's first \a bytes; the device copy. */
+  /** Queues the copy of the host memory's first \a bytes; the device copy. Host()
+   * waits for it. */
   const void *
-  Send(std::size_t bytes)
-  {
-    return this->SendPart(0, bytes, bytes);
-  }
-
-  /** Queues the copy of bytes [\a begin, \a end) of the host memory, one part of
-   * \a total bytes sent in order (the first part, \a begin 0, sizes the device copy),
-   * so that the host can write the next part while this one crosses the bus; the
-   * device copy. Host() waits for the copy of a last part (\a end == \a total). */
-  const void *
-  SendPart(std::size_t begin, std::size_t end, std::size_t total);
+  Send(std::size_t bytes);
 
 private:
   PinnedHostBuffer m_Host;
   DeviceBuffer     m_Device;
   void *           m_Copied = nullptr; ///< a cudaEvent_t recorded after the last copy
+};
+
+/** An evaluation's B-spline coefficients (D arrays of planes along their slowest
+ * axis) sent to the device in chunks of planes (PlanControlPlaneChunks) on a copy
+ * stream of their own, each chunk staged into pinned memory while the one before
+ * crosses the bus. Bind() only takes the arrays; a cell-box pass asks Arriving()
+ * before its first kernel, launches it, then Send()s, so that the kernel's blocks
+ * start as soon as their planes are there (cifControlPlaneArrival.h); any other
+ * pass Send()s before it launches. Either way the launch stream's later work waits
+ * for the last chunk. */
+class CudaImageFilters_EXPORT ControlPlaneUpload
+{
+public:
+  ControlPlaneUpload() = default;
+  ControlPlaneUpload(const ControlPlaneUpload &) = delete;
+  ControlPlaneUpload &
+  operator=(const ControlPlaneUpload &) = delete;
+  ~ControlPlaneUpload();
+
+  /** Takes \a arrays host arrays of \a planes x \a planeValues doubles (kept by the
+   * caller until Send()) without sending them; \a device receives their device
+   * copies' addresses. */
+  void
+  Bind(const double * const * host, int arrays, std::int64_t planeValues, std::int64_t planes,
+       const double ** device);
+
+  /** Whether bound arrays are still to be sent. */
+  bool
+  Pending() const
+  {
+    return m_Pending;
+  }
+
+  /** For a kernel launched next, before Send(): what its blocks wait on. A null
+   * arrival (nothing pending, or a driver that cannot write the counter from a
+   * stream) means the arrays were sent now. */
+  ControlPlaneArrival
+  Arriving();
+
+  /** Sends what is pending (nothing if nothing is). */
+  void
+  Send();
+
+  /** How uploads send (for tests and measurements, process-wide): \a pipelined
+   * false sends every chunk before Arriving() returns (a null arrival);
+   * \a pauseMicroseconds > 0 sleeps after each chunk of a pipelined send, so that
+   * blocks wait for planes that are really still on their way. */
+  static void
+  SetBehaviourForTesting(bool pipelined, int pauseMicroseconds);
+
+private:
+  void
+  SendChunks(bool signal);
+
+  const double * const * m_HostArrays = nullptr;
+  int                    m_Arrays = 0;
+  std::int64_t           m_PlaneValues = 0;
+  std::int64_t           m_Planes = 0;
+  bool                   m_Pending = false;
+  bool                   m_Signalled = false; ///< Arriving() gave a kernel the counter for this send
+  ControlPlaneArrival    m_Arrival;
+  unsigned int           m_Counter = 0; ///< the last value written to the device counter
+  PinnedHostBuffer       m_Host;
+  DeviceBuffer           m_Device;
+  void *                 m_Arrived = nullptr; ///< the device counter (cudaMalloc)
+  bool                   m_CanSignal = false; ///< the driver writes the counter from a stream
+  void *                 m_Stream = nullptr;   ///< cudaStream_t, the copies'
+  void *                 m_Earlier = nullptr;  ///< cudaEvent_t: the launch stream's work before this upload
+  void *                 m_Sent = nullptr;     ///< cudaEvent_t: the last chunk copied
 };
 
 /** The smallest and largest of \a count values on the current device (CUB's
@@ -139,6 +200,10 @@ struct MetricDeviceWorkspace
   DeviceBuffer     table;        ///< Mattes' ratio table (bins x bins), then its moving marginal and row sums
   DeviceBuffer     histogram;
   DeviceBuffer     validCount; ///< the valid points as an integer, for a derivative divided by them
+  /** Set by the caller where a cell-box pass may read the B-spline's coefficients
+   * as they arrive: the pass's first kernel waits for its planes, the rest are sent
+   * while it runs, and the pointer is cleared. */
+  ControlPlaneUpload * arrivingCoefficients = nullptr;
   /** Host work for the time the device computes: run (once, then cleared) when an
    * evaluation's kernels are queued, before its readback waits for them. */
   std::function<void()> whileTheDeviceWorks;

@@ -318,19 +318,12 @@ public:
       if (m_OnGPU && host.kind == cif::OptimizedStageKind::BSpline)
       {
         CIF_ITK_TRY_CUDA([&] {
-          // The D coefficient arrays side by side in pinned memory, queued without
-          // waiting, each sent while the host stages the next.
-          const std::size_t values = static_cast<std::size_t>(host.bspline.gridSize[0] * host.bspline.gridSize[1] *
-                                                              host.bspline.gridSize[2]);
-          const std::size_t axisBytes = values * sizeof(double);
-          auto *            staging = static_cast<double *>(m_CoefficientUpload.Host(D * axisBytes));
-          for (unsigned int a = 0; a < D; ++a)
-          {
-            std::copy_n(host.bspline.coefficients[a], values, staging + a * values);
-            const auto * device = static_cast<const double *>(
-              m_CoefficientUpload.SendPart(a * axisBytes, (a + 1) * axisBytes, D * axisBytes));
-            m_DeviceTransform.bspline.coefficients[a] = device + a * values;
-          }
+          // Only taken here: sent by the pass that reads them (SentDeviceTransform,
+          // ArrivingCoefficients), a cell-box pass while its first kernel runs.
+          const std::int64_t * size = host.bspline.gridSize;
+          const std::int64_t   planeValues = D > 2 ? size[0] * size[1] : size[0];
+          m_CoefficientUpload.Bind(host.bspline.coefficients, D, planeValues, size[D - 1],
+                                   m_DeviceTransform.bspline.coefficients);
         });
       }
       return true;
@@ -363,12 +356,15 @@ public:
         CIF_ITK_TRY_CUDA([&] {
           if (m_UseBoxes && host.kind == cif::OptimizedStageKind::BSpline)
           {
-            cif::MattesFirstPassInCellBoxesOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, parzen,
-                                                                  m_DeviceBoxes.view, m_Workspace);
+            this->WithArrivingCoefficients([&](const cif::MetricMovingTransform & transform) {
+              cif::MattesFirstPassInCellBoxesOnDevice<D, ValueType>(m_DeviceScene, transform, parzen,
+                                                                    m_DeviceBoxes.view, m_Workspace);
+            });
           }
           else
           {
-            cif::MattesFirstPassOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, parzen, m_Workspace);
+            cif::MattesFirstPassOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), parzen,
+                                                       m_Workspace);
           }
         });
         term.ratioTable = cif::MattesRatioTableOnDevice(m_Workspace);
@@ -410,7 +406,7 @@ public:
       if (m_OnGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
-          sums = cif::EvaluateMetricValueSumsOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, term,
+          sums = cif::EvaluateMetricValueSumsOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), term,
                                                                     m_Workspace);
         });
       }
@@ -454,8 +450,10 @@ public:
         if (m_OnGPU)
         {
           CIF_ITK_TRY_CUDA([&] {
-            sums = cif::EvaluateMetricSumsInCellBoxesOnDevice<D, ValueType>(
-              m_DeviceScene, m_DeviceTransform, term, m_DeviceBoxes.view, scale, m_Workspace, &bsplineDerivative);
+            this->WithArrivingCoefficients([&](const cif::MetricMovingTransform & transform) {
+              sums = cif::EvaluateMetricSumsInCellBoxesOnDevice<D, ValueType>(
+                m_DeviceScene, transform, term, m_DeviceBoxes.view, scale, m_Workspace, &bsplineDerivative);
+            });
           });
         }
         else
@@ -469,7 +467,7 @@ public:
       else if (m_OnGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
-          sums = cif::EvaluateMetricSumsOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, term,
+          sums = cif::EvaluateMetricSumsOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), term,
                                                               gather ? &m_DeviceOrder.view : nullptr, reference,
                                                               withDerivative, scale, m_Workspace, &bsplineDerivative);
         });
@@ -860,6 +858,45 @@ private:
     return device;
   }
 
+  /** The bound transform on the device, its B-spline coefficients sent: for a pass
+   * that reads them from its first kernel's start (GPU path; throws CudaError). */
+  const cif::MetricMovingTransform &
+  SentDeviceTransform()
+  {
+    m_CoefficientUpload.Send();
+    return m_DeviceTransform;
+  }
+
+  /** Runs \a pass (a cell-box pass, given the bound transform on the device) with
+   * the B-spline's coefficients left to arrive while its first kernel runs
+   * (cifControlPlaneArrival.h); whatever it left unsent, having thrown before its
+   * launch, is sent before the exception goes on, so that no block waits for ever. */
+  template <typename TPass>
+  void
+  WithArrivingCoefficients(TPass && pass)
+  {
+    m_Workspace.arrivingCoefficients = &m_CoefficientUpload;
+    try
+    {
+      pass(static_cast<const cif::MetricMovingTransform &>(m_DeviceTransform));
+    }
+    catch (...)
+    {
+      m_Workspace.arrivingCoefficients = nullptr;
+      try
+      {
+        m_CoefficientUpload.Send();
+      }
+      catch (...)
+      {
+        // the pass's own error is the one to report
+      }
+      throw;
+    }
+    m_Workspace.arrivingCoefficients = nullptr;
+    m_CoefficientUpload.Send(); // nothing left where the pass sent them
+  }
+
   /** How the points are grouped by B-spline cell, rebuilt when the grid or the
    * stages before the B-spline changed: cell boxes where the dense domain's axes
    * map onto the grid's (cifMetricCellBoxes.h), else, when \a sortOtherwise, the
@@ -899,7 +936,7 @@ private:
       {
         // Sorted on the device (the points of a 256^3 domain in milliseconds).
         CIF_ITK_TRY_CUDA(
-          [&] { cif::BuildMetricPointOrderOnDevice<D, ValueType>(m_DeviceScene, m_DeviceTransform, m_DeviceOrder); });
+          [&] { cif::BuildMetricPointOrderOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), m_DeviceOrder); });
       }
       else if (!m_UseBoxes)
       {
@@ -933,7 +970,7 @@ private:
   std::vector<double>                      m_Points;
   double                                   m_VirtualCenter[3] = { 0, 0, 0 };
   std::vector<cif::DeviceBuffer>           m_DeviceBuffers;
-  cif::MetricUpload                        m_CoefficientUpload;  ///< the B-spline's D arrays, side by side
+  cif::ControlPlaneUpload                  m_CoefficientUpload;  ///< the B-spline's D arrays
   cif::MetricUpload                        m_PointsUpload;       ///< UseSampledPoints' points
   std::vector<double>                      m_RatioTable;         ///< Mattes' second pass, CPU path
   std::vector<double>                      m_BSplineDerivative;  ///< CPU path

@@ -374,6 +374,27 @@ ZeroedValidCount(DerivativeScale scale, MetricDeviceWorkspace & workspace)
   return workspace.validCount.As<unsigned long long>();
 }
 
+/** What a cell-box pass's first kernel waits on where the workspace's caller left
+ * the B-spline's coefficients to arrive while it runs (a null arrival otherwise). */
+ControlPlaneArrival
+ArrivingCoefficients(MetricDeviceWorkspace & workspace)
+{
+  return workspace.arrivingCoefficients != nullptr ? workspace.arrivingCoefficients->Arriving()
+                                                   : ControlPlaneArrival{};
+}
+
+/** Sends the coefficients left to arrive, after the kernel that waits for them was
+ * queued (or where none was); the launch stream's later work waits for them. */
+void
+SendArrivingCoefficients(MetricDeviceWorkspace & workspace)
+{
+  if (ControlPlaneUpload * upload = workspace.arrivingCoefficients)
+  {
+    workspace.arrivingCoefficients = nullptr;
+    upload->Send();
+  }
+}
+
 /** The rows' sums into the workspace's readback (kReadbackSums) and the derivative of
  * every control point (kReadbackDerivative), divided by \a validCount where given:
  * SumRowsAndGatherKernel. */
@@ -1074,12 +1095,21 @@ struct CellBoxTile
   int                  rowZ[kCellBoxMaxGroupRows];
 };
 
-/** Loads the cell's coefficients and x weights (the caller synchronises). */
+/** Loads the cell's coefficients, once their planes have arrived
+ * (cifControlPlaneArrival.h), and the x weights (the caller synchronises). */
 template <int D>
 __device__ void
 LoadCellBox(const MetricCellBoxView & boxes, const MetricMovingTransform & transform, const CellBoxExtent & e,
-            CellBoxTile<D> & tile)
+            const ControlPlaneArrival & arrival, CellBoxTile<D> & tile)
 {
+  if (arrival.arrived != nullptr)
+  {
+    if (threadIdx.x == 0)
+    {
+      WaitForControlPlane(arrival, e.cell[D - 1] + 3); // the support's last plane along the slowest axis
+    }
+    __syncthreads();
+  }
   for (int o = threadIdx.x; o < CellBoxTile<D>::kOutputs; o += kBoxThreads)
   {
     tile.coefficient[o] = CellBoxCoefficient<D>(transform.bspline, e.cell, o / D, o % D);
@@ -1188,8 +1218,8 @@ SampleCellBoxPoint(const MetricScene<TValue> & scene, const MetricMovingTransfor
 template <int D, typename TValue, typename TTerm>
 __global__ void __launch_bounds__(kBoxThreads, 3)
   CellBoxKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
-                const MetricCellBoxView boxes, double * itemSums, double * itemPartials,
-                unsigned long long * validCount)
+                const MetricCellBoxView boxes, const ControlPlaneArrival arrival, double * itemSums,
+                double * itemPartials, unsigned long long * validCount)
 {
   constexpr int             kOutputs = CellBoxTile<D>::kOutputs;
   constexpr int             kRowValues = CellBoxTile<D>::kRowValues;
@@ -1215,7 +1245,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   const int                   begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
   const int                   perSlice = e.rowsPerSlice;
   const bool                  byY = perSlice <= kCellBoxYMapRows;
-  LoadCellBox<D>(boxes, transform, e, tile);
+  LoadCellBox<D>(boxes, transform, e, arrival, tile);
   IndexCellBoxRows<D>(e, begin, min(end - begin, groupRows), tile);
   if (byY)
   {
@@ -1361,10 +1391,12 @@ EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const
   unsigned long long * validCount = ZeroedValidCount(scale, workspace);
   if (items > 0)
   {
+    const ControlPlaneArrival arrival = ArrivingCoefficients(workspace);
     CellBoxKernel<D, TValue, TTerm><<<static_cast<unsigned int>(items), kBoxThreads>>>(
-      scene, transform, term, boxes, blockSums, workspace.itemPartials.As<double>(), validCount);
+      scene, transform, term, boxes, arrival, blockSums, workspace.itemPartials.As<double>(), validCount);
     CIF_CUDA_CHECK_LAUNCH();
   }
+  SendArrivingCoefficients(workspace);
   if (outsideBlocks > 0)
   {
     OutsideCellBoxesKernel<D, TValue, TTerm><<<static_cast<unsigned int>(outsideBlocks), kNaturalThreads>>>(
@@ -1393,8 +1425,8 @@ constexpr int kHistogramBoxPointsPerThread = 2;
 template <int D, typename TValue>
 __global__ void __launch_bounds__(kBoxThreads, 3)
   CellBoxHistogramKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
-                         const MattesParzen parzen, const MetricCellBoxView boxes, bool inShared,
-                         unsigned long long * global)
+                         const MattesParzen parzen, const MetricCellBoxView boxes,
+                         const ControlPlaneArrival arrival, bool inShared, unsigned long long * global)
 {
   extern __shared__ unsigned long long histogramShared[];
   __shared__ CellBoxTile<D>            tile;
@@ -1421,7 +1453,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
     points[j] = CellBoxTilePoint{ p / nx, p % nx };
   }
   const bool           byY = e.rowsPerSlice <= kCellBoxYMapRows;
-  LoadCellBox<D>(boxes, transform, e, tile);
+  LoadCellBox<D>(boxes, transform, e, arrival, tile);
   if (byY)
   {
     __syncthreads(); // the coefficients
@@ -1479,10 +1511,12 @@ MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const Me
     // the tile and the y maps (the kernel's own arrays): above the 48 KiB of a block
     // without opting in.
     AllowSharedMemory(CellBoxHistogramKernel<D, TValue>, sharedBytes, "Mattes' cell-box histogram pass");
+    const ControlPlaneArrival arrival = ArrivingCoefficients(workspace);
     CellBoxHistogramKernel<D, TValue><<<static_cast<unsigned int>(boxes.itemCount), kBoxThreads, sharedBytes>>>(
-      scene, transform, parzen, boxes, sharedBytes > 0, global);
+      scene, transform, parzen, boxes, arrival, sharedBytes > 0, global);
     CIF_CUDA_CHECK_LAUNCH();
   }
+  SendArrivingCoefficients(workspace);
   if (boxes.anyOutside)
   {
     const std::int64_t wanted = (scene.domain.count + kHistogramThreads - 1) / kHistogramThreads;

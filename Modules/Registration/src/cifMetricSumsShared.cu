@@ -5,7 +5,11 @@
 #include "cifCudaRuntime.h"
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda.h> // the driver's types, for cuStreamWriteValue32 found at run time
+
+#include <chrono>
 #include <string>
+#include <thread>
 
 namespace cif
 {
@@ -72,33 +76,23 @@ MetricUpload::Host(std::size_t bytes)
 }
 
 const void *
-MetricUpload::SendPart(std::size_t begin, std::size_t end, std::size_t total)
+MetricUpload::Send(std::size_t bytes)
 {
-  if (begin > end || end > total || total > m_Host.Bytes())
+  if (bytes > m_Host.Bytes())
   {
-    throw CudaError("MetricUpload: part [" + std::to_string(begin) + ", " + std::to_string(end) + ") of " +
-                    std::to_string(total) + " bytes, " + std::to_string(m_Host.Bytes()) + " staged");
+    throw CudaError("MetricUpload: " + std::to_string(bytes) + " bytes sent, " + std::to_string(m_Host.Bytes()) +
+                    " staged");
   }
-  if (begin == 0 && m_Device.Bytes() < std::max<std::size_t>(1, total))
+  if (m_Device.Bytes() < std::max<std::size_t>(1, bytes))
   {
     // Stream-ordered: kernels of an earlier evaluation may still read the old copy.
     CIF_CUDA_CHECK(cudaStreamSynchronize(0));
-    m_Device.Allocate(std::max<std::size_t>(1, total));
+    m_Device.Allocate(std::max<std::size_t>(1, bytes));
   }
-  if (m_Device.Bytes() < total)
+  if (bytes > 0)
   {
-    throw CudaError("MetricUpload: a part of " + std::to_string(total) + " bytes sent before its first part");
-  }
-  if (end > begin)
-  {
-    CIF_CUDA_CHECK(cudaMemcpyAsync(static_cast<char *>(m_Device.Data()) + begin,
-                                   static_cast<const char *>(m_Host.Data()) + begin, end - begin,
-                                   cudaMemcpyHostToDevice, 0));
-  }
-  if (end == total && total > 0)
-  {
-    // After the last part: Host() waits for it (an event a part would cost each part
-    // a call).
+    CIF_CUDA_CHECK(cudaMemcpyAsync(m_Device.Data(), m_Host.Data(), bytes, cudaMemcpyHostToDevice, 0));
+    // Host() waits for it.
     if (m_Copied == nullptr)
     {
       cudaEvent_t event = nullptr;
@@ -108,6 +102,223 @@ MetricUpload::SendPart(std::size_t begin, std::size_t end, std::size_t total)
     CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Copied), 0));
   }
   return m_Device.Data();
+}
+
+namespace
+{
+/** cuStreamWriteValue32, found through the runtime once (no link to the driver
+ * library, which machines without a GPU lack); null where the driver has none. */
+using StreamWriteValue32 = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+
+StreamWriteValue32
+StreamWriteValue()
+{
+  static StreamWriteValue32 function = [] {
+    void *                          found = nullptr;
+    cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &found, CUDART_VERSION, cudaEnableDefault,
+                                         &status) != cudaSuccess ||
+        status != cudaDriverEntryPointSuccess)
+    {
+      cudaGetLastError();
+      found = nullptr;
+    }
+    return reinterpret_cast<StreamWriteValue32>(found);
+  }();
+  return function;
+}
+
+struct ControlPlaneTesting
+{
+  bool pipelined = true;
+  int  pauseMicroseconds = 0;
+};
+
+ControlPlaneTesting &
+ControlPlaneTestingBehaviour()
+{
+  static ControlPlaneTesting behaviour;
+  return behaviour;
+}
+
+cudaEvent_t
+NewEvent()
+{
+  cudaEvent_t event = nullptr;
+  CIF_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  return event;
+}
+} // namespace
+
+void
+ControlPlaneUpload::SetBehaviourForTesting(bool pipelined, int pauseMicroseconds)
+{
+  ControlPlaneTestingBehaviour() = ControlPlaneTesting{ pipelined, pauseMicroseconds };
+}
+
+ControlPlaneUpload::~ControlPlaneUpload()
+{
+  if (m_Stream != nullptr)
+  {
+    // The copies must leave the host memory, and the device buffers, first.
+    cudaStreamSynchronize(static_cast<cudaStream_t>(m_Stream));
+    cudaStreamDestroy(static_cast<cudaStream_t>(m_Stream));
+  }
+  for (void * event : { m_Earlier, m_Sent })
+  {
+    if (event != nullptr)
+    {
+      cudaEventDestroy(static_cast<cudaEvent_t>(event));
+    }
+  }
+  if (m_Arrived != nullptr)
+  {
+    cudaFree(m_Arrived);
+  }
+  cudaGetLastError();
+}
+
+void
+ControlPlaneUpload::Bind(const double * const * host, int arrays, std::int64_t planeValues, std::int64_t planes,
+                         const double ** device)
+{
+  if (arrays <= 0 || planeValues <= 0 || planes <= 0)
+  {
+    throw CudaError("ControlPlaneUpload: " + std::to_string(arrays) + " arrays of " + std::to_string(planes) +
+                    " planes of " + std::to_string(planeValues) + " values");
+  }
+  if (m_Stream == nullptr)
+  {
+    cudaStream_t stream = nullptr;
+    CIF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    m_Stream = stream;
+    m_Earlier = NewEvent();
+    m_Sent = NewEvent();
+    // Not from the pool: the driver refuses stream memory operations on the pool's
+    // memory (CUDA_ERROR_INVALID_VALUE, driver 580 on an H200).
+    void * arrived = nullptr;
+    CIF_CUDA_CHECK(cudaMalloc(&arrived, sizeof(unsigned int)));
+    m_Arrived = arrived;
+    CIF_CUDA_CHECK(cudaMemset(m_Arrived, 0, sizeof(unsigned int)));
+    m_Counter = 0;
+    // One write before any kernel waits for one: where the driver refuses it, every
+    // send goes before its kernels.
+    m_CanSignal = StreamWriteValue() != nullptr &&
+                  StreamWriteValue()(static_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(m_Arrived), 0u, 0) ==
+                    CUDA_SUCCESS;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(arrays * planeValues * planes) * sizeof(double);
+  if (m_Device.Bytes() < bytes)
+  {
+    // Kernels of an earlier evaluation may still read the old copy, and copies write it.
+    CIF_CUDA_CHECK(cudaStreamSynchronize(0));
+    CIF_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(m_Stream)));
+    m_Device.Allocate(bytes);
+  }
+  // The pinned memory is free once the previous send's last copy has left it; sized
+  // here, before any kernel waits for a send (freeing pinned memory synchronises).
+  CIF_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(m_Sent)));
+  m_Host.Reserve(bytes);
+  const std::size_t arrayValues = static_cast<std::size_t>(planeValues * planes);
+  for (int a = 0; a < arrays; ++a)
+  {
+    device[a] = m_Device.As<const double>() + a * arrayValues;
+  }
+  m_HostArrays = host;
+  m_Arrays = arrays;
+  m_PlaneValues = planeValues;
+  m_Planes = planes;
+  m_Pending = true;
+  m_Signalled = false;
+}
+
+ControlPlaneArrival
+ControlPlaneUpload::Arriving()
+{
+  if (!m_Pending)
+  {
+    return {};
+  }
+  if (!ControlPlaneTestingBehaviour().pipelined || !m_CanSignal)
+  {
+    this->Send();
+    return {};
+  }
+  // The copies follow the launch stream's earlier work (kernels of an earlier
+  // evaluation read the device copy); recorded before the kernel that will wait.
+  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Earlier), 0));
+  CIF_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(m_Stream), static_cast<cudaEvent_t>(m_Earlier), 0));
+  ControlPlaneArrival arrival;
+  arrival.arrived = static_cast<const unsigned int *>(m_Arrived);
+  arrival.base = m_Counter;
+  arrival.chunkCount = PlanControlPlaneChunks(m_Planes, arrival.chunkEnd);
+  m_Arrival = arrival;
+  m_Signalled = true;
+  return arrival;
+}
+
+void
+ControlPlaneUpload::Send()
+{
+  if (!m_Pending)
+  {
+    return;
+  }
+  m_Pending = false;
+  if (!m_Signalled)
+  {
+    CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Earlier), 0));
+    CIF_CUDA_CHECK(
+      cudaStreamWaitEvent(static_cast<cudaStream_t>(m_Stream), static_cast<cudaEvent_t>(m_Earlier), 0));
+    m_Arrival = ControlPlaneArrival{};
+    m_Arrival.chunkCount = PlanControlPlaneChunks(m_Planes, m_Arrival.chunkEnd);
+  }
+  this->SendChunks(m_Signalled);
+}
+
+void
+ControlPlaneUpload::SendChunks(bool signal)
+{
+  const auto         stream = static_cast<cudaStream_t>(m_Stream);
+  const std::size_t  planeBytes = static_cast<std::size_t>(m_PlaneValues) * sizeof(double);
+  const std::size_t  arrayBytes = planeBytes * static_cast<std::size_t>(m_Planes);
+  const std::int64_t arrayValues = m_PlaneValues * m_Planes;
+  auto *             staging = static_cast<double *>(m_Host.Data()); // sized by Bind()
+  const int          pause = ControlPlaneTestingBehaviour().pauseMicroseconds;
+  std::int64_t       begin = 0;
+  for (int chunk = 0; chunk < m_Arrival.chunkCount; ++chunk)
+  {
+    const std::int64_t end = m_Arrival.chunkEnd[chunk];
+    const std::int64_t first = begin * m_PlaneValues, count = (end - begin) * m_PlaneValues;
+    for (int a = 0; a < m_Arrays; ++a)
+    {
+      std::copy_n(m_HostArrays[a] + first, count, staging + a * arrayValues + first);
+    }
+    // One copy for the chunk's planes of every array: rows of the arrays' pitch.
+    CIF_CUDA_CHECK(cudaMemcpy2DAsync(m_Device.As<char>() + begin * planeBytes, arrayBytes,
+                                     reinterpret_cast<const char *>(staging) + begin * planeBytes, arrayBytes,
+                                     (end - begin) * planeBytes, static_cast<std::size_t>(m_Arrays),
+                                     cudaMemcpyHostToDevice, stream));
+    if (signal)
+    {
+      // Fenced after the copy (the default flags): a block that sees the count sees the planes.
+      const CUresult written = StreamWriteValue()(stream, reinterpret_cast<CUdeviceptr>(m_Arrived),
+                                                  m_Arrival.base + static_cast<unsigned int>(chunk) + 1u, 0);
+      if (written != CUDA_SUCCESS)
+      {
+        throw CudaError("ControlPlaneUpload: cuStreamWriteValue32 failed (CUresult " + std::to_string(written) +
+                        ")");
+      }
+      m_Counter = m_Arrival.base + static_cast<unsigned int>(chunk) + 1u;
+      if (pause > 0)
+      {
+        std::this_thread::sleep_for(std::chrono::microseconds(pause));
+      }
+    }
+    begin = end;
+  }
+  CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Sent), stream));
+  CIF_CUDA_CHECK(cudaStreamWaitEvent(0, static_cast<cudaEvent_t>(m_Sent), 0));
 }
 
 template <typename TValue>

@@ -76,10 +76,37 @@ MetricUpload::Host(std::size_t)
 }
 
 const void *
-MetricUpload::SendPart(std::size_t, std::size_t, std::size_t)
+MetricUpload::Send(std::size_t)
 {
   throw CudaError("MetricUpload: CudaImageFilters was built without the CUDA toolkit");
 }
+
+ControlPlaneUpload::~ControlPlaneUpload() = default;
+
+void
+ControlPlaneUpload::Bind(const double * const *, int, std::int64_t, std::int64_t, const double **)
+{
+  throw CudaError("ControlPlaneUpload: CudaImageFilters was built without the CUDA toolkit");
+}
+
+ControlPlaneArrival
+ControlPlaneUpload::Arriving()
+{
+  throw CudaError("ControlPlaneUpload: CudaImageFilters was built without the CUDA toolkit");
+}
+
+void
+ControlPlaneUpload::Send()
+{
+  if (m_Pending)
+  {
+    throw CudaError("ControlPlaneUpload: CudaImageFilters was built without the CUDA toolkit");
+  }
+}
+
+void
+ControlPlaneUpload::SetBehaviourForTesting(bool, int)
+{}
 
 template <typename TValue>
 void
