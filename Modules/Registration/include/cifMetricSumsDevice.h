@@ -155,6 +155,11 @@ public:
   SetBehaviourForTesting(bool pipelined, int pauseMicroseconds);
 
 private:
+  /** Orders the copy stream after the launch stream's work so far and plans the
+   * chunks (m_Arrival, counted from m_Counter). */
+  void
+  PlanSend();
+
   void
   SendChunks(bool signal);
 

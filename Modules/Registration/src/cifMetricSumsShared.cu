@@ -244,17 +244,22 @@ ControlPlaneUpload::Arriving()
     this->Send();
     return {};
   }
+  this->PlanSend(); // before the kernel that will wait
+  m_Arrival.arrived = static_cast<const unsigned int *>(m_Arrived);
+  m_Signalled = true;
+  return m_Arrival;
+}
+
+void
+ControlPlaneUpload::PlanSend()
+{
   // The copies follow the launch stream's earlier work (kernels of an earlier
-  // evaluation read the device copy); recorded before the kernel that will wait.
+  // evaluation read the device copy).
   CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Earlier), 0));
   CIF_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(m_Stream), static_cast<cudaEvent_t>(m_Earlier), 0));
-  ControlPlaneArrival arrival;
-  arrival.arrived = static_cast<const unsigned int *>(m_Arrived);
-  arrival.base = m_Counter;
-  arrival.chunkCount = PlanControlPlaneChunks(m_Planes, arrival.chunkEnd);
-  m_Arrival = arrival;
-  m_Signalled = true;
-  return arrival;
+  m_Arrival = ControlPlaneArrival{};
+  m_Arrival.base = m_Counter;
+  m_Arrival.chunkCount = PlanControlPlaneChunks(m_Planes, m_Arrival.chunkEnd);
 }
 
 void
@@ -267,11 +272,7 @@ ControlPlaneUpload::Send()
   m_Pending = false;
   if (!m_Signalled)
   {
-    CIF_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(m_Earlier), 0));
-    CIF_CUDA_CHECK(
-      cudaStreamWaitEvent(static_cast<cudaStream_t>(m_Stream), static_cast<cudaEvent_t>(m_Earlier), 0));
-    m_Arrival = ControlPlaneArrival{};
-    m_Arrival.chunkCount = PlanControlPlaneChunks(m_Planes, m_Arrival.chunkEnd);
+    this->PlanSend();
   }
   this->SendChunks(m_Signalled);
 }
