@@ -209,6 +209,8 @@ struct MetricCase
    * (Correlation's value, -r^2, is ill-conditioned for unrelated images, whose
    * correlation r can come out near 0). */
   double movingFromFixed = 0.0;
+  /** Cells per axis of the B-spline stage (alone; a composite's stage has 4). */
+  unsigned int bsplineMesh = 5;
 };
 
 inline std::string
@@ -224,6 +226,10 @@ Describe(const MetricCase & c)
   if (c.movingFromFixed != 0.0)
   {
     s << ", moving " << c.movingFromFixed << " fixed";
+  }
+  if (c.transform == MetricTransformKind::BSpline && c.bsplineMesh != MetricCase{}.bsplineMesh)
+  {
+    s << ", mesh " << c.bsplineMesh;
   }
   return s.str();
 }
@@ -284,7 +290,7 @@ struct MetricFixture
     switch (c.transform)
     {
       case MetricTransformKind::BSpline:
-        transform = MakeRandomBSpline<D>(gridImage, 5, 0.6, rng).GetPointer();
+        transform = MakeRandomBSpline<D>(gridImage, c.bsplineMesh, 0.6, rng).GetPointer();
         break;
       case MetricTransformKind::Composite:
       {
@@ -585,6 +591,9 @@ ExpectSameBitsTwice(bool useGPU, const MetricCase & base = {})
 {
   MetricCase c = base;
   c.transform = MetricTransformKind::BSpline;
+  // 28 control planes along z, as the benchmark's 25^3 mesh: four chunks, ending at
+  // planes 5, 10, 20 and 28 (PlanControlPlaneChunks), so that blocks wait for each.
+  c.bsplineMesh = 25;
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   MetricFixture<float, 3> fixture(c, seed);
