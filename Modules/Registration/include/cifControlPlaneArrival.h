@@ -66,21 +66,30 @@ ControlPlaneChunkOf(const ControlPlaneArrival & arrival, std::int64_t plane)
  * within microseconds; only a host that stopped sending waits this long. */
 constexpr long long kControlPlaneWaitLimitNs = 20000000000LL;
 
+/** The arrival counter, read relaxed: a block reads it first of all, so that its
+ * latency overlaps the block's other first loads (WaitForControlPlane then reads
+ * it again only while planes are missing). */
+__device__ inline unsigned int
+ReadControlPlaneCount(const ControlPlaneArrival & arrival)
+{
+  unsigned int seen;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(arrival.arrived) : "memory");
+  return seen;
+}
+
 /** Waits, on the calling thread, until planes up to \a lastPlane have arrived, and
- * the plane after it; then the loads that follow (by any thread of the block after a
- * barrier) see them. The counter is read relaxed and followed by a fence (PTX's
+ * the plane after it (\a seen: the counter as ReadControlPlaneCount read it); then
+ * the loads that follow (by any thread of the block after a barrier) see them. The counter is read relaxed and followed by a fence (PTX's
  * acquire pattern); the copy stream's counter write is fenced after its copy
  * (cuStreamWriteValue32's default). The plane after: a 32-byte sector that L1 loads
  * for a value of the last plane may hold the first values of the next, which must
  * not be cached from before they came (a plane holds at least 4 control points, so
  * a sector spans at most two planes); plain loads then read the coefficients. */
 __device__ inline void
-WaitForControlPlane(const ControlPlaneArrival & arrival, std::int64_t lastPlane)
+WaitForControlPlane(const ControlPlaneArrival & arrival, std::int64_t lastPlane, unsigned int seen)
 {
   const unsigned int target =
     arrival.base + static_cast<unsigned int>(ControlPlaneChunkOf(arrival, lastPlane + 1)) + 1u;
-  unsigned int       seen;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(arrival.arrived) : "memory");
   if (static_cast<int>(seen - target) < 0)
   {
     unsigned long long start;
@@ -88,7 +97,7 @@ WaitForControlPlane(const ControlPlaneArrival & arrival, std::int64_t lastPlane)
     do
     {
       __nanosleep(200);
-      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(arrival.arrived) : "memory");
+      seen = ReadControlPlaneCount(arrival);
       unsigned long long now;
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
       if (static_cast<long long>(now - start) > kControlPlaneWaitLimitNs)

@@ -1095,28 +1095,38 @@ struct CellBoxTile
   int                  rowZ[kCellBoxMaxGroupRows];
 };
 
-/** Loads the cell's coefficients, once their planes have arrived
- * (cifControlPlaneArrival.h), and the x weights (the caller synchronises). */
+/** The arrival counter as thread 0 of a block reads it before anything else (0 for
+ * the other threads, or where nothing arrives): LoadCellBox's \a arrivedEarly. */
+__device__ inline unsigned int
+ReadArrivalFirst(const ControlPlaneArrival & arrival)
+{
+  return threadIdx.x == 0 && arrival.arrived != nullptr ? ReadControlPlaneCount(arrival) : 0u;
+}
+
+/** Loads the x weights, then the cell's coefficients once their planes have arrived
+ * (cifControlPlaneArrival.h; \a arrivedEarly from ReadArrivalFirst); the caller
+ * synchronises. */
 template <int D>
 __device__ void
 LoadCellBox(const MetricCellBoxView & boxes, const MetricMovingTransform & transform, const CellBoxExtent & e,
-            const ControlPlaneArrival & arrival, CellBoxTile<D> & tile)
+            const ControlPlaneArrival & arrival, unsigned int arrivedEarly, CellBoxTile<D> & tile)
 {
+  for (int o = threadIdx.x; o < 4 * e.rowLength; o += kBoxThreads)
+  {
+    tile.wx[o / 4][o % 4] = boxes.weights[0][4 * e.start[0] + o];
+  }
   if (arrival.arrived != nullptr)
   {
     if (threadIdx.x == 0)
     {
-      WaitForControlPlane(arrival, e.cell[D - 1] + 3); // the support's last plane along the slowest axis
+      // the support's last plane along the slowest axis
+      WaitForControlPlane(arrival, e.cell[D - 1] + 3, arrivedEarly);
     }
     __syncthreads();
   }
   for (int o = threadIdx.x; o < CellBoxTile<D>::kOutputs; o += kBoxThreads)
   {
     tile.coefficient[o] = CellBoxCoefficient<D>(transform.bspline, e.cell, o / D, o % D);
-  }
-  for (int o = threadIdx.x; o < 4 * e.rowLength; o += kBoxThreads)
-  {
-    tile.wx[o / 4][o % 4] = boxes.weights[0][4 * e.start[0] + o];
   }
 }
 
@@ -1235,6 +1245,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   // A group's slice entries live in `force`, free between a group's last
   // contraction and the next tile's points.
   auto * const                sliceEntries = reinterpret_cast<double (*)[kSliceValues]>(&force[0][0]);
+  const unsigned int          arrivedEarly = ReadArrivalFirst(arrival);
   const MetricWorkItem        item = boxes.items[blockIdx.x];
   const CellBoxExtent         e = CellBoxExtentOf(boxes, item.cell);
   const int                   nx = e.rowLength;
@@ -1245,7 +1256,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   const int                   begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
   const int                   perSlice = e.rowsPerSlice;
   const bool                  byY = perSlice <= kCellBoxYMapRows;
-  LoadCellBox<D>(boxes, transform, e, arrival, tile);
+  LoadCellBox<D>(boxes, transform, e, arrival, arrivedEarly, tile);
   IndexCellBoxRows<D>(e, begin, min(end - begin, groupRows), tile);
   if (byY)
   {
@@ -1434,6 +1445,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   const int                            bins = parzen.bins;
   const int                            entries = bins * bins + bins + 1;
   unsigned long long *                 histogram = inShared ? histogramShared : global;
+  const unsigned int                   arrivedEarly = ReadArrivalFirst(arrival);
   if (inShared)
   {
     for (int k = threadIdx.x; k < entries; k += kBoxThreads)
@@ -1453,7 +1465,7 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
     points[j] = CellBoxTilePoint{ p / nx, p % nx };
   }
   const bool           byY = e.rowsPerSlice <= kCellBoxYMapRows;
-  LoadCellBox<D>(boxes, transform, e, arrival, tile);
+  LoadCellBox<D>(boxes, transform, e, arrival, arrivedEarly, tile);
   if (byY)
   {
     __syncthreads(); // the coefficients
