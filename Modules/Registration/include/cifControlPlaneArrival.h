@@ -78,10 +78,11 @@ ReadControlPlaneCount(const ControlPlaneArrival & arrival)
 }
 
 /** Waits, on the calling thread, until planes up to \a lastPlane have arrived, and
- * the plane after it (\a seen: the counter as ReadControlPlaneCount read it); then
- * the loads that follow (by any thread of the block after a barrier) see them. The counter is read relaxed and followed by a fence (PTX's
- * acquire pattern); the copy stream's counter write is fenced after its copy
- * (cuStreamWriteValue32's default). The plane after: a 32-byte sector that L1 loads
+ * the plane after it (\a seen: the counter as ReadControlPlaneCount read it, read
+ * again while planes are missing); then the loads that follow (by any thread of the
+ * block after a barrier) see them. The counter is read relaxed and followed by a
+ * fence (PTX's acquire pattern); the copy stream's counter write is fenced after its
+ * copy (cuStreamWriteValue32's default). The plane after: a 32-byte sector that L1 loads
  * for a value of the last plane may hold the first values of the next, which must
  * not be cached from before they came (a plane holds at least 4 control points, so
  * a sector spans at most two planes); plain loads then read the coefficients. */
