@@ -1,3 +1,3 @@
 set(cif_sources_cxx src/itkBSplinePrefilterGPUFactory.cxx)
-set(cif_sources_cuda src/cifBSplinePrefilterKernels.cu)
+set(cif_sources_cuda src/cifBSplinePrefilterKernels.cu src/cifChainedAxisKernels.cu)
 set(cif_sources_nocuda src/cifBSplinePrefilterWithoutCuda.cxx)

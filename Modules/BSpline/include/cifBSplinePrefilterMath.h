@@ -170,6 +170,14 @@ PrefilterLine(Line & c, std::int64_t n, const SplinePoles & poles, BoundaryMode 
   }
 }
 
+/** The GPU passes' tiles (cifPrefilterTile.cuh): each line of a tile is cut into this
+ * many chunks, swept in parallel and joined by carrying the recursion's state; a
+ * tile takes at most kPrefilterMaxTileBytes of shared memory (longer lines take one
+ * thread a line in global memory). Here so that host code can plan cuts on chunk
+ * bounds (cifChainedAxisPass.h). */
+inline constexpr int kPrefilterChunksPerLine = 16;
+inline constexpr int kPrefilterMaxTileBytes = 100 * 1024; // three blocks of float 512-lines per SM
+
 /** A line of samples \a stride elements apart. */
 template <typename T>
 struct StridedLine

@@ -10,6 +10,7 @@
 // cifBSplinePrefilterMath.h, so the tile path, the global fallback and the CPU path
 // compute the same thing.
 #include "cifBSplinePrefilterDevice.h"
+#include "cifPrefilterTile.cuh"
 #include "cifScalarTypes.h"
 #include "cifCudaCheck.cuh"
 #include "cifSharedMemoryOptIn.cuh"
@@ -24,27 +25,7 @@ namespace cif
 {
 namespace
 {
-/** Chunks per line: each line of a tile is swept by this many threads. */
-constexpr int kChunks = 16;
-/** Threads of a block of LANES lines. */
-template <int LANES>
-constexpr int kThreadsPerBlock = LANES * kChunks;
-/** Blocks per SM the register budget must allow (1536 float or 1024 double threads
- * per SM), so that occupancy is set by the shared memory of the tiles. TC is the type
- * the sweeps compute in. */
-template <typename TC, int LANES>
-constexpr int kMinBlocksPerSM = (sizeof(TC) == 4 ? 1536 : 1024) / kThreadsPerBlock<LANES>;
-constexpr int kMaxTileBytes = 100 * 1024; // three blocks of float 512-lines per SM
-
-/** One line of a tile in shared memory (samples pitch apart). */
-template <typename T>
-struct TileColumn
-{
-  T * base;
-  int pitch;
-  // 32-bit index math: a tile holds at most a few thousand samples per line
-  __device__ T & operator[](int k) const { return base[k * pitch]; }
-};
+using namespace prefiltertile;
 
 /** T is the type in global memory, TC the type of the tile and of the sweeps: T for
  * the module's own filters; double for float data when a caller needs each line
@@ -237,19 +218,12 @@ PrefilterAxisGlobal(T * data, AxisLines axis, SplinePoles poles, BoundaryMode mo
   PrefilterLine<T>(c, axis.length, poles, mode);
 }
 
-template <typename T>
-std::size_t
-TileBytes(int lanes, std::int64_t n)
-{
-  return sizeof(T) * (static_cast<std::size_t>(n) * (lanes + 1) + static_cast<std::size_t>(lanes) * kChunks);
-}
-
 template <typename T, typename TC, int LANES>
 bool
 TryTiled(const T * source, T * data, const AxisLines & axis, const AxisLines & into, const SplinePoles & poles,
          BoundaryMode mode)
 {
-  const int  chunkLength = static_cast<int>((axis.length + kChunks - 1) / kChunks);
+  const int  chunkLength = static_cast<int>(ChunkLength(axis.length));
   const auto bytes = TileBytes<TC>(LANES, axis.length);
   if (bytes > static_cast<std::size_t>(kMaxTileBytes))
   {
@@ -262,19 +236,6 @@ TryTiled(const T * source, T * data, const AxisLines & axis, const AxisLines & i
                                                                                 chunkLength);
   CIF_CUDA_CHECK_LAUNCH();
   return true;
-}
-
-/** The widest tile (lines per block) to try: 32, or CIF_PREFILTER_MAX_LANES (16 or
- * 8) from the environment, a tuning knob for benchmarks on other GPUs. */
-int
-WidestTile()
-{
-  static const int widest = [] {
-    const char * value = std::getenv("CIF_PREFILTER_MAX_LANES");
-    const int    lanes = value ? std::atoi(value) : 32;
-    return lanes >= 32 ? 32 : lanes >= 16 ? 16 : 8;
-  }();
-  return widest;
 }
 
 template <typename TIn, typename T>

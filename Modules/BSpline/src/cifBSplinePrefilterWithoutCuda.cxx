@@ -1,6 +1,7 @@
 // Device entry points of a build without the CUDA toolkit. The ITK filters never
 // call them there (cif::IsGPUAvailable() is false); they exist so the library links.
 #include "cifBSplinePrefilterDevice.h"
+#include "cifChainedAxisPass.h"
 #include "cifScalarTypes.h"
 #include "cifCudaRuntime.h"
 
@@ -46,7 +47,22 @@ ConvertOnDevice(const TIn *, T *, std::int64_t)
   throw CudaError("ConvertOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 
+template <typename T>
+void
+PrefilterChainedAxisOnDevice(const ChainedAxisPart *, int, const BufferShape &, const SplinePoles &, BoundaryMode,
+                             unsigned int, double)
+{
+  throw CudaError("PrefilterChainedAxisOnDevice: CudaImageFilters was built without the CUDA toolkit");
+}
+void
+ChainedAxisMailbox::Allocate(std::int64_t, int, std::size_t)
+{
+  throw CudaError("ChainedAxisMailbox: CudaImageFilters was built without the CUDA toolkit");
+}
+
 CIF_INSTANTIATE_PREFILTER(float)
 CIF_INSTANTIATE_PREFILTER(double)
 CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_CONVERT)
+CIF_INSTANTIATE_CHAINED_AXIS(float)
+CIF_INSTANTIATE_CHAINED_AXIS(double)
 } // namespace cif

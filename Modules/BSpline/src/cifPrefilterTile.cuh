@@ -1,0 +1,71 @@
+#ifndef cifPrefilterTile_cuh
+#define cifPrefilterTile_cuh
+
+#include "cifBSplinePrefilterMath.h"
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstdint>
+
+/** \file cifPrefilterTile.cuh
+ * The tile of the prefilter's passes, shared by the one-piece pass
+ * (cifBSplinePrefilterKernels.cu) and the chained pass of a buffer cut into parts
+ * (cifChainedAxisKernels.cu): both cut a line into the same chunks, which is what
+ * gives them the same bits. */
+namespace cif
+{
+namespace prefiltertile
+{
+/** Chunks per line: each line of a tile is swept by this many threads. */
+inline constexpr int kChunks = kPrefilterChunksPerLine;
+/** Threads of a block of LANES lines. */
+template <int LANES>
+constexpr int kThreadsPerBlock = LANES * kChunks;
+/** Blocks per SM the register budget must allow (1536 float or 1024 double threads
+ * per SM), so that occupancy is set by the shared memory of the tiles. TC is the type
+ * the sweeps compute in. */
+template <typename TC, int LANES>
+constexpr int kMinBlocksPerSM = (sizeof(TC) == 4 ? 1536 : 1024) / kThreadsPerBlock<LANES>;
+inline constexpr int kMaxTileBytes = kPrefilterMaxTileBytes;
+
+/** One line of a tile in shared memory (samples pitch apart). */
+template <typename T>
+struct TileColumn
+{
+  T * base;
+  int pitch;
+  // 32-bit index math: a tile holds at most a few thousand samples per line
+  __device__ T & operator[](int k) const { return base[k * pitch]; }
+};
+
+/** Shared memory of a tile of \a lanes lines of \a n samples, with its chunks' carries. */
+template <typename T>
+inline std::size_t
+TileBytes(int lanes, std::int64_t n)
+{
+  return sizeof(T) * (static_cast<std::size_t>(n) * (lanes + 1) + static_cast<std::size_t>(lanes) * kChunks);
+}
+
+/** Samples per chunk of lines of \a n samples. */
+inline std::int64_t
+ChunkLength(std::int64_t n)
+{
+  return (n + kChunks - 1) / kChunks;
+}
+/** The widest tile (lines per block) to try: 32, or CIF_PREFILTER_MAX_LANES (16 or
+ * 8) from the environment, a tuning knob for benchmarks on other GPUs. */
+inline int
+WidestTile()
+{
+  static const int widest = [] {
+    const char * value = std::getenv("CIF_PREFILTER_MAX_LANES");
+    const int    lanes = value ? std::atoi(value) : 32;
+    return lanes >= 32 ? 32 : lanes >= 16 ? 16 : 8;
+  }();
+  return widest;
+}
+
+} // namespace prefiltertile
+} // namespace cif
+
+#endif
