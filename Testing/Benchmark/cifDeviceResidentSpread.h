@@ -3,8 +3,10 @@
 
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"
+#include "cifChainedAxisPass.h"
 #include "cifCudaRuntime.h"
 #include "cifDeviceBuffer.h"
+#include "cifDeviceMemoryPool.h"
 #include "cifDeviceThreads.h"
 #include "cifMirrorPadding.h"
 #include "cifResampleDevice.h"
@@ -30,7 +32,9 @@
  * output left on it): the resampler's spread path (cifSpreadPrefilter.h, then each
  * device its run of the output's slabs against the planes they read, in both of the
  * filter's forms: every plane gathered first, or each slab fed its planes while the
- * earlier ones compute, cifSpreadResample.h) without the host's copies. Wall clock after each device's stream has drained, median of a
+ * earlier ones compute, cifSpreadResample.h) without the host's copies, and a third
+ * form with no line gathered whole (the slowest axis chained over the devices,
+ * cifChainedAxisPass.h, then each share's few other planes copied). Wall clock after each device's stream has drained, median of a
  * few runs after a warm-up; the spread run's stages (on the calling thread, so each
  * the slowest device's), the bytes each device received from the others, and the
  * devices' peer rate measured in the same run. The outputs are compared bit for bit. */
@@ -82,6 +86,7 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
   // from dense coefficients (what each device of the spread reads) and from the
   // mirror-padded layout that the filter's one-device path takes (cifMirrorPadding.h).
   std::vector<float>  one(static_cast<std::size_t>(count)), onePadded(static_cast<std::size_t>(count));
+  std::vector<float>  oneCoefficients; // the dense coefficients, which the chained form's planes must equal
   std::vector<double> onePrefilter[2], oneResample[2], oneTotal[2];
   cif::RunOnDeviceThreads({ 0 }, nullptr, [&](std::int64_t) {
     cif::DeviceBuffer samples(bytes), output(bytes);
@@ -124,6 +129,11 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
         }
       }
       output.Download(padded ? onePadded.data() : one.data(), bytes);
+      if (!padded)
+      {
+        oneCoefficients.resize(static_cast<std::size_t>(count));
+        coefficients.Download(oneCoefficients.data(), bytes);
+      }
     }
   });
 
@@ -265,6 +275,108 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
     });
     same = same && std::memcmp(one.data(), spread.data(), bytes) == 0;
   }
+
+  // A third form: no line gathered whole. Device k filters its own planes along the
+  // slowest axis too, the recursion's states passed between the devices inside the
+  // kernels (cifChainedAxisPass.h); then it copies the few planes its share reads
+  // beyond its own from their devices and resamples against them.
+  std::vector<double>     chained[3], chainedTotal;
+  bool                    chainable = cif::CanChainSlowestAxis(shape, plan.planes, poles, cif::BoundaryMode::Mirror,
+                                                               sizeof(float));
+  for (int a = 0; chainable && a < devices; ++a)
+  {
+    for (int b = 0; b < devices; ++b)
+    {
+      chainable = chainable && (a == b || cif::detail::LetDeviceReadPool(a, b));
+    }
+  }
+  if (chainable)
+  {
+    std::vector<cif::PlaneRange>         held(size); // own planes and the share's, in one buffer
+    std::vector<cif::DeviceBuffer>       planesHeld(size);
+    std::vector<cif::ChainedAxisMailbox> mailboxes(size);
+    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+      held[k] = { std::min(wanted[k].first, plan.planes[k]), std::max(wanted[k].end, plan.planes[k + 1]) };
+      planesHeld[k].Allocate(static_cast<std::size_t>((held[k].end - held[k].first) * plane) * sizeof(float));
+      mailboxes[k].Allocate(plane, poles.count, sizeof(float));
+    });
+    const auto own = [&](std::int64_t k) { return planesHeld[k].As<float>() + (plan.planes[k] - held[k].first) * plane; };
+    for (int r = 0; r <= repeat; ++r)
+    {
+      cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+        cif::CopyHostToDevice(own(k), input->GetBufferPointer() + plan.planes[k] * plane,
+                              static_cast<std::size_t>((plan.planes[k + 1] - plan.planes[k]) * plane) * sizeof(float));
+        cif::Synchronize();
+      });
+      const auto start = Clock::now();
+      cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+        cif::BufferShape share = shape;
+        share.size[2] = plan.planes[k + 1] - plan.planes[k];
+        cif::PrefilterLeadingAxesOnDevice<float>(own(k), share, 2, poles, cif::BoundaryMode::Mirror);
+        cif::Synchronize();
+      });
+      const double leadingMs = detail::MillisecondsSince(start);
+      cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+        const cif::ChainedAxisPart part = cif::ChainedAxisMailbox::Part(mailboxes, static_cast<std::size_t>(k), own(k),
+                                                                        plan.planes[k], plan.planes[k + 1]);
+        cif::PrefilterChainedAxisOnDevice<float>(&part, 1, shape, poles, cif::BoundaryMode::Mirror,
+                                                 static_cast<unsigned int>(r + 1));
+      });
+      const double slowestMs = detail::MillisecondsSince(start) - leadingMs;
+      cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+        for (int j = 0; j < devices; ++j)
+        {
+          const std::int64_t first = std::max(held[k].first, plan.planes[j]);
+          const std::int64_t end = std::min(held[k].end, plan.planes[j + 1]);
+          if (j != k && first < end)
+          {
+            cif::CopyBetweenDevices(planesHeld[k].As<float>() + (first - held[k].first) * plane, static_cast<int>(k),
+                                    planesHeld[j].As<float>() + (first - held[j].first) * plane, j,
+                                    static_cast<std::size_t>((end - first) * plane) * sizeof(float));
+          }
+        }
+        cif::SlabShare share = shares[k].share;
+        share.geometry.input.start[2] = g.input.start[2] + held[k].first;
+        share.geometry.input.size[2] = held[k].end - held[k].first;
+        cif::ResampleOnDevice<3, float, float>(planesHeld[k].As<const float>(), share.geometry, deviceChains[k],
+                                               nullptr, true, 0.f, out[k].As<float>(), share.slabs);
+        cif::Synchronize();
+      });
+      const double ended = detail::MillisecondsSince(start);
+      if (r > 0)
+      {
+        chained[0].push_back(leadingMs);
+        chained[1].push_back(slowestMs);
+        chained[2].push_back(ended - leadingMs - slowestMs);
+        chainedTotal.push_back(ended);
+      }
+    }
+    std::vector<float> spread(static_cast<std::size_t>(count)), coefficientsHeld(static_cast<std::size_t>(count));
+    cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+      out[k].Download(spread.data() + shares[k].share.firstVoxel,
+                      static_cast<std::size_t>(shares[k].share.geometry.OutputCount()) * sizeof(float));
+      planesHeld[k].Download(coefficientsHeld.data() + held[k].first * plane,
+                             static_cast<std::size_t>((held[k].end - held[k].first) * plane) * sizeof(float));
+      planesHeld[k].Release();
+      mailboxes[k].Release();
+    });
+    std::int64_t differentCoefficients = 0, differentVoxels = 0, firstDifferent = -1;
+    for (std::int64_t i = 0; i < count; ++i)
+    {
+      differentCoefficients += coefficientsHeld[i] != oneCoefficients[i];
+      if (spread[i] != one[i] && firstDifferent < 0)
+      {
+        firstDifferent = i;
+      }
+      differentVoxels += spread[i] != one[i];
+    }
+    std::printf("\nchained form against one device: %ld coefficients and %ld output voxels differ (first voxel %ld, "
+                "plane %ld)\n",
+                static_cast<long>(differentCoefficients), static_cast<long>(differentVoxels),
+                static_cast<long>(firstDifferent), static_cast<long>(firstDifferent / plane));
+    same = same && differentVoxels == 0;
+  }
+
   cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
     read[k].Release();
     out[k].Release();
@@ -292,6 +404,21 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
                 fed ? "each slab fed its planes while the earlier ones compute" : "every plane gathered first",
                 Median(leading[fed]), Median(slowest[fed]), Median(rest[fed]), spreadMs,
                 spreadMs > 0 ? oneMs / spreadMs : 0.0);
+  }
+  if (chainable)
+  {
+    const double chainedMs = Median(chainedTotal);
+    std::printf("| %d, chained: each device its own planes along the slowest axis, the recursion's states passed "
+                "between devices | %.2f / %.2f | %.2f (its share's other planes copied, then resampled) | %.2f | "
+                "%.2fx |\n",
+                devices, Median(chained[0]), Median(chained[1]), Median(chained[2]), chainedMs,
+                chainedMs > 0 ? oneMs / chainedMs : 0.0);
+  }
+  else
+  {
+    std::printf("| %d, chained | not run: the planes' cut is not on chunk bounds, or the devices do not reach each "
+                "other's memory | | | |\n",
+                devices);
   }
   std::printf("\neach device received at most %.2f GiB from the others (its rows of the other devices' planes, then "
               "the planes its share reads: %ld to %ld of %ld on device 0); peer rate, every device reading from the "
