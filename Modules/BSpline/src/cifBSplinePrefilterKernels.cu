@@ -115,13 +115,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
     }
     if (begin < end)
     {
-      TC y = chunk == 0 ? start : column[begin];
-#pragma unroll 4
-      for (int k = begin + 1; k < end; ++k)
-      {
-        y = column[k] + zt * y;
-      }
-      carry[chunk * LANES + lane] = y; // outgoing state from a zero (chunk 0: true) start
+      // outgoing state from a zero (chunk 0: true) start
+      carry[chunk * LANES + lane] = SweepCausal<false>(column, begin, end, zt, chunk == 0 ? start : column[begin]);
     }
     __syncthreads();
     if (begin < end)
@@ -131,16 +126,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
       TC entering = 0;
       for (int c = 0; c < chunk; ++c)
       {
-        entering = carry[c * LANES + lane] + zFull * entering;
+        entering = FoldChunk(carry[c * LANES + lane], zFull, entering);
       }
-      TC y = chunk == 0 ? start : column[begin] + zt * entering;
+      const TC y = chunk == 0 ? start : column[begin] + zt * entering;
       column[begin] = y;
-#pragma unroll 4
-      for (int k = begin + 1; k < end; ++k)
-      {
-        y = column[k] + zt * y;
-        column[k] = y;
-      }
+      SweepCausal<true>(column, begin, end, zt, y);
     }
     __syncthreads();
 
@@ -151,13 +141,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
     }
     if (begin < end)
     {
-      TC y = chunk == lastChunk ? start : -zt * column[end - 1];
-#pragma unroll 4
-      for (int k = end - 2; k >= begin; --k)
-      {
-        y = zt * (y - column[k]);
-      }
-      carry[chunk * LANES + lane] = y; // outgoing (leftward) state from a zero start
+      // outgoing (leftward) state from a zero start
+      carry[chunk * LANES + lane] =
+        SweepAnticausal<false>(column, begin, end, zt, chunk == lastChunk ? start : -zt * column[end - 1]);
     }
     __syncthreads();
     if (begin < end)
@@ -166,16 +152,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
       TC entering = 0;
       for (int c = lastChunk; c > chunk; --c)
       {
-        entering = carry[c * LANES + lane] + zFull * entering;
+        entering = FoldChunk(carry[c * LANES + lane], zFull, entering);
       }
-      TC y = chunk == lastChunk ? start : zt * (entering - column[end - 1]);
+      const TC y = chunk == lastChunk ? start : zt * (entering - column[end - 1]);
       column[end - 1] = y;
-#pragma unroll 4
-      for (int k = end - 2; k >= begin; --k)
-      {
-        y = zt * (y - column[k]);
-        column[k] = y;
-      }
+      SweepAnticausal<true>(column, begin, end, zt, y);
     }
   }
   __syncthreads();

@@ -1,7 +1,7 @@
 // The chained pass along the slowest axis (cifChainedAxisPass.h): each part filters
-// its own planes in tiles, as the one-piece pass does (cifBSplinePrefilterKernels.cu,
-// whose sweeps and folds are repeated here operation by operation, so that the bits
-// are the same), and takes the fold of the chunks outside it from its neighbours.
+// its own planes in tiles, as the one-piece pass does (cifBSplinePrefilterKernels.cu:
+// the same chunks, sweeps and folds from cifPrefilterTile.cuh, so the same bits), and
+// takes the fold of the chunks outside it from its neighbours.
 #include "cifChainedAxisPass.h"
 #include "cifPrefilterTile.cuh"
 #include "cifCudaCheck.cuh"
@@ -159,13 +159,7 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
       }
       if (begin < end)
       {
-        T y = c == 0 ? start : column[begin];
-#pragma unroll 4
-        for (int k = begin + 1; k < end; ++k)
-        {
-          y = column[k] + zt * y;
-        }
-        carry[chunk * LANES + lane] = y;
+        carry[chunk * LANES + lane] = SweepCausal<false>(column, begin, end, zt, c == 0 ? start : column[begin]);
       }
       if (threadIdx.x == 0 && inFlag != nullptr)
       {
@@ -178,21 +172,16 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
         T entering = part.causalIn != nullptr && present ? __ldcg(static_cast<const T *>(part.causalIn) + values) : T(0);
         for (int j = 0; j < chunk; ++j)
         {
-          entering = carry[j * LANES + lane] + zFull * entering;
+          entering = FoldChunk(carry[j * LANES + lane], zFull, entering);
         }
         if (chunk == lastLocal && part.causalOut != nullptr && present)
         {
-          static_cast<T *>(part.causalOut)[values] = carry[chunk * LANES + lane] + zFull * entering;
+          static_cast<T *>(part.causalOut)[values] = FoldChunk(carry[chunk * LANES + lane], zFull, entering);
           __threadfence_system();
         }
-        T y = c == 0 ? start : column[begin] + zt * entering;
+        const T y = c == 0 ? start : column[begin] + zt * entering;
         column[begin] = y;
-#pragma unroll 4
-        for (int k = begin + 1; k < end; ++k)
-        {
-          y = column[k] + zt * y;
-          column[k] = y;
-        }
+        SweepCausal<true>(column, begin, end, zt, y);
       }
       __syncthreads();
       if (threadIdx.x == 0 && part.causalOutFlags != nullptr)
@@ -207,13 +196,8 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
       }
       if (begin < end)
       {
-        T y = c == launch.lastChunk ? start : -zt * column[end - 1];
-#pragma unroll 4
-        for (int k = end - 2; k >= begin; --k)
-        {
-          y = zt * (y - column[k]);
-        }
-        carry[chunk * LANES + lane] = y;
+        carry[chunk * LANES + lane] =
+          SweepAnticausal<false>(column, begin, end, zt, c == launch.lastChunk ? start : -zt * column[end - 1]);
       }
       if (threadIdx.x == 0 && part.anticausalInFlags != nullptr)
       {
@@ -227,21 +211,16 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
           part.anticausalIn != nullptr && present ? __ldcg(static_cast<const T *>(part.anticausalIn) + values) : T(0);
         for (int j = lastLocal; j > chunk; --j)
         {
-          entering = carry[j * LANES + lane] + zFull * entering;
+          entering = FoldChunk(carry[j * LANES + lane], zFull, entering);
         }
         if (chunk == 0 && part.anticausalOut != nullptr && present)
         {
-          static_cast<T *>(part.anticausalOut)[values] = carry[lane] + zFull * entering;
+          static_cast<T *>(part.anticausalOut)[values] = FoldChunk(carry[lane], zFull, entering);
           __threadfence_system();
         }
-        T y = c == launch.lastChunk ? start : zt * (entering - column[end - 1]);
+        const T y = c == launch.lastChunk ? start : zt * (entering - column[end - 1]);
         column[end - 1] = y;
-#pragma unroll 4
-        for (int k = end - 2; k >= begin; --k)
-        {
-          y = zt * (y - column[k]);
-          column[k] = y;
-        }
+        SweepAnticausal<true>(column, begin, end, zt, y);
       }
       __syncthreads();
       if (threadIdx.x == 0 && part.anticausalOutFlags != nullptr)

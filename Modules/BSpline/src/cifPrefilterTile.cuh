@@ -38,6 +38,52 @@ struct TileColumn
   __device__ T & operator[](int k) const { return base[k * pitch]; }
 };
 
+/** The causal sweep c+[k] = x[k] + z c+[k-1] over samples begin + 1 .. end - 1 of a
+ * chunk, from the state \a y at \a begin; writes each value where kWrite (the second
+ * round) and returns the state leaving the chunk (the first round's carry). */
+template <bool kWrite, typename T>
+__device__ T
+SweepCausal(const TileColumn<T> & column, int begin, int end, T zt, T y)
+{
+#pragma unroll 4
+  for (int k = begin + 1; k < end; ++k)
+  {
+    y = column[k] + zt * y;
+    if constexpr (kWrite)
+    {
+      column[k] = y;
+    }
+  }
+  return y;
+}
+
+/** The anticausal sweep c[k] = z (c[k+1] - c+[k]) over samples end - 2 down to
+ * \a begin, from the state \a y at end - 1; as SweepCausal. */
+template <bool kWrite, typename T>
+__device__ T
+SweepAnticausal(const TileColumn<T> & column, int begin, int end, T zt, T y)
+{
+#pragma unroll 4
+  for (int k = end - 2; k >= begin; --k)
+  {
+    y = zt * (y - column[k]);
+    if constexpr (kWrite)
+    {
+      column[k] = y;
+    }
+  }
+  return y;
+}
+
+/** One step of the fold of the chunks' outgoing states into an entering state: a
+ * whole chunk decays the state before it by z^chunkLength (\a zFull). */
+template <typename T>
+__device__ T
+FoldChunk(T carry, T zFull, T entering)
+{
+  return carry + zFull * entering;
+}
+
 /** Shared memory of a tile of \a lanes lines of \a n samples, with its chunks' carries. */
 template <typename T>
 inline std::size_t
