@@ -128,6 +128,11 @@ TEST(ChainedAxisPass, CutsThatCanBeChained)
     << "the causal start reads " << cubic.horizon[0] << " samples, past a first part of 16";
   EXPECT_FALSE(cif::CanChainSlowestAxis(Shape(4, 4, 6000), { 0, 3000, 6000 }, cubic, mirror, 4))
     << "lines too long for a tile: the one-piece pass is not the tiled one";
+  // Float parts of up to 760 samples take tiles of 32 lines, longer ones of 16: a cut
+  // whose parts would group their lines differently is refused.
+  EXPECT_TRUE(cif::CanChainSlowestAxis(Shape(4, 4, 1536), { 0, 768, 1536 }, cubic, mirror, 4));
+  EXPECT_FALSE(cif::CanChainSlowestAxis(Shape(4, 4, 1536), { 0, 672, 1536 }, cubic, mirror, 4))
+    << "tiles of 32 lines on one part, 16 on the other";
   cif::SplinePoles linear;
   cif::MakeSplinePoles(1, linear);
   EXPECT_FALSE(cif::CanChainSlowestAxis(shape, { 0, 128, 256 }, linear, mirror, 4)) << "nothing to filter";

@@ -65,9 +65,9 @@ ChainedAxisChunkLength(std::int64_t n)
 
 /** Whether the slowest axis of \a shape (T of \a scalarBytes) cut at \a bounds (the
  * parts' first planes, then the axis's length) can be chained with one piece's bits:
- * the one-piece pass takes its tiled kernel, every inner bound is a chunk bound, no
- * part is longer than a tile holds, the first part holds the samples of the causal
- * start and \a mode's starting values read only their own end (not Periodic). */
+ * the one-piece pass takes its tiled kernel, every inner bound is a chunk bound, the
+ * parts' tiles are equally wide, the first part holds the samples of the causal start
+ * and \a mode's starting values read only their own end (not Periodic). */
 inline bool
 CanChainSlowestAxis(const BufferShape & shape, const std::vector<std::int64_t> & bounds, const SplinePoles & poles,
                     BoundaryMode mode, int scalarBytes)
@@ -85,6 +85,28 @@ CanChainSlowestAxis(const BufferShape & shape, const std::vector<std::int64_t> &
   for (std::size_t k = 1; k < bounds.size(); ++k)
   {
     if (bounds[k] <= bounds[k - 1] || (k + 1 < bounds.size() && bounds[k] % chunk != 0))
+    {
+      return false;
+    }
+  }
+  // The parts' tiles must be equally wide (32, 16 or 8 lines, the widest that holds
+  // the part), so that a group of lines and its mailbox flags mean the same lines on
+  // every device, each of which chooses its tiles from its own parts.
+  const auto lanes = [&](std::int64_t length) {
+    for (const int width : { 32, 16 })
+    {
+      if (static_cast<std::size_t>(scalarBytes) *
+            (static_cast<std::size_t>(length) * (width + 1) + static_cast<std::size_t>(width) * kPrefilterChunksPerLine) <=
+          static_cast<std::size_t>(kPrefilterMaxTileBytes))
+      {
+        return width;
+      }
+    }
+    return 8;
+  };
+  for (std::size_t k = 2; k < bounds.size(); ++k)
+  {
+    if (lanes(bounds[k] - bounds[k - 1]) != lanes(bounds[1] - bounds[0]))
     {
       return false;
     }
