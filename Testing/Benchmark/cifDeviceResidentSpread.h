@@ -374,7 +374,7 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
                 "plane %ld)\n",
                 static_cast<long>(differentCoefficients), static_cast<long>(differentVoxels),
                 static_cast<long>(firstDifferent), static_cast<long>(firstDifferent / plane));
-    same = same && differentVoxels == 0;
+    same = same && differentVoxels == 0 && differentCoefficients == 0;
   }
 
   cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
