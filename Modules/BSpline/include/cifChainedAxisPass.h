@@ -4,6 +4,7 @@
 #include "CudaImageFiltersExport.h"
 #include "cifBSplinePrefilterMath.h"
 #include "cifDeviceBuffer.h"
+#include "cifPrefilterTileSize.h"
 
 #include <cstdint>
 #include <vector>
@@ -60,7 +61,7 @@ struct ChainedAxisPart
 inline std::int64_t
 ChainedAxisChunkLength(std::int64_t n)
 {
-  return (n + kPrefilterChunksPerLine - 1) / kPrefilterChunksPerLine;
+  return PrefilterChunkLength(n);
 }
 
 /** Whether the slowest axis of \a shape (T of \a scalarBytes) cut at \a bounds (the
@@ -73,11 +74,9 @@ CanChainSlowestAxis(const BufferShape & shape, const std::vector<std::int64_t> &
                     BoundaryMode mode, int scalarBytes)
 {
   const std::int64_t n = shape.size[shape.dimension - 1];
-  const auto         tileBytes = [scalarBytes](std::int64_t length) {
-    return static_cast<std::size_t>(scalarBytes) * (static_cast<std::size_t>(length) * 9 + 8 * kPrefilterChunksPerLine);
-  };
+  const auto         bytes = static_cast<std::size_t>(scalarBytes);
   if (poles.count == 0 || n < 2 || mode == BoundaryMode::Periodic || bounds.size() < 3 || bounds.front() != 0 ||
-      bounds.back() != n || tileBytes(n) > static_cast<std::size_t>(kPrefilterMaxTileBytes))
+      bounds.back() != n || PrefilterTileLanes(bytes, n) == 0)
   {
     return false; // the one-piece pass of such lines is not the tiled one, or nothing to chain
   }
@@ -89,24 +88,12 @@ CanChainSlowestAxis(const BufferShape & shape, const std::vector<std::int64_t> &
       return false;
     }
   }
-  // The parts' tiles must be equally wide (32, 16 or 8 lines, the widest that holds
-  // the part), so that a group of lines and its mailbox flags mean the same lines on
-  // every device, each of which chooses its tiles from its own parts.
-  const auto lanes = [&](std::int64_t length) {
-    for (const int width : { 32, 16 })
-    {
-      if (static_cast<std::size_t>(scalarBytes) *
-            (static_cast<std::size_t>(length) * (width + 1) + static_cast<std::size_t>(width) * kPrefilterChunksPerLine) <=
-          static_cast<std::size_t>(kPrefilterMaxTileBytes))
-      {
-        return width;
-      }
-    }
-    return 8;
-  };
+  // The parts' tiles must be equally wide, so that a group of lines and its mailbox
+  // flags mean the same lines on every device, each of which chooses its tiles from
+  // its own parts (PrefilterTileLanes, as the launcher does).
   for (std::size_t k = 2; k < bounds.size(); ++k)
   {
-    if (lanes(bounds[k] - bounds[k - 1]) != lanes(bounds[1] - bounds[0]))
+    if (PrefilterTileLanes(bytes, bounds[k] - bounds[k - 1]) != PrefilterTileLanes(bytes, bounds[1] - bounds[0]))
     {
       return false;
     }
@@ -139,6 +126,13 @@ PrefilterChainedAxisOnDevice(const ChainedAxisPart * parts, int count, const Buf
 class CudaImageFilters_EXPORT ChainedAxisMailbox
 {
 public:
+  /** Flag words a pole for lines of \a planeScalars scalars: one a group of lines (a
+   * tile, at least 8 lines wide). */
+  CIF_HD static std::int64_t
+  FlagsPerPole(std::int64_t planeScalars)
+  {
+    return (planeScalars + 7) / 8;
+  }
   /** For lines of \a planeScalars scalars of \a scalarBytes, \a poles poles (on the
    * current device; synchronous). */
   void

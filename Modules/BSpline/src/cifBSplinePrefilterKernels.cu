@@ -199,24 +199,42 @@ PrefilterAxisGlobal(T * data, AxisLines axis, SplinePoles poles, BoundaryMode mo
   PrefilterLine<T>(c, axis.length, poles, mode);
 }
 
+/** The tiled pass in tiles of LANES lines (PrefilterTileLanes chose them: they fit). */
 template <typename T, typename TC, int LANES>
-bool
-TryTiled(const T * source, T * data, const AxisLines & axis, const AxisLines & into, const SplinePoles & poles,
-         BoundaryMode mode)
+void
+LaunchTiled(const T * source, T * data, const AxisLines & axis, const AxisLines & into, const SplinePoles & poles,
+            BoundaryMode mode)
 {
   const int  chunkLength = static_cast<int>(ChunkLength(axis.length));
   const auto bytes = TileBytes<TC>(LANES, axis.length);
-  if (bytes > static_cast<std::size_t>(kMaxTileBytes))
-  {
-    return false;
-  }
   AllowSharedMemory(PrefilterAxisTiled<T, TC, LANES>, bytes, "the prefilter's tiled pass");
   const std::int64_t blocks = (axis.count + LANES - 1) / LANES;
   PrefilterAxisTiled<T, TC, LANES>
     <<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(source, data, axis, into, poles, mode,
                                                                                 chunkLength);
   CIF_CUDA_CHECK_LAUNCH();
-  return true;
+}
+
+/** The tiled pass over \a axis where its lines fit a tile (false: they do not). */
+template <typename T, typename TC>
+bool
+TryTiled(const T * source, T * data, const AxisLines & axis, const AxisLines & into, const SplinePoles & poles,
+         BoundaryMode mode)
+{
+  switch (PrefilterTileLanes(sizeof(TC), axis.length, WidestTile()))
+  {
+    case 32:
+      LaunchTiled<T, TC, 32>(source, data, axis, into, poles, mode);
+      return true;
+    case 16:
+      LaunchTiled<T, TC, 16>(source, data, axis, into, poles, mode);
+      return true;
+    case 8:
+      LaunchTiled<T, TC, 8>(source, data, axis, into, poles, mode);
+      return true;
+    default:
+      return false;
+  }
 }
 
 template <typename TIn, typename T>
@@ -329,10 +347,7 @@ PrefilterAxes(const T * source, T * deviceData, const BufferLayout & layout, con
       continue;
     }
     const AxisLines read = readLines(axis);
-    const int       widest = WidestTile();
-    if ((widest >= 32 && TryTiled<T, TC, 32>(from, deviceData, read, lines, poles, mode)) ||
-        (widest >= 16 && TryTiled<T, TC, 16>(from, deviceData, read, lines, poles, mode)) ||
-        TryTiled<T, TC, 8>(from, deviceData, read, lines, poles, mode))
+    if (TryTiled<T, TC>(from, deviceData, read, lines, poles, mode))
     {
       from = deviceData;
       StageDone(afterAxis);

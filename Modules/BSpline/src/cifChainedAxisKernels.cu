@@ -29,6 +29,7 @@ struct ChainedLaunch
   int                n = 0;      ///< samples of a whole line
   int                chunkLength = 0;
   int                lastChunk = 0;
+  int                longest = 0; ///< planes of the longest part: the tile's length
   SplinePoles        poles;
   BoundaryMode       mode = BoundaryMode::Mirror;
   unsigned int       epoch = 0;
@@ -72,6 +73,27 @@ RaiseFlag(unsigned int * flag, unsigned int epoch)
   f.store(epoch, cuda::memory_order_release);
 }
 
+/** Raises \a flags[index] (null: the part has no such neighbour) once every thread of
+ * the block has written its outgoing values: a barrier, then thread 0's release at
+ * system scope, which is cumulative (PTX memory model: the writers' stores precede the
+ * barrier, the barrier precedes the release), so the writers need no fence of their
+ * own, as in a grid-wide barrier. A system fence in each writer as well made the
+ * slowest axis 2.76 ms instead of 2.37 (1024^3, two H200, 2026-11-28). Called by
+ * every thread of the block (the part, and so \a flags, is the block's). */
+__device__ void
+RaiseFlagOfBlock(unsigned int * flags, std::int64_t index, unsigned int epoch)
+{
+  if (flags == nullptr)
+  {
+    return;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+  {
+    RaiseFlag(flags + index, epoch);
+  }
+}
+
 /** A part's line in the tile, indexed as in the whole line (for the starting values:
  * the first part's causal start reads its first samples, the last part's anticausal
  * start its last two). */
@@ -86,9 +108,14 @@ struct WholeLineColumn
 /** Persistent blocks: each takes (part, group of LANES lines) tickets in order until
  * none is left, loads the group's samples of the part into shared memory with the
  * gain, runs every pole's sweeps, waiting where a fold from a neighbour is needed
- * and sending the folds the neighbours need, and stores the group. */
+ * and sending the folds the neighbours need, and stores the group. The register
+ * budget of the one-piece kernel (kMinBlocksPerSM), so that the tiles' shared memory
+ * sets how many blocks an SM holds: the blocks that compute while others wait. With
+ * nvcc's own choice (64 registers, two blocks an SM) a 512-plane part of 1024^3 took
+ * 1.9 ms alone and the slowest axis on two H200 3.19-3.21 ms; with three blocks 1.5-1.6
+ * and 2.76 (2026-11-28). */
 template <typename T, int LANES>
-__global__ void __launch_bounds__(kThreadsPerBlock<LANES>)
+__global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, LANES>))
 PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
 {
   constexpr int pitch = LANES + 1;
@@ -97,13 +124,8 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
   const int lane = threadIdx.x % LANES;
   const int chunk = threadIdx.x / LANES;
   const T   gain = static_cast<T>(launch.poles.gain);
-  int       longest = 0;
-  for (int p = 0; p < launch.parts; ++p)
-  {
-    longest = max(longest, static_cast<int>(launch.part[p].endPlane - launch.part[p].firstPlane));
-  }
-  T * tile = reinterpret_cast<T *>(sharedBytes);
-  T * carry = tile + longest * pitch; // [kChunks][LANES]
+  T * const tile = reinterpret_cast<T *>(sharedBytes);
+  T * const carry = tile + launch.longest * pitch; // [kChunks][LANES]
 
   for (;;)
   {
@@ -141,7 +163,7 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
     const TileColumn<T>        column{ tile + lane, pitch };
     const WholeLineColumn<T>   whole{ column, static_cast<int>(part.firstPlane) };
     const std::int64_t         mailbox = firstLine + lane;
-    const std::int64_t         flagStride = (launch.lines + 7) / 8;
+    const std::int64_t         flagStride = ChainedAxisMailbox::FlagsPerPole(launch.lines);
     for (int p = 0; p < launch.poles.count; ++p)
     {
       const double z = launch.poles.pole[p];
@@ -166,6 +188,7 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
         AwaitFlag(inFlag, launch);
       }
       __syncthreads();
+      T y = 0;
       if (begin < end)
       {
         // The fold of chunks 0 .. firstChunk - 1 comes from the part before.
@@ -177,17 +200,19 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
         if (chunk == lastLocal && part.causalOut != nullptr && present)
         {
           static_cast<T *>(part.causalOut)[values] = FoldChunk(carry[chunk * LANES + lane], zFull, entering);
-          __threadfence_system();
         }
-        const T y = c == 0 ? start : column[begin] + zt * entering;
+        y = c == 0 ? start : column[begin] + zt * entering;
         column[begin] = y;
+      }
+      // The fold goes out before this part's own second sweep, so that the part after
+      // runs its sweeps meanwhile (raised after the sweep: the slowest axis at 1024^3
+      // on two H200 3.33-3.45 ms, raised before it 3.19-3.21).
+      RaiseFlagOfBlock(part.causalOutFlags, p * flagStride + group, launch.epoch);
+      if (begin < end)
+      {
         SweepCausal<true>(column, begin, end, zt, y);
       }
       __syncthreads();
-      if (threadIdx.x == 0 && part.causalOutFlags != nullptr)
-      {
-        RaiseFlag(part.causalOutFlags + p * flagStride + group, launch.epoch);
-      }
 
       // --- anticausal: c[k] = z (c[k+1] - c+[k])
       if (c == launch.lastChunk && begin < end) // a thread past the part's chunks has no samples
@@ -216,17 +241,16 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
         if (chunk == 0 && part.anticausalOut != nullptr && present)
         {
           static_cast<T *>(part.anticausalOut)[values] = FoldChunk(carry[lane], zFull, entering);
-          __threadfence_system();
         }
-        const T y = c == launch.lastChunk ? start : zt * (entering - column[end - 1]);
+        y = c == launch.lastChunk ? start : zt * (entering - column[end - 1]);
         column[end - 1] = y;
+      }
+      RaiseFlagOfBlock(part.anticausalOutFlags, p * flagStride + group, launch.epoch);
+      if (begin < end)
+      {
         SweepAnticausal<true>(column, begin, end, zt, y);
       }
       __syncthreads();
-      if (threadIdx.x == 0 && part.anticausalOutFlags != nullptr)
-      {
-        RaiseFlag(part.anticausalOutFlags + p * flagStride + group, launch.epoch);
-      }
     }
     __syncthreads();
     if (present)
@@ -279,29 +303,30 @@ PrefilterChainedAxisOnDevice(const ChainedAxisPart * parts, int count, const Buf
   launch.poles = poles;
   launch.mode = mode;
   launch.epoch = epoch;
-  int longest = 0;
   for (int p = 0; p < count; ++p)
   {
     launch.part[p] = parts[p];
-    longest = std::max(longest, static_cast<int>(parts[p].endPlane - parts[p].firstPlane));
+    launch.longest = std::max(launch.longest, static_cast<int>(parts[p].endPlane - parts[p].firstPlane));
   }
+  const int longest = launch.longest;
   DeviceBuffer words(2 * sizeof(unsigned int));
   CIF_CUDA_CHECK(cudaMemsetAsync(words.Data(), 0, words.Bytes(), 0));
   launch.ticket = words.As<unsigned int>();
   launch.failure = reinterpret_cast<int *>(words.As<unsigned int>() + 1);
   launch.timeout = static_cast<unsigned long long>(timeoutSeconds * 1e9);
-  const int widest = WidestTile();
-  if (widest >= 32 && TileBytes<T>(32, longest) <= static_cast<std::size_t>(kMaxTileBytes))
+  // The tile CanChainSlowestAxis checked to be every part's (PrefilterTileLanes of
+  // each part's length), so that every device of the chain chooses the same.
+  switch (PrefilterTileLanes(sizeof(T), longest, WidestTile()))
   {
-    LaunchChained<T, 32>(launch, longest);
-  }
-  else if (widest >= 16 && TileBytes<T>(16, longest) <= static_cast<std::size_t>(kMaxTileBytes))
-  {
-    LaunchChained<T, 16>(launch, longest);
-  }
-  else
-  {
-    LaunchChained<T, 8>(launch, longest);
+    case 32:
+      LaunchChained<T, 32>(launch, longest);
+      break;
+    case 16:
+      LaunchChained<T, 16>(launch, longest);
+      break;
+    default:
+      LaunchChained<T, 8>(launch, longest);
+      break;
   }
   int failed = 0;
   CIF_CUDA_CHECK(cudaMemcpy(&failed, launch.failure, sizeof(failed), cudaMemcpyDeviceToHost));
@@ -316,7 +341,7 @@ void
 ChainedAxisMailbox::Allocate(std::int64_t planeScalars, int poles, std::size_t scalarBytes)
 {
   const std::size_t values = static_cast<std::size_t>(planeScalars) * static_cast<std::size_t>(poles);
-  const std::size_t flags = static_cast<std::size_t>((planeScalars + 7) / 8) * static_cast<std::size_t>(poles);
+  const std::size_t flags = static_cast<std::size_t>(FlagsPerPole(planeScalars)) * static_cast<std::size_t>(poles);
   m_Causal.Allocate(values * scalarBytes);
   m_Anticausal.Allocate(values * scalarBytes);
   m_CausalFlags.Allocate(flags * sizeof(unsigned int));

@@ -2,6 +2,7 @@
 #define cifPrefilterTile_cuh
 
 #include "cifBSplinePrefilterMath.h"
+#include "cifPrefilterTileSize.h"
 
 #include <cstddef>
 #include <cstdlib>
@@ -26,7 +27,6 @@ constexpr int kThreadsPerBlock = LANES * kChunks;
  * the sweeps compute in. */
 template <typename TC, int LANES>
 constexpr int kMinBlocksPerSM = (sizeof(TC) == 4 ? 1536 : 1024) / kThreadsPerBlock<LANES>;
-inline constexpr int kMaxTileBytes = kPrefilterMaxTileBytes;
 
 /** One line of a tile in shared memory (samples pitch apart). */
 template <typename T>
@@ -84,19 +84,19 @@ FoldChunk(T carry, T zFull, T entering)
   return carry + zFull * entering;
 }
 
-/** Shared memory of a tile of \a lanes lines of \a n samples, with its chunks' carries. */
+/** Shared memory of a tile of \a lanes lines of \a n samples (cifPrefilterTileSize.h). */
 template <typename T>
 inline std::size_t
 TileBytes(int lanes, std::int64_t n)
 {
-  return sizeof(T) * (static_cast<std::size_t>(n) * (lanes + 1) + static_cast<std::size_t>(lanes) * kChunks);
+  return PrefilterTileBytes(sizeof(T), lanes, n);
 }
 
-/** Samples per chunk of lines of \a n samples. */
+/** Samples per chunk of lines of \a n samples (cifPrefilterTileSize.h). */
 inline std::int64_t
 ChunkLength(std::int64_t n)
 {
-  return (n + kChunks - 1) / kChunks;
+  return PrefilterChunkLength(n);
 }
 /** The widest tile (lines per block) to try: 32, or CIF_PREFILTER_MAX_LANES (16 or
  * 8) from the environment, a tuning knob for benchmarks on other GPUs. */
