@@ -13,6 +13,7 @@
 #include "cifResampleSlabs.h"
 #include "cifSpreadPrefilter.h"
 #include "cifSpreadResample.h"
+#include "cifWorkerRendezvous.h"
 #include "itkAffineTransform.h"
 #include "itkCudaTransformChain.h"
 #include "itkImage.h"
@@ -34,10 +35,11 @@
  * filter's forms: every plane gathered first, or each slab fed its planes while the
  * earlier ones compute, cifSpreadResample.h) without the host's copies, and a third
  * form with no line gathered whole (the slowest axis chained over the devices,
- * cifChainedAxisPass.h, then each share's few other planes copied). Wall clock after each device's stream has drained, median of a
- * few runs after a warm-up; the spread run's stages (on the calling thread, so each
- * the slowest device's), the bytes each device received from the others, and the
- * devices' peer rate measured in the same run. The outputs are compared bit for bit. */
+ * cifChainedAxisPass.h, then each share's few other planes copied; one host thread a
+ * device through every step). Wall clock after each device's stream has drained,
+ * median of a few runs after a warm-up; the spread run's stages (each the slowest
+ * device's), the bytes each device received from the others, and the devices' peer
+ * rate measured in the same run. The outputs are compared bit for bit. */
 namespace cif_bench
 {
 namespace detail
@@ -308,22 +310,27 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
                               static_cast<std::size_t>((plan.planes[k + 1] - plan.planes[k]) * plane) * sizeof(float));
         cif::Synchronize();
       });
-      const auto start = Clock::now();
-      cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-        cif::BufferShape share = shape;
-        share.size[2] = plan.planes[k + 1] - plan.planes[k];
-        cif::PrefilterLeadingAxesOnDevice<float>(own(k), share, 2, poles, cif::BoundaryMode::Mirror);
+      // One thread a device through every step: its chained pass starts when its own
+      // leading axes end (the kernel waits for the neighbours' folds itself); only
+      // the copies of other devices' planes wait for those devices' passes.
+      std::vector<double>   leadingEnd(size), slowestEnd(size);
+      cif::WorkerRendezvous passesDone(static_cast<int>(size));
+      const auto            start = Clock::now();
+      cif::RunOnDeviceThreads(used, &passesDone, [&](std::int64_t k) {
+        cif::BufferShape ownPlanes = shape;
+        ownPlanes.size[2] = plan.planes[k + 1] - plan.planes[k];
+        cif::PrefilterLeadingAxesOnDevice<float>(own(k), ownPlanes, 2, poles, cif::BoundaryMode::Mirror);
         cif::Synchronize();
-      });
-      const double leadingMs = detail::MillisecondsSince(start);
-      cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+        leadingEnd[k] = detail::MillisecondsSince(start);
         const cif::ChainedAxisPart part = cif::ChainedAxisMailbox::Part(mailboxes, static_cast<std::size_t>(k), own(k),
                                                                         plan.planes[k], plan.planes[k + 1]);
         cif::PrefilterChainedAxisOnDevice<float>(&part, 1, shape, poles, cif::BoundaryMode::Mirror,
                                                  static_cast<unsigned int>(r + 1));
-      });
-      const double slowestMs = detail::MillisecondsSince(start) - leadingMs;
-      cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
+        slowestEnd[k] = detail::MillisecondsSince(start);
+        if (!passesDone.ArriveAndWait())
+        {
+          return; // another device failed; its exception is the one reported
+        }
         for (int j = 0; j < devices; ++j)
         {
           const std::int64_t first = std::max(held[k].first, plan.planes[j]);
@@ -343,6 +350,9 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
         cif::Synchronize();
       });
       const double ended = detail::MillisecondsSince(start);
+      // Stages as the slowest device reached them.
+      const double leadingMs = *std::max_element(leadingEnd.begin(), leadingEnd.end());
+      const double slowestMs = *std::max_element(slowestEnd.begin(), slowestEnd.end()) - leadingMs;
       if (r > 0)
       {
         chained[0].push_back(leadingMs);
