@@ -205,8 +205,8 @@ void
 LaunchTiled(const T * source, T * data, const AxisLines & axis, const AxisLines & into, const SplinePoles & poles,
             BoundaryMode mode)
 {
-  const int  chunkLength = static_cast<int>(ChunkLength(axis.length));
-  const auto bytes = TileBytes<TC>(LANES, axis.length);
+  const int  chunkLength = static_cast<int>(PrefilterChunkLength(axis.length));
+  const auto bytes = PrefilterTileBytes(sizeof(TC), LANES, axis.length);
   AllowSharedMemory(PrefilterAxisTiled<T, TC, LANES>, bytes, "the prefilter's tiled pass");
   const std::int64_t blocks = (axis.count + LANES - 1) / LANES;
   PrefilterAxisTiled<T, TC, LANES>

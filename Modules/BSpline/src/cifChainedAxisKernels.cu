@@ -269,7 +269,7 @@ template <typename T, int LANES>
 void
 LaunchChained(ChainedLaunch & launch, int longest)
 {
-  const std::size_t bytes = TileBytes<T>(LANES, longest);
+  const std::size_t bytes = PrefilterTileBytes(sizeof(T), LANES, longest);
   AllowSharedMemory(PrefilterChainedAxis<T, LANES>, bytes, "the prefilter's chained pass");
   int perSM = 0;
   CIF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, PrefilterChainedAxis<T, LANES>,
@@ -298,7 +298,7 @@ PrefilterChainedAxisOnDevice(const ChainedAxisPart * parts, int count, const Buf
   launch.parts = count;
   launch.lines = shape.ScalarCount() / shape.size[D - 1];
   launch.n = static_cast<int>(shape.size[D - 1]);
-  launch.chunkLength = static_cast<int>(ChunkLength(shape.size[D - 1]));
+  launch.chunkLength = static_cast<int>(PrefilterChunkLength(shape.size[D - 1]));
   launch.lastChunk = (launch.n - 1) / launch.chunkLength;
   launch.poles = poles;
   launch.mode = mode;

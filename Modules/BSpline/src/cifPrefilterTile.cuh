@@ -84,20 +84,6 @@ FoldChunk(T carry, T zFull, T entering)
   return carry + zFull * entering;
 }
 
-/** Shared memory of a tile of \a lanes lines of \a n samples (cifPrefilterTileSize.h). */
-template <typename T>
-inline std::size_t
-TileBytes(int lanes, std::int64_t n)
-{
-  return PrefilterTileBytes(sizeof(T), lanes, n);
-}
-
-/** Samples per chunk of lines of \a n samples (cifPrefilterTileSize.h). */
-inline std::int64_t
-ChunkLength(std::int64_t n)
-{
-  return PrefilterChunkLength(n);
-}
 /** The widest tile (lines per block) to try: 32, or CIF_PREFILTER_MAX_LANES (16 or
  * 8) from the environment, a tuning knob for benchmarks on other GPUs. */
 inline int
