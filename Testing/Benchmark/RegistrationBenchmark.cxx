@@ -19,7 +19,7 @@
 // subsample of that many points of the same domain and its time is scaled by
 // points / subsample (the "ITK timed on" column says so).
 //
-//   RegistrationBenchmark [--sizes 128 256] [--repeat 10] [--no-itk] [--itk-points 16384]
+//   RegistrationBenchmark [--sizes 128 256] [--repeat 10] [--no-itk] [--no-cpu-path] [--itk-points 16384]
 //                         [--fp64-tflops T] [--quick]
 //
 // Without a GPU (CI) the GPU and floor columns read n/a and the rest runs.
@@ -82,6 +82,7 @@ struct Options
   std::vector<long> sampledCounts{ 1L << 14, 1L << 16 };
   int               repeat = 10;
   bool              itk = true;
+  bool              cpuPath = true; ///< time the module's CPU path (--no-cpu-path: GPU rows only, quicker)
   long              itkPoints = 1L << 14;
   double            fp64Tflops = -1; ///< <= 0: nominal for the device's architecture
   bool              quick = false;
@@ -116,6 +117,10 @@ Parse(int argc, char * argv[])
     {
       o.itk = false;
     }
+    else if (a == "--no-cpu-path")
+    {
+      o.cpuPath = false;
+    }
     else if (a == "--itk-points" && i + 1 < argc)
     {
       o.itkPoints = std::max(1L, std::atol(argv[++i]));
@@ -144,7 +149,7 @@ Parse(int argc, char * argv[])
     else
     {
       std::fprintf(stderr,
-                   "usage: RegistrationBenchmark [--sizes N...] [--repeat R] [--no-itk] [--itk-points P] "
+                   "usage: RegistrationBenchmark [--sizes N...] [--repeat R] [--no-itk] [--no-cpu-path] [--itk-points P] "
                    "[--fp64-tflops T] [--quick] [--digest] [--timing] [--coefficients-first]\n"
                    "  --quick: a 32^3 size, 2^10 and 2^12 sampled points, 3 repeats, ITK B-spline on 2^10 points "
                    "(the CI smoke run)\n"
@@ -663,7 +668,8 @@ RunRow(MetricKind kind, const char * metricName, const Image * fixed, const Imag
 {
   const Timed gpu = device.gpu ? TimeModule<TModule>(true, fixed, moving, transform, points, gradient, o.repeat)
                                : Timed{};
-  const Timed cpu = TimeModule<TModule>(false, fixed, moving, transform, points, gradient, o.repeat);
+  const Timed cpu =
+    o.cpuPath ? TimeModule<TModule>(false, fixed, moving, transform, points, gradient, o.repeat) : Timed{};
 
   // ITK: on the same points, or for the B-spline beyond --itk-points on a subsample
   // (scaled by points / subsample: its cost is linear in the points).
