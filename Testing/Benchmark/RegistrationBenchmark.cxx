@@ -149,8 +149,10 @@ Parse(int argc, char * argv[])
     else
     {
       std::fprintf(stderr,
-                   "usage: RegistrationBenchmark [--sizes N...] [--repeat R] [--no-itk] [--no-cpu-path] [--itk-points P] "
-                   "[--fp64-tflops T] [--quick] [--digest] [--timing] [--coefficients-first]\n"
+                   "usage: RegistrationBenchmark [--sizes N...] [--repeat R] [--no-itk] [--no-cpu-path] "
+                   "[--itk-points P] [--fp64-tflops T] [--quick] [--digest] [--timing] [--coefficients-first]\n"
+                   "  --no-cpu-path: leave out the module's CPU path (its column reads n/a), for quicker\n"
+                   "            comparisons of the GPU rows\n"
                    "  --quick: a 32^3 size, 2^10 and 2^12 sampled points, 3 repeats, ITK B-spline on 2^10 points "
                    "(the CI smoke run)\n"
                    "  --digest: note a digest of each GPU row's value and derivative bits, to show that a\n"
