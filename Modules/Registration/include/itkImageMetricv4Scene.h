@@ -635,7 +635,7 @@ private:
     m_MovingCoefficients = nullptr;
     if (cubic != nullptr)
     {
-      using CoefficientImage = Image<ValueType, D>;
+      using CoefficientImage = Image<double, D>; // as MovingCubic's (MovingSampling::coefficients)
       auto prefilter = BSplinePrefilterGPUImageFilter<MovingImageType, CoefficientImage>::New();
       prefilter->SetInput(state.movingImage);
       prefilter->SetUseGPU(onGPU);
@@ -963,7 +963,7 @@ private:
   std::string                              m_Reason;
   cif::MetricScene<ValueType>              m_HostScene;
   cif::MetricScene<ValueType>              m_DeviceScene;
-  typename Image<ValueType, D>::Pointer    m_MovingCoefficients;
+  typename Image<double, D>::Pointer       m_MovingCoefficients;
   std::vector<ValueType>                   m_Gradient;      ///< CPU path only
   const typename StateType::MovingGradientImageType * m_GradientImage = nullptr;
   const double * m_GradientOnDevice = nullptr; ///< the filter's device result, when it kept one
