@@ -13,14 +13,14 @@
  * MattesMutualInformationImageToImageMetricv4's first pass: the joint histogram of
  * fixed and moving values with its Parzen windows (a box for the fixed value, the
  * cubic B-spline for the moving one) and the fixed marginal, in integer fixed point
- * (kParzenFixedPointScale) so that the sums are the same whatever the order; then
+ * (MattesParzen::fixedPointScale) so that the sums are the same whatever the order; then
  * ITK's ComputeResults: the pdfs, the value, and the table of nFactor x pRatio per
  * bin that the second pass (MattesDerivativeTerm) turns into forces. */
 namespace cif
 {
 struct MattesHistogram
 {
-  std::vector<std::int64_t> joint;         ///< bins x bins, fixed bin major, x 2^32
+  std::vector<std::int64_t> joint;         ///< bins x bins, fixed bin major, x fixedPointScale
   std::vector<std::int64_t> fixedMarginal; ///< bins, points per fixed bin
   std::int64_t              validPoints = 0;
 
@@ -64,7 +64,7 @@ MattesPointBins(const MattesParzen & parzen, const MetricPointSample & s, std::i
   fixedBin = parzen.FixedBin(s.fixedValue);
   for (int k = 0; k < 4; ++k)
   {
-    weights[k] = static_cast<std::int64_t>(llrint(CubicBSplineKernel(argument + k) * kParzenFixedPointScale));
+    weights[k] = static_cast<std::int64_t>(llrint(CubicBSplineKernel(argument + k) * parzen.fixedPointScale));
   }
   return true;
 }
@@ -117,14 +117,14 @@ MattesHistogramOnHost(const MetricScene<TValue> & scene, const MetricMovingTrans
 
 /** The joint pdf's sum before ITK's normalisation. */
 inline double
-JointPDFSum(const MattesHistogram & histogram)
+JointPDFSum(const MattesParzen & parzen, const MattesHistogram & histogram)
 {
   std::int64_t sum = 0;
   for (std::int64_t v : histogram.joint)
   {
     sum += v;
   }
-  return static_cast<double>(sum) / kParzenFixedPointScale;
+  return static_cast<double>(sum) / parzen.fixedPointScale;
 }
 
 /** MattesMutualInformationImageToImageMetricv4::ComputeResults from the histogram
@@ -141,7 +141,7 @@ MattesValueAndRatios(const MattesParzen & parzen, const MattesHistogram & histog
     movingMarginal(static_cast<std::size_t>(bins), 0.0);
   for (std::size_t k = 0; k < joint.size(); ++k)
   {
-    joint[k] = static_cast<double>(histogram.joint[k]) / kParzenFixedPointScale * normalization;
+    joint[k] = static_cast<double>(histogram.joint[k]) / parzen.fixedPointScale * normalization;
   }
   for (int f = 0; f < bins; ++f)
   {
@@ -183,7 +183,7 @@ MattesSummaryAndRatios(const MattesParzen & parzen, const MattesHistogram & hist
 {
   MattesSummary summary;
   summary.validPoints = histogram.validPoints;
-  summary.jointPDFSum = JointPDFSum(histogram);
+  summary.jointPDFSum = JointPDFSum(parzen, histogram);
   if (summary.HasResults())
   {
     summary.value = MattesValueAndRatios(parzen, histogram, summary.jointPDFSum, ratioTable);

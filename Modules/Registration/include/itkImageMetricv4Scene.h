@@ -338,12 +338,14 @@ public:
    * back with the second pass's sums: one readback per evaluation. \a zerosPending:
    * as for EvaluateSums. */
   cif::MattesSummary
-  EvaluateMattes(const cif::MattesParzen & parzen, MultiThreaderBase * threader, DerivativeType * derivative,
+  EvaluateMattes(const cif::MattesParzen & windows, MultiThreaderBase * threader, DerivativeType * derivative,
                  bool & zerosPending)
   {
     cif::MattesSummary summary;
     if constexpr (kTypesSupported)
     {
+      cif::MattesParzen parzen = windows;
+      parzen.fixedPointScale = cif::ParzenFixedPointScale(m_HostScene.domain.count);
       const cif::MetricMovingTransform & host = m_Split->Host();
       cif::MattesDerivativeTerm          term;
       term.parzen = parzen;

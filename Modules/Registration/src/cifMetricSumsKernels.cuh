@@ -681,7 +681,7 @@ __global__ void __launch_bounds__(kResultsThreads)
     }
   }
   __syncthreads();
-  const double jointPDFSum = static_cast<double>(jointSums[0]) / kParzenFixedPointScale;
+  const double jointPDFSum = static_cast<double>(jointSums[0]) / parzen.fixedPointScale;
   const double normalization = 1.0 / jointPDFSum;
   double *     movingMarginal = table + bins * bins;
   double *     rowSums = movingMarginal + bins;
@@ -690,7 +690,7 @@ __global__ void __launch_bounds__(kResultsThreads)
     double sum = 0.0;
     for (int f = 0; f < bins; ++f)
     {
-      sum = AddUnfused(sum, MulUnfused(static_cast<double>(joint[f * bins + m]) / kParzenFixedPointScale, normalization));
+      sum = AddUnfused(sum, MulUnfused(static_cast<double>(joint[f * bins + m]) / parzen.fixedPointScale, normalization));
     }
     movingMarginal[m] = sum;
   }
@@ -705,7 +705,7 @@ __global__ void __launch_bounds__(kResultsThreads)
     double       rowSum = 0.0;
     for (int m = 0; m < bins; ++m)
     {
-      const double p = MulUnfused(static_cast<double>(joint[f * bins + m]) / kParzenFixedPointScale, normalization);
+      const double p = MulUnfused(static_cast<double>(joint[f * bins + m]) / parzen.fixedPointScale, normalization);
       double       entry = 0.0;
       if (fixedInside && movingMarginal[m] > closeToZero && p > closeToZero)
       {
