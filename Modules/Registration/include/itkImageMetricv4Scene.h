@@ -102,6 +102,12 @@ public:
   using DerivativeType = typename TMetric::DerivativeType;
   using MovingTransformType = typename TMetric::MovingTransformType;
   using SplitType = MetricMovingTransformSplit<D>;
+  /** The cubic interpolator the scene serves, and its coefficient image (that
+   * interpolator's CoefficientImageType, double as MovingSampling::coefficients;
+   * spelled out so that the alias does not instantiate the interpolator for types the
+   * scene does not serve). */
+  using MovingCubicInterpolator = BSplineInterpolateImageFunction<MovingImageType, double, double>;
+  using MovingCoefficientImage = Image<double, D>;
 
   /** Whether the module handles these image types at all. */
   static constexpr bool kTypesSupported =
@@ -588,7 +594,6 @@ private:
   {
     using FixedLinear = LinearInterpolateImageFunction<FixedImageType, double>;
     using MovingLinear = LinearInterpolateImageFunction<MovingImageType, double>;
-    using MovingCubic = BSplineInterpolateImageFunction<MovingImageType, double, double>;
     if (state.needsFixedGradient)
     {
       m_Reason = "the metric asks for the fixed image's gradient";
@@ -604,7 +609,7 @@ private:
       m_Reason = "the fixed interpolator is not ITK's LinearInterpolateImageFunction";
       return false;
     }
-    const auto * cubic = dynamic_cast<const MovingCubic *>(state.movingInterpolator);
+    const auto * cubic = dynamic_cast<const MovingCubicInterpolator *>(state.movingInterpolator);
     if (dynamic_cast<const MovingLinear *>(state.movingInterpolator) == nullptr &&
         (cubic == nullptr || cubic->GetSplineOrder() != 3))
     {
@@ -637,8 +642,7 @@ private:
     m_MovingCoefficients = nullptr;
     if (cubic != nullptr)
     {
-      using CoefficientImage = Image<double, D>; // as MovingCubic's (MovingSampling::coefficients)
-      auto prefilter = BSplinePrefilterGPUImageFilter<MovingImageType, CoefficientImage>::New();
+      auto prefilter = BSplinePrefilterGPUImageFilter<MovingImageType, MovingCoefficientImage>::New();
       prefilter->SetInput(state.movingImage);
       prefilter->SetUseGPU(onGPU);
       prefilter->Update();
@@ -965,7 +969,7 @@ private:
   std::string                              m_Reason;
   cif::MetricScene<ValueType>              m_HostScene;
   cif::MetricScene<ValueType>              m_DeviceScene;
-  typename Image<double, D>::Pointer       m_MovingCoefficients;
+  typename MovingCoefficientImage::Pointer m_MovingCoefficients;
   std::vector<ValueType>                   m_Gradient;      ///< CPU path only
   const typename StateType::MovingGradientImageType * m_GradientImage = nullptr;
   const double * m_GradientOnDevice = nullptr; ///< the filter's device result, when it kept one
