@@ -85,10 +85,13 @@ OneComponentValue(const ResliceJob & job, int i, int j, int k, std::int64_t voxe
 }
 
 /** A border voxel's value (some tap needs the border mode): OneComponentValue's
- * general support, out of line so that the interior path of UnitStrideValue keeps
- * its registers (inlined, the two paths took 125 registers a thread). */
+ * general support. Inlined: under the sheared kernel's 56-register bound the two
+ * paths spill 8 bytes, and the warps that straddle the input's faces run faster than
+ * through a call (H200, 2026-11-29, VTKBenchmark's oblique reslice, two rounds each:
+ * 0.484 against 0.493-0.502 ms at 256^3, 3.553-3.572 against 3.577-3.592 ms at
+ * 512^3). Without the bound (before it was set) the two paths took 125 registers. */
 template <typename TIn, typename TOffset>
-__device__ __noinline__ double
+__device__ __forceinline__ double
 BorderValue(const ResliceJob & job, double p0, double p1, double p2)
 {
   const double     p[3] = { p0, p1, p2 };
@@ -100,8 +103,8 @@ BorderValue(const ResliceJob & job, double p0, double p1, double p2)
 /** OneComponentValue for an input whose x increment is 1: where the whole support
  * of every voxel of the warp lies inside the input extent (most warps) its rows are
  * addressed once and their four taps load at constant offsets (InterpolateInterior;
- * about 20 % fewer instructions a voxel), other warps take the general support out
- * of line. The same operations on the values, so the same bits. */
+ * about 20 % fewer instructions a voxel), other warps take the general support
+ * (BorderValue). The same operations on the values, so the same bits. */
 template <typename TIn, PointSource S, typename TOffset>
 __device__ double
 UnitStrideValue(const ResliceJob & job, int i, int j, int k, std::int64_t voxel)
