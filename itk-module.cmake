@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # ITK remote-module description of CudaImageFilters (used when the module is built
 # inside an ITK source tree; standalone builds use find_package(ITK) instead).
 get_filename_component(MY_CURRENT_DIR "${CMAKE_CURRENT_LIST_FILE}" PATH)

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # The GPU architectures the kernels are compiled for (CMAKE_CUDA_ARCHITECTURES), when
 # the user names none, on the command line or in CMake's CUDAARCHS environment variable.
 #

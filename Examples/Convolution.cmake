@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # The zoom/cut-out/enhance command-line tool (the upscaling seed's program) and its
 # test picture. Arguments are parsed with TCLAP (Debian: libtclap-dev).
 find_path(CIF_ZOOM_TCLAP_DIR tclap/CmdLine.h)

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # The directional filter bank's command-line tool and its seismic denoising example.
 find_path(CIF_TCLAP_INCLUDE_DIR tclap/CmdLine.h)
 if(CIF_TCLAP_INCLUDE_DIR)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // DirectionalFilterBankTool: the directional filter bank from the command line.
 //
 //   DirectionalFilterBankTool decompose   input.png  out/subband.nrrd [--levels 3] [--filters qmf16]
@@ -107,8 +124,8 @@ SubbandPath(const std::string & prefix, unsigned int b)
 double
 PSNR(const Image * test, const Image * reference, double peak)
 {
-  double      sum = 0;
-  const auto  count = reference->GetBufferedRegion().GetNumberOfPixels();
+  double     sum = 0;
+  const auto count = reference->GetBufferedRegion().GetNumberOfPixels();
   for (std::size_t k = 0; k < count; ++k)
   {
     const double d = test->GetBufferPointer()[k] - reference->GetBufferPointer()[k];
@@ -135,11 +152,14 @@ MakeSeismicSection(unsigned int width, unsigned int height)
   std::vector<Reflector> reflectors;
   for (double depth = -60; depth < height + 60; depth += 9 + 10 * unit(rng))
   {
-    reflectors.push_back({ depth, 0.25 + 0.1 * unit(rng), 40.0 * (unit(rng) - 0.5), (unit(rng) < 0.5 ? -1 : 1) * (0.3 + 0.7 * unit(rng)) });
+    reflectors.push_back({ depth,
+                           0.25 + 0.1 * unit(rng),
+                           40.0 * (unit(rng) - 0.5),
+                           (unit(rng) < 0.5 ? -1 : 1) * (0.3 + 0.7 * unit(rng)) });
   }
   const double pi = 3.14159265358979323846;
   const double peakFrequency = 1.0 / 9.0; // cycles per sample
-  auto ricker = [&](double t) {
+  auto         ricker = [&](double t) {
     const double a = pi * peakFrequency * t;
     return (1 - 2 * a * a) * std::exp(-a * a);
   };
@@ -176,7 +196,12 @@ SeismicExample(const std::string & folder, const Settings & s)
               "%.1f σ (σ estimated from the data).\n"
               "DFB alone: the subbands of the image thresholded once. DFB full: after a two-scale split at a Gaussian "
               "of %.2g px, each scale's subbands thresholded, averaged over %d cycle-spinning shifts.\n\n",
-              s.levels, 1u << s.levels, cif::ToString(s.filters), s.threshold, s.scaleWidth, s.shifts);
+              s.levels,
+              1u << s.levels,
+              cif::ToString(s.filters),
+              s.threshold,
+              s.scaleWidth,
+              s.shifts);
   std::printf("| noise σ | σ estimated | noisy PSNR dB | DFB alone PSNR dB | DFB full PSNR dB | best Gaussian PSNR dB "
               "(σ px) |\n|---|---|---|---|---|---|\n");
   int          failures = 0;
@@ -214,8 +239,14 @@ SeismicExample(const std::string & folder, const Settings & s)
     }
     const double noisyPSNR = PSNR(noisy, clean, 255.0), alonePSNR = PSNR(alone, clean, 255.0),
                  dfbPSNR = PSNR(denoised, clean, 255.0);
-    std::printf("| %.0f | %.1f | %.2f | %.2f | %.2f | %.2f (%.2g) |\n", noiseSigma, estimated, noisyPSNR, alonePSNR,
-                dfbPSNR, bestGaussian, bestWidth);
+    std::printf("| %.0f | %.1f | %.2f | %.2f | %.2f | %.2f (%.2g) |\n",
+                noiseSigma,
+                estimated,
+                noisyPSNR,
+                alonePSNR,
+                dfbPSNR,
+                bestGaussian,
+                bestWidth);
     const std::string tag = std::to_string(static_cast<int>(noiseSigma));
     Write(noisy, folder + "/seismic_noisy_" + tag + ".png");
     Write(denoised, folder + "/seismic_dfb_" + tag + ".png");
@@ -240,20 +271,19 @@ main(int argc, char * argv[])
   try
   {
     TCLAP::CmdLine cmd("Directional filter bank (Bamberger–Smith): decompose, reconstruct, denoise", ' ', "0.1");
-    std::vector<std::string>           modes{ "decompose", "reconstruct", "denoise", "seismic" };
-    TCLAP::ValuesConstraint<std::string> modeConstraint(modes);
+    std::vector<std::string>              modes{ "decompose", "reconstruct", "denoise", "seismic" };
+    TCLAP::ValuesConstraint<std::string>  modeConstraint(modes);
     TCLAP::UnlabeledValueArg<std::string> mode("mode", "what to do", true, "", &modeConstraint, cmd);
     TCLAP::UnlabeledValueArg<std::string> first("first", "input image (seismic: output folder)", true, "", "path", cmd);
     TCLAP::UnlabeledValueArg<std::string> second("second", "output image or subband prefix", false, "", "path", cmd);
     TCLAP::ValueArg<unsigned int> levels("l", "levels", "tree levels n (1-5): 2^n directions", false, 3, "n", cmd);
-    TCLAP::ValueArg<std::string>  filters("f", "filters", "ladder-pkva12|ladder-pkva8|ladder-pkva6|qmf8|qmf16", false,
-                                         "qmf16", "name", cmd);
-    TCLAP::ValueArg<double>       threshold("t", "threshold", "denoise: threshold in noise σ", false, 3.0, "k", cmd);
-    TCLAP::ValueArg<int>          shifts("s", "shifts", "denoise: cycle-spinning shifts (1 = none)", false, 8, "count",
-                                cmd);
-    TCLAP::ValueArg<double>       scales("", "scale-split", "denoise: split scales at this Gaussian width first (0: no)",
-                                   false, 1.0, "pixels", cmd);
-    TCLAP::SwitchArg              cpu("", "cpu", "force the CPU path", cmd);
+    TCLAP::ValueArg<std::string>  filters(
+      "f", "filters", "ladder-pkva12|ladder-pkva8|ladder-pkva6|qmf8|qmf16", false, "qmf16", "name", cmd);
+    TCLAP::ValueArg<double> threshold("t", "threshold", "denoise: threshold in noise σ", false, 3.0, "k", cmd);
+    TCLAP::ValueArg<int>    shifts("s", "shifts", "denoise: cycle-spinning shifts (1 = none)", false, 8, "count", cmd);
+    TCLAP::ValueArg<double> scales(
+      "", "scale-split", "denoise: split scales at this Gaussian width first (0: no)", false, 1.0, "pixels", cmd);
+    TCLAP::SwitchArg cpu("", "cpu", "force the CPU path", cmd);
     cmd.parse(argc, argv);
 
     Settings s;
@@ -283,19 +313,27 @@ main(int argc, char * argv[])
     if (mode.getValue() == "decompose")
     {
       std::printf("Directional filter bank: decomposing %s into %u directional subbands (%u levels, %s)\n",
-                  first.getValue().c_str(), directions, s.levels, cif::ToString(s.filters));
+                  first.getValue().c_str(),
+                  directions,
+                  s.levels,
+                  cif::ToString(s.filters));
       auto analysis = Decompose(Read(first.getValue()), s);
       for (unsigned int b = 0; b < analysis->GetNumberOfSubbands(); ++b)
       {
         Write(analysis->GetSubband(b), SubbandPath(second.getValue(), b));
       }
-      std::printf("wrote %u subbands %s … (%s path)\n", analysis->GetNumberOfSubbands(),
-                  SubbandPath(second.getValue(), 0).c_str(), itk::ToString(analysis->GetLastExecutionPath()));
+      std::printf("wrote %u subbands %s … (%s path)\n",
+                  analysis->GetNumberOfSubbands(),
+                  SubbandPath(second.getValue(), 0).c_str(),
+                  itk::ToString(analysis->GetLastExecutionPath()));
     }
     else if (mode.getValue() == "reconstruct")
     {
       std::printf("Directional filter bank: reconstructing %s from the %u directional subbands %s (%u levels, %s)\n",
-                  second.getValue().c_str(), directions, SubbandPath(first.getValue(), 0).c_str(), s.levels,
+                  second.getValue().c_str(),
+                  directions,
+                  SubbandPath(first.getValue(), 0).c_str(),
+                  s.levels,
                   cif::ToString(s.filters));
       std::vector<Image::Pointer> subbands;
       for (unsigned int b = 0; b < (1u << s.levels); ++b)
@@ -309,7 +347,12 @@ main(int argc, char * argv[])
     {
       std::printf("Directional filter bank: denoising %s by thresholding its %u directional subbands at %.1f σ "
                   "(%u levels, %s, %d cycle-spinning shifts)\n",
-                  first.getValue().c_str(), directions, s.threshold, s.levels, cif::ToString(s.filters), s.shifts);
+                  first.getValue().c_str(),
+                  directions,
+                  s.threshold,
+                  s.levels,
+                  cif::ToString(s.filters),
+                  s.shifts);
       double sigma = 0;
       Write(Denoise(Read(first.getValue()), s, &sigma), second.getValue());
       std::printf("estimated noise σ = %.2f; wrote %s\n", sigma, second.getValue().c_str());

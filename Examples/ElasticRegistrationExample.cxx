@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Elastic registration on the GPU: ITK's own ImageRegistrationMethodv4, affine then
 // B-spline (the layout of ITK's and elastix's pipelines), with the module's GPU twin
 // of the v4 metric chosen by class (cif::ElasticRegistration, cifElasticRegistration.h:
@@ -50,16 +67,16 @@ using BSplineType = itk::BSplineTransform<double, D, 3>;
 
 struct Options
 {
-  unsigned int size = 96;
-  bool         mattes = false;
-  bool         useGPU = true;
-  bool         itkMetric = false;
-  unsigned int samples = 0;
-  bool         newSamplesEveryIteration = false;
-  unsigned int iterations = 100;
-  unsigned int levels = 3;
-  bool         affineStage = true;
-  unsigned int gridSpacing = 10;
+  unsigned int  size = 96;
+  bool          mattes = false;
+  bool          useGPU = true;
+  bool          itkMetric = false;
+  unsigned int  samples = 0;
+  bool          newSamplesEveryIteration = false;
+  unsigned int  iterations = 100;
+  unsigned int  levels = 3;
+  bool          affineStage = true;
+  unsigned int  gridSpacing = 10;
   std::uint32_t seed = 0;
   bool          seeded = false;
   std::string   writeDirectory;
@@ -70,14 +87,14 @@ struct Options
 ImageType::Pointer
 MakeSmoothNoise(unsigned int n, double sigma, std::uint32_t seed)
 {
-  auto                 noise = ImageType::New();
-  ImageType::SizeType  size;
+  auto                noise = ImageType::New();
+  ImageType::SizeType size;
   size.Fill(n);
   noise->SetRegions(size);
   noise->Allocate();
   std::mt19937                          rng(seed);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  for (float * p = noise->GetBufferPointer(), *end = p + noise->GetBufferedRegion().GetNumberOfPixels(); p < end; ++p)
+  for (float *p = noise->GetBufferPointer(), *end = p + noise->GetBufferedRegion().GetNumberOfPixels(); p < end; ++p)
   {
     *p = u(rng);
   }
@@ -87,12 +104,12 @@ MakeSmoothNoise(unsigned int n, double sigma, std::uint32_t seed)
   blur->Update();
   ImageType::Pointer smooth = blur->GetOutput();
   float              low = 1e30f, high = -1e30f;
-  for (float * p = smooth->GetBufferPointer(), *end = p + smooth->GetBufferedRegion().GetNumberOfPixels(); p < end; ++p)
+  for (float *p = smooth->GetBufferPointer(), *end = p + smooth->GetBufferedRegion().GetNumberOfPixels(); p < end; ++p)
   {
     low = std::min(low, *p);
     high = std::max(high, *p);
   }
-  for (float * p = smooth->GetBufferPointer(), *end = p + smooth->GetBufferedRegion().GetNumberOfPixels(); p < end; ++p)
+  for (float *p = smooth->GetBufferPointer(), *end = p + smooth->GetBufferedRegion().GetNumberOfPixels(); p < end; ++p)
   {
     *p = 100.0f * (*p - low) / (high - low);
   }
@@ -169,12 +186,15 @@ SettingsOf(const Options & o)
 /** Mean and largest distance between \a estimate and \a truth over the voxels of
  * the central 80 % of the image, in voxels. */
 void
-FieldError(const ImageType * image, const itk::Transform<double, D, D> * estimate, const BSplineType * truth,
-           double & mean, double & largest)
+FieldError(const ImageType *                    image,
+           const itk::Transform<double, D, D> * estimate,
+           const BSplineType *                  truth,
+           double &                             mean,
+           double &                             largest)
 {
-  const auto           region = image->GetLargestPossibleRegion();
-  double               sum = 0.0;
-  std::size_t          count = 0;
+  const auto  region = image->GetLargestPossibleRegion();
+  double      sum = 0.0;
+  std::size_t count = 0;
   largest = 0.0;
   for (itk::ImageRegionConstIteratorWithIndex<ImageType> it(image, region); !it.IsAtEnd(); ++it)
   {
@@ -276,7 +296,7 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  Options o;
+  Options                        o;
   if (!Parse(argc, argv, o))
   {
     std::cerr << "usage: ElasticRegistrationExample [--size N (24..1024)] [--metric meansquares|mattes] [--cpu] "
@@ -294,11 +314,12 @@ main(int argc, char * argv[])
     const std::uint32_t seed = o.seeded ? o.seed : std::random_device{}();
     std::cout << "Elastic registration example: " << o.size << "^3 smooth-noise pair with a known B-spline warp (seed "
               << seed << "), " << (o.mattes ? "Mattes MI" : "MeanSquares") << ", "
-              << (o.samples > 0 ? std::to_string(o.samples) +
-                                    (o.newSamplesEveryIteration ? " new random points every iteration"
-                                                                : " random points per level")
-                                : std::string("dense"))
-              << ", metric: " << (o.itkMetric ? "ITK's own" : (o.useGPU && cif::IsGPUAvailable() ? "module, GPU" : "module, CPU path"))
+              << (o.samples > 0
+                    ? std::to_string(o.samples) +
+                        (o.newSamplesEveryIteration ? " new random points every iteration" : " random points per level")
+                    : std::string("dense"))
+              << ", metric: "
+              << (o.itkMetric ? "ITK's own" : (o.useGPU && cif::IsGPUAvailable() ? "module, GPU" : "module, CPU path"))
               << "\n";
     const auto moving = MakeSmoothNoise(o.size, 2.0, seed);
     const auto truth = MakeKnownWarp(moving, seed + 1);
@@ -343,13 +364,13 @@ main(int argc, char * argv[])
     const double bsplineSeconds = stages.back().seconds;
     const auto * bspline = registration.GetBSplineTransform();
     const auto   result = registration.GetTransform();
-    double mean, largest, before, beforeLargest;
-    auto   identity = AffineType::New();
+    double       mean, largest, before, beforeLargest;
+    auto         identity = AffineType::New();
     FieldError(fixed, identity, truth, before, beforeLargest);
     FieldError(fixed, result, truth, mean, largest);
     std::cout << "time: affine " << std::setprecision(3) << affineSeconds << " s, B-spline " << bsplineSeconds
-              << " s (final grid " << bspline->GetTransformDomainMeshSize()[0] << "^3 cells, " << bspline->GetNumberOfParameters()
-              << " parameters), total " << affineSeconds + bsplineSeconds << " s\n"
+              << " s (final grid " << bspline->GetTransformDomainMeshSize()[0] << "^3 cells, "
+              << bspline->GetNumberOfParameters() << " parameters), total " << affineSeconds + bsplineSeconds << " s\n"
               << "deformation error against the known warp (inner 80 %, voxels): mean " << mean << ", max " << largest
               << " (before registration: mean " << before << ", max " << beforeLargest << ")\n";
     return 0;

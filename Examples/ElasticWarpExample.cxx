@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Elastic warp: a 2-D picture deformed by a cubic BSplineTransform with random
 // control-point displacements, the way elastic registration applies its current
 // estimate. Warps it with CubicResampleGPUImageFilter (GPU, or the CPU path) and with
@@ -26,8 +43,8 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  const std::string  prefix = argc > 1 ? argv[1] : "elastic";
-  const unsigned int n = argc > 2 ? static_cast<unsigned int>(std::atoi(argv[2])) : 512;
+  const std::string              prefix = argc > 1 ? argv[1] : "elastic";
+  const unsigned int             n = argc > 2 ? static_cast<unsigned int>(std::atoi(argv[2])) : 512;
   if (n < 16 || n > 8192)
   {
     std::cerr << "usage: ElasticWarpExample [output prefix] [edge length 16..8192]\n";
@@ -76,19 +93,22 @@ main(int argc, char * argv[])
     itkFilter->SetOutputParametersFromImage(picture);
     const double itkMs = Milliseconds([&] { itkFilter->Update(); });
 
-    auto        difference = Image2D::New();
+    auto difference = Image2D::New();
     difference->SetRegions(picture->GetBufferedRegion());
     difference->Allocate();
-    double      maxDiff = 0;
-    const auto  count = picture->GetBufferedRegion().GetNumberOfPixels();
+    double     maxDiff = 0;
+    const auto count = picture->GetBufferedRegion().GetNumberOfPixels();
     for (std::size_t i = 0; i < count; ++i)
     {
       const double d = module->GetOutput()->GetBufferPointer()[i] - itkFilter->GetOutput()->GetBufferPointer()[i];
       maxDiff = std::max(maxDiff, std::fabs(d));
       difference->GetBufferPointer()[i] = static_cast<float>(128.0 + 1000.0 * d);
     }
-    std::printf("warp:  module %.2f ms, ITK %.1f ms (%.0fx); max |difference| %.2e (of 255)\n", moduleMs, itkMs,
-                itkMs / moduleMs, maxDiff);
+    std::printf("warp:  module %.2f ms, ITK %.1f ms (%.0fx); max |difference| %.2e (of 255)\n",
+                moduleMs,
+                itkMs,
+                itkMs / moduleMs,
+                maxDiff);
 
     using Field = itk::Image<itk::Vector<float, 2>, 2>;
     auto fieldModule = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
@@ -108,14 +128,19 @@ main(int argc, char * argv[])
     {
       for (unsigned int a = 0; a < 2; ++a)
       {
-        maxField = std::max<double>(maxField, std::fabs(fieldModule->GetOutput()->GetBufferPointer()[i][a] -
-                                                fieldITK->GetOutput()->GetBufferPointer()[i][a]));
+        maxField = std::max<double>(maxField,
+                                    std::fabs(fieldModule->GetOutput()->GetBufferPointer()[i][a] -
+                                              fieldITK->GetOutput()->GetBufferPointer()[i][a]));
         maxVector = std::max<double>(maxVector, std::fabs(fieldITK->GetOutput()->GetBufferPointer()[i][a]));
       }
     }
     std::printf("field: module %.2f ms, ITK %.1f ms (%.0fx); max |difference| %.2e pixels (largest displacement "
                 "%.1f pixels)\n",
-                fieldMs, fieldItkMs, fieldItkMs / fieldMs, maxField, maxVector);
+                fieldMs,
+                fieldItkMs,
+                fieldItkMs / fieldMs,
+                maxField,
+                maxVector);
 
     cif_example::WritePNG(picture, prefix + "_original.png");
     cif_example::WritePNG(module->GetOutput(), prefix + "_warped.png");

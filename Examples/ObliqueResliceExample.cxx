@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Oblique reslice: reads a volume in any format ITK reads (or makes a synthetic
 // phantom when given none), hands it to VTK without a copy (cifITKVTKBridge.h),
 // cuts an oblique slice through it with vtkCudaImageReslice (cubic B-spline, the
@@ -72,10 +89,14 @@ MakePhantom(unsigned int n)
     double c[3], r[3], density;
   };
   const Ellipsoid parts[] = {
-    { { 0, 0, 0 }, { 0.69, 0.92, 0.81 }, 1.0 },       { { 0, -0.0184, 0 }, { 0.6624, 0.874, 0.78 }, -0.8 },
-    { { 0.22, 0, 0 }, { 0.11, 0.31, 0.22 }, -0.2 },   { { -0.22, 0, 0 }, { 0.16, 0.41, 0.28 }, -0.2 },
-    { { 0, 0.35, -0.15 }, { 0.21, 0.25, 0.41 }, 0.1 }, { { 0, 0.1, 0.25 }, { 0.046, 0.046, 0.05 }, 0.3 },
-    { { -0.08, -0.605, 0 }, { 0.046, 0.023, 0.05 }, 0.4 }, { { 0.06, -0.605, 0 }, { 0.023, 0.046, 0.02 }, 0.4 },
+    { { 0, 0, 0 }, { 0.69, 0.92, 0.81 }, 1.0 },
+    { { 0, -0.0184, 0 }, { 0.6624, 0.874, 0.78 }, -0.8 },
+    { { 0.22, 0, 0 }, { 0.11, 0.31, 0.22 }, -0.2 },
+    { { -0.22, 0, 0 }, { 0.16, 0.41, 0.28 }, -0.2 },
+    { { 0, 0.35, -0.15 }, { 0.21, 0.25, 0.41 }, 0.1 },
+    { { 0, 0.1, 0.25 }, { 0.046, 0.046, 0.05 }, 0.3 },
+    { { -0.08, -0.605, 0 }, { 0.046, 0.023, 0.05 }, 0.4 },
+    { { 0.06, -0.605, 0 }, { 0.023, 0.046, 0.02 }, 0.4 },
     { { 0.3, 0.4, 0.3 }, { 0.12, 0.08, 0.15 }, 0.5 },
   };
   for (itk::ImageRegionIteratorWithIndex<Volume> it(volume, volume->GetBufferedRegion()); !it.IsAtEnd(); ++it)
@@ -170,7 +191,7 @@ main(int argc, char * argv[])
     image->GetScalarRange(range);
 
     // An oblique plane through the centre: tilted 35 degrees about (1, 1, 0).
-    double               center[3];
+    double center[3];
     image->GetCenter(center);
     vtkNew<vtkTransform> plane;
     plane->Translate(center);
@@ -211,8 +232,8 @@ main(int argc, char * argv[])
     std::cout << "slice: " << (e[1] - e[0] + 1) << " x " << (e[3] - e[2] + 1) << ", path "
               << reslice->GetLastExecutionPathAsString() << (cif::IsGPUAvailable() ? "" : " (no GPU here)") << ", "
               << gpuTime << " ms with the prefilter; VTK's two filters " << vtkTime << " ms" << std::endl;
-    std::cout << "max |difference| to VTK: " << worst << " (" << worst / (range[1] - range[0])
-              << " of the range)" << std::endl;
+    std::cout << "max |difference| to VTK: " << worst << " (" << worst / (range[1] - range[0]) << " of the range)"
+              << std::endl;
     if (worst > 1e-5 * (range[1] - range[0]))
     {
       std::cerr << "the slice differs from VTK's\n";
@@ -238,8 +259,8 @@ main(int argc, char * argv[])
     vtkNew<vtkRenderer> left;
     left->SetViewport(0.0, 0.0, 0.5, 1.0);
     left->AddActor(slice);
-    left->AddActor2D(Label(std::string("oblique slice, vtkCudaImageReslice (") +
-                           reslice->GetLastExecutionPathAsString() + ")"));
+    left->AddActor2D(
+      Label(std::string("oblique slice, vtkCudaImageReslice (") + reslice->GetLastExecutionPathAsString() + ")"));
     left->ResetCamera();
     left->GetActiveCamera()->Zoom(1.35);
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The README's demo: makes a volume, computes its cubic B-spline coefficients with
 // BSplinePrefilterGPUImageFilter (on the GPU, or on the CPU path when there is none,
 // saying so), checks them against ITK's BSplineDecompositionImageFilter in double,
@@ -35,8 +52,8 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  const long        edge = argc > 1 ? std::atol(argv[1]) : 160;
-  const std::string folder = argc > 2 ? argv[2] : "prefilter-demo";
+  const long                     edge = argc > 1 ? std::atol(argv[1]) : 160;
+  const std::string              folder = argc > 2 ? argv[2] : "prefilter-demo";
   if (edge < 1 || edge > 2048 || argc > 3)
   {
     std::cerr << "usage: PrefilterDemo [edge length 1..2048] [output folder]\n";
@@ -47,7 +64,8 @@ main(int argc, char * argv[])
 
   // A smooth anatomy-like volume (a few blobs) with noise: values in about [0, 1000].
   auto image = Image::New();
-  image->SetRegions(itk::Size<3>{ { static_cast<itk::SizeValueType>(edge), static_cast<itk::SizeValueType>(edge),
+  image->SetRegions(itk::Size<3>{ { static_cast<itk::SizeValueType>(edge),
+                                    static_cast<itk::SizeValueType>(edge),
                                     static_cast<itk::SizeValueType>(edge) } });
   image->Allocate();
   std::mt19937                     rng(std::random_device{}());
@@ -72,7 +90,8 @@ main(int argc, char * argv[])
   }
   else
   {
-    std::cout << "no usable GPU (" << cif::GetNoDeviceReason() << "): running the module's CPU path, the same arithmetic\n";
+    std::cout << "no usable GPU (" << cif::GetNoDeviceReason()
+              << "): running the module's CPU path, the same arithmetic\n";
   }
 
   try
@@ -102,10 +121,10 @@ main(int argc, char * argv[])
       sum += d * d;
       range = std::max(range, std::fabs(want[i]));
     }
-    const double relative = maxAbs / range;
+    const double      relative = maxAbs / range;
     const std::string path = itk::ToString(filter->GetLastExecutionPath());
-    std::cout << std::setprecision(3) << "module (ran on: " << path << (gpu ? ", incl. transfers" : "") << "): " << moduleMs
-              << " ms\n"
+    std::cout << std::setprecision(3) << "module (ran on: " << path << (gpu ? ", incl. transfers" : "")
+              << "): " << moduleMs << " ms\n"
               << "ITK BSplineDecompositionImageFilter (double, CPU): " << itkMs << " ms\n"
               << "speed-up: " << itkMs / moduleMs << "x\n"
               << "accuracy vs ITK: max |diff| " << maxAbs << " (" << relative << " of the coefficients' range), rms "

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Seed 000's repeated-rotation experiment (Fig. 5): rotate a picture 36 times by
 // 10 degrees, each result feeding the next, with nearest-neighbour, linear, cubic
 // B-spline without prefilter (samples used as coefficients: a smoothing filter) and
@@ -30,13 +47,15 @@ enum class Method
   CubicWithoutPrefilter,
   CubicWithPrefilter
 };
-const char * const kNames[] = { "nearest neighbour", "linear", "cubic B-spline, no prefilter",
-                                 "cubic B-spline, prefiltered" };
+const char * const kNames[] = { "nearest neighbour",
+                                "linear",
+                                "cubic B-spline, no prefilter",
+                                "cubic B-spline, prefiltered" };
 
 Image2D::Pointer
 RotateOnce(const Image2D * input, Method method)
 {
-  auto rotation = itk::Euler2DTransform<double>::New();
+  auto               rotation = itk::Euler2DTransform<double>::New();
   Image2D::PointType centre;
   centre.Fill(0.5 * (input->GetLargestPossibleRegion().GetSize()[0] - 1));
   rotation->SetCenter(centre);
@@ -77,8 +96,8 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  const std::string  output = argc > 1 ? argv[1] : "rotation_experiment.png";
-  const unsigned int n = argc > 2 ? static_cast<unsigned int>(std::atoi(argv[2])) : 256;
+  const std::string              output = argc > 1 ? argv[1] : "rotation_experiment.png";
+  const unsigned int             n = argc > 2 ? static_cast<unsigned int>(std::atoi(argv[2])) : 256;
   if (n < 32 || n > 4096)
   {
     std::cerr << "usage: RotationExperiment [output.png] [edge length 32..4096]\n";
@@ -90,7 +109,7 @@ main(int argc, char * argv[])
               << " picture rotated 36 times by 10 degrees with nearest, linear, cubic and prefiltered cubic "
                  "interpolation, PSNR against the original ("
               << (cif::IsGPUAvailable() ? "cubic on the GPU" : "cubic on the module's CPU path") << ")\n";
-    const auto                   original = cif_example::MakeTestPicture(n);
+    const auto                    original = cif_example::MakeTestPicture(n);
     std::vector<Image2D::Pointer> results;
     std::vector<double>           psnr;
     for (int m = 0; m < 4; ++m)
@@ -107,7 +126,7 @@ main(int argc, char * argv[])
       std::printf("%-30s PSNR %6.2f dB   (36 rotations: %.0f ms)\n", kNames[m], psnr.back(), ms);
     }
 
-    auto tile = itk::TileImageFilter<Image2D, Image2D>::New();
+    auto                             tile = itk::TileImageFilter<Image2D, Image2D>::New();
     itk::FixedArray<unsigned int, 2> layout;
     layout[0] = 4;
     layout[1] = 1;
@@ -118,7 +137,8 @@ main(int argc, char * argv[])
     }
     tile->Update();
     cif_example::WritePNG(tile->GetOutput(), output);
-    std::cout << "wrote " << output << " (left to right: nearest, linear, cubic without prefilter, cubic with prefilter)\n";
+    std::cout << "wrote " << output
+              << " (left to right: nearest, linear, cubic without prefilter, cubic with prefilter)\n";
 
     const bool best = psnr[3] > psnr[0] && psnr[3] > psnr[1] && psnr[3] > psnr[2];
     std::cout << (best ? "PASS" : "FAIL") << ": the prefiltered cubic B-spline keeps the picture best\n";

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Seed 001's experiment: a smooth function of 4 variables tabulated on a 64^4 grid
 // and looked up at 64^4 random points by cubic B-spline interpolation
 // (CubicBSplineTable: every axis prefiltered, the lookups batched). Prints the error
@@ -71,8 +88,10 @@ Run(const Options & o)
 
   auto table = itk::CubicBSplineTable<TCoefficient>::New();
   table->SetUseGPU(o.useGPU);
-  table->SetSize({ static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n),
-                   static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n) });
+  table->SetSize({ static_cast<itk::SizeValueType>(n),
+                   static_cast<itk::SizeValueType>(n),
+                   static_cast<itk::SizeValueType>(n),
+                   static_cast<itk::SizeValueType>(n) });
   table->SetSpacing({ h, h, h, h }); // origin 0: the table spans [0, 1]^4
 
   std::vector<float> values(static_cast<std::size_t>(samples));
@@ -128,16 +147,25 @@ Run(const Options & o)
     }
   }
   const double bound = 0.2 * h * h;
-  std::printf("table %ld^4 = %lld %s coefficients (%s), %lld random lookups\n", n, static_cast<long long>(samples),
+  std::printf("table %ld^4 = %lld %s coefficients (%s), %lld random lookups\n",
+              n,
+              static_cast<long long>(samples),
               sizeof(TCoefficient) == 4 ? "float" : "double",
-              table->GetCoefficientsOnDevice() ? "on the GPU" : "CPU path", static_cast<long long>(lookups));
+              table->GetCoefficientsOnDevice() ? "on the GPU" : "CPU path",
+              static_cast<long long>(lookups));
   std::printf("error against the function: max %.3g, rms %.3g over all points (the largest within a few samples "
               "of an edge: the mirror boundary); max %.3g over the %ld points in the central half of every axis "
               "(check: below 0.2 h^2 = %.3g%s)\n",
-              maxAll, std::sqrt(sumAll / lookups), maxCentral, central, bound, n < 16 ? ", not applied below 16^4" : "");
+              maxAll,
+              std::sqrt(sumAll / lookups),
+              maxCentral,
+              central,
+              bound,
+              n < 16 ? ", not applied below 16^4" : "");
   std::printf("time: coefficients (upload + prefilter of every axis) %.1f ms; lookups %.1f ms (points from and "
               "values to host memory)",
-              setupMs, lookupMs);
+              setupMs,
+              lookupMs);
   if (onDeviceMs >= 0)
   {
     std::printf("; %.1f ms with points and values in device memory", onDeviceMs);
@@ -157,7 +185,7 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  Options o;
+  Options                        o;
   for (int i = 1; i < argc; ++i)
   {
     const std::string a = argv[i];
@@ -194,7 +222,8 @@ main(int argc, char * argv[])
               o.n);
   if (o.useGPU && !cif::IsGPUAvailable())
   {
-    std::printf("no usable CUDA device (%s): the CPU path, on %u threads\n", cif::GetNoDeviceReason().c_str(),
+    std::printf("no usable CUDA device (%s): the CPU path, on %u threads\n",
+                cif::GetNoDeviceReason().c_str(),
                 itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads());
   }
   try

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # The VTK example (built when the VTK adapters are): an oblique slice through a
 # volume with vtkCudaImageReslice, rendered offscreen into a PNG. Debian's VTK renders
 # through X only, so its test runs under xvfb-run (package xvfb).

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // ZoomTool: the upscaling seed's command-line program on ZoomGPUImageFilter. Cuts a
 // region out of an image, enlarges it (cubic B-spline by default; linear, or the
 // seed's pixel replication with --interpolation nearest), optionally enhances it with
@@ -40,15 +57,15 @@ namespace
 {
 struct Options
 {
-  std::string                 input, output;
-  bool                        hasCenter = false, hasSize = false;
-  long                        center[2] = { 0, 0 };
-  long                        size[2] = { 0, 0 };
-  double                      zoom = 2.0;
-  cif::ZoomInterpolation      interpolation = cif::ZoomInterpolation::Cubic;
-  bool                        hasKernel = false;
-  cif::ConvolutionKernel      kernel;
-  bool                        cpu = false, verbose = false, general = false;
+  std::string            input, output;
+  bool                   hasCenter = false, hasSize = false;
+  long                   center[2] = { 0, 0 };
+  long                   size[2] = { 0, 0 };
+  double                 zoom = 2.0;
+  cif::ZoomInterpolation interpolation = cif::ZoomInterpolation::Cubic;
+  bool                   hasKernel = false;
+  cif::ConvolutionKernel kernel;
+  bool                   cpu = false, verbose = false, general = false;
 };
 
 /** A user error in the arguments: reported with exit status 2. */
@@ -92,15 +109,15 @@ EndsWithNetpbm(const std::string & path)
 }
 
 template <typename TComponent, unsigned int N>
-using PixelOf = std::conditional_t<N == 1, TComponent,
-                                   std::conditional_t<N == 3, itk::RGBPixel<TComponent>, itk::RGBAPixel<TComponent>>>;
+using PixelOf = std::
+  conditional_t<N == 1, TComponent, std::conditional_t<N == 3, itk::RGBPixel<TComponent>, itk::RGBAPixel<TComponent>>>;
 
 template <typename TComponent, unsigned int N>
 int
 Run(const Options & o, const cif_example::Pixmap * pixmap)
 {
   using Image = itk::Image<PixelOf<TComponent, N>, 2>;
-  const auto start = std::chrono::steady_clock::now();
+  const auto              start = std::chrono::steady_clock::now();
   typename Image::Pointer input;
   if (pixmap)
   {
@@ -229,37 +246,38 @@ main(int argc, char * argv[])
     std::string presets;
     for (const auto & n : cif::PresetKernelNames())
       presets += (presets.empty() ? "" : ", ") + n;
-    TCLAP::CmdLine cmd("Cut out, zoom and enhance an image on the GPU (CudaImageFilters; the upscaling seed's tool)",
-                       ' ', "0.1.0");
-    TCLAP::ValueArg<std::string> center("", "center", "centre of the cut-out in pixels, X,Y (default: the image's)",
-                                        false, "", "X,Y", cmd);
-    TCLAP::ValueArg<std::string> size("", "size", "cut-out width and height in pixels, W,H (default: the whole image)",
-                                      false, "", "W,H", cmd);
-    TCLAP::ValueArg<double>      zoomArg("", "zoom", "zoom factor, at least 1; need not be an integer (default 2)",
-                                         false, 2.0, "Z", cmd);
+    TCLAP::CmdLine cmd(
+      "Cut out, zoom and enhance an image on the GPU (CudaImageFilters; the upscaling seed's tool)", ' ', "0.1.0");
+    TCLAP::ValueArg<std::string> center(
+      "", "center", "centre of the cut-out in pixels, X,Y (default: the image's)", false, "", "X,Y", cmd);
+    TCLAP::ValueArg<std::string> size(
+      "", "size", "cut-out width and height in pixels, W,H (default: the whole image)", false, "", "W,H", cmd);
+    TCLAP::ValueArg<double> zoomArg(
+      "", "zoom", "zoom factor, at least 1; need not be an integer (default 2)", false, 2.0, "Z", cmd);
     std::vector<std::string>             interpolations{ "cubic", "linear", "nearest" };
     TCLAP::ValuesConstraint<std::string> allowedInterpolations(interpolations);
-    TCLAP::ValueArg<std::string>         interpolation("", "interpolation",
-                                                       "cubic (B-spline, default), linear, or nearest (pixel replication)",
-                                                       false, "cubic", &allowedInterpolations, cmd);
-    TCLAP::ValueArg<std::string>         kernel("", "kernel", "enhancement kernel preset: " + presets, false, "",
-                                                "PRESET", cmd);
-    TCLAP::ValueArg<std::string>         kernelFile("", "kernel-file",
-                                                    "enhancement kernel from a text file (square, odd side <= 127)",
-                                                    false, "", "FILE", cmd);
-    TCLAP::ValueArg<int>                 gaussLength("", "gauss-length",
-                                                     "side of the gaussian (odd, 3 to 127) or box kernel (default 15)",
-                                                     false, 15, "N", cmd);
-    TCLAP::ValueArg<double>              gaussSigma("", "gauss-sigma", "sigma of the gaussian kernel, >= 0.5 (default 5)",
-                                                    false, 5.0, "S", cmd);
-    TCLAP::SwitchArg                     general("", "general",
-                                                 "convolve with the general path even for a separable kernel", cmd, false);
-    TCLAP::SwitchArg                     cpu("", "cpu", "run the CPU path even when a GPU is present", cmd, false);
-    TCLAP::SwitchArg                     verbose("v", "verbose", "print sizes and timings", cmd, false);
-    TCLAP::UnlabeledValueArg<std::string> input("input", "input image (PPM/PGM, PNG, JPEG, TIFF, BMP, NRRD, MHA)",
-                                                true, "", "input", cmd);
-    TCLAP::UnlabeledValueArg<std::string> output("output", "output image (format from the extension)", true, "",
-                                                 "output", cmd);
+    TCLAP::ValueArg<std::string>         interpolation("",
+                                               "interpolation",
+                                               "cubic (B-spline, default), linear, or nearest (pixel replication)",
+                                               false,
+                                               "cubic",
+                                               &allowedInterpolations,
+                                               cmd);
+    TCLAP::ValueArg<std::string>         kernel(
+      "", "kernel", "enhancement kernel preset: " + presets, false, "", "PRESET", cmd);
+    TCLAP::ValueArg<std::string> kernelFile(
+      "", "kernel-file", "enhancement kernel from a text file (square, odd side <= 127)", false, "", "FILE", cmd);
+    TCLAP::ValueArg<int> gaussLength(
+      "", "gauss-length", "side of the gaussian (odd, 3 to 127) or box kernel (default 15)", false, 15, "N", cmd);
+    TCLAP::ValueArg<double> gaussSigma(
+      "", "gauss-sigma", "sigma of the gaussian kernel, >= 0.5 (default 5)", false, 5.0, "S", cmd);
+    TCLAP::SwitchArg general("", "general", "convolve with the general path even for a separable kernel", cmd, false);
+    TCLAP::SwitchArg cpu("", "cpu", "run the CPU path even when a GPU is present", cmd, false);
+    TCLAP::SwitchArg verbose("v", "verbose", "print sizes and timings", cmd, false);
+    TCLAP::UnlabeledValueArg<std::string> input(
+      "input", "input image (PPM/PGM, PNG, JPEG, TIFF, BMP, NRRD, MHA)", true, "", "input", cmd);
+    TCLAP::UnlabeledValueArg<std::string> output(
+      "output", "output image (format from the extension)", true, "", "output", cmd);
     cmd.setExceptionHandling(false); // errors reach the handlers below, reported as "error: ..."
     cmd.parse(argc, argv);
 

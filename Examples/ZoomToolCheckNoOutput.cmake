@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # Fails when a refused ZoomTool run left an output or a partial file in DIR.
 file(GLOB leftovers ${DIR}/x.* ${DIR}/*.partial*)
 if(leftovers)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Writes the zoom tool's test picture: an RGB image of the seed's size (640 x 426)
 // built from the examples' synthetic picture (edges of all orientations, rings, a
 // checkerboard), as binary PPM and as PNG.
@@ -24,8 +41,8 @@ main(int argc, char * argv[])
   try
   {
     itk::PNGImageIOFactory::RegisterOneFactory();
-    const unsigned int w = 640, h = 426;
-    auto               picture = cif_example::MakeTestPicture(w); // square; the rows of its middle band are used
+    const unsigned int  w = 640, h = 426;
+    auto                picture = cif_example::MakeTestPicture(w); // square; the rows of its middle band are used
     cif_example::Pixmap pixmap;
     pixmap.width = w;
     pixmap.height = h;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifExampleImages_h
 #define cifExampleImages_h
 
@@ -31,13 +48,13 @@ MakeTestPicture(unsigned int n)
     double       v = 0.0;
     if (r < radius)
     {
-      v = 128.0 + 60.0 * std::cos(r * 0.35);                                   // rings
+      v = 128.0 + 60.0 * std::cos(r * 0.35); // rings
       if (x > 0 && y > 0)
       {
         v = ((static_cast<int>(x / 6) + static_cast<int>(y / 6)) % 2) ? 220.0 : 40.0; // checkerboard
       }
       v += 40.0 * std::exp(-((x + 0.2 * n) * (x + 0.2 * n) + (y - 0.15 * n) * (y - 0.15 * n)) / (0.01 * n * n));
-      v *= std::min(1.0, (radius - r) / 3.0);                                  // soft edge of the disc
+      v *= std::min(1.0, (radius - r) / 3.0); // soft edge of the disc
     }
     it.Set(static_cast<float>(std::clamp(v, 0.0, 255.0)));
   }
@@ -53,7 +70,8 @@ PSNRInDisc(const Image2D * test, const Image2D * reference, double fraction)
   const double c = 0.5 * (size[0] - 1), radius = fraction * size[0];
   double       sum = 0;
   std::size_t  count = 0;
-  for (itk::ImageRegionConstIteratorWithIndex<Image2D> it(reference, reference->GetBufferedRegion()); !it.IsAtEnd(); ++it)
+  for (itk::ImageRegionConstIteratorWithIndex<Image2D> it(reference, reference->GetBufferedRegion()); !it.IsAtEnd();
+       ++it)
   {
     const double x = it.GetIndex()[0] - c, y = it.GetIndex()[1] - c;
     if (x * x + y * y < radius * radius)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // BSplineDisplacementFieldCLI: a 3D Slicer CLI module around
 // TransformToDisplacementFieldGPUFilter. Evaluates a transform from a file ITK reads
 // (.tfm/.txt, .h5, .mat: B-spline, affine family, displacement field, composite) or an
@@ -25,7 +42,8 @@ cif::ModuleDeclaration
 Declare()
 {
   auto module = cif::DeclareModule(
-    "Registration.GPU", "B-spline Displacement Field (GPU)",
+    "Registration.GPU",
+    "B-spline Displacement Field (GPU)",
     "Evaluates a transform (B-spline, affine family, displacement field, or a composite of these) at every voxel of a "
     "reference volume's grid and writes the dense displacement field T(p) - p as a vector volume on that grid, on the "
     "GPU (CPU when there is none), matching ITK's TransformToDisplacementFieldFilter: the B-spline deformation field "
@@ -35,7 +53,9 @@ Declare()
     "Dense displacement field of a transform");
   auto & parameters = module.Group("Parameters", "The transform to evaluate.");
   parameters
-    .Transform("transform", "bspline", "Transform",
+    .Transform("transform",
+               "bspline",
+               "Transform",
                "The transform to evaluate: a B-spline transform (as elastic registration produces), any transform "
                "ITK reads (affine family, displacement field, composite), or an elastix transform parameter file "
                "(TransformParameters.0.txt, with the chain of initial transforms it names).")
@@ -44,11 +64,15 @@ Declare()
   cif::AddForceCPU(parameters);
   cif::AddOutputs(module);
   auto & io = module.Group("IO", "The grid and the field.");
-  io.Image("referenceVolume", "any", "Reference volume",
+  io.Image("referenceVolume",
+           "any",
+           "Reference volume",
            "The grid (origin, spacing, direction, size) the field is evaluated on; its voxels are not read. When "
            "none is given, the grid the elastix transform file names (its Size, Index, Spacing, Origin, Direction); "
            "an ITK transform file names none, so it needs one.");
-  io.Image("outputField", "vector", "Displacement field",
+  io.Image("outputField",
+           "vector",
+           "Displacement field",
            "T(p) - p at every voxel of the grid, one float component per axis.")
     .Output()
     .Index(0);
@@ -92,8 +116,12 @@ EvaluateField(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
     filter->SetOutputDirection(grid.Direction);
     filter->SetUseReferenceImage(false);
   }
-  cif::RunAndWrite(run, filter.GetPointer(), arguments.String("outputField"), 0.1,
-                   "Evaluating the transform at every voxel", transform->GetNameOfClass());
+  cif::RunAndWrite(run,
+                   filter.GetPointer(),
+                   arguments.String("outputField"),
+                   0.1,
+                   "Evaluating the transform at every voxel",
+                   transform->GetNameOfClass());
 }
 
 void

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // CubicResampleCLI: a 3D Slicer CLI module around CubicResampleGPUImageFilter.
 // Reads a 2-D or 3-D volume in any format ITK reads (scalar, RGB or vector pixels;
 // vectors are resampled per component), resamples it with cubic B-spline
@@ -32,7 +49,8 @@ cif::ModuleDeclaration
 Declare()
 {
   auto module = cif::DeclareModule(
-    "Registration.GPU", "Cubic Resample (GPU)",
+    "Registration.GPU",
+    "Cubic Resample (GPU)",
     "Resamples a volume (scalar, RGB or vector pixels) through a transform with prefiltered cubic B-spline "
     "interpolation on the GPU (CPU when there is none), matching ITK's ResampleImageFilter with a cubic "
     "BSplineInterpolateImageFunction. The output keeps the input's pixel type; vector pixels are resampled per "
@@ -40,27 +58,35 @@ Declare()
     "Cubic B-spline resampling through a transform");
   auto & parameters = module.Group("Parameters", "The transform and the output grid.");
   parameters
-    .Transform("transform", "nonlinear", "Transform",
+    .Transform("transform",
+               "nonlinear",
+               "Transform",
                "Maps output points to input points, as ITK's resampler applies it (identity when none is given): any "
                "transform ITK reads (affine family, B-spline, displacement field, composite), or an elastix transform "
                "parameter file (TransformParameters.0.txt, with the chain of initial transforms it names), applied "
                "as transformix applies it.")
     .FileExtensions(cif::kTransformFileExtensions);
-  parameters.Image("referenceVolume", "any", "Reference volume",
+  parameters.Image("referenceVolume",
+                   "any",
+                   "Reference volume",
                    "The output grid (origin, spacing, direction, size). When none is given: the grid an elastix "
                    "transform file names (its Size, Index, Spacing, Origin, Direction), else the input's own.");
-  parameters.Double("defaultValue", "Default value",
+  parameters.Double("defaultValue",
+                    "Default value",
                     "The value of output voxels that map outside the input. When it is not given on the command "
                     "line, an elastix transform file's DefaultPixelValue (0 when the file has none).",
                     0);
-  parameters.Boolean("texture", "Texture-accelerated",
+  parameters.Boolean("texture",
+                     "Texture-accelerated",
                      "Hardware-interpolated texture mode (float volumes): faster on some GPUs, 8-bit interpolation "
                      "weights (see Modules/Resample/README.md for its measured error).");
   cif::AddForceCPU(parameters);
   cif::AddOutputs(module);
   auto & io = module.Group("IO", "Input and output volumes.");
   io.Image("inputVolume", "any", "Input volume", "The volume to resample.").Index(0);
-  io.Image("outputVolume", "any", "Resampled volume",
+  io.Image("outputVolume",
+           "any",
+           "Resampled volume",
            "The input resampled onto the reference grid, in the input's pixel type.")
     .Output()
     .Index(1);
@@ -118,8 +144,12 @@ Resample(const cif::ModuleArguments & arguments, unsigned int components, cif::M
     filter->SetUseTextureInterpolation(arguments.Boolean("texture"));
     return filter;
   };
-  cif::FilterVolume<TImage>(run, arguments.String("inputVolume"), arguments.String("outputVolume"), "Resampling",
-                            resample, transform->GetNameOfClass());
+  cif::FilterVolume<TImage>(run,
+                            arguments.String("inputVolume"),
+                            arguments.String("outputVolume"),
+                            "Resampling",
+                            resample,
+                            transform->GetNameOfClass());
 }
 
 void
@@ -133,9 +163,8 @@ Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
     throw std::runtime_error("the reference volume and the input differ in dimension");
   }
   // The output keeps the input's pixel type (cast as ITK casts: clamp, truncate).
-  cif::ForVolumeType(*io, [&](auto image) {
-    Resample<typename decltype(image)::type>(arguments, io->GetNumberOfComponents(), run);
-  });
+  cif::ForVolumeType(
+    *io, [&](auto image) { Resample<typename decltype(image)::type>(arguments, io->GetNumberOfComponents(), run); });
 }
 } // namespace
 

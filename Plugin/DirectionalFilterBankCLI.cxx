@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // DirectionalFilterBankCLI: a 3D Slicer CLI module around the Bamberger-Smith
 // directional filter bank (DirectionalFilterBankGPUImageFilter and its synthesis).
 // Three modes on 2-D images (or 3-D volumes of one slice, as Slicer holds 2-D
@@ -88,53 +105,67 @@ cif::ModuleDeclaration
 Declare()
 {
   auto module = cif::DeclareModule(
-    "Filtering.GPU", "Directional Filter Bank (GPU)",
+    "Filtering.GPU",
+    "Directional Filter Bank (GPU)",
     "The Bamberger-Smith directional filter bank on 2-D images (or volumes of one slice), on the GPU (CPU when there "
     "is none): decompose an image into 2^levels directional subbands (one file each in a folder), reconstruct it from "
     "them (perfect reconstruction), or denoise it by thresholding its directional subbands at a multiple of the noise "
     "level estimated from the data.",
     "Directional filter bank");
   auto & bank = module.Group("Filter bank", "What to do, and the bank's shape.");
-  bank.Enumeration("mode", "Mode",
+  bank.Enumeration("mode",
+                   "Mode",
                    "denoise: input volume to output volume; decompose: input volume to subband files in the subband "
                    "folder; reconstruct: subband files of the subband folder to output volume.",
-                   "denoise", { "denoise", "decompose", "reconstruct" });
+                   "denoise",
+                   { "denoise", "decompose", "reconstruct" });
   bank
-    .Integer("levels", "Levels",
-             "Tree levels n: 2^n directional subbands. The image's width and height must be multiples of 2^(n-1).", 3)
+    .Integer("levels",
+             "Levels",
+             "Tree levels n: 2^n directional subbands. The image's width and height must be multiples of 2^(n-1).",
+             3)
     .Range(1, 5, 1)
     .Enforced();
-  bank.Enumeration("filters", "Filters",
-                   "The 2-band stages' filters: PKVA ladder filters, or the QMF filters of the seed thesis.", "qmf16",
+  bank.Enumeration("filters",
+                   "Filters",
+                   "The 2-band stages' filters: PKVA ladder filters, or the QMF filters of the seed thesis.",
+                   "qmf16",
                    { "ladder-pkva12", "ladder-pkva8", "ladder-pkva6", "qmf8", "qmf16" });
-  bank.Directory("subbandDirectory", "Subband folder",
+  bank.Directory("subbandDirectory",
+                 "Subband folder",
                  "Where decompose writes the subbands (subband_00.nrrd, ...) and reconstruct reads them.");
   cif::AddForceCPU(bank);
   auto & denoising = module.Group("Denoising", "Settings of the denoise mode.");
   denoising
-    .Double("threshold", "Threshold factor",
+    .Double("threshold",
+            "Threshold factor",
             "Subband coefficients below this many noise sigmas (times the bank's noise gain into the subband) are set "
             "to zero.",
             3)
     .Range(0, 10, 0.1);
   denoising
-    .Integer("shifts", "Cycle-spinning shifts",
-             "Circular shifts of the image whose denoised estimates are averaged (1: none).", 8)
+    .Integer("shifts",
+             "Cycle-spinning shifts",
+             "Circular shifts of the image whose denoised estimates are averaged (1: none).",
+             8)
     .Range(1, 64, 1);
   denoising
-    .Double("scaleSplit", "Scale split (pixels)",
+    .Double("scaleSplit",
+            "Scale split (pixels)",
             "Width of the Gaussian that splits the image into a coarse and a fine scale, each thresholded on its own "
             "(0: no split).",
             1)
     .Range(0, 8, 0.25);
   auto & outputs = cif::AddOutputs(module);
-  outputs.Returned("double", "noiseSigma", "Estimated noise sigma",
+  outputs.Returned("double",
+                   "noiseSigma",
+                   "Estimated noise sigma",
                    "The noise level the denoise mode estimated from the image (median absolute finest diagonal Haar "
                    "detail / 0.6745); 0 in the other modes.");
   outputs.Returned("integer", "subbandCount", "Subbands", "The number of directional subbands (2^levels).");
   auto & io = module.Group("IO", "Input and output images.");
-  io.Image("inputVolume", "scalar", "Input image",
-           "The image to decompose or denoise (2-D, or a volume of one slice).");
+  io.Image(
+    "inputVolume", "scalar", "Input image", "The image to decompose or denoise (2-D, or a volume of one slice).");
   io.Image("outputVolume", "scalar", "Output image", "The reconstructed or denoised image (float).").Output();
   return module;
 }
@@ -146,7 +177,7 @@ Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
   const std::string subbands = arguments.String("subbandDirectory");
   const std::string input = arguments.String("inputVolume");
   const std::string output = arguments.String("outputVolume");
-  Settings s;
+  Settings          s;
   if (arguments.Integer("shifts") < 1 || !(arguments.Double("threshold") >= 0) ||
       !(arguments.Double("scaleSplit") >= 0))
   {

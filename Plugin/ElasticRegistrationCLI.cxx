@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // ElasticRegistrationCLI: a 3D Slicer CLI module around the module's elastic
 // registration (cif::ElasticRegistration, cifElasticRegistration.h: ITK's
 // ImageRegistrationMethodv4 with the GPU twins of its v4 metrics). Registers a moving
@@ -46,32 +63,39 @@ cif::ModuleDeclaration
 Declare()
 {
   auto module = cif::DeclareModule(
-    "Registration.GPU", "Elastic Registration (GPU)",
+    "Registration.GPU",
+    "Elastic Registration (GPU)",
     "Registers a moving scalar volume to a fixed one: a rigid or affine stage, a cubic B-spline (elastic) stage on "
     "top of it, or both, through ITK's ImageRegistrationMethodv4 over a multi-resolution schedule (level l of L "
     "shrinks both volumes by 2^(L-1-l) and smooths them by L-1-l voxels; the B-spline grid doubles per level), with "
-    "the metric (mean squares, Mattes mutual information or normalized correlation) evaluated on the GPU (CPU when there is none). Writes "
+    "the metric (mean squares, Mattes mutual information or normalized correlation) evaluated on the GPU (CPU when "
+    "there is none). Writes "
     "the transform, which maps fixed points into the moving volume (ITK's convention: a composite of the linear and "
     "the B-spline stage, the B-spline applied first), and the moving volume resampled onto the fixed grid with "
     "cubic B-spline interpolation.",
     "Elastic (B-spline) registration with the metric on the GPU");
   auto & registration = module.Group("Registration", "The stages, the metric and the schedule.");
-  registration.Enumeration("stages", "Stages",
+  registration.Enumeration("stages",
+                           "Stages",
                            "The stages run in order: a linear one (rigid: rotation and translation; affine), a cubic "
                            "B-spline one, or a linear stage then a B-spline stage on top of it.",
-                           kStages[0], { kStages[0], kStages[1], kStages[2], kStages[3], kStages[4] });
-  registration.Enumeration("metric", "Metric",
+                           kStages[0],
+                           { kStages[0], kStages[1], kStages[2], kStages[3], kStages[4] });
+  registration.Enumeration("metric",
+                           "Metric",
                            "MattesMI: Mattes mutual information (any intensity relation, e.g. two modalities); "
                            "MeanSquares: the mean squared difference (the same modality, the same intensities); "
                            "Correlation: normalized cross correlation (the same modality, intensities related "
                            "linearly).",
-                           "MattesMI", { "MattesMI", "MeanSquares", "Correlation" });
+                           "MattesMI",
+                           { "MattesMI", "MeanSquares", "Correlation" });
   registration
     .Integer("histogramBins", "Histogram bins", "Mattes mutual information: the joint histogram's bins per axis.", 32)
     .Range(5, 256, 1)
     .Enforced();
   registration
-    .Double("gridSpacing", "B-spline grid spacing (mm)",
+    .Double("gridSpacing",
+            "B-spline grid spacing (mm)",
             "The B-spline control-point spacing at the last level, in physical units: the last level's mesh has "
             "floor(extent / spacing) cells per axis rounded down to a multiple of 2^(levels-1) (at least that), "
             "halved per coarser level, so the spacing reached is this or more.",
@@ -79,25 +103,29 @@ Declare()
     .Range(0.1, 1000, 1)
     .Enforced();
   registration.Integer("levels", "Levels", "Resolution levels (1: full resolution only).", 3).Range(1, 5, 1).Enforced();
-  registration.IntegerVector("iterations", "Iterations",
+  registration.IntegerVector("iterations",
+                             "Iterations",
                              "The most optimizer iterations per level: one number for every level, or one per level "
                              "(coarsest first). Default: 100 at every level.",
                              0);
-  registration.Enumeration("sampling", "Sampling",
+  registration.Enumeration("sampling",
+                           "Sampling",
                            "The fixed-volume points the metric evaluates: dense (every voxel of the level), random or "
                            "regular (samplingPercentage of them, drawn once per level), or randomEveryIteration "
                            "(pointsPerIteration new random points at every iteration, as elastix's "
                            "NewSamplesEveryIteration, with a stochastic gradient descent).",
-                           "dense", { "dense", "random", "regular", "randomEveryIteration" });
+                           "dense",
+                           { "dense", "random", "regular", "randomEveryIteration" });
   registration
-    .Integer("pointsPerIteration", "Points per iteration",
+    .Integer("pointsPerIteration",
+             "Points per iteration",
              "randomEveryIteration: the random points drawn at every iteration (elastix's NumberOfSpatialSamples).",
              2048)
     .Range(16, 16777216, 1)
     .Enforced();
   registration
-    .Double("samplingPercentage", "Sampling fraction", "random, regular: the fraction of the voxels evaluated (0 to 1].",
-            0.1)
+    .Double(
+      "samplingPercentage", "Sampling fraction", "random, regular: the fraction of the voxels evaluated (0 to 1].", 0.1)
     .Range(1e-6, 1, 0.01)
     .Enforced();
   registration.Integer("seed", "Random seed", "The seed of random sampling (the same seed, the same points).", 121212)
@@ -106,32 +134,45 @@ Declare()
   cif::AddForceCPU(registration);
 
   auto & masks = module.Group("Masks", "Where the metric looks (nonzero voxels inside).");
-  masks.Image("fixedMask", "label", "Fixed mask",
+  masks.Image("fixedMask",
+              "label",
+              "Fixed mask",
               "Only fixed points inside it are evaluated (a volume on any grid; nonzero is inside).");
   masks.Image("movingMask", "label", "Moving mask", "Only points that map inside it are evaluated.");
 
   auto & outputs = cif::AddOutputs(module);
-  outputs.Returned("double", "finalMetricValue", "Final metric value",
+  outputs.Returned("double",
+                   "finalMetricValue",
+                   "Final metric value",
                    "The last stage's metric at its last iteration, at full resolution (lower is better: Mattes is "
                    "the negative mutual information, Correlation the negative squared correlation).");
-  outputs.Returned("string", "iterationsPerLevel", "Iterations per level",
-                   "The iterations each stage ran at each level, coarsest first: \"affine 12,8,5; B-spline 20,20,14\".");
+  outputs.Returned(
+    "string",
+    "iterationsPerLevel",
+    "Iterations per level",
+    "The iterations each stage ran at each level, coarsest first: \"affine 12,8,5; B-spline 20,20,14\".");
 
   auto & io = module.Group("IO", "Input volumes and outputs.");
   io.Image("fixedVolume", "scalar", "Fixed volume", "The volume that stays: the output grid.").Index(0);
   io.Image("movingVolume", "scalar", "Moving volume", "The volume registered onto the fixed one.").Index(1);
-  io.Transform("outputTransform", "nonlinear", "Output transform",
+  io.Transform("outputTransform",
+               "nonlinear",
+               "Output transform",
                "Every stage's result as one ITK CompositeTransform (.h5 or .tfm; the B-spline applied first, then the "
                "linear stage): maps fixed points into the moving volume, as CubicResampleCLI applies it.")
     .Attribute("reference", "movingVolume")
     .FileExtensions(".h5,.hdf5,.tfm,.txt")
     .Output();
-  io.Transform("linearTransform", "linear", "Linear transform",
+  io.Transform("linearTransform",
+               "linear",
+               "Linear transform",
                "The rigid or affine stage's result alone (the stages must have one).")
     .Attribute("reference", "movingVolume")
     .FileExtensions(".h5,.hdf5,.tfm,.txt,.mat")
     .Output();
-  io.Image("outputVolume", "scalar", "Registered volume",
+  io.Image("outputVolume",
+           "scalar",
+           "Registered volume",
            "The moving volume resampled onto the fixed grid through the transform (cubic B-spline, float; 0 outside "
            "the moving volume).")
     .Attribute("reference", "movingVolume")
@@ -292,14 +333,16 @@ ReadMask(cif::ModuleRun & run, const std::string & path, double start, double en
 
 template <unsigned int D>
 void
-Register(const cif::ModuleArguments & arguments, const cif::ElasticRegistrationSettings & settings,
-         cif::ModuleRun & run)
+Register(const cif::ModuleArguments &             arguments,
+         const cif::ElasticRegistrationSettings & settings,
+         cif::ModuleRun &                         run)
 {
   using Image = itk::Image<float, D>;
   using Registration = cif::ElasticRegistration<Image>;
   auto & progress = run.Progress();
 
-  const auto fixed = cif::ReadWatched<Image>(run, arguments.String("fixedVolume"), 0.0, 0.03, "Reading the fixed volume");
+  const auto fixed =
+    cif::ReadWatched<Image>(run, arguments.String("fixedVolume"), 0.0, 0.03, "Reading the fixed volume");
   const auto moving =
     cif::ReadWatched<Image>(run, arguments.String("movingVolume"), 0.03, 0.06, "Reading the moving volume");
   Registration registration(fixed, moving, settings);
@@ -318,15 +361,16 @@ Register(const cif::ModuleArguments & arguments, const cif::ElasticRegistrationS
   constexpr double start = 0.07, span = 0.8;
   progress.BeginStage(start, "Registering");
   registration.SetObserver([&](const cif::RegistrationIterationReport & r) {
-    const std::string where = r.stage + " level " + std::to_string(r.level + 1) + "/" + std::to_string(r.numberOfLevels);
+    const std::string where =
+      r.stage + " level " + std::to_string(r.level + 1) + "/" + std::to_string(r.numberOfLevels);
     if (r.levelEnded)
     {
       std::cout << where << ": metric " << r.metricValue << " after " << r.iteration << " iterations, "
                 << r.levelSeconds << " s (" << cif::MetricExecutionPath<Image>(r.metric) << ")" << std::endl;
       return;
     }
-    const double level = (r.level + std::min(1.0, static_cast<double>(r.iteration) / r.maximumIterations)) /
-                         r.numberOfLevels;
+    const double level =
+      (r.level + std::min(1.0, static_cast<double>(r.iteration) / r.maximumIterations)) / r.numberOfLevels;
     std::ostringstream message;
     message << where << ", iteration " << r.iteration << ": metric " << r.metricValue;
     progress.Report(start + span * (r.stageIndex + level) / r.numberOfStages, level, message.str());
@@ -396,7 +440,8 @@ Register(const cif::ModuleArguments & arguments, const cif::ElasticRegistrationS
     }
   }
   run.Wrote(arguments.String("outputVolume").empty() ? std::string("the transform") : arguments.String("outputVolume"),
-            path, paths.str() + "; final metric " + std::to_string(registration.GetFinalMetricValue()));
+            path,
+            paths.str() + "; final metric " + std::to_string(registration.GetFinalMetricValue()));
 }
 
 /** A volume the module registers: one scalar component, of \a dimension if given. */

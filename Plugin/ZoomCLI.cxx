@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // ZoomCLI: a 3D Slicer CLI module around ZoomGPUImageFilter, the upscaling seed's
 // workflow: a cut-out (centre and size in voxels of the first two axes) enlarged by a
 // zoom factor (cubic B-spline, linear or nearest), optionally enhanced with a kernel
@@ -38,8 +55,8 @@ template <typename TPlane>
 typename TPlane::Pointer
 ZoomPlane(const TPlane * plane, const Options & o, itk::CudaExecutionPath & path)
 {
-  auto       zoom = itk::ZoomGPUImageFilter<TPlane>::New();
-  const auto imageSize = plane->GetLargestPossibleRegion().GetSize();
+  auto                       zoom = itk::ZoomGPUImageFilter<TPlane>::New();
+  const auto                 imageSize = plane->GetLargestPossibleRegion().GetSize();
   typename TPlane::IndexType center;
   typename TPlane::SizeType  size;
   for (unsigned int a = 0; a < 2; ++a)
@@ -93,9 +110,9 @@ ZoomSlices(const Options & o, cif::ModuleRun & run)
 {
   using Volume = itk::Image<TPixel, 3>;
   using Plane = itk::Image<TPixel, 2>;
-  const auto     input = cif::ReadWatched<Volume>(run, o.input, 0.0, 0.2);
-  const auto     size = input->GetLargestPossibleRegion().GetSize();
-  const auto     planePixels = static_cast<std::size_t>(size[0] * size[1]);
+  const auto input = cif::ReadWatched<Volume>(run, o.input, 0.0, 0.2);
+  const auto size = input->GetLargestPossibleRegion().GetSize();
+  const auto planePixels = static_cast<std::size_t>(size[0] * size[1]);
 
   // each plane in its own index frame scaled by the spacing: origin 0, no rotation
   auto plane = Plane::New();
@@ -172,28 +189,37 @@ cif::ModuleDeclaration
 Declare()
 {
   auto module = cif::DeclareModule(
-    "Filtering.GPU", "Zoom (GPU)",
+    "Filtering.GPU",
+    "Zoom (GPU)",
     "Cuts a region out of an image, enlarges it by a zoom factor (cubic B-spline, linear or nearest-neighbour "
     "interpolation) and optionally enhances it with a kernel, on the GPU (CPU when there is none): the upscaling "
     "seed's workflow. A 3-D volume is zoomed slice by slice within the plane of its first two axes. Gray, RGB and RGBA "
     "pixels; 8-bit images stay 8-bit, other types become float. The output overlays the cut-out in physical space.",
     "Cut-out, zoom and enhancement");
   auto & zoom = module.Group("Zoom", "The cut-out and the enlargement.");
-  zoom.IntegerVector("center", "Cut-out centre (voxels)",
+  zoom.IntegerVector("center",
+                     "Cut-out centre (voxels)",
                      "Centre of the cut-out as column,row indices of the first two axes; the image's centre when not "
                      "given.",
                      2);
-  zoom.IntegerVector("size", "Cut-out size (voxels)",
+  zoom.IntegerVector("size",
+                     "Cut-out size (voxels)",
                      "Width,height of the cut-out; the whole plane when not given. The cut-out must lie inside the "
                      "image.",
                      2);
   zoom.Double("zoom", "Zoom factor", "Enlargement, at least 1 (need not be an integer).", 2).Range(1, 64, 0.5);
-  zoom.Enumeration("interpolation", "Interpolation",
-                   "cubic (B-spline, as ITK's BSplineInterpolateImageFunction), linear, or nearest (pixel replication).",
-                   "cubic", { "cubic", "linear", "nearest" });
+  zoom.Enumeration(
+    "interpolation",
+    "Interpolation",
+    "cubic (B-spline, as ITK's BSplineInterpolateImageFunction), linear, or nearest (pixel replication).",
+    "cubic",
+    { "cubic", "linear", "nearest" });
   auto & enhancement = module.Group("Enhancement", "An optional convolution of the zoomed cut-out.");
   enhancement.Enumeration(
-    "enhancement", "Enhancement kernel", "A kernel preset applied after zooming, or none.", "none",
+    "enhancement",
+    "Enhancement kernel",
+    "A kernel preset applied after zooming, or none.",
+    "none",
     { "none", "gaussian", "box", "sharpen", "unsharp", "emboss", "edge", "ridge", "darken", "lighten" });
   enhancement.Integer("kernelSize", "Kernel size", "Side of the gaussian or box kernel (odd, 3 to 127).", 15)
     .Range(3, 127, 2);
@@ -225,8 +251,8 @@ Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
   {
     try
     {
-      o.kernel = cif::MakePresetKernel(enhancement, static_cast<int>(arguments.Integer("kernelSize")),
-                                       arguments.Double("sigma"));
+      o.kernel = cif::MakePresetKernel(
+        enhancement, static_cast<int>(arguments.Integer("kernelSize")), arguments.Double("sigma"));
     }
     catch (const cif::KernelError & e)
     {

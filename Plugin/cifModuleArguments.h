@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // A module's command line derived from its declaration (cifModuleDeclaration.h), as
 // GenerateCLP derives Slicer's parsers from their XML: one TCLAP argument per
 // declared parameter, with the declared flag, type, default, elements, requirement
@@ -51,8 +68,9 @@ public:
       this->Add(p);
     });
     // TCLAP fills unlabelled arguments in the order they were added
-    std::sort(positional.begin(), positional.end(),
-              [](const ModuleParameter * a, const ModuleParameter * b) { return a->Position() < b->Position(); });
+    std::sort(positional.begin(), positional.end(), [](const ModuleParameter * a, const ModuleParameter * b) {
+      return a->Position() < b->Position();
+    });
     for (const ModuleParameter * p : positional)
     {
       this->Add(*p);
@@ -167,33 +185,34 @@ public:
 private:
   struct BoundArgument
   {
-    const ModuleParameter *                           declaration = nullptr;
+    const ModuleParameter *                               declaration = nullptr;
     std::unique_ptr<TCLAP::ValuesConstraint<std::string>> constraint; // before the argument that points to it
-    std::unique_ptr<TCLAP::Arg>                       argument;
-    std::optional<std::vector<long>>                  integers; // an integer vector, parsed
+    std::unique_ptr<TCLAP::Arg>                           argument;
+    std::optional<std::vector<long>>                      integers; // an integer vector, parsed
   };
 
   template <typename T>
   static std::unique_ptr<TCLAP::Arg>
-  MakeValueArgument(const ModuleParameter & p, const T & defaultValue, const std::string & typeDescription,
-                    TCLAP::Constraint<T> * constraint)
+  MakeValueArgument(const ModuleParameter & p,
+                    const T &               defaultValue,
+                    const std::string &     typeDescription,
+                    TCLAP::Constraint<T> *  constraint)
   {
     if (p.Position() >= 0) // --help shows it as <name>: TCLAP prints no other name for it
     {
       if (constraint)
       {
-        return std::make_unique<TCLAP::UnlabeledValueArg<T>>(p.Name(), p.Description(), true, defaultValue,
-                                                             constraint);
+        return std::make_unique<TCLAP::UnlabeledValueArg<T>>(p.Name(), p.Description(), true, defaultValue, constraint);
       }
       return std::make_unique<TCLAP::UnlabeledValueArg<T>>(p.Name(), p.Description(), true, defaultValue, p.Name());
     }
     if (constraint)
     {
-      return std::make_unique<TCLAP::ValueArg<T>>(p.ShortFlag(), p.Longflag(), p.Description(), p.IsRequired(),
-                                                  defaultValue, constraint);
+      return std::make_unique<TCLAP::ValueArg<T>>(
+        p.ShortFlag(), p.Longflag(), p.Description(), p.IsRequired(), defaultValue, constraint);
     }
-    return std::make_unique<TCLAP::ValueArg<T>>(p.ShortFlag(), p.Longflag(), p.Description(), p.IsRequired(),
-                                                defaultValue, typeDescription);
+    return std::make_unique<TCLAP::ValueArg<T>>(
+      p.ShortFlag(), p.Longflag(), p.Description(), p.IsRequired(), defaultValue, typeDescription);
   }
 
   void
@@ -229,8 +248,8 @@ private:
         {
           bound.constraint = std::make_unique<TCLAP::ValuesConstraint<std::string>>(p.Elements());
         }
-        bound.argument = MakeValueArgument<std::string>(p, p.Default(), p.IsFileLike() ? "path" : "text",
-                                                        bound.constraint.get());
+        bound.argument =
+          MakeValueArgument<std::string>(p, p.Default(), p.IsFileLike() ? "path" : "text", bound.constraint.get());
         break;
       }
       case ModuleParameter::Value::None:

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // A CLI module's parameters, declared once: each parameter's name, flags, type,
 // channel, label, description, default, constraints or elements and index, in its
 // group. Both faces of the module come from this one declaration, as Slicer's
@@ -35,12 +52,12 @@ public:
   /** How the command line holds the value. */
   enum class Value
   {
-    Switch,        // boolean: present or not
-    Integer,       // long
-    Real,          // double
-    Text,          // string, string-enumeration and every file-like parameter
-    IntegerList,   // integer-vector: "12,34"
-    None           // a returned parameter: not on the command line
+    Switch,      // boolean: present or not
+    Integer,     // long
+    Real,        // double
+    Text,        // string, string-enumeration and every file-like parameter
+    IntegerList, // integer-vector: "12,34"
+    None         // a returned parameter: not on the command line
   };
 
   ModuleParameter(std::string element, Value value, std::string name, std::string label, std::string description)
@@ -356,21 +373,24 @@ public:
   ModuleParameter &
   Integer(const std::string & name, const std::string & label, const std::string & description, long defaultValue)
   {
-    return this->Add("integer", ModuleParameter::Value::Integer, name, label, description,
-                     std::to_string(defaultValue));
+    return this->Add(
+      "integer", ModuleParameter::Value::Integer, name, label, description, std::to_string(defaultValue));
   }
 
   ModuleParameter &
   Double(const std::string & name, const std::string & label, const std::string & description, double defaultValue)
   {
-    return this->Add("double", ModuleParameter::Value::Real, name, label, description,
-                     ModuleParameter::Number(defaultValue));
+    return this->Add(
+      "double", ModuleParameter::Value::Real, name, label, description, ModuleParameter::Number(defaultValue));
   }
 
   /** One of \a elements (the command line refuses others), \a defaultValue among them. */
   ModuleParameter &
-  Enumeration(const std::string & name, const std::string & label, const std::string & description,
-              const std::string & defaultValue, std::initializer_list<std::string> elements)
+  Enumeration(const std::string &                name,
+              const std::string &                label,
+              const std::string &                description,
+              const std::string &                defaultValue,
+              std::initializer_list<std::string> elements)
   {
     auto & p = this->Add("string-enumeration", ModuleParameter::Value::Text, name, label, description, defaultValue);
     p.m_Elements = elements;
@@ -380,8 +400,10 @@ public:
   /** \a length comma-separated integers ("12,34"; \a length 0: any number of them,
    * at least one); none when not given. */
   ModuleParameter &
-  IntegerVector(const std::string & name, const std::string & label, const std::string & description,
-                std::size_t length)
+  IntegerVector(const std::string & name,
+                const std::string & label,
+                const std::string & description,
+                std::size_t         length)
   {
     auto & p = this->Add("integer-vector", ModuleParameter::Value::IntegerList, name, label, description, "");
     p.m_Length = length;
@@ -397,7 +419,9 @@ public:
 
   /** A transform file of Slicer's \a type (linear, nonlinear, bspline). */
   ModuleParameter &
-  Transform(const std::string & name, const std::string & type, const std::string & label,
+  Transform(const std::string & name,
+            const std::string & type,
+            const std::string & label,
             const std::string & description)
   {
     return this->Add("transform", ModuleParameter::Value::Text, name, label, description, "").Attribute("type", type);
@@ -419,7 +443,9 @@ public:
    * returns through the return file (ModuleRun::SetReturnParameter): no flag, channel
    * output. */
   ModuleParameter &
-  Returned(const std::string & element, const std::string & name, const std::string & label,
+  Returned(const std::string & element,
+           const std::string & name,
+           const std::string & label,
            const std::string & description)
   {
     return this->Add(element, ModuleParameter::Value::None, name, label, description, "").Output();
@@ -453,8 +479,12 @@ public:
 
 private:
   ModuleParameter &
-  Add(const std::string & element, ModuleParameter::Value value, const std::string & name, const std::string & label,
-      const std::string & description, const std::string & defaultValue)
+  Add(const std::string &    element,
+      ModuleParameter::Value value,
+      const std::string &    name,
+      const std::string &    label,
+      const std::string &    description,
+      const std::string &    defaultValue)
   {
     m_Parameters.emplace_back(element, value, name, label, description);
     m_Parameters.back().m_Default = defaultValue;

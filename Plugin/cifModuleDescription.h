@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // What every module of the set declares alike, so that it is declared once for all
 // of them: the provenance elements (version, documentation address, license,
 // contributor, acknowledgements), the Force CPU switch, and the Outputs group that
@@ -21,7 +38,9 @@ constexpr const char * ExecutionPathParameterName = "executionPath";
 /** A module of the set: its own category, title, description and one-line summary
  * (the comment its progress reports), with the set's provenance. */
 inline ModuleDeclaration
-DeclareModule(const std::string & category, const std::string & title, const std::string & description,
+DeclareModule(const std::string & category,
+              const std::string & title,
+              const std::string & description,
               const std::string & summary)
 {
   ModuleDeclaration module(category, title, description, summary);
@@ -49,7 +68,9 @@ AddOutputs(ModuleDeclaration & module)
 {
   auto & outputs = module.Group("Outputs", "What the run reports.");
   outputs
-    .Returned("string", ExecutionPathParameterName, "Execution path",
+    .Returned("string",
+              ExecutionPathParameterName,
+              "Execution path",
               "Which code computed the result: GPU, CPU (the same arithmetic on the host) or ITK (ITK's own filter, "
               "for cases the module's code does not cover).")
     .Last();

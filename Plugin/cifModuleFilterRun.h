@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The run body the filtering modules share: read a volume with a watched reader, run
 // the module's filter watched, write its output atomically and report which code ran
 // (executionPath). A module keeps only what is its own, the filter it builds; its
@@ -18,7 +35,10 @@ namespace cif
  * span [start, end] of the run's with \a message. Stops if the host aborted. */
 template <typename TImage>
 typename TImage::Pointer
-ReadWatched(ModuleRun & run, const std::string & path, double start, double end,
+ReadWatched(ModuleRun &         run,
+            const std::string & path,
+            double              start,
+            double              end,
             const std::string & message = "Reading the input volume")
 {
   auto reader = itk::ImageFileReader<TImage>::New();
@@ -37,7 +57,11 @@ ReadWatched(ModuleRun & run, const std::string & path, double start, double end,
  * and "wrote OUTPUT (PATH, DETAIL)" on stdout). */
 template <typename TFilter>
 void
-RunAndWrite(ModuleRun & run, TFilter * filter, const std::string & output, double start, const std::string & message,
+RunAndWrite(ModuleRun &         run,
+            TFilter *           filter,
+            const std::string & output,
+            double              start,
+            const std::string & message,
             const std::string & detail = "")
 {
   filter->SetUseGPU(run.UseGPU());
@@ -55,8 +79,12 @@ RunAndWrite(ModuleRun & run, TFilter * filter, const std::string & output, doubl
  * (see RunAndWrite). */
 template <typename TImage, typename TMakeFilter>
 void
-FilterVolume(ModuleRun & run, const std::string & input, const std::string & output, const std::string & message,
-             TMakeFilter && makeFilter, const std::string & detail = "")
+FilterVolume(ModuleRun &         run,
+             const std::string & input,
+             const std::string & output,
+             const std::string & message,
+             TMakeFilter &&      makeFilter,
+             const std::string & detail = "")
 {
   const typename TImage::Pointer image = ReadWatched<TImage>(run, input, 0.0, 0.2);
   const auto                     filter = makeFilter(image.GetPointer());

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // A CLI module run's progress, reported where 3D Slicer reads it, and the host's
 // request to stop.
 #ifndef cifModuleProgress_h
@@ -44,8 +61,10 @@ struct ModuleAborted : std::runtime_error
 class ModuleProgress
 {
 public:
-  ModuleProgress(std::string name, const std::string & comment, ModuleProcessInformation * host,
-                 std::ostream & out = std::cout)
+  ModuleProgress(std::string                name,
+                 const std::string &        comment,
+                 ModuleProcessInformation * host,
+                 std::ostream &             out = std::cout)
     : m_Name(std::move(name))
     , m_Host(host)
     , m_Out(out)
@@ -89,14 +108,15 @@ public:
   void
   Watch(itk::ProcessObject * filter, double start, double end, const std::string & message)
   {
-    const auto tag = filter->AddObserver(itk::ProgressEvent(), [this, filter, start, end, message](const itk::EventObject &) {
-      const double p = filter->GetProgress();
-      this->Report(start + p * (end - start), p, message);
-      if (this->AbortRequested())
-      {
-        filter->AbortGenerateDataOn();
-      }
-    });
+    const auto tag =
+      filter->AddObserver(itk::ProgressEvent(), [this, filter, start, end, message](const itk::EventObject &) {
+        const double p = filter->GetProgress();
+        this->Report(start + p * (end - start), p, message);
+        if (this->AbortRequested())
+        {
+          filter->AbortGenerateDataOn();
+        }
+      });
     m_Watched.push_back({ filter, tag });
   }
 

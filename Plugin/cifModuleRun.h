@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // One run of a CLI module, from its parsed command line to its end: its progress,
 // the path (GPU or CPU) it was asked for, and its return parameters.
 #ifndef cifModuleRun_h
@@ -34,8 +51,11 @@ namespace cif
 class ModuleRun
 {
 public:
-  ModuleRun(const ModuleArguments & arguments, int argc, char * argv[], const std::string & name,
-            const std::string & comment)
+  ModuleRun(const ModuleArguments & arguments,
+            int                     argc,
+            char *                  argv[],
+            const std::string &     name,
+            const std::string &     comment)
     : m_UseGPU(!(arguments.Has(ForceCPUParameterName) && arguments.Boolean(ForceCPUParameterName)))
   {
     const ModuleCommandLine & commandLine = arguments.CommandLine();
@@ -48,7 +68,7 @@ public:
       }
       std::cout << std::endl;
     }
-    const std::string & address = commandLine.processInformationAddress.getValue();
+    const std::string &        address = commandLine.processInformationAddress.getValue();
     ModuleProcessInformation * host = ProcessInformationAt(address);
     if (!address.empty() && host == nullptr)
     {

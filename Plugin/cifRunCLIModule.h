@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // What every CLI module's ModuleEntryPoint does around its own work: the --xml
 // description, the command line parsed from the module's declaration, the run's
 // progress and return parameters, and errors turned into a message and a status for
@@ -102,12 +119,12 @@ RunModule(int argc, char * argv[], const ModuleDeclaration & module, TExecute &&
  * A macro, since each module's library must define these C functions itself: each
  * keeps its own description (a static in a shared inline function is one symbol,
  * which a host loading two modules could merge). */
-#define CIF_DEFINE_CLI_MODULE(declare, execute)                                                                       \
-  char * GetXMLModuleDescription()                                                                                    \
-  {                                                                                                                   \
-    static std::string xml = declare().XML();                                                                         \
-    return xml.data();                                                                                                \
-  }                                                                                                                   \
+#define CIF_DEFINE_CLI_MODULE(declare, execute) \
+  char * GetXMLModuleDescription()              \
+  {                                             \
+    static std::string xml = declare().XML();   \
+    return xml.data();                          \
+  }                                             \
   int ModuleEntryPoint(int argc, char * argv[]) { return cif::RunModule(argc, argv, declare(), execute); }
 
 #endif

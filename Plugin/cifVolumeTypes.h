@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Which ITK image type holds a volume a module reads: chosen from the file's header,
 // so that a module's output keeps the input's component type and pixel kind.
 #ifndef cifVolumeTypes_h
@@ -39,7 +56,8 @@ FilledPixel(double value, unsigned int components, const std::string & what)
   itk::NumericTraits<typename TImage::PixelType>::SetLength(pixel, components);
   for (unsigned int c = 0; c < components; ++c)
   {
-    itk::DefaultConvertPixelTraits<typename TImage::PixelType>::SetNthComponent(c, pixel, static_cast<Component>(value));
+    itk::DefaultConvertPixelTraits<typename TImage::PixelType>::SetNthComponent(
+      c, pixel, static_cast<Component>(value));
   }
   return pixel;
 }

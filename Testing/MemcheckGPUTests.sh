@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # Runs compute-sanitizer's memcheck, with the leak check, over every GoogleTest binary
 # (*Tests) of a folder on a GPU machine, and fails on any error other than the
 # deliberate ones, which it counts per binary: out of memory (the tests that fill the

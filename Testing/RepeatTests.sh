@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # Hunts flaky tests: runs every GoogleTest binary (*Tests) of a folder N times in a row
 # (--gtest_repeat; each repeat draws fresh seeds, and a failing test prints its seed
 # through SCOPED_TRACE), then prints one line per binary and a total.

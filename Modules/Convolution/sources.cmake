@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # Convolution (GPU twin of itk::ConvolutionImageFilter) and the zoom/cut-out/enhance
 # workflow of the upscaling seed.
 set(cif_sources_cxx src/cifKernelPresets.cxx src/cifKernelFile.cxx src/cifKernelSeparability.cxx

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 set(cif_sources_cxx src/itkRegistrationGPUFactory.cxx)
 # One source per image instance (a CUDA module each: see src/cifMetricSumsKernels.cuh).
 set(cif_sources_cuda src/cifMetricSumsShared.cu src/cifMetricSums2DFloat.cu src/cifMetricSums2DDouble.cu

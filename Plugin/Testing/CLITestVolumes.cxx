@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Test data and checks for the CLI module tests (not part of the modules).
 //
 //   CLITestVolumes make DIR
@@ -12,8 +29,8 @@
 //       after an affine transform: elastix3d.0.txt, which elastix3d.txt names;
 //       DefaultPixelValue 7) and elastix2d.txt (a rotation; DefaultPixelValue 9)
 //   CLITestVolumes same-grid A B [--components N] [--component-type same|float]
-//       B has A's size, origin, spacing and direction (to 1e-6: NIfTI stores them in single precision), and A's number of
-//       components (or N) and component type (or float)
+//       B has A's size, origin, spacing and direction (to 1e-6: NIfTI stores them in single precision), and A's number
+//       of components (or N) and component type (or float)
 //   CLITestVolumes close A B TOLERANCE
 //       same grid and type, and every value of B within TOLERANCE of A's
 //   CLITestVolumes constant-field FIELD X,Y,Z TOLERANCE
@@ -100,7 +117,7 @@ WriteRandom(const std::string & path, typename TImage::SizeType size, unsigned i
   using Component = typename itk::NumericTraits<typename TImage::PixelType>::ValueType;
   std::uniform_real_distribution<double> value(low, high);
   auto *                                 data = reinterpret_cast<Component *>(image->GetBufferPointer());
-  const std::size_t count = image->GetBufferedRegion().GetNumberOfPixels() * components;
+  const std::size_t                      count = image->GetBufferedRegion().GetNumberOfPixels() * components;
   for (std::size_t i = 0; i < count; ++i)
   {
     data[i] = static_cast<Component>(value(rng));
@@ -132,8 +149,8 @@ WriteRegistrationPair(const std::string & dir, typename itk::Image<float, D>::Si
   blur->SetSigma(3.0);
   blur->Update();
   typename Image::Pointer moving = blur->GetOutput();
-  const auto [low, high] = std::minmax_element(moving->GetBufferPointer(),
-                                               moving->GetBufferPointer() + moving->GetBufferedRegion().GetNumberOfPixels());
+  const auto [low, high] = std::minmax_element(
+    moving->GetBufferPointer(), moving->GetBufferPointer() + moving->GetBufferedRegion().GetNumberOfPixels());
   const float lowest = *low, range = *high - *low;
   for (float *p = moving->GetBufferPointer(), *end = p + moving->GetBufferedRegion().GetNumberOfPixels(); p < end; ++p)
   {
@@ -205,8 +222,8 @@ Make(const std::string & dir)
 
   // a cubic B-spline deformation over scalar3d's physical extent
   using Transform = itk::BSplineTransform<double, 3, 3>;
-  auto   transform = Transform::New();
-  auto   grid = itk::Image<short, 3>::New();
+  auto transform = Transform::New();
+  auto grid = itk::Image<short, 3>::New();
   grid->SetRegions(itk::Size<3>{ { 24, 20, 12 } });
   SetGeometry<3>(grid);
   Transform::PhysicalDimensionsType extent;
@@ -220,7 +237,7 @@ Make(const std::string & dir)
   transform->SetTransformDomainDirection(grid->GetDirection());
   transform->SetTransformDomainPhysicalDimensions(extent);
   transform->SetTransformDomainMeshSize(mesh);
-  Transform::ParametersType parameters(transform->GetNumberOfParameters());
+  Transform::ParametersType              parameters(transform->GetNumberOfParameters());
   std::uniform_real_distribution<double> displacement(-2.0, 2.0);
   for (unsigned int i = 0; i < parameters.size(); ++i)
   {
@@ -234,8 +251,8 @@ Make(const std::string & dir)
 
   // elastix's layout: the affine transform applied first, then the B-spline (ITK's
   // composite applies the last one added first), on a grid larger than scalar3d's
-  auto affine = itk::AffineTransform<double, 3>::New();
-  auto matrix = affine->GetMatrix();
+  auto                                   affine = itk::AffineTransform<double, 3>::New();
+  auto                                   matrix = affine->GetMatrix();
   std::uniform_real_distribution<double> small(-0.05, 0.05);
   itk::Vector<double, 3>                 shift;
   for (unsigned int i = 0; i < 3; ++i)
@@ -293,7 +310,7 @@ Make(const std::string & dir)
 /** A volume of any type read as float components, with its information. */
 struct Volume
 {
-  itk::ImageIOBase::Pointer  io;
+  itk::ImageIOBase::Pointer           io;
   itk::VectorImage<float, 3>::Pointer image; // 2-D volumes are read with a third axis of 1
 };
 
@@ -315,7 +332,8 @@ SameGrid(const Volume & a, const Volume & b)
   bool same = a.io->GetNumberOfDimensions() == b.io->GetNumberOfDimensions();
   for (unsigned int d = 0; same && d < a.io->GetNumberOfDimensions(); ++d)
   {
-    same = a.io->GetDimensions(d) == b.io->GetDimensions(d) && std::abs(a.io->GetOrigin(d) - b.io->GetOrigin(d)) < 1e-6 &&
+    same = a.io->GetDimensions(d) == b.io->GetDimensions(d) &&
+           std::abs(a.io->GetOrigin(d) - b.io->GetOrigin(d)) < 1e-6 &&
            std::abs(a.io->GetSpacing(d) - b.io->GetSpacing(d)) < 1e-6;
     for (unsigned int e = 0; same && e < a.io->GetNumberOfDimensions(); ++e)
     {
@@ -324,8 +342,8 @@ SameGrid(const Volume & a, const Volume & b)
   }
   if (!same)
   {
-    std::cout << "grids differ: " << a.image->GetLargestPossibleRegion().GetSize() << " " << a.image->GetOrigin()
-              << " " << a.image->GetSpacing() << " vs " << b.image->GetLargestPossibleRegion().GetSize() << " "
+    std::cout << "grids differ: " << a.image->GetLargestPossibleRegion().GetSize() << " " << a.image->GetOrigin() << " "
+              << a.image->GetSpacing() << " vs " << b.image->GetLargestPossibleRegion().GetSize() << " "
               << b.image->GetOrigin() << " " << b.image->GetSpacing() << "\n";
   }
   return same;
@@ -382,11 +400,12 @@ CloseCommand(const std::string & pathA, const std::string & pathB, double tolera
 double
 InnerMeanSquares(const Volume & a, const Volume & b)
 {
-  const auto   size = a.image->GetLargestPossibleRegion().GetSize();
-  double       sum = 0.0;
-  std::size_t  count = 0;
+  const auto  size = a.image->GetLargestPossibleRegion().GetSize();
+  double      sum = 0.0;
+  std::size_t count = 0;
   for (itk::ImageRegionConstIteratorWithIndex<itk::VectorImage<float, 3>> it(a.image, a.image->GetBufferedRegion());
-       !it.IsAtEnd(); ++it)
+       !it.IsAtEnd();
+       ++it)
   {
     bool inner = true;
     for (unsigned int d = 0; d < 3; ++d)
@@ -405,8 +424,10 @@ InnerMeanSquares(const Volume & a, const Volume & b)
 }
 
 int
-CloserCommand(const std::string & fixedPath, const std::string & movingPath, const std::string & resultPath,
-              double ratio)
+CloserCommand(const std::string & fixedPath,
+              const std::string & movingPath,
+              const std::string & resultPath,
+              double              ratio)
 {
   const Volume fixed = Read(fixedPath), moving = Read(movingPath), result = Read(resultPath);
   if (!SameGrid(fixed, moving) || !SameGrid(fixed, result))
@@ -425,8 +446,8 @@ CloserCommand(const std::string & fixedPath, const std::string & movingPath, con
 int
 ConstantFieldCommand(const std::string & path, const std::string & vector, double tolerance)
 {
-  const Volume field = Read(path);
-  const auto   expected = cif::ParseIntegerList(vector, field.image->GetNumberOfComponentsPerPixel());
+  const Volume      field = Read(path);
+  const auto        expected = cif::ParseIntegerList(vector, field.image->GetNumberOfComponentsPerPixel());
   const std::size_t n = field.image->GetNumberOfComponentsPerPixel();
   double            worst = 0;
   for (std::size_t i = 0; i < field.image->GetBufferedRegion().GetNumberOfPixels(); ++i)
@@ -475,8 +496,8 @@ ElastixGrid(const std::string & elastix, const Volume & volume, int argc, char *
       const double      value = std::stod(argv[i + 1]);
       const std::size_t count =
         volume.image->GetBufferedRegion().GetNumberOfPixels() * volume.image->GetNumberOfComponentsPerPixel();
-      const auto found = std::count(volume.image->GetBufferPointer(), volume.image->GetBufferPointer() + count,
-                                    static_cast<float>(value));
+      const auto found = std::count(
+        volume.image->GetBufferPointer(), volume.image->GetBufferPointer() + count, static_cast<float>(value));
       std::cout << found << " values are the default " << value << "\n";
       if (found == 0)
       {
@@ -516,7 +537,8 @@ main(int argc, char * argv[])
     if (command == "elastix-grid" && argc >= 4)
       return ElastixGridCommand(argc, argv);
     std::cerr << "usage: CLITestVolumes make DIR | same-grid A B [--components N] [--component-type float] | "
-                 "close A B TOL | closer FIXED MOVING RESULT RATIO | constant-field FIELD X,Y,Z TOL | elastix-grid ELASTIX VOLUME [--default V]\n";
+                 "close A B TOL | closer FIXED MOVING RESULT RATIO | constant-field FIELD X,Y,Z TOL | elastix-grid "
+                 "ELASTIX VOLUME [--default V]\n";
     return 2;
   }
   catch (const std::exception & e)

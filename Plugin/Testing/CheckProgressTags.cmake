@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # Runs a CLI module's executable as Slicer runs the executable flavour and checks the
 # progress it prints on stdout: <filter-start> (with a name and a comment) first, then
 # <filter-progress> values strictly increasing within (0, 1], at least MIN_PROGRESS of

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // A test host that loads a CLI module's shared library and runs it the way 3D Slicer
 // does: itksys::DynamicLoader (the loader Slicer's module factory uses) resolves the
 // description as Slicer's ModuleFactory does (the data symbol XMLModuleDescription, or
@@ -47,11 +64,11 @@ namespace
 /** An element of the description: its name, attributes, text and children. */
 struct Element
 {
-  std::string                                     name;
-  std::map<std::string, std::string>              attributes;
-  std::string                                     text;
-  std::vector<std::unique_ptr<Element>>           children;
-  Element *                                       parent = nullptr;
+  std::string                           name;
+  std::map<std::string, std::string>    attributes;
+  std::string                           text;
+  std::vector<std::unique_ptr<Element>> children;
+  Element *                             parent = nullptr;
 
   const Element *
   Child(const std::string & childName) const
@@ -77,8 +94,8 @@ struct Element
 std::unique_ptr<Element>
 ParseDescription(const std::string & xml, std::string & error)
 {
-  auto     root = std::make_unique<Element>();
-  Element *current = root.get();
+  auto       root = std::make_unique<Element>();
+  Element *  current = root.get();
   XML_Parser parser = XML_ParserCreate(nullptr);
   XML_SetUserData(parser, &current);
   XML_SetElementHandler(
@@ -131,16 +148,22 @@ CheckDescription(const Element & executable, int & problems)
     std::cout << "description problem: " << what << "\n";
     ++problems;
   };
-  for (const char * element : { "category", "title", "description", "version", "documentation-url", "license",
-                                "contributor", "acknowledgements" })
+  for (const char * element : { "category",
+                                "title",
+                                "description",
+                                "version",
+                                "documentation-url",
+                                "license",
+                                "contributor",
+                                "acknowledgements" })
   {
     if (Blank(executable.ChildText(element)))
     {
       problem(std::string("no <") + element + ">");
     }
   }
-  const std::set<std::string> fileLike{ "image", "file", "directory", "transform", "geometry", "table", "measurement",
-                                        "point", "pointfile", "region" };
+  const std::set<std::string> fileLike{ "image", "file",        "directory", "transform", "geometry",
+                                        "table", "measurement", "point",     "pointfile", "region" };
   const std::set<std::string> imageTypes{ "scalar", "label", "vector", "tensor", "diffusion-weighted", "any" };
   std::vector<std::string>    returned;
   int                         groups = 0;
@@ -255,11 +278,11 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  bool                     describeOnly = false;
-  int                      expectedStatus = 0;
-  HostState                state;
-  std::vector<std::string> absent, expected;
-  int                      a = 1;
+  bool                           describeOnly = false;
+  int                            expectedStatus = 0;
+  HostState                      state;
+  std::vector<std::string>       absent, expected;
+  int                            a = 1;
   for (; a < argc && std::string(argv[a]).rfind("--", 0) == 0; ++a)
   {
     const std::string option = argv[a];
@@ -307,8 +330,8 @@ main(int argc, char * argv[])
   if (!description)
   {
     using DescriptionFunction = char * (*)();
-    const auto describe =
-      reinterpret_cast<DescriptionFunction>(itksys::DynamicLoader::GetSymbolAddress(library, "GetXMLModuleDescription"));
+    const auto describe = reinterpret_cast<DescriptionFunction>(
+      itksys::DynamicLoader::GetSymbolAddress(library, "GetXMLModuleDescription"));
     description = describe ? describe() : nullptr;
   }
   using EntryPoint = int (*)(int, char **);
@@ -316,7 +339,8 @@ main(int argc, char * argv[])
     reinterpret_cast<EntryPoint>(itksys::DynamicLoader::GetSymbolAddress(library, "ModuleEntryPoint"));
   if (!description || !entryPoint)
   {
-    std::cerr << "error: " << libraryPath << " lacks XMLModuleDescription (or GetXMLModuleDescription) or ModuleEntryPoint\n";
+    std::cerr << "error: " << libraryPath
+              << " lacks XMLModuleDescription (or GetXMLModuleDescription) or ModuleEntryPoint\n";
     return 3;
   }
 
@@ -352,8 +376,9 @@ main(int argc, char * argv[])
   std::snprintf(address, sizeof address, "%p", static_cast<void *>(&info));
   const std::string returnFile = std::string(libraryPath) + ".return-" + std::to_string(::getpid()) + ".txt";
   std::remove(returnFile.c_str());
-  std::vector<std::string> arguments{ libraryPath, "--processinformationaddress", address, "--returnparameterfile",
-                                      returnFile };
+  std::vector<std::string> arguments{
+    libraryPath, "--processinformationaddress", address, "--returnparameterfile", returnFile
+  };
   arguments.insert(arguments.end(), argv + a, argv + argc);
   for (const auto & path : absent)
   {
@@ -408,7 +433,7 @@ main(int argc, char * argv[])
     }
     for (const auto & line : expected)
     {
-      const auto equals = line.find('=');
+      const auto        equals = line.find('=');
       const std::string want = line.substr(0, equals) + " = " + line.substr(equals + 1) + "\n";
       if (text.find(want) == std::string::npos)
         fail("the return file lacks the line " + want.substr(0, want.size() - 1));

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # Runs every CLI module as Slicer runs it (LoadCLIModule: library loaded by symbol, a
 # real process-information struct, a return file) and requires the GPU path
 # (executionPath = GPU), then checks the outputs as the CTest cases do. For a machine

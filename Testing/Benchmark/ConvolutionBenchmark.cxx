@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Convolution and zoom benchmark: prints a markdown table of
 //   - a 4096^2 RGB float image convolved with a 15x15 Gaussian (sigma 5) on the
 //     device, by the separable path and by the general path forced on the same
@@ -126,9 +143,14 @@ Fastest(double a, double b)
 void
 Row(const std::string & name, double ms, double floorMs, double cupyMs, double itkMs)
 {
-  std::printf("| %s | %.3f | %s | %s | %s | %s | %s | %s |\n", name.c_str(), ms, Cell(floorMs, "%.3f").c_str(),
-              Cell(floorMs > 0 ? floorMs / ms * 100 : -1, "%.0f%%").c_str(), Cell(cupyMs, "%.3f").c_str(),
-              Cell(cupyMs > 0 ? cupyMs / ms : -1, "%.1fx").c_str(), Cell(itkMs, "%.0f").c_str(),
+  std::printf("| %s | %.3f | %s | %s | %s | %s | %s | %s |\n",
+              name.c_str(),
+              ms,
+              Cell(floorMs, "%.3f").c_str(),
+              Cell(floorMs > 0 ? floorMs / ms * 100 : -1, "%.0f%%").c_str(),
+              Cell(cupyMs, "%.3f").c_str(),
+              Cell(cupyMs > 0 ? cupyMs / ms : -1, "%.1fx").c_str(),
+              Cell(itkMs, "%.0f").c_str(),
               Cell(itkMs > 0 ? itkMs / ms : -1, "%.0fx").c_str());
   std::fflush(stdout);
 }
@@ -171,7 +193,7 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  const cif_bench::Options options = cif_bench::ParseOptions(argc, argv, "ConvolutionBenchmark", 4096L);
+  const cif_bench::Options       options = cif_bench::ParseOptions(argc, argv, "ConvolutionBenchmark", 4096L);
   if (!options.ok)
   {
     return 2;
@@ -182,15 +204,17 @@ main(int argc, char * argv[])
     std::cerr << "ConvolutionBenchmark needs a CUDA device: " << cif::GetNoDeviceReason() << "\n";
     return 1;
   }
-  const cif::DeviceInfo info = cif::GetDeviceInfo();
-  const double          copyGBps = cif_bench::MeasureCopyBandwidth(repeat);
+  const cif::DeviceInfo              info = cif::GetDeviceInfo();
+  const double                       copyGBps = cif_bench::MeasureCopyBandwidth(repeat);
   std::map<std::string, std::string> cupy, peer;
   if (!options.cupyScript.empty())
   {
     cupy = RunCuPySnippet(repeat);
     peer = cif_bench::RunCuPy(options.cupyScript, { 64 }, repeat);
   }
-  std::printf("Device: %s; copy bandwidth %.0f GB/s; host threads %u\n\n", info.name.c_str(), copyGBps,
+  std::printf("Device: %s; copy bandwidth %.0f GB/s; host threads %u\n\n",
+              info.name.c_str(),
+              copyGBps,
               itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads());
   std::printf("| case | GPU (ms) | floor (ms) | of floor | CuPy (ms) | vs CuPy | ITK CPU (ms) | vs ITK |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
@@ -201,11 +225,11 @@ main(int argc, char * argv[])
 
   // 4096^2 RGB float, planar on the device.
   {
-    const long         n = 4096;
-    const int          channels = 3;
-    const std::int64_t scalars = n * n * channels;
-    std::vector<float> host(static_cast<std::size_t>(scalars));
-    std::mt19937       rng(11);
+    const long                            n = 4096;
+    const int                             channels = 3;
+    const std::int64_t                    scalars = n * n * channels;
+    std::vector<float>                    host(static_cast<std::size_t>(scalars));
+    std::mt19937                          rng(11);
     std::uniform_real_distribution<float> u(0.f, 255.f);
     for (float & v : host)
       v = u(rng);
@@ -215,7 +239,8 @@ main(int argc, char * argv[])
     g.planes = channels;
     const cif::ConvolutionPlan separable = cif::MakeConvolutionPlan(gaussian, g, false);
     const cif::ConvolutionPlan general = cif::MakeConvolutionPlan(gaussian, g, true);
-    cif::DeviceBuffer in(scalars * 4), out(scalars * 4), sw(separable.weights.size() * 4), gw(general.weights.size() * 4);
+    cif::DeviceBuffer          in(scalars * 4), out(scalars * 4), sw(separable.weights.size() * 4),
+      gw(general.weights.size() * 4);
     in.Upload(host.data(), scalars * 4);
     sw.Upload(separable.weights.data(), separable.weights.size() * 4);
     gw.Upload(general.weights.data(), general.weights.size() * 4);
@@ -229,11 +254,15 @@ main(int argc, char * argv[])
     const double itkMs = n <= options.itkMax ? ITKConvolutionMs(host, n, channels, kernelImage) : -1;
     const double cupyGeneralMs =
       Fastest(Value(cupy, "rgb4096_general_interleaved_ms"), Value(cupy, "rgb4096_general_planar_ms"));
-    Row("4096^2 RGB float, 15x15 Gaussian, separable path, on device", sepMs, floorMs,
-        Fastest(Value(cupy, "rgb4096_separable_interleaved_ms"), Value(cupy, "rgb4096_separable_planar_ms")), itkMs);
+    Row("4096^2 RGB float, 15x15 Gaussian, separable path, on device",
+        sepMs,
+        floorMs,
+        Fastest(Value(cupy, "rgb4096_separable_interleaved_ms"), Value(cupy, "rgb4096_separable_planar_ms")),
+        itkMs);
     Row("4096^2 RGB float, 15x15 Gaussian, general path (forced), on device", genMs, floorMs, cupyGeneralMs, itkMs);
-    targets = std::string("targets: separable path within 2x of the floor: ") + (sepMs <= 2 * floorMs ? "met" : "NOT met") +
-              " (" + Cell(sepMs / floorMs, "%.2f") + "x the floor); general 15x15 >= 4x faster than CuPy: " +
+    targets = std::string("targets: separable path within 2x of the floor: ") +
+              (sepMs <= 2 * floorMs ? "met" : "NOT met") + " (" + Cell(sepMs / floorMs, "%.2f") +
+              "x the floor); general 15x15 >= 4x faster than CuPy: " +
               (cupyGeneralMs < 0 ? "n/a (no CuPy)" : (cupyGeneralMs >= 4 * genMs ? "met" : "NOT met")) + " (" +
               Cell(cupyGeneralMs > 0 ? cupyGeneralMs / genMs : -1, "%.1fx") + ")";
 
@@ -250,11 +279,15 @@ main(int argc, char * argv[])
     const double e2eMs = MedianUpdateMs(filter.GetPointer(), std::max(3, repeat / 3));
     Row(std::string("4096^2 RGB float, 15x15 Gaussian, filter end to end (") +
           (filter->GetLastRunWasSeparable() ? "separable" : "general") + ", transfers included)",
-        e2eMs, -1, -1, itkMs);
+        e2eMs,
+        -1,
+        -1,
+        itkMs);
     if (peer.count("convolve_4096^2_15x15_ms"))
     {
-      std::printf("| reference: CuPy convolve, 4096^2 gray float, random 15x15 (shared peer script) | | | | %s | | | |\n",
-                  peer.at("convolve_4096^2_15x15_ms").c_str());
+      std::printf(
+        "| reference: CuPy convolve, 4096^2 gray float, random 15x15 (shared peer script) | | | | %s | | | |\n",
+        peer.at("convolve_4096^2_15x15_ms").c_str());
     }
   }
 
@@ -281,10 +314,10 @@ main(int argc, char * argv[])
     zoom->SetUseGPU(true);
 
     // The same passes on the device, without the transfers.
-    const auto         region = zoom->GetInterpolationRegion();
-    const auto         canvas = zoom->GetCanvasRegion();
-    const auto         outSize = zoom->GetOutput()->GetLargestPossibleRegion().GetSize();
-    cif::ZoomGeometry  zg;
+    const auto        region = zoom->GetInterpolationRegion();
+    const auto        canvas = zoom->GetCanvasRegion();
+    const auto        outSize = zoom->GetOutput()->GetLargestPossibleRegion().GetSize();
+    cif::ZoomGeometry zg;
     for (int a = 0; a < 2; ++a)
     {
       zg.regionSize[a] = region.GetSize()[a];
@@ -303,9 +336,9 @@ main(int argc, char * argv[])
     }
     cg.planes = 3;
     const cif::ConvolutionPlan plan = cif::MakeConvolutionPlan(gaussian, cg, false);
-    const std::int64_t regionPixels = zg.regionSize[0] * zg.regionSize[1];
-    const std::int64_t outPixels = cg.outSize[0] * cg.outSize[1];
-    cif::DeviceBuffer  raw(regionPixels * 3), planar(regionPixels * 12), canvasBuffer(zg.CanvasCount() * 12),
+    const std::int64_t         regionPixels = zg.regionSize[0] * zg.regionSize[1];
+    const std::int64_t         outPixels = cg.outSize[0] * cg.outSize[1];
+    cif::DeviceBuffer          raw(regionPixels * 3), planar(regionPixels * 12), canvasBuffer(zg.CanvasCount() * 12),
       enhanced(outPixels * 12), result(outPixels * 3), weights(plan.weights.size() * 4);
     raw.Upload(image->GetBufferPointer(), regionPixels * 3); // the region is the whole picture here
     weights.Upload(plan.weights.data(), plan.weights.size() * 4);
@@ -320,8 +353,8 @@ main(int argc, char * argv[])
       for (int c = 0; c < 3; ++c)
         cif::PrefilterOnDevice<float>(planar.As<float>() + c * regionPixels, shape, poles, cif::BoundaryMode::Mirror);
       cif::ZoomOnDevice(planar.As<const float>(), zg, canvasBuffer.As<float>());
-      cif::RunConvolutionOnDevice(plan, canvasBuffer.As<const float>(), weights.As<const float>(), enhanced.As<float>(),
-                                  nullptr);
+      cif::RunConvolutionOnDevice(
+        plan, canvasBuffer.As<const float>(), weights.As<const float>(), enhanced.As<float>(), nullptr);
       cif::FromPlanarOnDevice<std::uint8_t>(enhanced.As<const float>(), outPixels, 3, result.As<std::uint8_t>());
     });
     // Floor on the device: the 8-bit picture read once, the 8-bit result written once.
@@ -363,19 +396,26 @@ main(int argc, char * argv[])
       });
     }
     const double cupyMs = Value(cupy, "seed_zoom2_gauss15_ms");
-    Row("seed: 640x426 RGB 8-bit, zoom x2 (cubic) + 15x15 Gaussian, end to end (transfers included)", e2eMs, -1, cupyMs,
+    Row("seed: 640x426 RGB 8-bit, zoom x2 (cubic) + 15x15 Gaussian, end to end (transfers included)",
+        e2eMs,
+        -1,
+        cupyMs,
         itkMs);
     Row("seed: the same, on device only", deviceMs, floorMs, cupyMs, itkMs);
     std::printf("| seed: the same, the module's CPU path (%u threads) | %.1f | | | | | %.0f | %.1fx |\n",
-                itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads(), moduleCpuMs, itkMs, itkMs / moduleCpuMs);
+                itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads(),
+                moduleCpuMs,
+                itkMs,
+                itkMs / moduleCpuMs);
   }
-  std::printf("\nfloor: one read and one write of every float at the copy bandwidth (seed rows: of every byte). "
-              "CuPy: ndimage.convolve (general) and two convolve1d (separable), mode nearest (ITK's "
-              "ZeroFluxNeumann), on float32 in interleaved and planar layouts, the faster shown; seed row: zoom(order=3) + "
-              "convolve, 640x426x3 float32. ITK: ConvolutionImageFilter per channel (it cannot convolve RGB pixels), and "
-              "for the seed extract -> ResampleImageFilter with BSplineInterpolateImageFunction -> "
-              "ConvolutionImageFilter per channel, all host threads, one run. The seed's own figure: 0.137 s on a "
-              "Jetson Nano (its v1, shared memory, Gaussian 15x15).\n");
+  std::printf(
+    "\nfloor: one read and one write of every float at the copy bandwidth (seed rows: of every byte). "
+    "CuPy: ndimage.convolve (general) and two convolve1d (separable), mode nearest (ITK's "
+    "ZeroFluxNeumann), on float32 in interleaved and planar layouts, the faster shown; seed row: zoom(order=3) + "
+    "convolve, 640x426x3 float32. ITK: ConvolutionImageFilter per channel (it cannot convolve RGB pixels), and "
+    "for the seed extract -> ResampleImageFilter with BSplineInterpolateImageFunction -> "
+    "ConvolutionImageFilter per channel, all host threads, one run. The seed's own figure: 0.137 s on a "
+    "Jetson Nano (its v1, shared memory, Gaussian 15x15).\n");
   std::printf("%s\n", targets.c_str());
   return 0;
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Directional filter bank benchmark: prints a markdown table of analysis +
 // synthesis of N² float images on the GPU (data on the device, CUDA events, median
 // of --repeat runs after a warm-up, random data), the memory floor, and the CPU path
@@ -30,11 +47,11 @@ using cif_bench::WallMilliseconds;
 void
 PrintRow(int n, int levels, cif::DirectionalFilterSet set, int repeat, double copyGBps, bool runCPU)
 {
-  const cif::DFBPlan analysis = cif::MakeDirectionalAnalysisPlan(n, n, levels, set);
-  const cif::DFBPlan synthesis = cif::MakeDirectionalSynthesisPlan(n, n, levels, set);
-  const std::int64_t pixels = static_cast<std::int64_t>(n) * n;
-  std::vector<float> image(static_cast<std::size_t>(pixels));
-  std::mt19937       rng(777u + n);
+  const cif::DFBPlan                    analysis = cif::MakeDirectionalAnalysisPlan(n, n, levels, set);
+  const cif::DFBPlan                    synthesis = cif::MakeDirectionalSynthesisPlan(n, n, levels, set);
+  const std::int64_t                    pixels = static_cast<std::int64_t>(n) * n;
+  std::vector<float>                    image(static_cast<std::size_t>(pixels));
+  std::mt19937                          rng(777u + n);
   std::uniform_real_distribution<float> unit(0.f, 1.f);
   for (float & v : image)
   {
@@ -43,7 +60,7 @@ PrintRow(int n, int levels, cif::DirectionalFilterSet set, int repeat, double co
 
   cif::DFBDeviceWorkspace<float> forward(analysis), backward(synthesis);
   forward.Upload(0, image.data(), pixels);
-  const int subbandBuffer = synthesis.subbands.front().buffer;
+  const int    subbandBuffer = synthesis.subbands.front().buffer;
   const double analysisMs = DeviceMilliseconds(repeat, [&] { forward.Run(); });
   // The synthesis works in place on its subband buffer: every timed run starts from
   // a fresh copy of the analysis output (a device copy, timed apart and subtracted).
@@ -53,10 +70,12 @@ PrintRow(int n, int levels, cif::DirectionalFilterSet set, int repeat, double co
                             pixels * sizeof(float));
   };
   const double copyMs = DeviceMilliseconds(repeat, freshSubbands);
-  const double synthesisMs = DeviceMilliseconds(repeat, [&] {
-    freshSubbands();
-    backward.Run();
-  }) - copyMs;
+  const double synthesisMs = DeviceMilliseconds(repeat,
+                                                [&] {
+                                                  freshSubbands();
+                                                  backward.Run();
+                                                }) -
+                             copyMs;
   freshSubbands();
   backward.Run();
   std::vector<float> rebuilt(static_cast<std::size_t>(pixels));
@@ -77,28 +96,45 @@ PrintRow(int n, int levels, cif::DirectionalFilterSet set, int repeat, double co
     std::copy(image.begin(), image.end(), a.At(analysis.image));
     const double cpuMs = WallMilliseconds([&] {
       cif::RunDFBPlanOnHost(analysis, a, itk::MakeParallelFor(threader));
-      std::copy(a.storage[analysis.subbands.front().buffer].begin(), a.storage[analysis.subbands.front().buffer].end(),
+      std::copy(a.storage[analysis.subbands.front().buffer].begin(),
+                a.storage[analysis.subbands.front().buffer].end(),
                 s.storage[subbandBuffer].begin());
       cif::RunDFBPlanOnHost(synthesis, s, itk::MakeParallelFor(threader));
     });
-    char text[64];
+    char         text[64];
     std::snprintf(text, sizeof text, "%.0f ms (%.0f×)", cpuMs, cpuMs / totalMs);
     cpu = text;
   }
-  std::printf("| %d² | %d (%d subbands) | %s | %.3f | %.3f | %.3f | %.3f (%.0f %%) | %s | %.1e |\n", n, levels,
-              1 << levels, cif::ToString(set), analysisMs, synthesisMs, totalMs, floorMs, 100.0 * floorMs / totalMs,
-              cpu.c_str(), maxError);
+  std::printf("| %d² | %d (%d subbands) | %s | %.3f | %.3f | %.3f | %.3f (%.0f %%) | %s | %.1e |\n",
+              n,
+              levels,
+              1 << levels,
+              cif::ToString(set),
+              analysisMs,
+              synthesisMs,
+              totalMs,
+              floorMs,
+              100.0 * floorMs / totalMs,
+              cpu.c_str(),
+              maxError);
 }
 /** Device time per operation kind of one analysis + synthesis (where the time goes). */
 void
 PrintProfile(int n, int levels, cif::DirectionalFilterSet set)
 {
-  const char * names[] = { "Split", "Merge", "FilterRows", "FilterColumns", "Butterfly", "InverseButterfly",
-                           "Resample", "BacksampleOneLevel", "UndoBacksampleOneLevel" };
+  const char * names[] = { "Split",
+                           "Merge",
+                           "FilterRows",
+                           "FilterColumns",
+                           "Butterfly",
+                           "InverseButterfly",
+                           "Resample",
+                           "BacksampleOneLevel",
+                           "UndoBacksampleOneLevel" };
   for (int direction = 0; direction < 2; ++direction)
   {
-    const cif::DFBPlan plan = direction == 0 ? cif::MakeDirectionalAnalysisPlan(n, n, levels, set)
-                                             : cif::MakeDirectionalSynthesisPlan(n, n, levels, set);
+    const cif::DFBPlan             plan = direction == 0 ? cif::MakeDirectionalAnalysisPlan(n, n, levels, set)
+                                                         : cif::MakeDirectionalSynthesisPlan(n, n, levels, set);
     cif::DFBDeviceWorkspace<float> workspace(plan);
     std::vector<double>            ms(9, 0.0), count(9, 0.0);
     workspace.Run(); // warm-up
@@ -125,7 +161,7 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  cif_bench::Options o = cif_bench::ParseOptions(argc, argv, "DirectionalFilterBankBenchmark", 4096);
+  cif_bench::Options             o = cif_bench::ParseOptions(argc, argv, "DirectionalFilterBankBenchmark", 4096);
   if (!o.ok)
   {
     return 1;
@@ -136,13 +172,16 @@ main(int argc, char * argv[])
   }
   if (!cif::IsGPUAvailable())
   {
-    std::fprintf(stderr, "DirectionalFilterBankBenchmark: no usable CUDA device: %s\n", cif::GetNoDeviceReason().c_str());
+    std::fprintf(
+      stderr, "DirectionalFilterBankBenchmark: no usable CUDA device: %s\n", cif::GetNoDeviceReason().c_str());
     return 1;
   }
   const cif::DeviceInfo info = cif::GetDeviceInfo();
   const double          copyGBps = cif_bench::MeasureCopyBandwidth(o.repeat);
   std::printf("Directional filter bank, float, analysis + synthesis on %s; copy bandwidth %.0f GB/s; median of %d\n\n",
-              info.name.c_str(), copyGBps, o.repeat);
+              info.name.c_str(),
+              copyGBps,
+              o.repeat);
   std::printf("| image | levels | filters | analysis ms | synthesis ms | total ms | floor ms (%% of it) | CPU path "
               "(ratio) | max PR error |\n|---|---|---|---|---|---|---|---|---|\n");
   if (std::getenv("CIF_DFB_PROFILE") != nullptr)

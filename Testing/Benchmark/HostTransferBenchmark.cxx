@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Host images at the bus's speed (issue 15, item 1): prints a markdown table of
 //   - the bus floor measured in this run: cudaMemcpy of the N^3 float bytes from and
 //     to pinned host memory (wall clock, median of --repeat after a warm-up);
@@ -96,7 +113,8 @@ Parse(int argc, char * argv[])
       o.stages = true;
     else
     {
-      std::fprintf(stderr, "usage: HostTransferBenchmark [--size N] [--image M] [--repeat R] [--sweep] [--cpu] [--stages]\n");
+      std::fprintf(stderr,
+                   "usage: HostTransferBenchmark [--size N] [--image M] [--repeat R] [--sweep] [--cpu] [--stages]\n");
       o.ok = false;
     }
   }
@@ -118,8 +136,13 @@ void
 Row(const std::string & what, double in, double out, double firstMs, double ms, const Floor & floor, double cpuMs)
 {
   const double f = floor.Ms(in, out);
-  std::printf("| %s | %.1f | %s | %s | %s | %s | %s |\n", what.c_str(), (in + out) / kMiB, Cell(firstMs, "%.1f").c_str(),
-              Cell(ms, "%.2f").c_str(), Cell(f, "%.2f").c_str(), Cell(ms > 0 && f > 0 ? ms / f : -1, "%.2fx").c_str(),
+  std::printf("| %s | %.1f | %s | %s | %s | %s | %s |\n",
+              what.c_str(),
+              (in + out) / kMiB,
+              Cell(firstMs, "%.1f").c_str(),
+              Cell(ms, "%.2f").c_str(),
+              Cell(f, "%.2f").c_str(),
+              Cell(ms > 0 && f > 0 ? ms / f : -1, "%.2fx").c_str(),
               Cell(cpuMs, "%.1f").c_str());
   std::fflush(stdout);
 }
@@ -128,8 +151,8 @@ Image::Pointer
 RandomVolume(long n)
 {
   auto image = Image::New();
-  image->SetRegions(itk::Size<3>{ { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n),
-                                    static_cast<itk::SizeValueType>(n) } });
+  image->SetRegions(itk::Size<3>{
+    { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n) } });
   image->Allocate();
   std::mt19937                          rng(2026u + static_cast<unsigned>(n));
   std::uniform_real_distribution<float> unit(0.f, 1.f);
@@ -205,8 +228,16 @@ TimeUpdates(TFilter * filter, int repeat, const std::string & what)
  * returns a configured filter. */
 template <typename TMake>
 void
-FilterRow(const std::string & what, double in, double out, TMake && make, bool gpu, bool cpu, int repeat,
-          const Floor & floor, std::vector<std::string> & missed, std::vector<std::string> & notes)
+FilterRow(const std::string &        what,
+          double                     in,
+          double                     out,
+          TMake &&                   make,
+          bool                       gpu,
+          bool                       cpu,
+          int                        repeat,
+          const Floor &              floor,
+          std::vector<std::string> & missed,
+          std::vector<std::string> & notes)
 {
   UpdateTimes g, staged, ordinary;
   if (gpu)
@@ -285,7 +316,7 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  const Options options = Parse(argc, argv);
+  const Options                  options = Parse(argc, argv);
   if (!options.ok)
   {
     return 2;
@@ -309,11 +340,15 @@ main(int argc, char * argv[])
     std::printf("No GPU (%s): GPU columns n/a, the module's CPU path timed; ", cif::GetNoDeviceReason().c_str());
   }
   std::printf("host threads %u; staging: %zu KiB chunks, %d threads x %d chunks, %d rings, direct below %zu KiB\n\n",
-              itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads(), staging.chunkBytes >> 10, staging.threads,
-              staging.chunksPerThread, staging.rings, staging.directBelowBytes >> 10);
+              itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads(),
+              staging.chunkBytes >> 10,
+              staging.threads,
+              staging.chunksPerThread,
+              staging.rings,
+              staging.directBelowBytes >> 10);
 
-  Floor                   floor;
-  cif_bench::BusTimes     bus;
+  Floor               floor;
+  cif_bench::BusTimes bus;
   if (gpu)
   {
     bus = cif_bench::MeasureBus(bytes, repeat);
@@ -321,7 +356,8 @@ main(int argc, char * argv[])
     {
       floor.upBytesPerMs = bytes / bus.pinnedUpMs;
       floor.downBytesPerMs = bytes / bus.pinnedDownMs;
-      std::printf("Pinned bandwidth: %.1f GB/s up, %.1f GB/s down\n\n", floor.upBytesPerMs * 1e3 / 1e9,
+      std::printf("Pinned bandwidth: %.1f GB/s up, %.1f GB/s down\n\n",
+                  floor.upBytesPerMs * 1e3 / 1e9,
                   floor.downBytesPerMs * 1e3 / 1e9);
     }
   }
@@ -355,24 +391,38 @@ main(int argc, char * argv[])
       const auto into = cif::AllocateHostWorkArea<unsigned char>(bytes); // 2 MiB-aligned, MADV_HUGEPAGE
       freshHuge.push_back(WallMilliseconds([&] { buffer.Download(into.get(), bytes); }));
     }
-    Row("DeviceBuffer::Download, staged, into a fresh allocation advised as huge pages", 0, b, -1, Median(freshHuge),
-        floor, -1);
+    Row("DeviceBuffer::Download, staged, into a fresh allocation advised as huge pages",
+        0,
+        b,
+        -1,
+        Median(freshHuge),
+        floor,
+        -1);
   }
 
   std::vector<std::string> missed, notes;
   const auto               input = RandomVolume(n);
   FilterRow(
-    "BSplinePrefilterGPUImageFilter::Update(), " + volume + ", host in and out", b, b,
+    "BSplinePrefilterGPUImageFilter::Update(), " + volume + ", host in and out",
+    b,
+    b,
     [&] {
       auto f = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
       f->SetInput(input);
       return f;
     },
-    gpu, cpu, repeat, floor, missed, notes);
+    gpu,
+    cpu,
+    repeat,
+    floor,
+    missed,
+    notes);
 
   const auto affine = cif_bench::TurnAndEnlarge(n);
   FilterRow(
-    "CubicResampleGPUImageFilter::Update() (prefilter + affine), " + volume + ", host in and out", b, b,
+    "CubicResampleGPUImageFilter::Update() (prefilter + affine), " + volume + ", host in and out",
+    b,
+    b,
     [&] {
       auto f = itk::CubicResampleGPUImageFilter<Image, Image>::New();
       f->SetInput(input);
@@ -381,7 +431,12 @@ main(int argc, char * argv[])
       f->SetOutputParametersFromImage(input);
       return f;
     },
-    gpu, cpu, repeat, floor, missed, notes);
+    gpu,
+    cpu,
+    repeat,
+    floor,
+    missed,
+    notes);
 
   using BSpline = itk::BSplineTransform<double, 3, 3>;
   auto                            bspline = BSpline::New();
@@ -402,16 +457,22 @@ main(int argc, char * argv[])
   FilterRow(
     "TransformToDisplacementFieldGPUFilter::Update(), 10^3-mesh BSplineTransform, " + std::to_string(n) +
       "^3 float vectors out",
-    0, 3 * b,
+    0,
+    3 * b,
     [&] {
-      auto    f = itk::TransformToDisplacementFieldGPUFilter<Field>::New();
+      auto            f = itk::TransformToDisplacementFieldGPUFilter<Field>::New();
       Field::SizeType size;
       size.Fill(n);
       f->SetTransform(bspline);
       f->SetSize(size);
       return f;
     },
-    gpu, cpu, repeat, floor, missed, notes);
+    gpu,
+    cpu,
+    repeat,
+    floor,
+    missed,
+    notes);
 
 #ifdef CIF_BENCHMARK_CONVOLUTION
   {
@@ -433,14 +494,20 @@ main(int argc, char * argv[])
     const double rgbBytes = static_cast<double>(m) * m * 3 * sizeof(float);
     FilterRow(
       "ConvolutionGPUImageFilter::Update(), " + std::to_string(m) + "^2 RGB float, 15x15 Gaussian, host in and out",
-      rgbBytes, rgbBytes,
+      rgbBytes,
+      rgbBytes,
       [&] {
         auto f = itk::ConvolutionGPUImageFilter<RGB, Gray, RGB>::New();
         f->SetInput(image);
         f->SetKernelImage(kernel);
         return f;
       },
-      gpu, cpu, repeat, floor, missed, notes);
+      gpu,
+      cpu,
+      repeat,
+      floor,
+      missed,
+      notes);
   }
 #endif
 
@@ -448,9 +515,9 @@ main(int argc, char * argv[])
               "above in this run. 'first' = the first Update(), into a freshly allocated output; 'median' = the next "
               "%d, into the same buffer. Target: median <= 1.25x floor: %s\n",
               repeat,
-              !gpu ? "n/a (no GPU)"
-                   : missed.empty() ? "met by every filter row"
-                                    : ("NOT met by " + std::to_string(missed.size()) + " row(s)").c_str());
+              !gpu             ? "n/a (no GPU)"
+              : missed.empty() ? "met by every filter row"
+                               : ("NOT met by " + std::to_string(missed.size()) + " row(s)").c_str());
   for (const auto & m : missed)
   {
     std::printf("  over: %s\n", m.c_str());
@@ -463,8 +530,11 @@ main(int argc, char * argv[])
   if (options.sweep && gpu)
   {
     std::printf("\nStaging sweep, %s (%.0f MiB), median of %d; x floor against the pinned copies above:\n\n",
-                volume.c_str(), b / kMiB, repeat);
-    std::printf("| chunk (KiB) | threads | upload (ms) | x floor | download (ms) | x floor |\n|---|---|---|---|---|---|\n");
+                volume.c_str(),
+                b / kMiB,
+                repeat);
+    std::printf(
+      "| chunk (KiB) | threads | upload (ms) | x floor | download (ms) | x floor |\n|---|---|---|---|---|---|\n");
     std::vector<unsigned char> host(bytes, 5), back(bytes);
     for (const std::size_t chunkKiB : { 1024, 2048, 4096, 8192, 16384 })
     {
@@ -475,8 +545,12 @@ main(int argc, char * argv[])
         s.threads = threads;
         cif::SetPinnedStagingSettings(s);
         const auto t = StagedMs(bytes, host, back, repeat);
-        std::printf("| %zu | %d | %.2f | %s | %.2f | %s |\n", chunkKiB, threads, t.first,
-                    Cell(t.first / floor.Ms(b, 0), "%.2fx").c_str(), t.second,
+        std::printf("| %zu | %d | %.2f | %s | %.2f | %s |\n",
+                    chunkKiB,
+                    threads,
+                    t.first,
+                    Cell(t.first / floor.Ms(b, 0), "%.2fx").c_str(),
+                    t.second,
                     Cell(t.second / floor.Ms(0, b), "%.2fx").c_str());
         std::fflush(stdout);
       }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Large data on one GPU (issue 16, item 5): an N^3 float volume in host memory,
 // prefiltered and resampled through an affine (CubicResampleGPUImageFilter, host image
 // in and out), in one piece on the device and again under a device memory limit that
@@ -59,13 +76,12 @@ Image::Pointer
 RandomVolume(long n)
 {
   auto image = Image::New();
-  image->SetRegions(Image::RegionType(Image::SizeType{ { static_cast<itk::SizeValueType>(n),
-                                                         static_cast<itk::SizeValueType>(n),
-                                                         static_cast<itk::SizeValueType>(n) } }));
+  image->SetRegions(Image::RegionType(Image::SizeType{
+    { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n) } }));
   image->Allocate();
-  float *             p = image->GetBufferPointer();
-  const std::size_t   count = image->GetBufferedRegion().GetNumberOfPixels();
-  const unsigned      threads = std::max(1u, std::thread::hardware_concurrency());
+  float *                  p = image->GetBufferPointer();
+  const std::size_t        count = image->GetBufferedRegion().GetNumberOfPixels();
+  const unsigned           threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
   {
@@ -92,8 +108,13 @@ using ResampleFilter = itk::CubicResampleGPUImageFilter<Image, Image>;
 
 /** The filter's Update() timed; \a what names it in --stages. */
 Image::Pointer
-Resample(const Image * input, const itk::AffineTransform<double, 3> * affine, double & ms, bool & onGPU,
-         const char * what, unsigned int devices = 1, ResampleFilter::Pointer * keep = nullptr)
+Resample(const Image *                           input,
+         const itk::AffineTransform<double, 3> * affine,
+         double &                                ms,
+         bool &                                  onGPU,
+         const char *                            what,
+         unsigned int                            devices = 1,
+         ResampleFilter::Pointer *               keep = nullptr)
 {
   auto filter = ResampleFilter::New();
   if (keep != nullptr)
@@ -142,7 +163,7 @@ using BSpline = itk::BSplineTransform<double, 3, 3>;
 BSpline::Pointer
 RandomBSpline(long m)
 {
-  auto                      transform = BSpline::New();
+  auto                            transform = BSpline::New();
   BSpline::PhysicalDimensionsType extent;
   extent.Fill(static_cast<double>(m - 1));
   BSpline::MeshSizeType mesh;
@@ -166,8 +187,8 @@ FieldOf(const BSpline * transform, long m, unsigned int devices, double & ms, bo
 {
   auto filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
   filter->SetTransform(transform);
-  filter->SetSize(Field::SizeType{ { static_cast<itk::SizeValueType>(m), static_cast<itk::SizeValueType>(m),
-                                     static_cast<itk::SizeValueType>(m) } });
+  filter->SetSize(Field::SizeType{
+    { static_cast<itk::SizeValueType>(m), static_cast<itk::SizeValueType>(m), static_cast<itk::SizeValueType>(m) } });
   filter->SetNumberOfDevices(devices);
   ms = WallMilliseconds([&] { filter->Update(); });
   onGPU = filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU;
@@ -186,7 +207,8 @@ FieldRows(long m, unsigned int devices, double downMsPerByte, double spreadDownM
   const double spreadFloorMs = spreadDownMsPerByte > 0 ? bytes * spreadDownMsPerByte : -1;
   std::printf("\nDisplacement field of a cubic B-spline (control points every 16 voxels), %ld^3 float vectors "
               "(%.2f GiB) into host memory; floor: its download at the pinned rate\n\n",
-              m, bytes / kGiB);
+              m,
+              bytes / kGiB);
   std::printf("| run | path | time (ms) | floor (ms) | x floor |\n|---|---|---|---|---|\n");
   for (int repeat = 0; repeat < 2; ++repeat)
   {
@@ -194,12 +216,22 @@ FieldRows(long m, unsigned int devices, double downMsPerByte, double spreadDownM
     bool       gpu1 = false, gpuN = false;
     const auto one = FieldOf(transform, m, 1, ms1, gpu1);
     const auto spread = FieldOf(transform, m, devices, msN, gpuN);
-    std::printf("| field, 1 device (run %d) | %s | %.1f | %s | %s |\n", repeat + 1, gpu1 ? "GPU" : "CPU", ms1,
-                Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
-    std::printf("| field, %u devices (run %d) | %s | %.1f | %s (%u devices) | %s |\n", devices, repeat + 1,
-                gpuN ? "GPU" : "CPU", msN, Cell(spreadFloorMs, "%.1f").c_str(), devices,
+    std::printf("| field, 1 device (run %d) | %s | %.1f | %s | %s |\n",
+                repeat + 1,
+                gpu1 ? "GPU" : "CPU",
+                ms1,
+                Cell(floorMs, "%.1f").c_str(),
+                Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
+    std::printf("| field, %u devices (run %d) | %s | %.1f | %s (%u devices) | %s |\n",
+                devices,
+                repeat + 1,
+                gpuN ? "GPU" : "CPU",
+                msN,
+                Cell(spreadFloorMs, "%.1f").c_str(),
+                devices,
                 Cell(spreadFloorMs > 0 && gpuN ? msN / spreadFloorMs : -1, "%.2fx").c_str());
-    std::printf("%u devices: %s; %.2fx one device\n", devices,
+    std::printf("%u devices: %s; %.2fx one device\n",
+                devices,
                 std::memcmp(one->GetBufferPointer(), spread->GetBufferPointer(), static_cast<std::size_t>(bytes)) == 0
                   ? "field equals the one-device field, bit for bit"
                   : "FIELD DIFFERS from the one-device field",
@@ -212,12 +244,12 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  long   n = 1536;
-  double limitGiB = 16;
-  bool   whole = true;
-  bool   limited = true;
-  unsigned int devices = 1;
-  long         fieldSize = 0;
+  long                           n = 1536;
+  double                         limitGiB = 16;
+  bool                           whole = true;
+  bool                           limited = true;
+  unsigned int                   devices = 1;
+  long                           fieldSize = 0;
   for (int i = 1; i < argc; ++i)
   {
     const std::string a = argv[i];
@@ -237,8 +269,9 @@ main(int argc, char * argv[])
       fieldSize = std::max(16L, std::atol(argv[++i]));
     else
     {
-      std::fprintf(stderr, "usage: LargeDataBenchmark [--size N] [--limit-gib L] [--no-whole] [--no-limited] [--stages] "
-                           "[--devices N] [--field M]\n");
+      std::fprintf(stderr,
+                   "usage: LargeDataBenchmark [--size N] [--limit-gib L] [--no-whole] [--no-limited] [--stages] "
+                   "[--devices N] [--field M]\n");
       return 2;
     }
   }
@@ -249,7 +282,10 @@ main(int argc, char * argv[])
   const double floorMs = upMsPerByte > 0 ? bytes * (upMsPerByte + downMsPerByte) : -1;
   std::printf("LargeDataBenchmark: %ld^3 float (%.1f GiB) prefilter + affine cubic resample, host image in and out; "
               "bus floor from pinned copies of 1 GiB: up %s ms, down %s ms per GiB\n",
-              n, bytes / kGiB, Cell(bus.pinnedUpMs, "%.2f").c_str(), Cell(bus.pinnedDownMs, "%.2f").c_str());
+              n,
+              bytes / kGiB,
+              Cell(bus.pinnedUpMs, "%.2f").c_str(),
+              Cell(bus.pinnedDownMs, "%.2f").c_str());
   // The floor of a job spread over the devices: each device moves 1/N of the bytes,
   // all at once (1 GiB / N to each device, every device copying at the same time).
   double spreadFloorMs = -1, spreadDownMsPerByte = -1;
@@ -263,7 +299,10 @@ main(int argc, char * argv[])
       spreadDownMsPerByte = busN.pinnedDownMs / kGiB;
       std::printf("bus floor of %u devices at once (1/%u GiB to and from each, all copying together): up %.2f ms, "
                   "down %.2f ms per GiB in all (%.2fx one device's rate)\n",
-                  devices, devices, busN.pinnedUpMs, busN.pinnedDownMs,
+                  devices,
+                  devices,
+                  busN.pinnedUpMs,
+                  busN.pinnedDownMs,
                   (bus.pinnedUpMs + bus.pinnedDownMs) / (busN.pinnedUpMs + busN.pinnedDownMs));
     }
   }
@@ -279,8 +318,11 @@ main(int argc, char * argv[])
     double ms = -1;
     bool   gpu = false;
     onePiece = Resample(input, affine, ms, gpu, "one piece");
-    std::printf("| one piece on the device | %s | %.1f | %s | %s |\n", gpu ? "GPU" : "CPU", ms,
-                Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpu ? ms / floorMs : -1, "%.2fx").c_str());
+    std::printf("| one piece on the device | %s | %.1f | %s | %s |\n",
+                gpu ? "GPU" : "CPU",
+                ms,
+                Cell(floorMs, "%.1f").c_str(),
+                Cell(floorMs > 0 && gpu ? ms / floorMs : -1, "%.2fx").c_str());
   }
   if (whole && devices > 1)
   {
@@ -290,13 +332,23 @@ main(int argc, char * argv[])
       bool       gpu1 = false, gpuN = false;
       const auto one = Resample(input, affine, ms1, gpu1, "one device");
       const auto spread = Resample(input, affine, msN, gpuN, "several devices", devices);
-      std::printf("| one piece, 1 device (run %d) | %s | %.1f | %s | %s |\n", repeat + 1, gpu1 ? "GPU" : "CPU", ms1,
-                  Cell(floorMs, "%.1f").c_str(), Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
-      std::printf("| one piece, %u devices (run %d) | %s | %.1f | %s (%u devices) | %s |\n", devices, repeat + 1,
-                  gpuN ? "GPU" : "CPU", msN, Cell(spreadFloorMs, "%.1f").c_str(), devices,
+      std::printf("| one piece, 1 device (run %d) | %s | %.1f | %s | %s |\n",
+                  repeat + 1,
+                  gpu1 ? "GPU" : "CPU",
+                  ms1,
+                  Cell(floorMs, "%.1f").c_str(),
+                  Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
+      std::printf("| one piece, %u devices (run %d) | %s | %.1f | %s (%u devices) | %s |\n",
+                  devices,
+                  repeat + 1,
+                  gpuN ? "GPU" : "CPU",
+                  msN,
+                  Cell(spreadFloorMs, "%.1f").c_str(),
+                  devices,
                   Cell(spreadFloorMs > 0 && gpuN ? msN / spreadFloorMs : -1, "%.2fx").c_str());
       const std::size_t count = spread->GetBufferedRegion().GetNumberOfPixels();
-      std::printf("%u devices: %s; %.2fx one device\n", devices,
+      std::printf("%u devices: %s; %.2fx one device\n",
+                  devices,
                   std::memcmp(one->GetBufferPointer(), spread->GetBufferPointer(), count * sizeof(float)) == 0
                     ? "output equals the one-device output, bit for bit"
                     : "OUTPUT DIFFERS from the one-device output",
@@ -321,14 +373,22 @@ main(int argc, char * argv[])
       ms1 = again1[1];
       msN = againN[1];
       std::printf("| the same filter updated again, 1 device (median of 3) | %s | %.1f | %s | %s |\n",
-                  gpu1 ? "GPU" : "CPU", ms1, Cell(floorMs, "%.1f").c_str(),
+                  gpu1 ? "GPU" : "CPU",
+                  ms1,
+                  Cell(floorMs, "%.1f").c_str(),
                   Cell(floorMs > 0 && gpu1 ? ms1 / floorMs : -1, "%.2fx").c_str());
       std::printf("| the same filter updated again, %u devices (median of 3) | %s | %.1f | %s (%u devices) | %s |\n",
-                  devices, gpuN ? "GPU" : "CPU", msN, Cell(spreadFloorMs, "%.1f").c_str(), devices,
+                  devices,
+                  gpuN ? "GPU" : "CPU",
+                  msN,
+                  Cell(spreadFloorMs, "%.1f").c_str(),
+                  devices,
                   Cell(spreadFloorMs > 0 && gpuN ? msN / spreadFloorMs : -1, "%.2fx").c_str());
       const std::size_t count = filterN->GetOutput()->GetBufferedRegion().GetNumberOfPixels();
-      std::printf("%u devices, updated again: %s; %.2fx one device\n", devices,
-                  std::memcmp(filter1->GetOutput()->GetBufferPointer(), filterN->GetOutput()->GetBufferPointer(),
+      std::printf("%u devices, updated again: %s; %.2fx one device\n",
+                  devices,
+                  std::memcmp(filter1->GetOutput()->GetBufferPointer(),
+                              filterN->GetOutput()->GetBufferPointer(),
                               count * sizeof(float)) == 0
                     ? "output equals the one-device output, bit for bit"
                     : "OUTPUT DIFFERS from the one-device output",
@@ -353,12 +413,15 @@ main(int argc, char * argv[])
   const auto slabbed = Resample(input, affine, ms, gpu, "under the limit");
   cif::SetDeviceMemoryLimit(0);
   std::printf("| under a device memory limit of %s GiB (slabs) | %s | %.1f | %s | %s |\n",
-              Cell(limitGiB, "%g").c_str(), gpu ? "GPU" : "CPU", ms, Cell(floorMs, "%.1f").c_str(),
+              Cell(limitGiB, "%g").c_str(),
+              gpu ? "GPU" : "CPU",
+              ms,
+              Cell(floorMs, "%.1f").c_str(),
               Cell(floorMs > 0 && gpu ? ms / floorMs : -1, "%.2fx").c_str());
   if (onePiece)
   {
-    const bool same = std::memcmp(onePiece->GetBufferPointer(), slabbed->GetBufferPointer(),
-                                  static_cast<std::size_t>(bytes)) == 0;
+    const bool same =
+      std::memcmp(onePiece->GetBufferPointer(), slabbed->GetBufferPointer(), static_cast<std::size_t>(bytes)) == 0;
     std::printf("\nlimited output %s the one-piece output, bit for bit\n", same ? "equals" : "DIFFERS FROM");
     if (!same)
     {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // First-call costs (issue 15, item 3): what a CLI run or a short pipeline pays before
 // the GPU does useful work. Each case runs in a fresh process (this program started
 // again with --case), so that nothing is warm:
@@ -88,8 +105,13 @@ TimeUpdates(const char * name, TFilter * filter, TImage * input, double contextM
     }
   }
   const bool gpu = filter->GetLastExecutionPath() == itk::CudaExecutionPath::GPU;
-  std::printf("RESULT %s context=%.3f first=%.3f second=%.3f third=%.3f gpu=%d\n", name, contextMs, ms[0], ms[1],
-              ms[2], gpu ? 1 : 0);
+  std::printf("RESULT %s context=%.3f first=%.3f second=%.3f third=%.3f gpu=%d\n",
+              name,
+              contextMs,
+              ms[0],
+              ms[1],
+              ms[2],
+              gpu ? 1 : 0);
 }
 
 int
@@ -104,8 +126,8 @@ RunCase(const std::string & which)
   if (which == "resample")
   {
     using Image = itk::Image<float, 3>;
-    auto            input = MakeImage<Image>({ { 128, 128, 64 } });
-    auto            affine = itk::AffineTransform<double, 3>::New();
+    auto             input = MakeImage<Image>({ { 128, 128, 64 } });
+    auto             affine = itk::AffineTransform<double, 3>::New();
     Image::PointType centre;
     centre[0] = centre[1] = 63.5;
     centre[2] = 31.5;
@@ -140,7 +162,7 @@ std::map<std::string, double>
 RunFresh(const std::string & self, const std::string & which)
 {
   std::map<std::string, double> fields;
-  FILE * pipe = popen((self + " --case " + which + " 2>/dev/null").c_str(), "r");
+  FILE *                        pipe = popen((self + " --case " + which + " 2>/dev/null").c_str(), "r");
   if (!pipe)
   {
     return fields;
@@ -175,7 +197,7 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  int runs = 5;
+  int                            runs = 5;
   for (int i = 1; i < argc; ++i)
   {
     const std::string a = argv[i];
@@ -233,13 +255,17 @@ main(int argc, char * argv[])
     const double first = cif_bench::Median(samples["first"]);
     if (which == "context")
     {
-      std::printf("| CUDA context alone | %s | %s | | | |\n", gpu ? "GPU" : "no device", cif_bench::Cell(context, "%.2f").c_str());
+      std::printf("| CUDA context alone | %s | %s | | | |\n",
+                  gpu ? "GPU" : "no device",
+                  cif_bench::Cell(context, "%.2f").c_str());
       continue;
     }
     std::printf("| %s | %s | %s | %s | %s | %s |\n",
                 which == "resample" ? "CubicResampleGPUImageFilter, 128x128x64 float, affine"
                                     : "ConvolutionGPUImageFilter, 512^2 float, 15x15 Gaussian",
-                gpu ? "GPU" : "CPU", cif_bench::Cell(context, "%.2f").c_str(), cif_bench::Cell(first, "%.2f").c_str(),
+                gpu ? "GPU" : "CPU",
+                cif_bench::Cell(context, "%.2f").c_str(),
+                cif_bench::Cell(first, "%.2f").c_str(),
                 cif_bench::Cell(cif_bench::Median(samples["second"]), "%.2f").c_str(),
                 cif_bench::Cell(cif_bench::Median(samples["third"]), "%.2f").c_str());
   }

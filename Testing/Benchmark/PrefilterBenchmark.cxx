@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Prefilter benchmark: prints a markdown table of the cubic B-spline prefilter of
 // N^3 float volumes on the GPU (CUDA events, median of --repeat runs after a
 // warm-up, random data), the memory floor it is measured against, and in the same
@@ -52,12 +69,12 @@ RandomVolume(long n)
 {
   using Image = itk::Image<T, 3>;
   auto image = Image::New();
-  image->SetRegions(itk::Size<3>{ { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n),
-                                    static_cast<itk::SizeValueType>(n) } });
+  image->SetRegions(itk::Size<3>{
+    { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n) } });
   image->Allocate();
-  std::mt19937                          rng(12345u + static_cast<unsigned>(n));
-  std::uniform_real_distribution<T>     unit(0, 1);
-  T *                                   p = image->GetBufferPointer();
+  std::mt19937                      rng(12345u + static_cast<unsigned>(n));
+  std::uniform_real_distribution<T> unit(0, 1);
+  T *                               p = image->GetBufferPointer();
   for (std::size_t i = 0, count = image->GetBufferedRegion().GetNumberOfPixels(); i < count; ++i)
   {
     p[i] = unit(rng);
@@ -171,10 +188,10 @@ PrintRow(long n, int repeat, double copyGBps, bool runPeers, const std::map<std:
 double
 SetUpDevices(const std::vector<int> & devices)
 {
-  const std::size_t                     bytes = std::size_t(64) << 20;
-  std::vector<float>                    host(bytes / sizeof(float), 1.0f);
-  std::vector<cif::DeviceBuffer>        buffers(devices.size());
-  cif::SplinePoles                      poles;
+  const std::size_t              bytes = std::size_t(64) << 20;
+  std::vector<float>             host(bytes / sizeof(float), 1.0f);
+  std::vector<cif::DeviceBuffer> buffers(devices.size());
+  cif::SplinePoles               poles;
   cif::MakeSplinePoles(3, poles);
   cif::BufferShape shape;
   shape.dimension = 3;
@@ -190,8 +207,11 @@ SetUpDevices(const std::vector<int> & devices)
     cif::RunOnDeviceThreads(devices, nullptr, [&](std::int64_t k) {
       for (std::size_t j = 0; j < devices.size(); ++j)
       {
-        cif::CopyBetweenDevices(buffers[static_cast<std::size_t>(k)].Data(), devices[static_cast<std::size_t>(k)],
-                                buffers[j].Data(), devices[j], 4096);
+        cif::CopyBetweenDevices(buffers[static_cast<std::size_t>(k)].Data(),
+                                devices[static_cast<std::size_t>(k)],
+                                buffers[j].Data(),
+                                devices[j],
+                                4096);
       }
       cif::Synchronize();
     });
@@ -237,16 +257,23 @@ PrintDevicesRow(long n, int repeat, unsigned int devices, bool & setUpDone)
       list.push_back(static_cast<int>(d));
     }
     std::printf("one-time set-up of devices 0-%u (contexts, pools, staging rings, kernels, peer access): %.1f ms\n\n",
-                devices - 1, SetUpDevices(list));
+                devices - 1,
+                SetUpDevices(list));
     std::printf("| volume | devices | first run (ms) | later runs, median (ms) | vs 1 device | output |\n"
                 "|---|---|---|---|---|---|\n");
     setUpDone = true;
   }
   const auto spread = run(devices, firstN, laterN);
-  const bool same = std::memcmp(one->GetBufferPointer(), spread->GetBufferPointer(),
+  const bool same = std::memcmp(one->GetBufferPointer(),
+                                spread->GetBufferPointer(),
                                 input->GetBufferedRegion().GetNumberOfPixels() * sizeof(float)) == 0;
   std::printf("| %ld^3 float | 1 | %.1f | %.1f | 1.00x | |\n", n, first1, later1);
-  std::printf("| %ld^3 float | %u | %.1f | %.1f | %.2fx | %s |\n", n, devices, firstN, laterN, later1 / laterN,
+  std::printf("| %ld^3 float | %u | %.1f | %.1f | %.2fx | %s |\n",
+              n,
+              devices,
+              firstN,
+              laterN,
+              later1 / laterN,
               same ? "the bits of 1 device" : "DIFFERS from 1 device");
   std::fflush(stdout);
 }
@@ -258,8 +285,8 @@ main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
   // --devices N: the several-device table (taken out before the shared options).
-  unsigned int             devices = 0;
-  std::vector<char *>      args;
+  unsigned int        devices = 0;
+  std::vector<char *> args;
   for (int i = 0; i < argc; ++i)
   {
     if (std::string(argv[i]) == "--devices" && i + 1 < argc)
@@ -295,8 +322,10 @@ main(int argc, char * argv[])
                 << " CUDA device(s) visible\n";
       return 1;
     }
-    std::printf("B-spline prefilter, host image in and out, 1 against %u devices (%s); %d repeats\n", devices,
-                info.name.c_str(), repeat);
+    std::printf("B-spline prefilter, host image in and out, 1 against %u devices (%s); %d repeats\n",
+                devices,
+                info.name.c_str(),
+                repeat);
     bool setUpDone = false;
     for (long n : sizes)
     {
@@ -314,13 +343,17 @@ main(int argc, char * argv[])
   const auto cupy = cif_bench::RunCuPy(cupyScript, sizes, repeat);
 
   std::printf("Device: %s, %d SMs; copy bandwidth %.0f GB/s (read+write); host threads for ITK/CPU path: %u\n",
-              info.name.c_str(), info.multiprocessorCount, copyGBps, cores);
+              info.name.c_str(),
+              info.multiprocessorCount,
+              copyGBps,
+              cores);
   if (!cupy.empty() && cupy.count("copy_GBps"))
   {
     std::printf("CuPy's own copy bandwidth measurement: %s GB/s\n", cupy.at("copy_GBps").c_str());
   }
-  std::printf("\n| volume | GPU kernels (ms) | floor (ms) | of floor | GPU incl. transfers (ms) | CuPy spline_filter (ms) "
-              "| vs CuPy | ITK CPU (ms) | vs ITK | module CPU path (ms) | max rel. error vs ITK |\n");
+  std::printf(
+    "\n| volume | GPU kernels (ms) | floor (ms) | of floor | GPU incl. transfers (ms) | CuPy spline_filter (ms) "
+    "| vs CuPy | ITK CPU (ms) | vs ITK | module CPU path (ms) | max rel. error vs ITK |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 
   for (long n : sizes)

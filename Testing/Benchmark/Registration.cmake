@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # Registration sub-module: one GetValueAndDerivative of the v4 metrics (GPU, the
 # module's CPU path, ITK) against its floor, with the bus floor of the parameters
 # and derivative (cifBusFloor.h).

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Registration benchmark: one GetValueAndDerivative of the module's v4 metrics
 // (MeanSquaresImageToImageMetricv4GPU, MattesMutualInformationImageToImageMetricv4GPU
 // with 50 bins, CorrelationImageToImageMetricv4GPU) after Initialize(), on N^3 float images of smooth random content,
@@ -192,8 +209,8 @@ Image::Pointer
 SmoothRandomVolume(long n, unsigned int seed)
 {
   auto image = Image::New();
-  image->SetRegions(itk::Size<D>{ { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n),
-                                    static_cast<itk::SizeValueType>(n) } });
+  image->SetRegions(itk::Size<D>{
+    { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n) } });
   image->Allocate();
   constexpr int                          K = 6;
   std::mt19937                           rng(seed);
@@ -214,7 +231,8 @@ SmoothRandomVolume(long n, unsigned int seed)
   }
   float * out = image->GetBufferPointer();
   itk::MultiThreaderBase::New()->ParallelizeArray(
-    0, static_cast<itk::SizeValueType>(n),
+    0,
+    static_cast<itk::SizeValueType>(n),
     [&](itk::SizeValueType z) {
       for (long y = 0; y < n; ++y)
       {
@@ -238,9 +256,9 @@ SmoothRandomVolume(long n, unsigned int seed)
 Affine::Pointer
 MakeAffine(const Image * image)
 {
-  auto              affine = Affine::New();
+  auto                   affine = Affine::New();
   Affine::InputPointType centre;
-  const long        n = static_cast<long>(image->GetLargestPossibleRegion().GetSize()[0]);
+  const long             n = static_cast<long>(image->GetLargestPossibleRegion().GetSize()[0]);
   centre.Fill(0.5 * (n - 1));
   affine->SetCenter(centre);
   affine->Rotate(0, 1, 0.05);
@@ -325,8 +343,12 @@ struct Timed
 
 template <typename TMetric>
 void
-Configure(TMetric * metric, const Image * fixed, const Image * moving, TransformBase * transform,
-          PointSet * points, GradientFilter * gradient)
+Configure(TMetric *        metric,
+          const Image *    fixed,
+          const Image *    moving,
+          TransformBase *  transform,
+          PointSet *       points,
+          GradientFilter * gradient)
 {
   metric->SetFixedImage(fixed);
   metric->SetMovingImage(moving);
@@ -378,8 +400,13 @@ TimeMetric(TMetric * metric, int repeat)
 
 template <typename TModule>
 Timed
-TimeModule(bool useGPU, const Image * fixed, const Image * moving, TransformBase * transform,
-           PointSet * points, GradientFilter * gradient, int repeat)
+TimeModule(bool             useGPU,
+           const Image *    fixed,
+           const Image *    moving,
+           TransformBase *  transform,
+           PointSet *       points,
+           GradientFilter * gradient,
+           int              repeat)
 {
   auto metric = TModule::New();
   metric->SetUseGPU(useGPU);
@@ -402,8 +429,12 @@ TimeModule(bool useGPU, const Image * fixed, const Image * moving, TransformBase
 
 template <typename TITK>
 Timed
-TimeITK(const Image * fixed, const Image * moving, TransformBase * transform, PointSet * points,
-        GradientFilter * gradient, int repeat)
+TimeITK(const Image *    fixed,
+        const Image *    moving,
+        TransformBase *  transform,
+        PointSet *       points,
+        GradientFilter * gradient,
+        int              repeat)
 {
   auto  metric = TITK::New();
   Timed t;
@@ -433,22 +464,22 @@ struct PointCost
   int    passes = 1;
 };
 
-constexpr double kFixedBytes = 4;       // the fixed value (float; dense: the voxel itself)
-constexpr double kMovingBytes = 4;      // the moving value (linear: 8 neighbours, mostly cached)
-constexpr double kGradientBytes = 12;   // the moving gradient image, 3 floats
-constexpr double kPointBytes = 24;      // a sampled point's coordinates as the module keeps them (3 doubles)
-constexpr double kAffineMapFlops = 18;  // virtual index or point -> moving continuous index: 3x3 FMA
-constexpr double kBSplineMapFlops = 540; // -> grid index (18), 12 cubic weights (36), 80 tensor products,
-                                         // 64 x 3 FMA of the coefficients (384), -> moving index (18)
-constexpr double kLinearValueFlops = 32;     // 8 corner weights (16), 8 FMA
-constexpr double kLinearValueGradFlops = 80; // 8 corner weights (16), 8 x 4 FMA (value + gradient)
-constexpr double kMeanSquaresTermFlops = 8;  // difference, square added, force 2 d grad
-constexpr double kMattesBinFlops = 25;       // fixed and moving bins, 4 cubic Parzen weights
-constexpr double kMattesDerivativeFlops = 30; // bins, 4 Parzen derivative weights x ratio table, force
+constexpr double kFixedBytes = 4;               // the fixed value (float; dense: the voxel itself)
+constexpr double kMovingBytes = 4;              // the moving value (linear: 8 neighbours, mostly cached)
+constexpr double kGradientBytes = 12;           // the moving gradient image, 3 floats
+constexpr double kPointBytes = 24;              // a sampled point's coordinates as the module keeps them (3 doubles)
+constexpr double kAffineMapFlops = 18;          // virtual index or point -> moving continuous index: 3x3 FMA
+constexpr double kBSplineMapFlops = 540;        // -> grid index (18), 12 cubic weights (36), 80 tensor products,
+                                                // 64 x 3 FMA of the coefficients (384), -> moving index (18)
+constexpr double kLinearValueFlops = 32;        // 8 corner weights (16), 8 FMA
+constexpr double kLinearValueGradFlops = 80;    // 8 corner weights (16), 8 x 4 FMA (value + gradient)
+constexpr double kMeanSquaresTermFlops = 8;     // difference, square added, force 2 d grad
+constexpr double kMattesBinFlops = 25;          // fixed and moving bins, 4 cubic Parzen weights
+constexpr double kMattesDerivativeFlops = 30;   // bins, 4 Parzen derivative weights x ratio table, force
 constexpr double kCorrelationMeansFlops = 2;    // the fixed and moving values added
 constexpr double kCorrelationCentredFlops = 8;  // 2 centred values, fm, f2, m2 added
 constexpr double kCorrelationForceFlops = 10;   // 2 centred values, the coefficient, force 3
-constexpr double kAffineDerivativeFlops = 24; // q - centre, force sum, 9 FMA of the moments
+constexpr double kAffineDerivativeFlops = 24;   // q - centre, force sum, 9 FMA of the moments
 constexpr double kBSplineDerivativeFlops = 384; // 64 support weights (reused) x 3 FMA
 
 PointCost
@@ -484,7 +515,8 @@ CountPointCost(bool sampled, bool bspline, MetricKind kind)
     c.bytesEvery = 2 * every;
     c.bytesValid = kMovingBytes + (kMovingBytes + kGradientBytes);
     c.flopsEvery = 2 * map;
-    c.flopsValid = (kLinearValueFlops + kMattesBinFlops) + (kLinearValueGradFlops + kMattesDerivativeFlops + derivative);
+    c.flopsValid =
+      (kLinearValueFlops + kMattesBinFlops) + (kLinearValueGradFlops + kMattesDerivativeFlops + derivative);
   }
   return c;
 }
@@ -493,11 +525,11 @@ CountPointCost(bool sampled, bool bspline, MetricKind kind)
  * and the measured pinned copies of the parameter vector by its size. */
 struct Device
 {
-  bool                                     gpu = false;
-  double                                   copyGBps = -1;
-  double                                   fp64Tflops = -1;
-  std::string                              fp64Source;
-  int                                      repeat = 10;
+  bool                                       gpu = false;
+  double                                     copyGBps = -1;
+  double                                     fp64Tflops = -1;
+  std::string                                fp64Source;
+  int                                        repeat = 10;
   std::map<std::size_t, cif_bench::BusTimes> bus;
 
   /** Pinned up + down of \a bytes (ms), measured once per size; -1 without a device. */
@@ -550,8 +582,8 @@ NominalFp64Tflops(const cif::DeviceInfo & info, std::string & source)
       return -1;
   }
   char text[160];
-  std::snprintf(text, sizeof(text), "nominal: %d SMs x %d FP64 FMA/clock x 2 x %.2f GHz", info.multiprocessorCount,
-                lanes, ghz);
+  std::snprintf(
+    text, sizeof(text), "nominal: %d SMs x %d FP64 FMA/clock x 2 x %.2f GHz", info.multiprocessorCount, lanes, ghz);
   source = text;
   return info.multiprocessorCount * lanes * 2.0 * ghz * 1e9 / 1e12;
 }
@@ -663,13 +695,24 @@ Digest(const Timed & t)
 /** One row: the case on the GPU path, the CPU path and ITK, and its floor. */
 template <typename TModule, typename TITK>
 void
-RunRow(MetricKind kind, const char * metricName, const Image * fixed, const Image * moving, TransformBase * transform,
-       bool bspline, const std::string & transformName, PointSet * points, double pointCount,
-       const std::string & pointsName, PointSet * itkSubsample, GradientFilter * gradient, const Options & o,
-       Device & device, std::vector<std::string> & notes)
+RunRow(MetricKind                 kind,
+       const char *               metricName,
+       const Image *              fixed,
+       const Image *              moving,
+       TransformBase *            transform,
+       bool                       bspline,
+       const std::string &        transformName,
+       PointSet *                 points,
+       double                     pointCount,
+       const std::string &        pointsName,
+       PointSet *                 itkSubsample,
+       GradientFilter *           gradient,
+       const Options &            o,
+       Device &                   device,
+       std::vector<std::string> & notes)
 {
-  const Timed gpu = device.gpu ? TimeModule<TModule>(true, fixed, moving, transform, points, gradient, o.repeat)
-                               : Timed{};
+  const Timed gpu =
+    device.gpu ? TimeModule<TModule>(true, fixed, moving, transform, points, gradient, o.repeat) : Timed{};
   const Timed cpu =
     o.cpuPath ? TimeModule<TModule>(false, fixed, moving, transform, points, gradient, o.repeat) : Timed{};
 
@@ -691,8 +734,8 @@ RunRow(MetricKind kind, const char * metricName, const Image * fixed, const Imag
       char text[96];
       if (subsample && itkMs >= 1e4)
       {
-        std::snprintf(text, sizeof(text), "%.0f pts, x%.0f (%.0f s)", sampleCount, pointCount / sampleCount,
-                      itkMs * 1e-3);
+        std::snprintf(
+          text, sizeof(text), "%.0f pts, x%.0f (%.0f s)", sampleCount, pointCount / sampleCount, itkMs * 1e-3);
       }
       else if (subsample)
       {
@@ -714,12 +757,15 @@ RunRow(MetricKind kind, const char * metricName, const Image * fixed, const Imag
   // The floor at the valid fraction of the module's (or ITK's) evaluation.
   const Timed & reference = gpu.ms >= 0 ? gpu : cpu.ms >= 0 ? cpu : itkRun;
   const double  valid = reference.ms >= 0 ? static_cast<double>(reference.validPoints) : pointCount;
-  const Floor   floor = ComputeFloor(CountPointCost(points != nullptr, bspline, kind), pointCount,
-                                     std::min(valid, pointCount), transform->GetNumberOfParameters(), device);
+  const Floor   floor = ComputeFloor(CountPointCost(points != nullptr, bspline, kind),
+                                   pointCount,
+                                   std::min(valid, pointCount),
+                                   transform->GetNumberOfParameters(),
+                                   device);
 
   // Agreement with ITK where it ran on the same points: |value difference| / |value|
   // and |derivative difference| / |derivative| (L2), for the GPU path, else the CPU path.
-  std::string check = "n/a";
+  std::string   check = "n/a";
   const Timed & module = gpu.ms >= 0 ? gpu : cpu;
   if (itkSamePoints && module.ms >= 0 && itkRun.ms >= 0)
   {
@@ -735,11 +781,22 @@ RunRow(MetricKind kind, const char * metricName, const Image * fixed, const Imag
   }
 
   std::printf("| %s | %s | %s | %s | %s | %s | %s | %.0f B, %.0f flop | %s | %s / %s / %s | %s | %s | %s | %s |\n",
-              pointsName.c_str(), transformName.c_str(), metricName, Cell(gpu.ms).c_str(), Cell(cpu.ms).c_str(),
-              Cell(itkMs, itkMs >= 100 ? "%.0f" : "%.3f").c_str(), itkOn.c_str(), floor.bytesPerPoint,
-              floor.flopsPerPoint, Cell(floor.totalMs).c_str(), Micro(floor.memMs).c_str(), Micro(floor.fp64Ms).c_str(),
+              pointsName.c_str(),
+              transformName.c_str(),
+              metricName,
+              Cell(gpu.ms).c_str(),
+              Cell(cpu.ms).c_str(),
+              Cell(itkMs, itkMs >= 100 ? "%.0f" : "%.3f").c_str(),
+              itkOn.c_str(),
+              floor.bytesPerPoint,
+              floor.flopsPerPoint,
+              Cell(floor.totalMs).c_str(),
+              Micro(floor.memMs).c_str(),
+              Micro(floor.fp64Ms).c_str(),
               Micro(floor.busMs).c_str(),
-              Times(gpu.ms, floor.totalMs).c_str(), Times(itkMs, gpu.ms).c_str(), Times(itkMs, cpu.ms).c_str(),
+              Times(gpu.ms, floor.totalMs).c_str(),
+              Times(itkMs, gpu.ms).c_str(),
+              Times(itkMs, cpu.ms).c_str(),
               check.c_str());
   std::fflush(stdout);
   const std::string where = pointsName + ", " + transformName + ", " + metricName + ": ";
@@ -776,7 +833,7 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  const Options o = Parse(argc, argv);
+  const Options                  o = Parse(argc, argv);
   if (!o.ok)
   {
     return 2;
@@ -801,8 +858,13 @@ main(int argc, char * argv[])
     }
     std::printf("device: %s (compute %d.%d, %d SMs); copy bandwidth %.0f GB/s (measured, read + written); "
                 "FP64 peak %s TFLOP/s (%s)",
-                info.name.c_str(), info.computeMajor, info.computeMinor, info.multiprocessorCount, device.copyGBps,
-                Cell(device.fp64Tflops, "%.1f").c_str(), device.fp64Source.c_str());
+                info.name.c_str(),
+                info.computeMajor,
+                info.computeMinor,
+                info.multiprocessorCount,
+                device.copyGBps,
+                Cell(device.fp64Tflops, "%.1f").c_str(),
+                device.fp64Source.c_str());
     if (o.coefficientsFirst)
     {
       std::printf("; B-spline coefficients sent before the dense passes' kernels");
@@ -812,8 +874,11 @@ main(int argc, char * argv[])
   {
     std::printf("no usable CUDA device (%s): GPU and floor columns n/a", cif::GetNoDeviceReason().c_str());
   }
-  std::printf("; host cores %u, ITK threads %u; median of %d (ITK: of %d) after a warm-up\n\n", cores,
-              itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads(), o.repeat, std::max(1, std::min(o.repeat, 3)));
+  std::printf("; host cores %u, ITK threads %u; median of %d (ITK: of %d) after a warm-up\n\n",
+              cores,
+              itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads(),
+              o.repeat,
+              std::max(1, std::min(o.repeat, 3)));
 
   std::vector<std::string> notes;
   for (long n : o.sizes)
@@ -832,8 +897,8 @@ main(int argc, char * argv[])
     const unsigned int mesh = static_cast<unsigned int>(std::max(1L, n / 10));
     auto               affine = MakeAffine(fixed);
     auto               bspline = MakeBSpline(fixed, mesh, 3000u + static_cast<unsigned>(n));
-    const std::string  bsplineName = "B-spline, mesh " + std::to_string(mesh) + "^3 (" +
-                                    std::to_string(bspline->GetNumberOfParameters()) + " par.)";
+    const std::string  bsplineName =
+      "B-spline, mesh " + std::to_string(mesh) + "^3 (" + std::to_string(bspline->GetNumberOfParameters()) + " par.)";
 
     struct PointCase
     {
@@ -846,7 +911,8 @@ main(int argc, char * argv[])
     for (long count : o.sampledCounts)
     {
       const int log2 = static_cast<int>(std::lround(std::log2(static_cast<double>(count))));
-      pointCases.push_back({ "sampled 2^" + std::to_string(log2), static_cast<double>(count),
+      pointCases.push_back({ "sampled 2^" + std::to_string(log2),
+                             static_cast<double>(count),
                              RandomPoints(fixed, count, false, 4000u + static_cast<unsigned>(count + n)) });
     }
     // ITK's subsample for the B-spline rows beyond --itk-points: voxel centres, as the
@@ -855,7 +921,10 @@ main(int argc, char * argv[])
 
     std::printf("### %ld^3 float, smooth random fixed and moving; Mattes %d bins; B-spline mesh %u^3 (%lu "
                 "parameters)\n\n",
-                n, kMattesBins, mesh, static_cast<unsigned long>(bspline->GetNumberOfParameters()));
+                n,
+                kMattesBins,
+                mesh,
+                static_cast<unsigned long>(bspline->GetNumberOfParameters()));
     std::printf("| points | transform | metric | GPU (ms) | CPU path (ms) | ITK (ms) | ITK timed on | per point | "
                 "floor (ms) | floor: mem / fp64 / bus (us) | GPU / floor | ITK / GPU | ITK / CPU path | vs ITK: "
                 "value, derivative |\n");
@@ -866,14 +935,51 @@ main(int argc, char * argv[])
       {
         TransformBase *   transform = t == 0 ? static_cast<TransformBase *>(affine.GetPointer()) : bspline.GetPointer();
         const std::string transformName = t == 0 ? "affine (12 par.)" : bsplineName;
-        RunRow<MeanSquaresGPU, MeanSquaresITK>(MetricKind::MeanSquares, "MeanSquares", fixed, moving, transform, t == 1,
-                                               transformName, pc.points, pc.count, pc.name, itkSubsample, gradient, o,
-                                               device, notes);
-        RunRow<MattesGPU, MattesITK>(MetricKind::Mattes, "Mattes", fixed, moving, transform, t == 1, transformName,
-                                     pc.points, pc.count, pc.name, itkSubsample, gradient, o, device, notes);
-        RunRow<CorrelationGPU, CorrelationITK>(MetricKind::Correlation, "Correlation", fixed, moving, transform,
-                                               t == 1, transformName, pc.points, pc.count, pc.name, itkSubsample,
-                                               gradient, o, device, notes);
+        RunRow<MeanSquaresGPU, MeanSquaresITK>(MetricKind::MeanSquares,
+                                               "MeanSquares",
+                                               fixed,
+                                               moving,
+                                               transform,
+                                               t == 1,
+                                               transformName,
+                                               pc.points,
+                                               pc.count,
+                                               pc.name,
+                                               itkSubsample,
+                                               gradient,
+                                               o,
+                                               device,
+                                               notes);
+        RunRow<MattesGPU, MattesITK>(MetricKind::Mattes,
+                                     "Mattes",
+                                     fixed,
+                                     moving,
+                                     transform,
+                                     t == 1,
+                                     transformName,
+                                     pc.points,
+                                     pc.count,
+                                     pc.name,
+                                     itkSubsample,
+                                     gradient,
+                                     o,
+                                     device,
+                                     notes);
+        RunRow<CorrelationGPU, CorrelationITK>(MetricKind::Correlation,
+                                               "Correlation",
+                                               fixed,
+                                               moving,
+                                               transform,
+                                               t == 1,
+                                               transformName,
+                                               pc.points,
+                                               pc.count,
+                                               pc.name,
+                                               itkSubsample,
+                                               gradient,
+                                               o,
+                                               device,
+                                               notes);
       }
     }
     std::printf("\n");
@@ -887,7 +993,8 @@ main(int argc, char * argv[])
     "B-spline rows with more than %ld points it runs on a random subsample of %ld voxel-centre points and its time is "
     "scaled by points / subsample (its cost is points x parameters). Moving interpolator linear (ITK's default), "
     "moving gradient from ITK's default GradientRecursiveGaussianImageFilter.\n\n",
-    o.itkPoints, o.itkPoints);
+    o.itkPoints,
+    o.itkPoints);
   std::printf(
     "Floor = max(mem, fp64) + bus. mem: bytes per point / the measured device-to-device copy bandwidth; per point of "
     "the domain the fixed value (4 B) and, sampled, the point's 3 double coordinates (24 B); per point landing "

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # The module's elastic registration next to Debian's elastix 5.0.1 on the same
 # smooth-noise pairs with a known B-spline warp (ElasticRegistrationExample makes
 # them): elastix with its B-spline schedule (elastix/bspline-mattes.txt: 3 levels x

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Resampling benchmark: prints a markdown table of exact cubic resampling of N^3
 // float volumes through an affine transform with rotation (from coefficients on the
 // device, and prefilter + resample end to end on the device), the dense B-spline
@@ -60,8 +77,8 @@ Image::Pointer
 RandomVolume(long n)
 {
   auto image = Image::New();
-  image->SetRegions(itk::Size<3>{ { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n),
-                                    static_cast<itk::SizeValueType>(n) } });
+  image->SetRegions(itk::Size<3>{
+    { static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n), static_cast<itk::SizeValueType>(n) } });
   image->Allocate();
   std::mt19937                          rng(777u + static_cast<unsigned>(n));
   std::uniform_real_distribution<float> unit(0.f, 1.f);
@@ -76,7 +93,7 @@ RandomVolume(long n)
 itk::AffineTransform<double, 3>::Pointer
 RotationAffine(long n)
 {
-  auto                                    affine = itk::AffineTransform<double, 3>::New();
+  auto                                            affine = itk::AffineTransform<double, 3>::New();
   itk::AffineTransform<double, 3>::InputPointType centre;
   centre.Fill(0.5 * (n - 1));
   affine->SetCenter(centre);
@@ -96,7 +113,7 @@ RotationAffine(long n)
 itk::AffineTransform<double, 3>::Pointer
 TurnAffine(long n, unsigned int p, unsigned int q, double angle)
 {
-  auto                                    affine = itk::AffineTransform<double, 3>::New();
+  auto                                            affine = itk::AffineTransform<double, 3>::New();
   itk::AffineTransform<double, 3>::InputPointType centre;
   centre.Fill(0.5 * (n - 1));
   affine->SetCenter(centre);
@@ -109,7 +126,7 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  const cif_bench::Options options = cif_bench::ParseOptions(argc, argv, "ResampleBenchmark", 256L);
+  const cif_bench::Options       options = cif_bench::ParseOptions(argc, argv, "ResampleBenchmark", 256L);
   if (!options.ok)
   {
     return 2;
@@ -125,8 +142,10 @@ main(int argc, char * argv[])
   }
   const cif::DeviceInfo info = cif::GetDeviceInfo();
   const double          copyGBps = cif_bench::MeasureCopyBandwidth(repeat);
-  const auto cupy = cif_bench::RunCuPy(cupyScript, sizes, repeat);
-  std::printf("Device: %s; copy bandwidth %.0f GB/s; host threads %u\n\n", info.name.c_str(), copyGBps,
+  const auto            cupy = cif_bench::RunCuPy(cupyScript, sizes, repeat);
+  std::printf("Device: %s; copy bandwidth %.0f GB/s; host threads %u\n\n",
+              info.name.c_str(),
+              copyGBps,
               itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads());
   std::printf("| case | GPU (ms) | floor (ms) | of floor | CuPy (ms) | vs CuPy | ITK CPU (ms) | vs ITK |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
@@ -135,11 +154,11 @@ main(int argc, char * argv[])
   cif::MakeSplinePoles(3, poles);
   for (long n : sizes)
   {
-    auto              input = RandomVolume(n);
-    const std::int64_t count = n * n * n;
-    auto              affine = RotationAffine(n);
+    auto                       input = RandomVolume(n);
+    const std::int64_t         count = n * n * n;
+    auto                       affine = RotationAffine(n);
     itk::CudaTransformChain<3> chain(affine.GetPointer());
-    cif::ResampleGeometry g;
+    cif::ResampleGeometry      g;
     for (int a = 0; a < 3; ++a)
     {
       g.outputSize[a] = g.input.size[a] = n;
@@ -154,23 +173,23 @@ main(int argc, char * argv[])
     cif::PrefilterOnDevice<float>(coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
 
     const double exactMs = DeviceMilliseconds(repeat, [&] {
-      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f,
-                                             output.As<float>());
+      cif::ResampleOnDevice<3, float, float>(
+        coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f, output.As<float>());
     });
     // What the access pattern costs: the same exact resampling under a sub-voxel
     // translation (a warp's supports consecutive along x, the best case), and the load
     // floor of any one-voxel-per-thread exact kernel (64 coalesced loads per voxel,
     // no arithmetic).
-    auto                          translation = itk::AffineTransform<double, 3>::New();
+    auto                                              translation = itk::AffineTransform<double, 3>::New();
     itk::AffineTransform<double, 3>::OutputVectorType subVoxel;
     subVoxel[0] = 0.37;
     subVoxel[1] = 0.41;
     subVoxel[2] = 0.23;
     translation->Translate(subVoxel);
     itk::CudaTransformChain<3> translationChain(translation.GetPointer());
-    const double translationMs = DeviceMilliseconds(repeat, [&] {
-      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, translationChain.DeviceChain(), nullptr,
-                                             true, 0.f, output.As<float>());
+    const double               translationMs = DeviceMilliseconds(repeat, [&] {
+      cif::ResampleOnDevice<3, float, float>(
+        coefficients.As<const float>(), g, translationChain.DeviceChain(), nullptr, true, 0.f, output.As<float>());
     });
     // The resampler's own layout: the coefficients with a mirrored halo
     // (cifMirrorPadding.h), written by the prefilter and FillMirrorHaloOnDevice; every
@@ -179,19 +198,31 @@ main(int argc, char * argv[])
     padded.inputMirrorPadded = true;
     cif::DeviceBuffer paddedCoefficients(cif::MirrorPaddedCount<3>(g.input) * 4), paddedOutput(count * 4);
     const auto        prefilterPadded = [&] {
-      cif::PrefilterIntoLayoutOnDevice<float>(samples.As<const float>(), paddedCoefficients.As<float>(),
-                                              cif::MirrorPaddedLayout<3>(g.input), shape, poles,
+      cif::PrefilterIntoLayoutOnDevice<float>(samples.As<const float>(),
+                                              paddedCoefficients.As<float>(),
+                                              cif::MirrorPaddedLayout<3>(g.input),
+                                              shape,
+                                              poles,
                                               cif::BoundaryMode::Mirror);
       cif::FillMirrorHaloOnDevice<3, float>(paddedCoefficients.As<float>(), g.input);
     };
     prefilterPadded();
     const double paddedMs = DeviceMilliseconds(repeat, [&] {
-      cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(), padded, chain.DeviceChain(), nullptr,
-                                             true, 0.f, paddedOutput.As<float>());
+      cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(),
+                                             padded,
+                                             chain.DeviceChain(),
+                                             nullptr,
+                                             true,
+                                             0.f,
+                                             paddedOutput.As<float>());
     });
     const double paddedTranslationMs = DeviceMilliseconds(repeat, [&] {
-      cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(), padded,
-                                             translationChain.DeviceChain(), nullptr, true, 0.f,
+      cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(),
+                                             padded,
+                                             translationChain.DeviceChain(),
+                                             nullptr,
+                                             true,
+                                             0.f,
                                              paddedOutput.As<float>());
     });
     // Turns past 45 degrees and one in the x-z plane: the kernel lays its lanes along
@@ -214,25 +245,35 @@ main(int argc, char * argv[])
       auto                       turned = TurnAffine(n, turn.p, turn.q, turn.angle);
       itk::CudaTransformChain<3> turnedChain(turned.GetPointer());
       turn.ms = DeviceMilliseconds(repeat, [&] {
-        cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(), padded, turnedChain.DeviceChain(),
-                                               nullptr, true, 0.f, paddedOutput.As<float>());
+        cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(),
+                                               padded,
+                                               turnedChain.DeviceChain(),
+                                               nullptr,
+                                               true,
+                                               0.f,
+                                               paddedOutput.As<float>());
       });
     }
     const double paddedEndToEndMs = DeviceMilliseconds(repeat, [&] {
       prefilterPadded();
-      cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(), padded, chain.DeviceChain(), nullptr,
-                                             true, 0.f, paddedOutput.As<float>());
+      cif::ResampleOnDevice<3, float, float>(paddedCoefficients.As<const float>(),
+                                             padded,
+                                             chain.DeviceChain(),
+                                             nullptr,
+                                             true,
+                                             0.f,
+                                             paddedOutput.As<float>());
     });
     // Same bits from either layout (the rotation, both computed last above and below).
-    cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f,
-                                           output.As<float>());
+    cif::ResampleOnDevice<3, float, float>(
+      coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f, output.As<float>());
     std::vector<float> dense(count), fromPadded(count);
     output.Download(dense.data(), count * 4);
     paddedOutput.Download(fromPadded.data(), count * 4);
-    const std::int64_t differing = std::inner_product(dense.begin(), dense.end(), fromPadded.begin(), std::int64_t(0),
-                                                      std::plus<>(), [](float a, float b) {
-                                                        return std::memcmp(&a, &b, sizeof(float)) != 0 ? 1 : 0;
-                                                      });
+    const std::int64_t differing = std::inner_product(
+      dense.begin(), dense.end(), fromPadded.begin(), std::int64_t(0), std::plus<>(), [](float a, float b) {
+        return std::memcmp(&a, &b, sizeof(float)) != 0 ? 1 : 0;
+      });
     double loadFloorMs = -1;
 #ifdef CIF_BENCHMARK_GATHER_FLOOR
     if (n >= 4) // a 4^3 block per voxel must fit
@@ -242,10 +283,10 @@ main(int argc, char * argv[])
     }
 #endif
     const double endToEndMs = DeviceMilliseconds(repeat, [&] {
-      cif::PrefilterOnDevice<float>(samples.As<const float>(), coefficients.As<float>(), shape, poles,
-                                    cif::BoundaryMode::Mirror);
-      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f,
-                                             output.As<float>());
+      cif::PrefilterOnDevice<float>(
+        samples.As<const float>(), coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
+      cif::ResampleOnDevice<3, float, float>(
+        coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, 0.f, output.As<float>());
     });
     const double floorMs = 8.0 * count / (copyGBps * 1e9) * 1e3;
 
@@ -285,53 +326,95 @@ main(int argc, char * argv[])
       itkMs = WallMilliseconds([&] { resample->Update(); });
     }
     const std::string suffix = std::to_string(n) + "^3_ms";
-    const double fromCoefficients =
-      cupy.count("affine_order3_from_coeffs_" + suffix) ? std::atof(cupy.at("affine_order3_from_coeffs_" + suffix).c_str()) : -1;
-    const double withPrefilter = cupy.count("affine_order3_with_prefilter_" + suffix)
-                                   ? std::atof(cupy.at("affine_order3_with_prefilter_" + suffix).c_str())
-                                   : -1;
-    std::printf("| %ld^3 affine, exact, from coefficients | %.3f | %.3f | %.0f%% | %s | %s | %s | %s |\n", n, exactMs,
-                floorMs, floorMs / exactMs * 100, Cell(fromCoefficients, "%.3f").c_str(),
+    const double      fromCoefficients = cupy.count("affine_order3_from_coeffs_" + suffix)
+                                           ? std::atof(cupy.at("affine_order3_from_coeffs_" + suffix).c_str())
+                                           : -1;
+    const double      withPrefilter = cupy.count("affine_order3_with_prefilter_" + suffix)
+                                        ? std::atof(cupy.at("affine_order3_with_prefilter_" + suffix).c_str())
+                                        : -1;
+    std::printf("| %ld^3 affine, exact, from coefficients | %.3f | %.3f | %.0f%% | %s | %s | %s | %s |\n",
+                n,
+                exactMs,
+                floorMs,
+                floorMs / exactMs * 100,
+                Cell(fromCoefficients, "%.3f").c_str(),
                 Cell(fromCoefficients > 0 ? fromCoefficients / exactMs : -1, "%.1fx").c_str(),
-                Cell(itkMs, "%.0f").c_str(), "");
-    std::printf("| %ld^3 sub-voxel translation, exact, from coefficients | %.3f | %.3f | %.0f%% | %s | %s | | |\n", n,
-                translationMs, floorMs, floorMs / translationMs * 100, Cell(fromCoefficients, "%.3f").c_str(),
+                Cell(itkMs, "%.0f").c_str(),
+                "");
+    std::printf("| %ld^3 sub-voxel translation, exact, from coefficients | %.3f | %.3f | %.0f%% | %s | %s | | |\n",
+                n,
+                translationMs,
+                floorMs,
+                floorMs / translationMs * 100,
+                Cell(fromCoefficients, "%.3f").c_str(),
                 Cell(fromCoefficients > 0 ? fromCoefficients / translationMs : -1, "%.1fx").c_str());
-    std::printf("| %ld^3 affine, exact, from mirror-padded coefficients (%lld voxels differ) | %.3f | %.3f | %.0f%% | %s | "
-                "%s | | |\n",
-                n, static_cast<long long>(differing), paddedMs, floorMs, floorMs / paddedMs * 100,
-                Cell(fromCoefficients, "%.3f").c_str(),
-                Cell(fromCoefficients > 0 ? fromCoefficients / paddedMs : -1, "%.1fx").c_str());
-    std::printf("| %ld^3 sub-voxel translation, exact, from mirror-padded coefficients | %.3f | %.3f | %.0f%% | %s | %s "
-                "| | |\n",
-                n, paddedTranslationMs, floorMs, floorMs / paddedTranslationMs * 100,
-                Cell(fromCoefficients, "%.3f").c_str(),
-                Cell(fromCoefficients > 0 ? fromCoefficients / paddedTranslationMs : -1, "%.1fx").c_str());
+    std::printf(
+      "| %ld^3 affine, exact, from mirror-padded coefficients (%lld voxels differ) | %.3f | %.3f | %.0f%% | %s | "
+      "%s | | |\n",
+      n,
+      static_cast<long long>(differing),
+      paddedMs,
+      floorMs,
+      floorMs / paddedMs * 100,
+      Cell(fromCoefficients, "%.3f").c_str(),
+      Cell(fromCoefficients > 0 ? fromCoefficients / paddedMs : -1, "%.1fx").c_str());
+    std::printf(
+      "| %ld^3 sub-voxel translation, exact, from mirror-padded coefficients | %.3f | %.3f | %.0f%% | %s | %s "
+      "| | |\n",
+      n,
+      paddedTranslationMs,
+      floorMs,
+      floorMs / paddedTranslationMs * 100,
+      Cell(fromCoefficients, "%.3f").c_str(),
+      Cell(fromCoefficients > 0 ? fromCoefficients / paddedTranslationMs : -1, "%.1fx").c_str());
     for (const Turn & turn : turns)
     {
-      std::printf("| %ld^3 turn by %s, exact, from mirror-padded coefficients | %.3f | %.3f | %.0f%% | | | | |\n", n,
-                  turn.name, turn.ms, floorMs, floorMs / turn.ms * 100);
+      std::printf("| %ld^3 turn by %s, exact, from mirror-padded coefficients | %.3f | %.3f | %.0f%% | | | | |\n",
+                  n,
+                  turn.name,
+                  turn.ms,
+                  floorMs,
+                  floorMs / turn.ms * 100);
     }
-    std::printf("| %ld^3 load floor: 64 coalesced float loads per voxel, no arithmetic | %s | %.3f | %s | %s | %s | | |\n",
-                n, Cell(loadFloorMs, "%.3f").c_str(), floorMs,
-                Cell(loadFloorMs > 0 ? floorMs / loadFloorMs * 100 : -1, "%.0f%%").c_str(),
-                Cell(fromCoefficients, "%.3f").c_str(),
-                Cell(fromCoefficients > 0 && loadFloorMs > 0 ? fromCoefficients / loadFloorMs : -1, "%.1fx").c_str());
-    std::printf("| %ld^3 prefilter + affine, on device | %.3f | %.3f | %.0f%% | %s | %s | %s | %s |\n", n, endToEndMs,
-                floorMs * 4, floorMs * 4 / endToEndMs * 100, Cell(withPrefilter, "%.3f").c_str(),
-                Cell(withPrefilter > 0 ? withPrefilter / endToEndMs : -1, "%.1fx").c_str(),
-                Cell(itkMs, "%.0f").c_str(), Cell(itkMs > 0 ? itkMs / endToEndMs : -1, "%.0fx").c_str());
-    std::printf("| %ld^3 prefilter into the mirror-padded layout + affine, on device | %.3f | %.3f | %.0f%% | %s | %s | "
-                "%s | %s |\n",
-                n, paddedEndToEndMs, floorMs * 4, floorMs * 4 / paddedEndToEndMs * 100,
+    std::printf(
+      "| %ld^3 load floor: 64 coalesced float loads per voxel, no arithmetic | %s | %.3f | %s | %s | %s | | |\n",
+      n,
+      Cell(loadFloorMs, "%.3f").c_str(),
+      floorMs,
+      Cell(loadFloorMs > 0 ? floorMs / loadFloorMs * 100 : -1, "%.0f%%").c_str(),
+      Cell(fromCoefficients, "%.3f").c_str(),
+      Cell(fromCoefficients > 0 && loadFloorMs > 0 ? fromCoefficients / loadFloorMs : -1, "%.1fx").c_str());
+    std::printf("| %ld^3 prefilter + affine, on device | %.3f | %.3f | %.0f%% | %s | %s | %s | %s |\n",
+                n,
+                endToEndMs,
+                floorMs * 4,
+                floorMs * 4 / endToEndMs * 100,
                 Cell(withPrefilter, "%.3f").c_str(),
-                Cell(withPrefilter > 0 ? withPrefilter / paddedEndToEndMs : -1, "%.1fx").c_str(),
-                Cell(itkMs, "%.0f").c_str(), Cell(itkMs > 0 ? itkMs / paddedEndToEndMs : -1, "%.0fx").c_str());
-    std::printf("| %ld^3 prefilter + affine, CubicResampleGPUImageFilter (CudaImage in and out) | %.3f | %.3f | %.0f%% | "
-                "%s | %s | %s | %s |\n",
-                n, filterMs, floorMs * 4, floorMs * 4 / filterMs * 100, Cell(withPrefilter, "%.3f").c_str(),
-                Cell(withPrefilter > 0 ? withPrefilter / filterMs : -1, "%.1fx").c_str(), Cell(itkMs, "%.0f").c_str(),
-                Cell(itkMs > 0 ? itkMs / filterMs : -1, "%.0fx").c_str());
+                Cell(withPrefilter > 0 ? withPrefilter / endToEndMs : -1, "%.1fx").c_str(),
+                Cell(itkMs, "%.0f").c_str(),
+                Cell(itkMs > 0 ? itkMs / endToEndMs : -1, "%.0fx").c_str());
+    std::printf(
+      "| %ld^3 prefilter into the mirror-padded layout + affine, on device | %.3f | %.3f | %.0f%% | %s | %s | "
+      "%s | %s |\n",
+      n,
+      paddedEndToEndMs,
+      floorMs * 4,
+      floorMs * 4 / paddedEndToEndMs * 100,
+      Cell(withPrefilter, "%.3f").c_str(),
+      Cell(withPrefilter > 0 ? withPrefilter / paddedEndToEndMs : -1, "%.1fx").c_str(),
+      Cell(itkMs, "%.0f").c_str(),
+      Cell(itkMs > 0 ? itkMs / paddedEndToEndMs : -1, "%.0fx").c_str());
+    std::printf(
+      "| %ld^3 prefilter + affine, CubicResampleGPUImageFilter (CudaImage in and out) | %.3f | %.3f | %.0f%% | "
+      "%s | %s | %s | %s |\n",
+      n,
+      filterMs,
+      floorMs * 4,
+      floorMs * 4 / filterMs * 100,
+      Cell(withPrefilter, "%.3f").c_str(),
+      Cell(withPrefilter > 0 ? withPrefilter / filterMs : -1, "%.1fx").c_str(),
+      Cell(itkMs, "%.0f").c_str(),
+      Cell(itkMs > 0 ? itkMs / filterMs : -1, "%.0fx").c_str());
     std::fflush(stdout);
   }
 
@@ -339,27 +422,27 @@ main(int argc, char * argv[])
   {
     const long n = 256;
     using BSpline = itk::BSplineTransform<double, 3, 3>;
-    auto                             bspline = BSpline::New();
-    BSpline::PhysicalDimensionsType  extent;
-    BSpline::MeshSizeType            mesh;
+    auto                            bspline = BSpline::New();
+    BSpline::PhysicalDimensionsType extent;
+    BSpline::MeshSizeType           mesh;
     extent.Fill(n - 1.0);
     mesh.Fill(10);
     bspline->SetTransformDomainPhysicalDimensions(extent);
     bspline->SetTransformDomainMeshSize(mesh);
-    BSpline::ParametersType          parameters(bspline->GetNumberOfParameters());
-    std::mt19937                     rng(5);
+    BSpline::ParametersType                parameters(bspline->GetNumberOfParameters());
+    std::mt19937                           rng(5);
     std::uniform_real_distribution<double> u(-3, 3);
     for (auto & p : parameters)
       p = u(rng);
     bspline->SetParametersByValue(parameters);
     itk::CudaTransformChain<3> chain(bspline.GetPointer());
-    cif::ResampleGeometry g;
+    cif::ResampleGeometry      g;
     for (int a = 0; a < 3; ++a)
       g.outputSize[a] = n;
     const std::int64_t count = n * n * n;
     cif::DeviceBuffer  field(count * 3 * sizeof(float));
-    const double       gpuMs =
-      DeviceMilliseconds(repeat, [&] { cif::DisplacementFieldOnDevice<3, float>(g, chain.DeviceChain(), field.As<float>()); });
+    const double       gpuMs = DeviceMilliseconds(
+      repeat, [&] { cif::DisplacementFieldOnDevice<3, float>(g, chain.DeviceChain(), field.As<float>()); });
     const double floorMs = 12.0 * count / (copyGBps * 1e9) * 1e3;
     using Field = itk::Image<itk::Vector<float, 3>, 3>;
     auto itkField = itk::TransformToDisplacementFieldFilter<Field, double>::New();
@@ -368,8 +451,13 @@ main(int argc, char * argv[])
     size.Fill(n);
     itkField->SetSize(size);
     const double itkMs = WallMilliseconds([&] { itkField->Update(); });
-    std::printf("| 256^3 B-spline field (10^3 mesh), float vectors | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f | %.0fx |\n",
-                gpuMs, floorMs, floorMs / gpuMs * 100, itkMs, itkMs / gpuMs);
+    std::printf(
+      "| 256^3 B-spline field (10^3 mesh), float vectors | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f | %.0fx |\n",
+      gpuMs,
+      floorMs,
+      floorMs / gpuMs * 100,
+      itkMs,
+      itkMs / gpuMs);
     std::fflush(stdout);
 
     // The warp of elastic registration: the image resampled through the same
@@ -385,13 +473,13 @@ main(int argc, char * argv[])
     cif::SplinePoles poles;
     cif::MakeSplinePoles(3, poles);
     const double warpMs = DeviceMilliseconds(repeat, [&] {
-      cif::PrefilterOnDevice<float>(samples.As<const float>(), coefficients.As<float>(), shape, poles,
-                                    cif::BoundaryMode::Mirror);
-      cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, false,
-                                             0.f, warped.As<float>());
+      cif::PrefilterOnDevice<float>(
+        samples.As<const float>(), coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
+      cif::ResampleOnDevice<3, float, float>(
+        coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, false, 0.f, warped.As<float>());
     });
-    auto resample = itk::ResampleImageFilter<Image, Image>::New();
-    auto interpolator = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
+    auto         resample = itk::ResampleImageFilter<Image, Image>::New();
+    auto         interpolator = itk::BSplineInterpolateImageFunction<Image, double, double>::New();
     resample->SetInput(input);
     resample->SetInterpolator(interpolator);
     resample->SetTransform(bspline);
@@ -400,7 +488,11 @@ main(int argc, char * argv[])
     const double warpFloorMs = 32.0 * count / (copyGBps * 1e9) * 1e3; // as prefilter + resample
     std::printf("| 256^3 prefilter + warp through the B-spline (10^3 mesh) | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f | "
                 "%.0fx |\n",
-                warpMs, warpFloorMs, warpFloorMs / warpMs * 100, itkWarpMs, itkWarpMs / warpMs);
+                warpMs,
+                warpFloorMs,
+                warpFloorMs / warpMs * 100,
+                itkWarpMs,
+                itkWarpMs / warpMs);
     // The warp alone, and with the moving image stored turned by 90 degrees in x-y
     // (its direction a quarter turn: registration across acquisitions of different
     // orientation), where its rows run along the output's axis 1.
@@ -412,15 +504,14 @@ main(int argc, char * argv[])
     turned.inputOrigin[0] = n - 1.0;
     const auto warpOnly = [&](const cif::ResampleGeometry & geometry, const cif::TransformChain & through) {
       return DeviceMilliseconds(repeat, [&] {
-        cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), geometry, through, nullptr, false, 0.f,
-                                               warped.As<float>());
+        cif::ResampleOnDevice<3, float, float>(
+          coefficients.As<const float>(), geometry, through, nullptr, false, 0.f, warped.As<float>());
       });
     };
     std::printf("| 256^3 warp through the B-spline, from coefficients | %.3f | | | | | | |\n",
                 warpOnly(g, chain.DeviceChain()));
     std::printf("| 256^3 the same, moving image stored turned by 90 degrees | %.3f | | | | | | |\n",
                 warpOnly(turned, chain.DeviceChain()));
-
   }
 
   // 10^7 random physical points with gradients from a 256^3 float coefficient volume
@@ -452,18 +543,28 @@ main(int argc, char * argv[])
     grid.size[0] = grid.size[1] = grid.size[2] = n;
     const cif::ImageFrame frame = itk::MakeImageFrame<3>(input.GetPointer());
     const double          gpuMs = DeviceMilliseconds(repeat, [&] {
-      cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(), grid, frame, x.As<const double>(),
-                                                    points, values.As<double>(), gradients.As<double>());
+      cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(),
+                                                    grid,
+                                                    frame,
+                                                    x.As<const double>(),
+                                                    points,
+                                                    values.As<double>(),
+                                                    gradients.As<double>());
     });
     // The same points sorted on the device first (PointOrder::ImageOrder, the
     // evaluator's SortPoints), and handed over already in image order (sorted here
     // once, untimed): what scattered points cost, and what the sort recovers.
     const double sortedMs = DeviceMilliseconds(repeat, [&] {
-      cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(), grid, frame, x.As<const double>(),
-                                                    points, values.As<double>(), gradients.As<double>(),
+      cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(),
+                                                    grid,
+                                                    frame,
+                                                    x.As<const double>(),
+                                                    points,
+                                                    values.As<double>(),
+                                                    gradients.As<double>(),
                                                     cif::PointOrder::ImageOrder);
     });
-    double inOrderMs = 0;
+    double       inOrderMs = 0;
     {
       std::vector<std::pair<long, std::int64_t>> cells(points); // (cell, point)
       for (std::int64_t i = 0; i < points; ++i)
@@ -480,8 +581,12 @@ main(int argc, char * argv[])
       cif::DeviceBuffer orderedPoints(points * 24);
       orderedPoints.Upload(ordered.data(), points * 24);
       inOrderMs = DeviceMilliseconds(repeat, [&] {
-        cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(), grid, frame,
-                                                      orderedPoints.As<const double>(), points, values.As<double>(),
+        cif::EvaluatePhysicalPointsOnDevice<3, float>(coefficients.As<const float>(),
+                                                      grid,
+                                                      frame,
+                                                      orderedPoints.As<const double>(),
+                                                      points,
+                                                      values.As<double>(),
                                                       gradients.As<double>());
       });
     }
@@ -490,23 +595,38 @@ main(int argc, char * argv[])
     interpolator->SetInputImage(input);
     const std::int64_t sample = 200000;
     const double       itkMs = WallMilliseconds([&] {
-      itk::MultiThreaderBase::New()->ParallelizeArray(
-        0, sample,
-        [&](itk::SizeValueType i) {
-          double value;
-          itk::BSplineInterpolateImageFunction<Image, double, double>::CovariantVectorType d;
-          interpolator->EvaluateValueAndDerivative(hostPoints[i], value, d);
-        },
-        nullptr);
-    }) * (double(points) / sample);
-    std::printf("| 10^7 physical points, value + gradient (from float coefficients) | %.3f | %.3f | %.0f%% | n/a | n/a | "
-                "%.0f (scaled from 2*10^5) | %.0fx |\n",
-                gpuMs, floorMs, floorMs / gpuMs * 100, itkMs, itkMs / gpuMs);
+                           itk::MultiThreaderBase::New()->ParallelizeArray(
+                             0,
+                             sample,
+                             [&](itk::SizeValueType i) {
+                               double                                                                           value;
+                               itk::BSplineInterpolateImageFunction<Image, double, double>::CovariantVectorType d;
+                               interpolator->EvaluateValueAndDerivative(hostPoints[i], value, d);
+                             },
+                             nullptr);
+                         }) *
+                         (double(points) / sample);
+    std::printf(
+      "| 10^7 physical points, value + gradient (from float coefficients) | %.3f | %.3f | %.0f%% | n/a | n/a | "
+      "%.0f (scaled from 2*10^5) | %.0fx |\n",
+      gpuMs,
+      floorMs,
+      floorMs / gpuMs * 100,
+      itkMs,
+      itkMs / gpuMs);
     std::printf("| the same points sorted on the device first (SortPoints) | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f | "
                 "%.0fx |\n",
-                sortedMs, floorMs, floorMs / sortedMs * 100, itkMs, itkMs / sortedMs);
+                sortedMs,
+                floorMs,
+                floorMs / sortedMs * 100,
+                itkMs,
+                itkMs / sortedMs);
     std::printf("| the same points handed over in image order | %.3f | %.3f | %.0f%% | n/a | n/a | %.0f | %.0fx |\n",
-                inOrderMs, floorMs, floorMs / inOrderMs * 100, itkMs, itkMs / inOrderMs);
+                inOrderMs,
+                floorMs,
+                floorMs / inOrderMs * 100,
+                itkMs,
+                itkMs / inOrderMs);
   }
   std::printf("\nfloor: resample 8 B per output voxel (end to end: x4 with the prefilter's 3 passes); field 12 B per "
               "voxel; points 56 B each. ITK's ResampleImageFilter and TransformToDisplacementFieldFilter use all "

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Table lookup benchmark (issue 17): prints a markdown table of batched cubic
 // B-spline lookups in CubicBSplineTable, for a 64^4 table with 64^4 random lookups
 // (seed 001's experiment), 32^5 with 10^7 and 16^6 with 10^6; values alone and with
@@ -88,8 +105,9 @@ Parse(int argc, char * argv[])
     }
     else
     {
-      std::fprintf(stderr, "usage: TableLookupBenchmark [--repeat R] [--cupy cupy_table_peer.py] [--sample N] "
-                           "[--small]\n");
+      std::fprintf(stderr,
+                   "usage: TableLookupBenchmark [--repeat R] [--cupy cupy_table_peer.py] [--sample N] "
+                   "[--small]\n");
       o.ok = false;
     }
   }
@@ -106,22 +124,40 @@ struct Case
 
 /** One row: ours on the GPU, the floor, and the peers (negative: not measured). */
 void
-PrintRow(const std::string & what, double gpuMs, double floorMs, double cupyMs, double itkMs, double cpuMs,
+PrintRow(const std::string & what,
+         double              gpuMs,
+         double              floorMs,
+         double              cupyMs,
+         double              itkMs,
+         double              cpuMs,
          const std::string & seed)
 {
-  std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", what.c_str(), Cell(gpuMs, "%.3f").c_str(),
-              Cell(floorMs, "%.3f").c_str(), gpuMs > 0 && floorMs > 0 ? Cell(floorMs / gpuMs * 100, "%.0f%%").c_str() : "n/a",
-              Cell(cupyMs, "%.3f").c_str(), Ratio(cupyMs, gpuMs).c_str(), Cell(itkMs, "%.0f").c_str(),
-              Ratio(itkMs, gpuMs).c_str(), Cell(cpuMs, "%.0f").c_str(), seed.c_str());
+  std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+              what.c_str(),
+              Cell(gpuMs, "%.3f").c_str(),
+              Cell(floorMs, "%.3f").c_str(),
+              gpuMs > 0 && floorMs > 0 ? Cell(floorMs / gpuMs * 100, "%.0f%%").c_str() : "n/a",
+              Cell(cupyMs, "%.3f").c_str(),
+              Ratio(cupyMs, gpuMs).c_str(),
+              Cell(itkMs, "%.0f").c_str(),
+              Ratio(itkMs, gpuMs).c_str(),
+              Cell(cpuMs, "%.0f").c_str(),
+              seed.c_str());
   std::fflush(stdout);
 }
 
 /** CuPy's map_coordinates on \a coefficients at \a points (continuous indices, D per
  * point): its time, and its first values in \a firstValues. -1 when it did not run. */
 double
-RunCuPy(const std::string & script, unsigned int D, long n, const std::vector<float> & coefficients,
-        const std::vector<double> & points, std::int64_t count, int repeat, std::vector<double> & firstValues,
-        std::string & note)
+RunCuPy(const std::string &         script,
+        unsigned int                D,
+        long                        n,
+        const std::vector<float> &  coefficients,
+        const std::vector<double> & points,
+        std::int64_t                count,
+        int                         repeat,
+        std::vector<double> &       firstValues,
+        std::string &               note)
 {
   char directory[] = "/tmp/cif_table_bench_XXXXXX";
   if (!mkdtemp(directory))
@@ -232,11 +268,12 @@ RunCase(const Case & c, const Options & o, double copyGBps, std::vector<std::str
   const auto itkTime = [&](bool withGradient) {
     return WallMilliseconds([&] {
              threader->ParallelizeArray(
-               0, static_cast<itk::SizeValueType>(sample),
+               0,
+               static_cast<itk::SizeValueType>(sample),
                [&](itk::SizeValueType i) {
                  if (withGradient)
                  {
-                   double                                 value;
+                   double                                     value;
                    typename Interpolator::CovariantVectorType d;
                    interpolator->EvaluateValueAndDerivative(itkPoint(i), value, d);
                  }
@@ -258,8 +295,7 @@ RunCase(const Case & c, const Options & o, double copyGBps, std::vector<std::str
   cpuTable->SetSize(size);
   const double        cpuSetupMs = WallMilliseconds([&] { cpuTable->SetValues(values); });
   std::vector<double> out(static_cast<std::size_t>(sample)), gradientsOut(static_cast<std::size_t>(sample) * D);
-  const double        cpuValuesMs =
-    WallMilliseconds([&] { cpuTable->Evaluate(points.data(), sample, out.data()); }) * scale;
+  const double cpuValuesMs = WallMilliseconds([&] { cpuTable->Evaluate(points.data(), sample, out.data()); }) * scale;
   const double cpuGradientsMs =
     WallMilliseconds([&] { cpuTable->Evaluate(points.data(), sample, out.data(), gradientsOut.data()); }) * scale;
   cpuTable = nullptr;
@@ -282,7 +318,9 @@ RunCase(const Case & c, const Options & o, double copyGBps, std::vector<std::str
     const auto timeOnDevice = [&](bool sorted, bool withGradient) {
       gpuTable->SetSortPoints(sorted);
       return DeviceMilliseconds(o.repeat, [&] {
-        gpuTable->EvaluateOnDevice(devicePoints.As<const double>(), count, deviceValues.As<double>(),
+        gpuTable->EvaluateOnDevice(devicePoints.As<const double>(),
+                                   count,
+                                   deviceValues.As<double>(),
                                    withGradient ? deviceGradients.As<double>() : nullptr);
       });
     };
@@ -335,23 +373,38 @@ RunCase(const Case & c, const Options & o, double copyGBps, std::vector<std::str
                     std::to_string(checked) + " values");
   }
 
-  const double bytesPerPoint = 8.0 * D + 8.0;
-  const double floorValues = copyGBps > 0 ? bytesPerPoint * count / (copyGBps * 1e9) * 1e3 : -1;
-  const double floorGradients = copyGBps > 0 ? (bytesPerPoint + 8.0 * D) * count / (copyGBps * 1e9) * 1e3 : -1;
+  const double      bytesPerPoint = 8.0 * D + 8.0;
+  const double      floorValues = copyGBps > 0 ? bytesPerPoint * count / (copyGBps * 1e9) * 1e3 : -1;
+  const double      floorGradients = copyGBps > 0 ? (bytesPerPoint + 8.0 * D) * count / (copyGBps * 1e9) * 1e3 : -1;
   const std::string batch = std::string(table) + " table, " + c.lookupsLabel + " lookups";
   const std::string seed = D == 4 && n == 64 ? "CPU (SSE) 5324, GPU 1227" : "";
   PrintRow(batch + ", values", valuesMs, floorValues, cupyMs, itkValuesMs, cpuValuesMs, seed);
   PrintRow(batch + ", values, sorted on the device", valuesSortedMs, floorValues, cupyMs, itkValuesMs, -1, "");
   PrintRow(batch + ", values + gradients", gradientsMs, floorGradients, -1, itkGradientsMs, cpuGradientsMs, "");
-  PrintRow(batch + ", values + gradients, sorted on the device", gradientsSortedMs, floorGradients, -1,
-           itkGradientsMs, -1, "");
+  PrintRow(batch + ", values + gradients, sorted on the device",
+           gradientsSortedMs,
+           floorGradients,
+           -1,
+           itkGradientsMs,
+           -1,
+           "");
   if (D == 4)
   {
-    PrintRow(batch + ", values, points from and values to host memory", hostArraysMs, floorValues, -1, itkValuesMs,
-             cpuValuesMs, seed);
+    PrintRow(batch + ", values, points from and values to host memory",
+             hostArraysMs,
+             floorValues,
+             -1,
+             itkValuesMs,
+             cpuValuesMs,
+             seed);
   }
-  PrintRow(std::string(table) + " table: coefficients from host floats (SetValues; ITK: SetInputImage)", gpuSetupMs,
-           -1, -1, itkSetupMs, cpuSetupMs, "");
+  PrintRow(std::string(table) + " table: coefficients from host floats (SetValues; ITK: SetInputImage)",
+           gpuSetupMs,
+           -1,
+           -1,
+           itkSetupMs,
+           cpuSetupMs,
+           "");
   notes.push_back(std::string(table) + ": ITK and CPU-path lookups timed on " + std::to_string(sample) + " points" +
                   scaled);
 }
@@ -361,17 +414,14 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  const Options o = Parse(argc, argv);
+  const Options                  o = Parse(argc, argv);
   if (!o.ok)
   {
     return 2;
   }
-  const std::vector<Case> cases = o.small ? std::vector<Case>{ { 4, 16, 65536, "16^4" },
-                                                               { 5, 8, 100000, "10^5" },
-                                                               { 6, 6, 10000, "10^4" } }
-                                          : std::vector<Case>{ { 4, 64, 16777216, "64^4" },
-                                                               { 5, 32, 10000000, "10^7" },
-                                                               { 6, 16, 1000000, "10^6" } };
+  const std::vector<Case> cases =
+    o.small ? std::vector<Case>{ { 4, 16, 65536, "16^4" }, { 5, 8, 100000, "10^5" }, { 6, 6, 10000, "10^4" } }
+            : std::vector<Case>{ { 4, 64, 16777216, "64^4" }, { 5, 32, 10000000, "10^7" }, { 6, 16, 1000000, "10^6" } };
   const bool gpu = cif::IsGPUAvailable();
   double     copyGBps = -1;
   if (gpu)
@@ -385,8 +435,9 @@ main(int argc, char * argv[])
     std::printf("No usable CUDA device (%s): CPU columns only; ", cif::GetNoDeviceReason().c_str());
   }
   std::printf("host threads %u\n\n", itk::MultiThreaderBase::GetGlobalDefaultNumberOfThreads());
-  std::printf("| case | GPU (ms) | floor (ms) | of floor | CuPy map_coordinates (ms) | vs CuPy | ITK, all threads (ms) | "
-              "vs ITK | this module's CPU path (ms) | seed 001 (ms, its hardware) |\n");
+  std::printf(
+    "| case | GPU (ms) | floor (ms) | of floor | CuPy map_coordinates (ms) | vs CuPy | ITK, all threads (ms) | "
+    "vs ITK | this module's CPU path (ms) | seed 001 (ms, its hardware) |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   std::vector<std::string> notes;
   try

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Texture-accelerated mode against exact mode (seed 002's measurement): resamples
 // N^3 volumes through a rotation with both, on the GPU from the same coefficients
 // already on the device, and prints
@@ -58,8 +75,8 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  std::vector<long> sizes;
-  int               repeat = 10;
+  std::vector<long>              sizes;
+  int                            repeat = 10;
   for (int i = 1; i < argc; ++i)
   {
     const std::string a = argv[i];
@@ -90,8 +107,8 @@ main(int argc, char * argv[])
   std::mt19937     rng(3);
   for (const long n : sizes)
   {
-    const std::int64_t count = static_cast<std::int64_t>(n) * n * n;
-    auto               affine = itk::AffineTransform<double, 3>::New();
+    const std::int64_t                              count = static_cast<std::int64_t>(n) * n * n;
+    auto                                            affine = itk::AffineTransform<double, 3>::New();
     itk::AffineTransform<double, 3>::InputPointType centre;
     centre.Fill(0.5 * (n - 1));
     affine->SetCenter(centre);
@@ -120,18 +137,21 @@ main(int argc, char * argv[])
         for (std::int64_t i = 0; i < count; ++i)
         {
           const double x = i % n, y = (i / n) % n, z = i / (n * n);
-          double v = smooth ? 0.5 + 0.25 * std::sin(x * 0.11) * std::cos(y * 0.07) + 0.2 * std::sin(z * 0.05 + 1.0)
-                            : u(rng);
+          double       v =
+            smooth ? 0.5 + 0.25 * std::sin(x * 0.11) * std::cos(y * 0.07) + 0.2 * std::sin(z * 0.05 + 1.0) : u(rng);
           v *= range;
-          samples[i] = sixteenBit ? static_cast<float>(static_cast<std::uint16_t>(std::lround(v))) : static_cast<float>(v);
+          samples[i] =
+            sixteenBit ? static_cast<float>(static_cast<std::uint16_t>(std::lround(v))) : static_cast<float>(v);
         }
         cif::DeviceBuffer coefficients(count * 4), exact(count * 4), textured(count * 4);
         coefficients.Upload(samples.data(), count * 4);
         cif::PrefilterOnDevice<float>(coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
-        Row row{ n, std::string(smooth ? "smooth" : "random") + ", " + (sixteenBit ? "16-bit (0..4095)" : "float (0..1)") };
+        Row row{
+          n, std::string(smooth ? "smooth" : "random") + ", " + (sixteenBit ? "16-bit (0..4095)" : "float (0..1)")
+        };
         row.exact = cif_bench::DeviceMilliseconds(repeat, [&] {
-          cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true,
-                                                 -1.f, exact.As<float>());
+          cif::ResampleOnDevice<3, float, float>(
+            coefficients.As<const float>(), g, chain.DeviceChain(), nullptr, true, -1.f, exact.As<float>());
         });
         std::vector<float> reference(count), result(count);
         exact.Download(reference.data(), count * 4);
@@ -140,12 +160,12 @@ main(int argc, char * argv[])
           cif::CoefficientTexture texture;
           const double            built = cif_bench::DeviceMilliseconds(repeat, [&] {
             texture.Build(3, coefficients.As<const float>(), g.input, texels);
-            cif::ResampleWithTextureOnDevice<3, float>(texture, g, chain.DeviceChain(), nullptr, true, -1.f,
-                                                       textured.As<float>());
+            cif::ResampleWithTextureOnDevice<3, float>(
+              texture, g, chain.DeviceChain(), nullptr, true, -1.f, textured.As<float>());
           });
-          const double kept = cif_bench::DeviceMilliseconds(repeat, [&] {
-            cif::ResampleWithTextureOnDevice<3, float>(texture, g, chain.DeviceChain(), nullptr, true, -1.f,
-                                                       textured.As<float>());
+          const double            kept = cif_bench::DeviceMilliseconds(repeat, [&] {
+            cif::ResampleWithTextureOnDevice<3, float>(
+              texture, g, chain.DeviceChain(), nullptr, true, -1.f, textured.As<float>());
           });
           textured.Download(result.data(), count * 4);
           const Errors e = Difference(reference, result, range);
@@ -164,24 +184,40 @@ main(int argc, char * argv[])
   }
 
   std::printf("Device: %s, rotation (0.3, 0.2 rad), default value outside, float output, median of %d\n\n",
-              cif::GetDeviceInfo().name.c_str(), repeat);
+              cif::GetDeviceInfo().name.c_str(),
+              repeat);
   std::printf("Times (ms): the texture built in the call, then already built (kept); 'vs exact' = exact / kept\n\n");
   std::printf("| size | data | exact | float: built in the call | float: kept | vs exact | half: built in the call | "
               "half: kept | vs exact | Gfetch/s (float, half kept) |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row & r : rows)
   {
-    const double fetches = 8.0 * r.n * r.n * r.n; // 2^3 linear fetches per voxel (upper bound: outside voxels fetch none)
-    std::printf("| %ld³ | %s | %.3f | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx | %.0f, %.0f |\n", r.n, r.data.c_str(),
-                r.exact, r.floatBuilt, r.floatKept, r.exact / r.floatKept, r.halfBuilt, r.halfKept,
-                r.exact / r.halfKept, fetches / (r.floatKept * 1e6), fetches / (r.halfKept * 1e6));
+    const double fetches =
+      8.0 * r.n * r.n * r.n; // 2^3 linear fetches per voxel (upper bound: outside voxels fetch none)
+    std::printf("| %ld³ | %s | %.3f | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx | %.0f, %.0f |\n",
+                r.n,
+                r.data.c_str(),
+                r.exact,
+                r.floatBuilt,
+                r.floatKept,
+                r.exact / r.floatKept,
+                r.halfBuilt,
+                r.halfKept,
+                r.exact / r.halfKept,
+                fetches / (r.floatKept * 1e6),
+                fetches / (r.halfKept * 1e6));
   }
   std::printf("\nError against the exact mode, as a fraction of the data range\n\n");
   std::printf("| size | data | float: max | float: RMS | half: max | half: RMS |\n|---|---|---|---|---|---|\n");
   for (const Row & r : rows)
   {
-    std::printf("| %ld³ | %s | %.2e | %.2e | %.2e | %.2e |\n", r.n, r.data.c_str(), r.floatError.max, r.floatError.rms,
-                r.halfError.max, r.halfError.rms);
+    std::printf("| %ld³ | %s | %.2e | %.2e | %.2e | %.2e |\n",
+                r.n,
+                r.data.c_str(),
+                r.floatError.max,
+                r.floatError.rms,
+                r.halfError.max,
+                r.halfError.rms);
   }
   return 0;
 }

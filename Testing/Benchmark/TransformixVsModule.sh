@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # GPU transformix: Debian's transformix 5.0.1 next to the module's CLIs on the same
 # elastix transform parameter files, end to end (read the files, compute, write the
 # result), and how far the two results lie apart.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # The VTK adapters' benchmark (built with the adapters): GPU, the module's CPU path
 # and VTK's own CPU pipeline in one run.
 add_executable(VTKBenchmark VTKBenchmark.cxx ${cif_bus_floor_source})

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // VTK adapters benchmark: prints a markdown table for N^3 float volumes of the cubic
 // B-spline coefficients (vtkCudaImageBSplineCoefficients, VTK's clamp border), an
 // oblique reslice to an N^3 output (vtkCudaImageReslice with a degree-3
@@ -122,10 +139,18 @@ struct Row
 void
 Print(long n, const char * step, const Row & r)
 {
-  std::printf("| %ld^3 | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, step, Cell(r.device).c_str(),
-              Cell(r.floor).c_str(), r.device > 0 ? Cell(100.0 * r.floor / r.device, "%.0f%%").c_str() : "n/a",
-              Cell(r.hostData).c_str(), Cell(r.cpuPath, "%.1f").c_str(), Cell(r.vtk, "%.1f").c_str(),
-              Ratio(r.vtk, r.device).c_str(), Ratio(r.vtk, r.hostData).c_str(), Cell(r.error, "%.1e").c_str());
+  std::printf("| %ld^3 | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+              n,
+              step,
+              Cell(r.device).c_str(),
+              Cell(r.floor).c_str(),
+              r.device > 0 ? Cell(100.0 * r.floor / r.device, "%.0f%%").c_str() : "n/a",
+              Cell(r.hostData).c_str(),
+              Cell(r.cpuPath, "%.1f").c_str(),
+              Cell(r.vtk, "%.1f").c_str(),
+              Ratio(r.vtk, r.device).c_str(),
+              Ratio(r.vtk, r.hostData).c_str(),
+              Cell(r.error, "%.1e").c_str());
   std::fflush(stdout);
 }
 } // namespace
@@ -134,7 +159,7 @@ int
 main(int argc, char * argv[])
 {
   const cif::ITKPoolParkedAtExit parkedAtExit; // ITK 5.2 aborts some exits otherwise (cifITKPoolParking.h)
-  cif_bench::Options options = cif_bench::ParseOptions(argc, argv, "VTKBenchmark", 512L);
+  cif_bench::Options             options = cif_bench::ParseOptions(argc, argv, "VTKBenchmark", 512L);
   if (!options.ok)
   {
     return 2;
@@ -149,15 +174,17 @@ main(int argc, char * argv[])
   if (gpu)
   {
     const cif::DeviceInfo info = cif::GetDeviceInfo();
-    std::printf("Device: %s, %d SMs; copy bandwidth %.0f GB/s (read+write). ", info.name.c_str(),
-                info.multiprocessorCount, copyGBps);
+    std::printf("Device: %s, %d SMs; copy bandwidth %.0f GB/s (read+write). ",
+                info.name.c_str(),
+                info.multiprocessorCount,
+                copyGBps);
   }
   else
   {
     std::printf("No usable CUDA device (%s): GPU columns n/a. ", cif::GetNoDeviceReason().c_str());
   }
-  std::printf("Host: %d cores (VTK's multithreader and vtkSMPTools [%s] on all of them).\n\n", cores,
-              vtkSMPTools::GetBackend());
+  std::printf(
+    "Host: %d cores (VTK's multithreader and vtkSMPTools [%s] on all of them).\n\n", cores, vtkSMPTools::GetBackend());
   std::printf("| volume | step | GPU, device-resident (ms) | floor (ms) | of floor | GPU filters, host data (ms) "
               "| module CPU path (ms) | VTK CPU (ms) | vs VTK, device-resident | vs VTK, host data "
               "| max diff / range vs VTK |\n");
@@ -283,8 +310,8 @@ main(int argc, char * argv[])
       cif::DeviceBuffer      input(bytes), coefficientsOnDevice(bytes), output(bytes);
       input.Upload(samples->GetScalarPointer(), bytes);
       const auto prefilterKernel = [&] {
-        cif::PrefilterOnDeviceInDouble(input.As<float>(), coefficientsOnDevice.As<float>(), shape, poles,
-                                       cif::BoundaryMode::HalfSampleMirror);
+        cif::PrefilterOnDeviceInDouble(
+          input.As<float>(), coefficientsOnDevice.As<float>(), shape, poles, cif::BoundaryMode::HalfSampleMirror);
       };
       // The job vtkCudaImageReslice makes for this reslice (input spacing 1, origin 0).
       cif::vtkmath::ResliceJob job;
@@ -345,19 +372,31 @@ main(int argc, char * argv[])
       const cif_bench::BusTimes bus = cif_bench::MeasureBus(static_cast<std::size_t>(voxels) * sizeof(float), repeat);
       const double              floor = bus.pinnedUpMs + bus.pinnedDownMs;
       char                      line[384];
-      std::snprintf(line, sizeof(line),
+      std::snprintf(line,
+                    sizeof(line),
                     "%ld^3, host data: bus floor %.3f ms (pinned, %.3f up + %.3f down); coefficients %.2fx, "
                     "reslice %.2fx, both %.2fx that floor; from an input pinned once (cif::vtkmath::PinScalars): "
                     "coefficients %.3f ms (%.2fx), both %.3f ms (%.2fx)",
-                    n, floor, bus.pinnedUpMs, bus.pinnedDownMs, coefficients.hostData / floor,
-                    reslice.hostData / floor, both.hostData / floor, pinnedCoefficients, pinnedCoefficients / floor,
-                    pinnedBoth, pinnedBoth / floor);
+                    n,
+                    floor,
+                    bus.pinnedUpMs,
+                    bus.pinnedDownMs,
+                    coefficients.hostData / floor,
+                    reslice.hostData / floor,
+                    both.hostData / floor,
+                    pinnedCoefficients,
+                    pinnedCoefficients / floor,
+                    pinnedBoth,
+                    pinnedBoth / floor);
       ratios.push_back(line);
     }
     if (loadFloor.device > 0)
     {
       char line[160];
-      std::snprintf(line, sizeof(line), "%ld^3: the oblique reslice takes %.2fx its load floor", n,
+      std::snprintf(line,
+                    sizeof(line),
+                    "%ld^3: the oblique reslice takes %.2fx its load floor",
+                    n,
                     reslice.device / loadFloor.device);
       ratios.push_back(line);
     }
@@ -366,10 +405,11 @@ main(int argc, char * argv[])
   {
     std::printf("\n%s", line.c_str());
   }
-  std::printf("\n'of floor' = floor / GPU time (100%% = at the copy bandwidth). 'vs VTK' = VTK's time / ours. "
-              "'both' on the GPU with host data: vtkCudaImageBSplineCoefficients (KeepOutputOnDevice) feeding "
-              "vtkCudaImageReslice, one upload and one download; on the CPU, the sum of the two steps. VTK runs "
-              "up to --itk-max (n/a above). The load floor: 64 coalesced 4-byte loads per output voxel and nothing else "
-              "(ResampleBenchmark's), on the same coefficients.\n");
+  std::printf(
+    "\n'of floor' = floor / GPU time (100%% = at the copy bandwidth). 'vs VTK' = VTK's time / ours. "
+    "'both' on the GPU with host data: vtkCudaImageBSplineCoefficients (KeepOutputOnDevice) feeding "
+    "vtkCudaImageReslice, one upload and one download; on the CPU, the sum of the two steps. VTK runs "
+    "up to --itk-max (n/a above). The load floor: 64 coalesced 4-byte loads per output voxel and nothing else "
+    "(ResampleBenchmark's), on the same coefficients.\n");
   return 0;
 }

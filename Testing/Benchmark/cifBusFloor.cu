@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // HostTransferBenchmark's bus floor (cifBusFloor.h): cudaMemcpy from and to pinned
 // and pageable host memory, with nothing of the library in between.
 #include "cifBusFloor.h"
@@ -57,7 +74,7 @@ MeasureBus(std::size_t bytes, int repeat)
   }
   std::vector<unsigned char> pageable(bytes, 1); // touched: resident pages
   std::memset(pinned, 2, bytes);
-  bool ok = true;
+  bool       ok = true;
   const auto copy = [&](void * to, const void * from, cudaMemcpyKind kind) {
     ok = Check(cudaMemcpy(to, from, bytes, kind), "cudaMemcpy") && ok;
   };
@@ -116,7 +133,9 @@ MeasureBusOnDevices(std::size_t bytes, int devices, int repeat)
     {
       threads.emplace_back([&, d] {
         fine[d] = cudaSetDevice(d) == cudaSuccess &&
-                  cudaMemcpy(up ? device[d] : pinned[d], up ? pinned[d] : device[d], bytes,
+                  cudaMemcpy(up ? device[d] : pinned[d],
+                             up ? pinned[d] : device[d],
+                             bytes,
                              up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost) == cudaSuccess;
       });
     }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifBusFloor_h
 #define cifBusFloor_h
 
@@ -11,10 +28,10 @@ namespace cif_bench
  * made before its staging rings. */
 struct BusTimes
 {
-  double pinnedUpMs = -1;        ///< cudaMallocHost memory -> device: the bus floor up
-  double pinnedDownMs = -1;      ///< device -> cudaMallocHost memory: the bus floor down
-  double pageableUpMs = -1;      ///< ordinary (touched) host memory -> device
-  double pageableDownMs = -1;    ///< device -> ordinary host memory, touched before
+  double pinnedUpMs = -1;          ///< cudaMallocHost memory -> device: the bus floor up
+  double pinnedDownMs = -1;        ///< device -> cudaMallocHost memory: the bus floor down
+  double pageableUpMs = -1;        ///< ordinary (touched) host memory -> device
+  double pageableDownMs = -1;      ///< device -> ordinary host memory, touched before
   double pageableDownFreshMs = -1; ///< device -> a fresh allocation, pages not yet touched
 };
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDeviceResidentSpread_h
 #define cifDeviceResidentSpread_h
 
@@ -55,20 +72,23 @@ MillisecondsSince(std::chrono::steady_clock::time_point start)
  * 0 .. \a devices - 1; returns false where the spread output differs from one
  * device's. Nothing is printed (true) where fewer devices are visible. */
 inline bool
-DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTransform<double, 3> * affine,
-                         int devices, int repeat)
+DeviceResidentSpreadRows(const itk::Image<float, 3> *            input,
+                         const itk::AffineTransform<double, 3> * affine,
+                         int                                     devices,
+                         int                                     repeat)
 {
   if (!cif::IsGPUAvailable() || cif::GetDeviceCount() < devices || devices < 2)
   {
     std::printf("\ndevice-resident rows: not run (%d visible GPUs, %d wanted)\n",
-                cif::IsGPUAvailable() ? cif::GetDeviceCount() : 0, devices);
+                cif::IsGPUAvailable() ? cif::GetDeviceCount() : 0,
+                devices);
     return true;
   }
   using Clock = std::chrono::steady_clock;
-  constexpr double   kGiB = 1024.0 * 1024.0 * 1024.0;
-  const std::int64_t n = static_cast<std::int64_t>(input->GetLargestPossibleRegion().GetSize()[0]);
-  const std::int64_t count = n * n * n, plane = n * n;
-  const std::size_t  bytes = static_cast<std::size_t>(count) * sizeof(float);
+  constexpr double      kGiB = 1024.0 * 1024.0 * 1024.0;
+  const std::int64_t    n = static_cast<std::int64_t>(input->GetLargestPossibleRegion().GetSize()[0]);
+  const std::int64_t    count = n * n * n, plane = n * n;
+  const std::size_t     bytes = static_cast<std::size_t>(count) * sizeof(float);
   cif::ResampleGeometry g;
   cif::BufferShape      shape;
   shape.dimension = 3;
@@ -99,28 +119,31 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
     {
       cif::ResampleGeometry geometry = g;
       geometry.inputMirrorPadded = padded;
-      cif::DeviceBuffer coefficients(padded ? static_cast<std::size_t>(cif::MirrorPaddedCount<3>(g.input)) * sizeof(float)
-                                            : bytes);
+      cif::DeviceBuffer coefficients(
+        padded ? static_cast<std::size_t>(cif::MirrorPaddedCount<3>(g.input)) * sizeof(float) : bytes);
       for (int r = 0; r <= repeat; ++r)
       {
         cif::Synchronize();
         const auto start = Clock::now();
         if (padded)
         {
-          cif::PrefilterIntoLayoutOnDevice<float>(samples.As<const float>(), coefficients.As<float>(),
-                                                  cif::MirrorPaddedLayout<3>(g.input), shape, poles,
+          cif::PrefilterIntoLayoutOnDevice<float>(samples.As<const float>(),
+                                                  coefficients.As<float>(),
+                                                  cif::MirrorPaddedLayout<3>(g.input),
+                                                  shape,
+                                                  poles,
                                                   cif::BoundaryMode::Mirror);
           cif::FillMirrorHaloOnDevice<3, float>(coefficients.As<float>(), g.input);
         }
         else
         {
-          cif::PrefilterOnDevice<float>(samples.As<const float>(), coefficients.As<float>(), shape, poles,
-                                        cif::BoundaryMode::Mirror);
+          cif::PrefilterOnDevice<float>(
+            samples.As<const float>(), coefficients.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
         }
         cif::Synchronize();
         const double prefiltered = detail::MillisecondsSince(start);
-        cif::ResampleOnDevice<3, float, float>(coefficients.As<const float>(), geometry, deviceChain, nullptr, true,
-                                               0.f, output.As<float>(), slabs);
+        cif::ResampleOnDevice<3, float, float>(
+          coefficients.As<const float>(), geometry, deviceChain, nullptr, true, 0.f, output.As<float>(), slabs);
         cif::Synchronize();
         const double total = detail::MillisecondsSince(start);
         if (r > 0) // the first run is the warm-up
@@ -152,9 +175,9 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
     std::printf("\ndevice-resident rows: %ld^3 does not spread over %d devices\n", static_cast<long>(n), devices);
     return true;
   }
-  const auto                         size = static_cast<std::size_t>(devices);
-  std::vector<cif::SpreadShareSlabs> shares(size);
-  std::vector<cif::PlaneRange>       wanted(size);
+  const auto                                             size = static_cast<std::size_t>(devices);
+  std::vector<cif::SpreadShareSlabs>                     shares(size);
+  std::vector<cif::PlaneRange>                           wanted(size);
   std::vector<std::vector<std::vector<cif::PlaneRange>>> pieces(size);
   double receivedBytes = 0; // by the device that receives most, planes and exchange
   for (int k = 0; k < devices; ++k)
@@ -164,9 +187,10 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
     pieces[k] = shares[k].pieces;
     const double ownRows = static_cast<double>(plan.rows[k + 1] - plan.rows[k]) / n;
     const double ownPlanes = static_cast<double>(plan.planes[k + 1] - plan.planes[k]) / n;
-    receivedBytes = std::max(receivedBytes, static_cast<double>(bytes) * ownRows * (1 - ownPlanes) +
-                                              static_cast<double>(wanted[k].end - wanted[k].first) * plane *
-                                                sizeof(float) * (1 - ownRows));
+    receivedBytes =
+      std::max(receivedBytes,
+               static_cast<double>(bytes) * ownRows * (1 - ownPlanes) +
+                 static_cast<double>(wanted[k].end - wanted[k].first) * plane * sizeof(float) * (1 - ownRows));
   }
   std::vector<cif::DeviceSpreadExecutor<float>> executors;
   for (int k = 0; k < devices; ++k)
@@ -238,26 +262,40 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
       if (fed)
       {
         cif::RunSpreadPrefilterFeedingEveryDevice<float>(
-          nullptr, shape, plan, executors, onDeviceThreads, onWorkerThreads, readPointers, wanted, pieces,
+          nullptr,
+          shape,
+          plan,
+          executors,
+          onDeviceThreads,
+          onWorkerThreads,
+          readPointers,
+          wanted,
+          pieces,
           [&](std::int64_t k, const auto & waitForSlab) {
-            cif::ResampleSpreadShare<3, float, float>(shares[k], read[k].As<const float>(), plane, deviceChains[k], 0.f,
-                                                      out[k].As<float>(), waitForSlab);
+            cif::ResampleSpreadShare<3, float, float>(
+              shares[k], read[k].As<const float>(), plane, deviceChains[k], 0.f, out[k].As<float>(), waitForSlab);
             cif::Synchronize();
           },
           mark);
       }
       else
       {
-        cif::RunSpreadPrefilterOntoEveryDevice<float>(nullptr, shape, plan, executors, onDeviceThreads, readPointers,
-                                                      mark, wanted);
+        cif::RunSpreadPrefilterOntoEveryDevice<float>(
+          nullptr, shape, plan, executors, onDeviceThreads, readPointers, mark, wanted);
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
           // The whole share against the planes its slabs read (their union: every
           // support lies in it, and its edges are the input's where supports reach them).
           cif::SlabShare share = shares[k].share;
           share.geometry.input.start[2] = g.input.start[2] + wanted[k].first;
           share.geometry.input.size[2] = wanted[k].end - wanted[k].first;
-          cif::ResampleOnDevice<3, float, float>(read[k].As<const float>(), share.geometry, deviceChains[k], nullptr,
-                                                 true, 0.f, out[k].As<float>(), share.slabs);
+          cif::ResampleOnDevice<3, float, float>(read[k].As<const float>(),
+                                                 share.geometry,
+                                                 deviceChains[k],
+                                                 nullptr,
+                                                 true,
+                                                 0.f,
+                                                 out[k].As<float>(),
+                                                 share.slabs);
           cif::Synchronize();
         });
       }
@@ -282,9 +320,8 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
   // slowest axis too, the recursion's states passed between the devices inside the
   // kernels (cifChainedAxisPass.h); then it copies the few planes its share reads
   // beyond its own from their devices and resamples against them.
-  std::vector<double>     chained[3], chainedTotal;
-  bool                    chainable = cif::CanChainSlowestAxis(shape, plan.planes, poles, cif::BoundaryMode::Mirror,
-                                                               sizeof(float));
+  std::vector<double> chained[3], chainedTotal;
+  bool chainable = cif::CanChainSlowestAxis(shape, plan.planes, poles, cif::BoundaryMode::Mirror, sizeof(float));
   for (int a = 0; chainable && a < devices; ++a)
   {
     for (int b = 0; b < devices; ++b)
@@ -302,11 +339,14 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
       planesHeld[k].Allocate(static_cast<std::size_t>((held[k].end - held[k].first) * plane) * sizeof(float));
       mailboxes[k].Allocate(plane, poles.count, sizeof(float));
     });
-    const auto own = [&](std::int64_t k) { return planesHeld[k].As<float>() + (plan.planes[k] - held[k].first) * plane; };
+    const auto own = [&](std::int64_t k) {
+      return planesHeld[k].As<float>() + (plan.planes[k] - held[k].first) * plane;
+    };
     for (int r = 0; r <= repeat; ++r)
     {
       cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
-        cif::CopyHostToDevice(own(k), input->GetBufferPointer() + plan.planes[k] * plane,
+        cif::CopyHostToDevice(own(k),
+                              input->GetBufferPointer() + plan.planes[k] * plane,
                               static_cast<std::size_t>((plan.planes[k + 1] - plan.planes[k]) * plane) * sizeof(float));
         cif::Synchronize();
       });
@@ -322,10 +362,10 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
         cif::PrefilterLeadingAxesOnDevice<float>(own(k), ownPlanes, 2, poles, cif::BoundaryMode::Mirror);
         cif::Synchronize();
         leadingEnd[k] = detail::MillisecondsSince(start);
-        const cif::ChainedAxisPart part = cif::ChainedAxisMailbox::Part(mailboxes, static_cast<std::size_t>(k), own(k),
-                                                                        plan.planes[k], plan.planes[k + 1]);
-        cif::PrefilterChainedAxisOnDevice<float>(&part, 1, shape, poles, cif::BoundaryMode::Mirror,
-                                                 static_cast<unsigned int>(r + 1));
+        const cif::ChainedAxisPart part = cif::ChainedAxisMailbox::Part(
+          mailboxes, static_cast<std::size_t>(k), own(k), plan.planes[k], plan.planes[k + 1]);
+        cif::PrefilterChainedAxisOnDevice<float>(
+          &part, 1, shape, poles, cif::BoundaryMode::Mirror, static_cast<unsigned int>(r + 1));
         slowestEnd[k] = detail::MillisecondsSince(start);
         if (!passesDone.ArriveAndWait())
         {
@@ -337,16 +377,24 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
           const std::int64_t end = std::min(held[k].end, plan.planes[j + 1]);
           if (j != k && first < end)
           {
-            cif::CopyBetweenDevices(planesHeld[k].As<float>() + (first - held[k].first) * plane, static_cast<int>(k),
-                                    planesHeld[j].As<float>() + (first - held[j].first) * plane, j,
+            cif::CopyBetweenDevices(planesHeld[k].As<float>() + (first - held[k].first) * plane,
+                                    static_cast<int>(k),
+                                    planesHeld[j].As<float>() + (first - held[j].first) * plane,
+                                    j,
                                     static_cast<std::size_t>((end - first) * plane) * sizeof(float));
           }
         }
         cif::SlabShare share = shares[k].share;
         share.geometry.input.start[2] = g.input.start[2] + held[k].first;
         share.geometry.input.size[2] = held[k].end - held[k].first;
-        cif::ResampleOnDevice<3, float, float>(planesHeld[k].As<const float>(), share.geometry, deviceChains[k],
-                                               nullptr, true, 0.f, out[k].As<float>(), share.slabs);
+        cif::ResampleOnDevice<3, float, float>(planesHeld[k].As<const float>(),
+                                               share.geometry,
+                                               deviceChains[k],
+                                               nullptr,
+                                               true,
+                                               0.f,
+                                               out[k].As<float>(),
+                                               share.slabs);
         cif::Synchronize();
       });
       const double ended = detail::MillisecondsSince(start);
@@ -382,8 +430,10 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
     }
     std::printf("\nchained form against one device: %ld coefficients and %ld output voxels differ (first voxel %ld, "
                 "plane %ld)\n",
-                static_cast<long>(differentCoefficients), static_cast<long>(differentVoxels),
-                static_cast<long>(firstDifferent), static_cast<long>(firstDifferent / plane));
+                static_cast<long>(differentCoefficients),
+                static_cast<long>(differentVoxels),
+                static_cast<long>(firstDifferent),
+                static_cast<long>(firstDifferent / plane));
     same = same && differentVoxels == 0 && differentCoefficients == 0;
   }
 
@@ -398,21 +448,29 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
   const double oneMs = std::min(Median(oneTotal[0]), Median(oneTotal[1]));
   std::printf("\ndevice-resident: %ld^3 float prefilter + affine cubic resample, the data on the devices "
               "(median of %d after a warm-up)\n\n",
-              static_cast<long>(n), repeat);
+              static_cast<long>(n),
+              repeat);
   std::printf("| devices | prefilter: leading axes / slowest axis with the exchange (ms) | then: planes gathered and "
               "output resampled (ms) | total (ms) | vs 1 device |\n|---|---|---|---|---|\n");
   for (const bool padded : { false, true })
   {
-    std::printf("| 1, %s coefficients | %.2f | %.2f (resample) | %.2f | %.2fx |\n", padded ? "mirror-padded" : "dense",
-                Median(onePrefilter[padded]), Median(oneResample[padded]),
-                Median(oneTotal[padded]), oneMs / Median(oneTotal[padded]));
+    std::printf("| 1, %s coefficients | %.2f | %.2f (resample) | %.2f | %.2fx |\n",
+                padded ? "mirror-padded" : "dense",
+                Median(onePrefilter[padded]),
+                Median(oneResample[padded]),
+                Median(oneTotal[padded]),
+                oneMs / Median(oneTotal[padded]));
   }
   for (const bool fed : { false, true })
   {
     const double spreadMs = Median(total[fed]);
-    std::printf("| %d, %s | %.2f / %.2f | %.2f | %.2f | %.2fx |\n", devices,
+    std::printf("| %d, %s | %.2f / %.2f | %.2f | %.2f | %.2fx |\n",
+                devices,
                 fed ? "each slab fed its planes while the earlier ones compute" : "every plane gathered first",
-                Median(leading[fed]), Median(slowest[fed]), Median(rest[fed]), spreadMs,
+                Median(leading[fed]),
+                Median(slowest[fed]),
+                Median(rest[fed]),
+                spreadMs,
                 spreadMs > 0 ? oneMs / spreadMs : 0.0);
   }
   if (chainable)
@@ -421,7 +479,11 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
     std::printf("| %d, chained: each device its own planes along the slowest axis, the recursion's states passed "
                 "between devices | %.2f / %.2f | %.2f (its share's other planes copied, then resampled) | %.2f | "
                 "%.2fx |\n",
-                devices, Median(chained[0]), Median(chained[1]), Median(chained[2]), chainedMs,
+                devices,
+                Median(chained[0]),
+                Median(chained[1]),
+                Median(chained[2]),
+                chainedMs,
                 chainedMs > 0 ? oneMs / chainedMs : 0.0);
   }
   else
@@ -433,9 +495,14 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> * input, const itk::AffineTr
   std::printf("\neach device received at most %.2f GiB from the others (its rows of the other devices' planes, then "
               "the planes its share reads: %ld to %ld of %ld on device 0); peer rate, every device reading from the "
               "next at once: %.0f GB/s, so %.2f ms of copies\n",
-              receivedBytes / kGiB, static_cast<long>(wanted[0].first), static_cast<long>(wanted[0].end),
-              static_cast<long>(n), peerGBps, peerGBps > 0 ? receivedBytes / (peerGBps * 1e9) * 1e3 : -1.0);
-  std::printf("%d devices, device-resident: %s (vs 1 device: against the faster one-device layout)\n", devices,
+              receivedBytes / kGiB,
+              static_cast<long>(wanted[0].first),
+              static_cast<long>(wanted[0].end),
+              static_cast<long>(n),
+              peerGBps,
+              peerGBps > 0 ? receivedBytes / (peerGBps * 1e9) * 1e3 : -1.0);
+  std::printf("%d devices, device-resident: %s (vs 1 device: against the faster one-device layout)\n",
+              devices,
               same ? "outputs equal the one-device outputs, bit for bit" : "OUTPUT DIFFERS from a one-device output");
   return same;
 }

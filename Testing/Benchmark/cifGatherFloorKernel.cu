@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // ResampleBenchmark's load floor (cifGatherFloorKernel.h): 64 coalesced 4-byte loads
 // per output voxel and nothing else.
 #include "cifGatherFloorKernel.h"
@@ -42,8 +59,8 @@ __global__ void __launch_bounds__(256, 4)
 void
 LaunchCoalescedGatherFloor(const float * coefficients, std::int64_t n, float * output)
 {
-  const dim3 grid(static_cast<unsigned int>((n + 255) / 256), static_cast<unsigned int>(n),
-                  static_cast<unsigned int>(n));
+  const dim3 grid(
+    static_cast<unsigned int>((n + 255) / 256), static_cast<unsigned int>(n), static_cast<unsigned int>(n));
   CoalescedGatherFloorKernel<<<grid, 256>>>(coefficients, static_cast<int>(n), output);
 }
 } // namespace cif_bench

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 """Peer timing for TableLookupBenchmark: CuPy's map_coordinates (order 3, mode
 'mirror' = ITK's whole-sample mirror, prefilter=False) on the coefficients and the
 points the benchmark wrote (the same numbers it evaluates), timed with CUDA events

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # Convolution sub-module: ConvolutionGPUImageFilter, the kernel presets and files,
 # the zoom/cut-out/enhance filter, and the CUDA kernels run on the host.
 cif_add_test_binary(ConvolutionTests

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright the CudaImageFilters contributors
 # Tests of the VTK adapters (Modules/VTK), built when VTK was found. Each compares
 # with VTK's own CPU classes run in the same test; GPU twins skip without a device.
 if(CIF_HAVE_VTK)

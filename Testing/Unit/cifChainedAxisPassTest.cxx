@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The chained pass along the slowest axis (cifChainedAxisPass.h): a buffer cut into
 // parts along its slowest axis, each part filtering its own planes with only the
 // recursion's states passed between the parts, gives the bits of the one-piece
@@ -46,8 +63,10 @@ RandomSamples(const cif::BufferShape & shape, std::uint32_t seed)
 /** The one-piece prefilter's coefficients of \a samples. */
 template <typename T>
 std::vector<T>
-OnePiece(const std::vector<T> & samples, const cif::BufferShape & shape, const cif::SplinePoles & poles,
-         cif::BoundaryMode mode)
+OnePiece(const std::vector<T> &   samples,
+         const cif::BufferShape & shape,
+         const cif::SplinePoles & poles,
+         cif::BoundaryMode        mode)
 {
   const std::size_t bytes = samples.size() * sizeof(T);
   cif::DeviceBuffer data(bytes);
@@ -63,8 +82,11 @@ OnePiece(const std::vector<T> & samples, const cif::BufferShape & shape, const c
  * same mailboxes (epochs 1, 2, ...). */
 template <typename T>
 void
-CheckPartsOfOneDevice(const cif::BufferShape & shape, const std::vector<std::int64_t> & bounds, unsigned int order,
-                      cif::BoundaryMode mode, int runs = 1)
+CheckPartsOfOneDevice(const cif::BufferShape &          shape,
+                      const std::vector<std::int64_t> & bounds,
+                      unsigned int                      order,
+                      cif::BoundaryMode                 mode,
+                      int                               runs = 1)
 {
   const std::uint32_t seed = cif_test::FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(bounds.size() - 1) + " parts, order " +
@@ -91,11 +113,11 @@ CheckPartsOfOneDevice(const cif::BufferShape & shape, const std::vector<std::int
     std::vector<cif::ChainedAxisPart> chain;
     for (std::size_t k = 0; k < parts; ++k)
     {
-      chain.push_back(cif::ChainedAxisMailbox::Part(mailboxes, k, data.As<T>() + bounds[k] * plane, bounds[k],
-                                                    bounds[k + 1]));
+      chain.push_back(
+        cif::ChainedAxisMailbox::Part(mailboxes, k, data.As<T>() + bounds[k] * plane, bounds[k], bounds[k + 1]));
     }
-    cif::PrefilterChainedAxisOnDevice<T>(chain.data(), static_cast<int>(parts), shape, poles, mode,
-                                         static_cast<unsigned int>(run));
+    cif::PrefilterChainedAxisOnDevice<T>(
+      chain.data(), static_cast<int>(parts), shape, poles, mode, static_cast<unsigned int>(run));
     std::vector<T> actual(samples.size());
     data.Download(actual.data(), bytes);
     std::size_t differing = 0;
@@ -145,7 +167,7 @@ TEST(ChainedAxisPassGPU, PartsOfOneDeviceGiveTheBitsOfOnePiece)
   CheckPartsOfOneDevice<float>(Shape(37, 29, 256), { 0, 128, 256 }, 3, mirror, 3);
   CheckPartsOfOneDevice<float>(Shape(37, 29, 256), { 0, 64, 192, 256 }, 3, mirror);
   CheckPartsOfOneDevice<float>(Shape(33, 7, 1000), { 0, 252, 504, 756, 1000 }, 3, mirror); // chunks of 63
-  CheckPartsOfOneDevice<float>(Shape(21, 13, 200, 2), { 0, 104, 200 }, 3, mirror);        // two components
+  CheckPartsOfOneDevice<float>(Shape(21, 13, 200, 2), { 0, 104, 200 }, 3, mirror);         // two components
   CheckPartsOfOneDevice<double>(Shape(19, 11, 512), { 0, 256, 512 }, 3, mirror);
   CheckPartsOfOneDevice<float>(Shape(23, 9, 320), { 0, 160, 320 }, 5, mirror); // two poles
   CheckPartsOfOneDevice<float>(Shape(23, 9, 320), { 0, 100, 320 }, 3, cif::BoundaryMode::HalfSampleMirror);
@@ -165,20 +187,19 @@ TEST(ChainedAxisPassGPU, PartsOnTwoDevicesGiveTheBitsOfOnePiece)
   }
   const std::uint32_t seed = cif_test::FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const cif::BufferShape shape = Shape(67, 45, 512);
+  const cif::BufferShape          shape = Shape(67, 45, 512);
   const std::vector<std::int64_t> bounds{ 0, 256, 512 };
-  cif::SplinePoles poles;
+  cif::SplinePoles                poles;
   cif::MakeSplinePoles(3, poles);
-  const auto                mode = cif::BoundaryMode::Mirror;
-  const std::vector<float>  samples = RandomSamples<float>(shape, seed);
-  const std::vector<float>  expected = OnePiece(samples, shape, poles, mode);
-  const std::int64_t        plane = shape.ScalarCount() / shape.size[2];
-  std::vector<float>        actual(samples.size());
+  const auto                           mode = cif::BoundaryMode::Mirror;
+  const std::vector<float>             samples = RandomSamples<float>(shape, seed);
+  const std::vector<float>             expected = OnePiece(samples, shape, poles, mode);
+  const std::int64_t                   plane = shape.ScalarCount() / shape.size[2];
+  std::vector<float>                   actual(samples.size());
   std::vector<cif::ChainedAxisMailbox> mailboxes(2);
   std::vector<cif::DeviceBuffer>       data(2);
-  cif::RunOnDeviceThreads({ 0, 1 }, nullptr, [&](std::int64_t k) {
-    mailboxes[k].Allocate(plane, poles.count, sizeof(float));
-  });
+  cif::RunOnDeviceThreads(
+    { 0, 1 }, nullptr, [&](std::int64_t k) { mailboxes[k].Allocate(plane, poles.count, sizeof(float)); });
   for (unsigned int run = 1; run <= 2; ++run)
   {
     cif::RunOnDeviceThreads({ 0, 1 }, nullptr, [&](std::int64_t k) {
@@ -214,11 +235,12 @@ TEST(ChainedAxisPassGPU, APartWhoseNeighbourNeverRunsIsAClearError)
   {
     mailbox.Allocate(plane, poles.count, sizeof(float));
   }
-  cif::DeviceBuffer data(static_cast<std::size_t>(shape.ScalarCount()) * sizeof(float));
+  cif::DeviceBuffer        data(static_cast<std::size_t>(shape.ScalarCount()) * sizeof(float));
   const std::vector<float> samples = RandomSamples<float>(shape, cif_test::FreshSeed());
   data.Upload(samples.data(), data.Bytes());
   // Only the second part: its causal fold never comes.
-  const cif::ChainedAxisPart second = cif::ChainedAxisMailbox::Part(mailboxes, 1, data.As<float>() + 128 * plane, 128, 256);
+  const cif::ChainedAxisPart second =
+    cif::ChainedAxisMailbox::Part(mailboxes, 1, data.As<float>() + 128 * plane, 128, 256);
   EXPECT_THROW(cif::PrefilterChainedAxisOnDevice<float>(&second, 1, shape, poles, cif::BoundaryMode::Mirror, 1, 0.2),
                cif::CudaError);
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifConvolutionTestSupport_h
 #define cifConvolutionTestSupport_h
 
@@ -85,7 +102,8 @@ OuterProductKernel(std::uint32_t seed)
   product.size[0] = 5;
   product.size[1] = 3;
   product.size[2] = 7;
-  const auto a = RandomKernel(5, 1, 1, seed + 2), b = RandomKernel(3, 1, 1, seed + 3), c = RandomKernel(7, 1, 1, seed + 4);
+  const auto a = RandomKernel(5, 1, 1, seed + 2), b = RandomKernel(3, 1, 1, seed + 3),
+             c = RandomKernel(7, 1, 1, seed + 4);
   for (int z = 0; z < 7; ++z)
     for (int y = 0; y < 3; ++y)
       for (int x = 0; x < 5; ++x)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The resampling kernels compute the voxels at the input's faces with
 // EvaluateCubicMirrored32 (cifCubicInterpolation.h), a 32-bit rewrite of ITK's mirrored
 // sum: it must give EvaluateCubicIndexed's bits for every point inside the buffer,
@@ -63,8 +80,8 @@ ExpectSameBitsAsTheIndexedSum(std::mt19937 & rng, std::int64_t & straddling, std
       const double actual = cif::EvaluateCubicMirrored32<D>(c.data(), grid, x);
       ASSERT_EQ(std::memcmp(&expected, &actual, sizeof(double)), 0)
         << D << "-D, grid " << grid.size[0] << "x" << grid.size[1] << "x" << grid.size[2] << "x" << grid.size[3]
-        << " from " << grid.start[0] << "," << grid.start[1] << ", x = " << x[0] << ", " << x[1] << ", " << x[2]
-        << ", " << x[3] << ": " << expected << " vs " << actual;
+        << " from " << grid.start[0] << "," << grid.start[1] << ", x = " << x[0] << ", " << x[1] << ", " << x[2] << ", "
+        << x[3] << ": " << expected << " vs " << actual;
       ++compared;
     }
   }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDirectionalFilterBankTestSupport_h
 #define cifDirectionalFilterBankTestSupport_h
 
@@ -51,8 +68,8 @@ typename Image2<T>::Pointer
 MakeOrientedCosine(int size, int kx, int ky, double phase = 0.0)
 {
   auto image = Image2<T>::New();
-  image->SetRegions(typename Image2<T>::RegionType({ { 0, 0 } }, { { static_cast<itk::SizeValueType>(size),
-                                                                      static_cast<itk::SizeValueType>(size) } }));
+  image->SetRegions(typename Image2<T>::RegionType(
+    { { 0, 0 } }, { { static_cast<itk::SizeValueType>(size), static_cast<itk::SizeValueType>(size) } }));
   image->Allocate();
   const double pi = 3.14159265358979323846;
   for (int y = 0; y < size; ++y)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifElastixTestSupport_h
 #define cifElastixTestSupport_h
 
@@ -48,15 +65,15 @@ ElastixProgram(const std::string & name)
 
 /** Skips the calling test, with the reason, when elastix's program \a name (a string
  * literal) is missing; otherwise sets \a path to it. */
-#define CIF_REQUIRE_ELASTIX_PROGRAM(path, name)                                                                       \
-  const std::string path = cif_test::ElastixProgram(name);                                                           \
-  do                                                                                                                 \
-  {                                                                                                                  \
-    if (path.empty())                                                                                                \
-    {                                                                                                                \
+#define CIF_REQUIRE_ELASTIX_PROGRAM(path, name)                                                                     \
+  const std::string path = cif_test::ElastixProgram(name);                                                          \
+  do                                                                                                                \
+  {                                                                                                                 \
+    if (path.empty())                                                                                               \
+    {                                                                                                               \
       GTEST_SKIP() << name " was not found (on PATH, or named by CIF_ELASTIX / CIF_TRANSFORMIX): Debian's package " \
-                      "elastix installs it (.ci/setup)";                                                             \
-    }                                                                                                                \
+                           "elastix installs it (.ci/setup)";                                                       \
+    }                                                                                                               \
   } while (false)
 
 /** A fresh folder for one test, removed at the end unless the test failed (then its
@@ -367,7 +384,7 @@ RandomTransform(Kind kind, std::mt19937 & rng, const itk::ElastixOutputGrid<D> &
       }
       else
       {
-        auto                                             t = itk::Similarity3DTransform<double>::New();
+        auto                                                  t = itk::Similarity3DTransform<double>::New();
         typename itk::Similarity3DTransform<double>::AxisType axis;
         for (unsigned int i = 0; i < 3; ++i)
         {
@@ -382,7 +399,7 @@ RandomTransform(Kind kind, std::mt19937 & rng, const itk::ElastixOutputGrid<D> &
       }
     case Kind::Affine:
     {
-      auto                                          t = itk::AffineTransform<double, D>::New();
+      auto                                                 t = itk::AffineTransform<double, D>::New();
       typename itk::AffineTransform<double, D>::MatrixType m;
       for (unsigned int i = 0; i < D; ++i)
       {
@@ -436,8 +453,9 @@ FieldTolerance(double displacement, double pointNorm)
  * MetaImage printed. */
 template <unsigned int D>
 FieldDifference
-CompareWithTransformixField(const itk::Transform<double, D, D> * transform, const itk::ElastixOutputGrid<D> & grid,
-                            const std::string & path)
+CompareWithTransformixField(const itk::Transform<double, D, D> * transform,
+                            const itk::ElastixOutputGrid<D> &    grid,
+                            const std::string &                  path)
 {
   using Field = itk::Image<itk::Vector<float, D>, D>;
   auto reader = itk::ImageFileReader<Field>::New();

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The ITK <-> VTK bridge: images share one host buffer (same pointer, writes seen on
 // the other side, the buffer outlives the side that made it), geometry carried
 // (extent start <-> index, origin, spacing, direction: same physical points), vector
@@ -42,8 +59,8 @@ template <typename TImage>
 typename TImage::Pointer
 MakeITKImage(std::uint32_t seed, unsigned int components = 1)
 {
-  constexpr unsigned int D = TImage::ImageDimension;
-  auto                   image = TImage::New();
+  constexpr unsigned int      D = TImage::ImageDimension;
+  auto                        image = TImage::New();
   typename TImage::RegionType region;
   for (unsigned int a = 0; a < D; ++a)
   {
@@ -67,8 +84,8 @@ MakeITKImage(std::uint32_t seed, unsigned int components = 1)
   image->SetDirection(Rotation<TImage>(0.3));
   image->Allocate();
   using Component = typename cif::detail::PixelLayout<TImage>::ComponentType;
-  auto *      values = reinterpret_cast<Component *>(image->GetBufferPointer());
-  std::size_t count = region.GetNumberOfPixels() * cif::detail::PixelLayout<TImage>::Components(image);
+  auto *       values = reinterpret_cast<Component *>(image->GetBufferPointer());
+  std::size_t  count = region.GetNumberOfPixels() * cif::detail::PixelLayout<TImage>::Components(image);
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> unit(0, 250);
   for (std::size_t i = 0; i < count; ++i)
@@ -94,8 +111,7 @@ ExpectShared(TImage * image, vtkImageData * vtk)
     EXPECT_EQ(e[2 * a], start);
     EXPECT_EQ(e[2 * a + 1], start + size - 1);
   }
-  EXPECT_EQ(vtk->GetNumberOfScalarComponents(),
-            static_cast<int>(cif::detail::PixelLayout<TImage>::Components(image)));
+  EXPECT_EQ(vtk->GetNumberOfScalarComponents(), static_cast<int>(cif::detail::PixelLayout<TImage>::Components(image)));
   for (int corner = 0; corner < (1 << D); ++corner)
   {
     typename TImage::IndexType index;
@@ -126,7 +142,8 @@ TEST(ITKVTKBridge, ITKImageToVTKSharesTheBufferAndOutlivesTheITKImage)
   ExpectShared(image.GetPointer(), vtk);
   image->GetBufferPointer()[7] = 1234.5f; // one buffer: seen by VTK
   EXPECT_EQ(vtk->GetPointData()->GetScalars()->GetComponent(7, 0), 1234.5);
-  std::vector<float> copy(image->GetBufferPointer(), image->GetBufferPointer() + image->GetBufferedRegion().GetNumberOfPixels());
+  std::vector<float> copy(image->GetBufferPointer(),
+                          image->GetBufferPointer() + image->GetBufferedRegion().GetNumberOfPixels());
   image = nullptr; // the VTK array keeps the ITK pixel container alive
   vtkDataArray * scalars = vtk->GetPointData()->GetScalars();
   for (std::size_t i = 0; i < copy.size(); ++i)
@@ -192,11 +209,11 @@ TEST(ITKVTKBridge, VectorPixelsVectorImagesAndTwoDimensions)
 TEST(ITKVTKBridge, WhatDoesNotFitIsAnException)
 {
   auto vtk = MakeVTKImage({ 0, 4, 0, 3, 0, 2 }, VTK_FLOAT, 3, Content::Random, FreshSeed());
-  EXPECT_THROW((cif::VTKToImage<itk::Image<short, 3>>(vtk)), itk::ExceptionObject);           // type
-  EXPECT_THROW((cif::VTKToImage<itk::Image<float, 3>>(vtk)), itk::ExceptionObject);          // components
+  EXPECT_THROW((cif::VTKToImage<itk::Image<short, 3>>(vtk)), itk::ExceptionObject);                 // type
+  EXPECT_THROW((cif::VTKToImage<itk::Image<float, 3>>(vtk)), itk::ExceptionObject);                 // components
   EXPECT_THROW((cif::VTKToImage<itk::Image<itk::Vector<float, 3>, 2>>(vtk)), itk::ExceptionObject); // 3-D
   vtkNew<vtkImageData> empty;
-  EXPECT_THROW((cif::VTKToImage<itk::Image<float, 3>>(empty)), itk::ExceptionObject);        // no scalars
+  EXPECT_THROW((cif::VTKToImage<itk::Image<float, 3>>(empty)), itk::ExceptionObject); // no scalars
 }
 
 TEST(ITKVTKBridge, CudaImageToVTKAndBack)
@@ -209,7 +226,8 @@ TEST(ITKVTKBridge, CudaImageToVTKAndBack)
   ExpectShared(image.GetPointer(), vtk);
   auto back = cif::VTKToImage<Image>(vtk);
   EXPECT_EQ(back->GetBufferPointer(), image->GetBufferPointer());
-  EXPECT_EQ(back->GetPixel(back->GetBufferedRegion().GetIndex()), image->GetPixel(image->GetBufferedRegion().GetIndex()));
+  EXPECT_EQ(back->GetPixel(back->GetBufferedRegion().GetIndex()),
+            image->GetPixel(image->GetBufferedRegion().GetIndex()));
 }
 
 /** An ITK GPU filter (the prefilter, with VTK's clamp extension) feeding
@@ -219,7 +237,7 @@ CIF_VTK_TEST_BOTH_PATHS(ITKVTKBridge, ITKPrefilterFeedsVTKReslice)
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
-  auto samples = MakeVTKImage({ -4, 27, 3, 26, -2, 17 }, VTK_FLOAT, 1, Content::Random, seed);
+  auto                 samples = MakeVTKImage({ -4, 27, 3, 26, -2, 17 }, VTK_FLOAT, 1, Content::Random, seed);
   vtkNew<vtkTransform> axes;
   axes->Translate(samples->GetCenter());
   axes->RotateWXYZ(33.0, 0.2, 0.6, 0.8);
@@ -241,8 +259,8 @@ CIF_VTK_TEST_BOTH_PATHS(ITKVTKBridge, ITKPrefilterFeedsVTKReslice)
   prefilter->SetBoundaryMode(cif::BoundaryMode::HalfSampleMirror); // VTK's clamp
   prefilter->SetUseGPU(gpu);
   prefilter->Update();
-  auto                                coefficients = cif::ImageToVTK(prefilter->GetOutput(), cif::DeviceData::KeepOnDevice);
-  vtkNew<vtkCudaImageReslice>         reslice;
+  auto                        coefficients = cif::ImageToVTK(prefilter->GetOutput(), cif::DeviceData::KeepOnDevice);
+  vtkNew<vtkCudaImageReslice> reslice;
   vtkNew<vtkImageBSplineInterpolator> interpolator;
   reslice->SetInterpolator(interpolator);
   reslice->SetInputData(coefficients);
@@ -284,7 +302,7 @@ CIF_VTK_TEST_BOTH_PATHS(ITKVTKBridge, VTKCoefficientsOnTheDeviceBecomeACudaImage
   {
     EXPECT_EQ(image->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
   }
-  const float * values = static_cast<const itk::CudaImage<float, 3> *>(image.GetPointer())->GetBufferPointer();
+  const float *  values = static_cast<const itk::CudaImage<float, 3> *>(image.GetPointer())->GetBufferPointer();
   vtkDataArray * expected = reference->GetOutput()->GetPointData()->GetScalars();
   double         worst = 0;
   for (vtkIdType i = 0; i < expected->GetNumberOfValues(); ++i)

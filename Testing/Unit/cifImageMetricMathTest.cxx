@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The metrics' per-point sampling (cifImageMetricMath.h) against ITK's own image
 // functions on fresh random images: linear interpolation (on a sample, on sample
 // lines, anywhere, at the buffer's edges, and a NaN neighbour of weight 0 not read),
@@ -177,7 +194,8 @@ ExpectFourComponentsAreTheSeparateSums(std::mt19937_64 & random)
     points.insert(points.end(), { x[0], x[1], D == 2 ? static_cast<double>(region.GetIndex()[2]) : x[2] });
   }
   // Beside the NaN with weight 0 on it: x on the start's sample line, and on the sample.
-  const double base[3] = { static_cast<double>(region.GetIndex()[0]), static_cast<double>(region.GetIndex()[1]),
+  const double base[3] = { static_cast<double>(region.GetIndex()[0]),
+                           static_cast<double>(region.GetIndex()[1]),
                            static_cast<double>(region.GetIndex()[2]) };
   points.insert(points.end(), { base[0], base[1] + 0.25, D == 2 ? base[2] : base[2] + 0.75 });
   points.insert(points.end(), { base[0], base[1], base[2] });

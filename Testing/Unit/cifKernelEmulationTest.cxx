@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The CUDA kernels of the convolution and the zoom, run on the host: this file
 // compiles Modules/Convolution/src/cifConvolutionKernels.cu with stand-ins for the
 // CUDA built-ins (one host thread per CUDA thread, a barrier per __syncthreads,
@@ -56,7 +73,7 @@ public:
   Wait()
   {
     std::unique_lock<std::mutex> lock(m_Mutex);
-    const unsigned long generation = m_Generation;
+    const unsigned long          generation = m_Generation;
     if (++m_Arrived == m_Count)
     {
       Release();
@@ -266,8 +283,12 @@ RandomKernel(int x, int y, int z, std::mt19937 & rng)
 
 /** The emulated kernels and the CPU path on the same random planar input. */
 void
-ExpectKernelsMatchCPU(const std::string & what, const cif::ConvolutionKernel & kernel, const cif::ConvolutionGeometry & g,
-                      bool forceGeneral, bool expectSeparable, std::mt19937 & rng)
+ExpectKernelsMatchCPU(const std::string &              what,
+                      const cif::ConvolutionKernel &   kernel,
+                      const cif::ConvolutionGeometry & g,
+                      bool                             forceGeneral,
+                      bool                             expectSeparable,
+                      std::mt19937 &                   rng)
 {
   SCOPED_TRACE(what);
   std::vector<float>                    in(static_cast<std::size_t>(g.InVolume() * g.planes));
@@ -283,7 +304,8 @@ ExpectKernelsMatchCPU(const std::string & what, const cif::ConvolutionKernel & k
   std::vector<float> scratch(static_cast<std::size_t>(plan.ScratchFloats()), -5.0f);
   if (plan.separable)
   {
-    emulated::cif::ConvolveSeparableOnDevice(in.data(), plan.geometry, plan.weights.data(), device.data(), scratch.data());
+    emulated::cif::ConvolveSeparableOnDevice(
+      in.data(), plan.geometry, plan.weights.data(), device.data(), scratch.data());
   }
   else
   {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifMetricTestSupport_h
 #define cifMetricTestSupport_h
 
@@ -40,9 +57,9 @@ enum class MetricTransformKind
 {
   Affine,
   Translation,
-  Rigid,      ///< Euler2D / Euler3D: a nonlinear parametrization of the affine family
+  Rigid, ///< Euler2D / Euler3D: a nonlinear parametrization of the affine family
   BSpline,
-  Composite   ///< an affine fixed stage after an optimized B-spline (ITK's and elastix's layout)
+  Composite ///< an affine fixed stage after an optimized B-spline (ITK's and elastix's layout)
 };
 
 inline const char *
@@ -105,7 +122,7 @@ MakeRandomAffineFamily(MetricTransformKind kind, const itk::ImageBase<D> * image
   image->TransformIndexToPhysicalPoint(centerIndex, center);
   if (kind == MetricTransformKind::Translation)
   {
-    auto t = itk::TranslationTransform<double, D>::New();
+    auto                                                            t = itk::TranslationTransform<double, D>::New();
     typename itk::TranslationTransform<double, D>::OutputVectorType offset;
     for (unsigned int a = 0; a < D; ++a)
     {
@@ -129,7 +146,7 @@ MakeRandomAffineFamily(MetricTransformKind kind, const itk::ImageBase<D> * image
   }
   auto t = itk::AffineTransform<double, D>::New();
   t->SetCenter(center);
-  typename itk::AffineTransform<double, D>::MatrixType matrix;
+  typename itk::AffineTransform<double, D>::MatrixType       matrix;
   typename itk::AffineTransform<double, D>::OutputVectorType translation;
   for (unsigned int i = 0; i < D; ++i)
   {
@@ -218,11 +235,14 @@ Describe(const MetricCase & c)
 {
   std::ostringstream s;
   s << ToString(c.transform) << ", "
-    << (c.sampling == Sampling::Dense ? "dense" : c.sampling == Sampling::Regular ? "regular" : "random") << ", "
-    << (c.gradientFilter ? "gradient filter" : "calculator") << ", " << (c.masks ? "masks" : "no mask") << ", "
+    << (c.sampling == Sampling::Dense     ? "dense"
+        : c.sampling == Sampling::Regular ? "regular"
+                                          : "random")
+    << ", " << (c.gradientFilter ? "gradient filter" : "calculator") << ", " << (c.masks ? "masks" : "no mask") << ", "
     << (c.cubicMoving ? "cubic" : "linear") << " moving" << (c.oblique ? ", oblique images" : "")
     << (c.grid == GridPlacement::OverInnerPart ? ", grid over the inner part"
-                                               : c.grid == GridPlacement::Turned ? ", grid turned" : "");
+        : c.grid == GridPlacement::Turned      ? ", grid turned"
+                                               : "");
   if (c.movingFromFixed != 0.0)
   {
     s << ", moving " << c.movingFromFixed << " fixed";
@@ -241,17 +261,17 @@ struct MetricFixture
   using TransformType = itk::Transform<double, D, D>;
   using PointSetType = typename itk::ImageToImageMetricv4<ImageType, ImageType>::FixedSampledPointSetType;
 
-  typename ImageType::Pointer           fixed;
-  typename ImageType::Pointer           moving;
-  typename TransformType::Pointer       transform;
-  typename PointSetType::Pointer        points;
+  typename ImageType::Pointer                                     fixed;
+  typename ImageType::Pointer                                     moving;
+  typename TransformType::Pointer                                 transform;
+  typename PointSetType::Pointer                                  points;
   typename itk::ImageMaskSpatialObject<D, unsigned char>::Pointer fixedMask, movingMask;
 
   MetricFixture(const MetricCase & c, std::uint32_t seed)
   {
-    std::mt19937                        rng(seed);
-    typename ImageType::SizeType        size;
-    typename ImageType::IndexType       start;
+    std::mt19937                  rng(seed);
+    typename ImageType::SizeType  size;
+    typename ImageType::IndexType start;
     for (unsigned int a = 0; a < D; ++a)
     {
       size[a] = (D == 3 ? 28 : 64) + 3 * a;
@@ -391,9 +411,9 @@ struct MetricFixture
 
 struct Evaluation
 {
-  double                   value = 0.0;
-  itk::Array<double>       derivative;
-  itk::SizeValueType       validPoints = 0;
+  double             value = 0.0;
+  itk::Array<double> derivative;
+  itk::SizeValueType validPoints = 0;
 };
 
 template <typename TMetric>
@@ -452,8 +472,8 @@ public:
   std::vector<double>
   MattesBins() const
   {
-    return { this->m_FixedImageTrueMin,  this->m_FixedImageTrueMax,      this->m_MovingImageTrueMin,
-             this->m_MovingImageTrueMax, this->m_FixedImageBinSize,      this->m_FixedImageNormalizedMin,
+    return { this->m_FixedImageTrueMin,  this->m_FixedImageTrueMax,       this->m_MovingImageTrueMin,
+             this->m_MovingImageTrueMax, this->m_FixedImageBinSize,       this->m_FixedImageNormalizedMin,
              this->m_MovingImageBinSize, this->m_MovingImageNormalizedMin };
   }
 
@@ -508,7 +528,9 @@ struct MetricDifferences
  * \a measured (optional) the relative differences, as the largest so far. */
 template <typename TITK, typename TModule>
 void
-ExpectMatchesITK(const MetricCase & c, bool useGPU, std::string * report = nullptr,
+ExpectMatchesITK(const MetricCase &  c,
+                 bool                useGPU,
+                 std::string *       report = nullptr,
                  MetricDifferences * measured = nullptr)
 {
   using ImageType = typename TITK::FixedImageType;
@@ -516,7 +538,7 @@ ExpectMatchesITK(const MetricCase & c, bool useGPU, std::string * report = nullp
   const std::uint32_t    seed = FreshSeed();
   SCOPED_TRACE(Describe(c) + ", seed " + std::to_string(seed));
   MetricFixture<typename ImageType::PixelType, D> fixture(c, seed);
-  auto reference = NewITKOwn<TITK, TModule>();
+  auto                                            reference = NewITKOwn<TITK, TModule>();
   fixture.Configure(reference.GetPointer(), c);
   auto module = TModule::New();
   module->SetUseGPU(useGPU);
@@ -532,7 +554,7 @@ ExpectMatchesITK(const MetricCase & c, bool useGPU, std::string * report = nullp
     << "value " << actual.value << " vs ITK " << expected.value;
   ASSERT_EQ(actual.derivative.size(), expected.derivative.size());
   const itk::Array<double> difference(actual.derivative - expected.derivative);
-  const double       norm = Norm(expected.derivative);
+  const double             norm = Norm(expected.derivative);
   ASSERT_GT(norm, 0.0);
   EXPECT_LE(Norm(difference), 1e-4 * norm) << "derivative error " << Norm(difference) / norm << " of its norm";
   if (measured != nullptr)
@@ -576,7 +598,7 @@ ExpectCellBoxCasesMatchITK(bool useGPU, MetricDifferences * measured = nullptr, 
         ++n;
         std::string report;
         ExpectMatchesITK<TITK, TModule>(c, useGPU, &report, measured);
-        const bool        boxes = report.find("cell boxes") != std::string::npos;
+        const bool boxes = report.find("cell boxes") != std::string::npos;
         EXPECT_EQ(boxes, grid != GridPlacement::Turned) << Describe(c) << ": " << report;
       }
     }
@@ -604,8 +626,8 @@ ExpectSameBitsTwice(bool useGPU, const MetricCase & base = {})
   const Evaluation second = Evaluate(module.GetPointer());
   EXPECT_EQ(std::memcmp(&first.value, &second.value, sizeof(double)), 0);
   ASSERT_EQ(first.derivative.size(), second.derivative.size());
-  EXPECT_EQ(std::memcmp(first.derivative.data_block(), second.derivative.data_block(),
-                        first.derivative.size() * sizeof(double)),
+  EXPECT_EQ(std::memcmp(
+              first.derivative.data_block(), second.derivative.data_block(), first.derivative.size() * sizeof(double)),
             0);
 }
 
@@ -627,8 +649,8 @@ ExpectArrivingCoefficientsGiveTheBitsSentBefore(const MetricCase & base = {})
   c.transform = MetricTransformKind::BSpline;
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  MetricFixture<float, 3> fixture(c, seed);
-  std::mt19937            rng(seed + 1);
+  MetricFixture<float, 3>          fixture(c, seed);
+  std::mt19937                     rng(seed + 1);
   std::normal_distribution<double> step(0.0, 0.4);
   const auto                       first = fixture.transform->GetParameters();
   auto                             second = first;
@@ -674,8 +696,11 @@ inline std::vector<MetricCase>
 EveryMetricCase(const MetricCase & base = {})
 {
   std::vector<MetricCase> cases;
-  for (auto transform : { MetricTransformKind::Affine, MetricTransformKind::Translation, MetricTransformKind::Rigid,
-                          MetricTransformKind::BSpline, MetricTransformKind::Composite })
+  for (auto transform : { MetricTransformKind::Affine,
+                          MetricTransformKind::Translation,
+                          MetricTransformKind::Rigid,
+                          MetricTransformKind::BSpline,
+                          MetricTransformKind::Composite })
   {
     for (auto sampling : { Sampling::Dense, Sampling::Regular, Sampling::Random })
     {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The resampler's mirror-padded coefficients (cifMirrorPadding.h): a halo of 2
 // samples around each axis holding what ITK's mirror reads there, so that the support
 // of every point inside the buffer lies inside the padded grid. Checked on the CPU
@@ -113,11 +130,11 @@ TEST(MirrorPaddingCPU, PaddedLinesVisitEveryInteriorSampleOnce)
       for (std::size_t i = 0; i < visits.size(); ++i)
       {
         // the lead, then rows of padded.size[0] samples: halo, interior, halo, unused
-        const auto j = static_cast<std::int64_t>(i) - cif::kMirrorPaddedLead;
+        const auto         j = static_cast<std::int64_t>(i) - cif::kMirrorPaddedLead;
         const std::int64_t x = j % padded.size[0], y = j / padded.size[0] % padded.size[1],
                            z = j / padded.size[0] / padded.size[1];
-        const bool interior = j >= 0 && x >= 2 && x < grid.size[0] + 2 && y >= 2 && y < grid.size[1] + 2 &&
-                              z >= 2 && z < grid.size[2] + 2;
+        const bool interior =
+          j >= 0 && x >= 2 && x < grid.size[0] + 2 && y >= 2 && y < grid.size[1] + 2 && z >= 2 && z < grid.size[2] + 2;
         ASSERT_EQ(visits[i], interior ? 1 : 0) << "axis " << axis << " at (" << x << "," << y << "," << z << ")";
         ASSERT_TRUE(!interior || x > 2 || static_cast<std::int64_t>(i) % cif::kMirrorPadRowAlignment == 0)
           << "a row's interior starts aligned";
@@ -148,7 +165,8 @@ TEST(MirrorPaddingCPU, HaloHoldsWhatITKsMirrorReads)
       for (std::int64_t y = 0; y < padded.size[1]; ++y)
         for (std::int64_t x = 0; x < padded.size[0]; ++x)
         {
-          const auto at = static_cast<std::size_t>(cif::kMirrorPaddedLead + (z * padded.size[1] + y) * padded.size[0] + x);
+          const auto at =
+            static_cast<std::size_t>(cif::kMirrorPaddedLead + (z * padded.size[1] + y) * padded.size[0] + x);
           if (x >= grid.size[0] + 2 * cif::kMirrorPad)
           {
             ASSERT_EQ(out[at], -1.0) << "a row's samples past its halo are never written";
@@ -163,8 +181,8 @@ TEST(MirrorPaddingCPU, HaloHoldsWhatITKsMirrorReads)
             stride *= grid.size[a];
           }
           ASSERT_EQ(out[at], static_cast<double>(source))
-            << "grid " << grid.size[0] << "x" << grid.size[1] << "x" << grid.size[2] << " at (" << x << "," << y
-            << "," << z << ")";
+            << "grid " << grid.size[0] << "x" << grid.size[1] << "x" << grid.size[2] << " at (" << x << "," << y << ","
+            << z << ")";
         }
   }
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Host <-> device copies through the pinned staging rings (cifPinnedStaging.h):
 // every byte arrives whatever the size, alignment, chunk size and thread count; the
 // copies are ordered after the calling thread's queued device work; several host
@@ -50,7 +67,7 @@ TEST(PinnedStaging, SettingsAreKeptAndClamped)
   wanted.chunksPerThread = 0; // at least one
   wanted.rings = 2;
   wanted.directBelowBytes = 12345;
-  const ScopedStagingSettings scoped(wanted);
+  const ScopedStagingSettings      scoped(wanted);
   const cif::PinnedStagingSettings got = cif::GetPinnedStagingSettings();
   if (!cif::BuiltWithCuda())
   {
@@ -78,8 +95,12 @@ TEST(PinnedStaging, EveryByteArrivesForAnySizeAndSettings)
       settings.directBelowBytes = 256 << 10;
       const ScopedStagingSettings scoped(settings);
       SCOPED_TRACE(testing::Message() << threads << " threads, chunks of " << chunk << " bytes");
-      for (const std::size_t bytes : { std::size_t(100), (std::size_t(256) << 10) - 1, chunk, chunk + 1,
-                                       3 * chunk - 5, 7 * chunk + 3 * threads + 1 })
+      for (const std::size_t bytes : { std::size_t(100),
+                                       (std::size_t(256) << 10) - 1,
+                                       chunk,
+                                       chunk + 1,
+                                       3 * chunk - 5,
+                                       7 * chunk + 3 * threads + 1 })
       {
         ExpectRoundTrip(bytes, 0, seed);
         ExpectRoundTrip(bytes, 3, seed + 1); // host buffers not aligned
@@ -123,7 +144,7 @@ TEST(PinnedStaging, CopiesAreOrderedAfterTheThreadsQueuedWork)
   cif::DeviceBuffer                a(bytes), b(bytes);
   a.Upload(first.data(), bytes);
   cif::CopyDeviceToDevice(b.Data(), a.Data(), bytes); // queued, not waited for
-  a.Upload(second.data(), bytes);                       // must not overtake the read of a
+  a.Upload(second.data(), bytes);                     // must not overtake the read of a
   std::vector<unsigned char> back(bytes);
   b.Download(back.data(), bytes);
   EXPECT_TRUE(back == first) << "the upload overtook the device copy reading its destination";

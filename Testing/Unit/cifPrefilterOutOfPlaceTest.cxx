@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The device prefilter out of place (PrefilterOnDevice(source, coefficients, ...)):
 // the same coefficients as filtering a copy in place, bit for bit, and the source
 // left as it was — through the tiled kernels, the long-line fallback (which needs
@@ -34,7 +51,7 @@ CheckOutOfPlace(const cif::BufferShape & shape)
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<float> samples = RandomSamples(shape, seed);
   const std::size_t        count = samples.size();
-  cif::SplinePoles poles;
+  cif::SplinePoles         poles;
   cif::MakeSplinePoles(3, poles);
   const std::size_t bytes = count * sizeof(float);
 
@@ -42,8 +59,8 @@ CheckOutOfPlace(const cif::BufferShape & shape)
   inPlace.Upload(samples.data(), bytes);
   source.Upload(samples.data(), bytes);
   cif::PrefilterOnDevice<float>(inPlace.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
-  cif::PrefilterOnDevice<float>(source.As<const float>(), outOfPlace.As<float>(), shape, poles,
-                                cif::BoundaryMode::Mirror);
+  cif::PrefilterOnDevice<float>(
+    source.As<const float>(), outOfPlace.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
 
   std::vector<float> expected(count), actual(count), sourceAfter(count);
   inPlace.Download(expected.data(), bytes);
@@ -67,7 +84,7 @@ CheckIntoPaddedLayout(const cif::BufferShape & shape)
   SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(D) + "-D");
   const std::vector<float> samples = RandomSamples(shape, seed);
   const std::size_t        count = samples.size();
-  cif::SplinePoles poles;
+  cif::SplinePoles         poles;
   cif::MakeSplinePoles(3, poles);
   cif::CoefficientGrid grid;
   for (int a = 0; a < D; ++a)
@@ -84,8 +101,8 @@ CheckIntoPaddedLayout(const cif::BufferShape & shape)
   source.Upload(samples.data(), count * sizeof(float));
   into.Upload(padded.data(), paddedCount * sizeof(float));
   cif::PrefilterOnDevice<float>(dense.As<float>(), shape, poles, cif::BoundaryMode::Mirror);
-  cif::PrefilterIntoLayoutOnDevice<float>(source.As<const float>(), into.As<float>(), layout, shape, poles,
-                                          cif::BoundaryMode::Mirror);
+  cif::PrefilterIntoLayoutOnDevice<float>(
+    source.As<const float>(), into.As<float>(), layout, shape, poles, cif::BoundaryMode::Mirror);
   std::vector<float> expected(count), sourceAfter(count);
   dense.Download(expected.data(), count * sizeof(float));
   into.Download(padded.data(), paddedCount * sizeof(float));
@@ -128,11 +145,11 @@ Shape(int dimension, std::int64_t x, std::int64_t y = 1, std::int64_t z = 1, int
 TEST(BSplinePrefilterGPU, OutOfPlaceMatchesInPlaceAndKeepsTheSource)
 {
   CIF_REQUIRE_GPU();
-  CheckOutOfPlace(Shape(3, 37, 29, 23));      // tiled kernels on every axis
-  CheckOutOfPlace(Shape(2, 61, 45, 1, 3));    // three interleaved components
-  CheckOutOfPlace(Shape(1, 5000));            // a line too long for a tile: copied, then filtered in place
-  CheckOutOfPlace(Shape(2, 5000, 3));         // the long axis first, then a tiled one
-  CheckOutOfPlace(Shape(3, 1, 1, 1));         // nothing to filter: the coefficients are the samples
+  CheckOutOfPlace(Shape(3, 37, 29, 23));   // tiled kernels on every axis
+  CheckOutOfPlace(Shape(2, 61, 45, 1, 3)); // three interleaved components
+  CheckOutOfPlace(Shape(1, 5000));         // a line too long for a tile: copied, then filtered in place
+  CheckOutOfPlace(Shape(2, 5000, 3));      // the long axis first, then a tiled one
+  CheckOutOfPlace(Shape(3, 1, 1, 1));      // nothing to filter: the coefficients are the samples
 }
 
 TEST(BSplinePrefilterGPU, IntoTheMirrorPaddedLayoutGivesTheSameBitsInPlace)

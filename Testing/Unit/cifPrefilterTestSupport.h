@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifPrefilterTestSupport_h
 #define cifPrefilterTestSupport_h
 
@@ -43,8 +60,10 @@ Tolerance(double dataRange, double maxReference, unsigned int dimension = 3)
 /** Runs the module's filter on \a input through \a path and returns its output. */
 template <typename TOutputImage, typename TInputImage>
 typename TOutputImage::Pointer
-RunPrefilter(const TInputImage * input, Path path, unsigned int order = 3,
-             cif::BoundaryMode mode = cif::BoundaryMode::Mirror)
+RunPrefilter(const TInputImage * input,
+             Path                path,
+             unsigned int        order = 3,
+             cif::BoundaryMode   mode = cif::BoundaryMode::Mirror)
 {
   using Filter = itk::BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>;
   auto filter = Filter::New();

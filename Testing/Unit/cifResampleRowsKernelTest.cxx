@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The GPU's linear-path kernel (cifResampleKernels.cuh) computes the voxels whose cubic
 // support lies inside the coefficients in its loop and sets the others, at the grid's
 // faces, aside for each warp to compute together at the end. Every voxel must still be
@@ -55,8 +72,12 @@ AffineChain(const double m[3][3], const double offset[3])
 }
 
 Case
-MakeCase(std::string name, const std::int64_t in[3], const std::int64_t inStart[3], const std::int64_t out[3],
-         const double m[3][3], const double offset[3])
+MakeCase(std::string        name,
+         const std::int64_t in[3],
+         const std::int64_t inStart[3],
+         const std::int64_t out[3],
+         const double       m[3][3],
+         const double       offset[3])
 {
   Case c;
   c.name = std::move(name);
@@ -74,8 +95,10 @@ MakeCase(std::string name, const std::int64_t in[3], const std::int64_t inStart[
 /** The CPU's linear path, voxel by voxel (host chain). */
 template <typename TOut>
 std::vector<TOut>
-ResampleOnHost(const Case & c, const cif::TransformChain & hostChain, const std::vector<float> & coefficients,
-               TOut defaultValue)
+ResampleOnHost(const Case &                c,
+               const cif::TransformChain & hostChain,
+               const std::vector<float> &  coefficients,
+               TOut                        defaultValue)
 {
   std::vector<TOut> out(static_cast<std::size_t>(c.g.OutputCount()));
   for (std::int64_t row = 0; row < c.g.OutputRows(); ++row)
@@ -111,12 +134,15 @@ ResampleVoxelsOnHost(const Case & c, const std::vector<float> & coefficients, TO
  * further than \a tolerance from the host's. */
 template <typename TOut>
 std::int64_t
-DifferingVoxels(const Case & c, TOut defaultValue, double tolerance, std::int64_t & insideVoxels,
-                bool linearRows = true)
+DifferingVoxels(const Case &   c,
+                TOut           defaultValue,
+                double         tolerance,
+                std::int64_t & insideVoxels,
+                bool           linearRows = true)
 {
-  const std::int64_t inCount = c.g.input.size[0] * c.g.input.size[1] * c.g.input.size[2];
-  std::vector<float> coefficients(static_cast<std::size_t>(inCount));
-  std::mt19937       rng(static_cast<unsigned>(inCount * 7 + c.g.OutputCount()));
+  const std::int64_t                    inCount = c.g.input.size[0] * c.g.input.size[1] * c.g.input.size[2];
+  std::vector<float>                    coefficients(static_cast<std::size_t>(inCount));
+  std::mt19937                          rng(static_cast<unsigned>(inCount * 7 + c.g.OutputCount()));
   std::uniform_real_distribution<float> value(-40.f, 240.f);
   for (float & v : coefficients)
   {
@@ -129,8 +155,8 @@ DifferingVoxels(const Case & c, TOut defaultValue, double tolerance, std::int64_
   cif::DeviceBuffer input(coefficients.size() * sizeof(float)), output(expected.size() * sizeof(TOut));
   input.Upload(coefficients.data(), coefficients.size() * sizeof(float));
   output.Upload(actual.data(), actual.size() * sizeof(TOut));
-  cif::ResampleOnDevice<3, float, TOut>(input.As<const float>(), c.g, c.chain, nullptr, linearRows, defaultValue,
-                                         output.As<TOut>());
+  cif::ResampleOnDevice<3, float, TOut>(
+    input.As<const float>(), c.g, c.chain, nullptr, linearRows, defaultValue, output.As<TOut>());
   output.Download(actual.data(), actual.size() * sizeof(TOut));
   std::int64_t differ = 0;
   insideVoxels = 0;
@@ -182,29 +208,31 @@ FaceCrossingCases()
   // Turns onto a slightly coarser grid, which the kernel takes in row buckets from
   // mirror-padded coefficients (cifRowBuckets.h): x-y (and a flip of y), x-z (walk
   // along z), a second small turn in y-z, outputs wider than a block of lanes.
-  const auto centredTurn = [&](const std::string & name, int p, int q, double angle, double angleYZ, double scale,
-                               double flipY) {
-    double turn[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } }, m[3][3], offset[3];
-    turn[p][p] = turn[q][q] = std::cos(angle);
-    turn[p][q] = -std::sin(angle);
-    turn[q][p] = std::sin(angle);
-    const double yz[3][3] = { { 1, 0, 0 }, { 0, std::cos(angleYZ), -std::sin(angleYZ) }, { 0, std::sin(angleYZ), std::cos(angleYZ) } };
-    for (int i = 0; i < 3; ++i)
-    {
-      offset[i] = 0.5 * static_cast<double>(wide[i] - 1) + 0.37;
-      for (int j = 0; j < 3; ++j)
+  const auto centredTurn =
+    [&](const std::string & name, int p, int q, double angle, double angleYZ, double scale, double flipY) {
+      double turn[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } }, m[3][3], offset[3];
+      turn[p][p] = turn[q][q] = std::cos(angle);
+      turn[p][q] = -std::sin(angle);
+      turn[q][p] = std::sin(angle);
+      const double yz[3][3] = { { 1, 0, 0 },
+                                { 0, std::cos(angleYZ), -std::sin(angleYZ) },
+                                { 0, std::sin(angleYZ), std::cos(angleYZ) } };
+      for (int i = 0; i < 3; ++i)
       {
-        m[i][j] = 0;
-        for (int k = 0; k < 3; ++k)
+        offset[i] = 0.5 * static_cast<double>(wide[i] - 1) + 0.37;
+        for (int j = 0; j < 3; ++j)
         {
-          m[i][j] += yz[i][k] * turn[k][j];
+          m[i][j] = 0;
+          for (int k = 0; k < 3; ++k)
+          {
+            m[i][j] += yz[i][k] * turn[k][j];
+          }
+          m[i][j] *= scale * (i == 1 ? flipY : 1.0);
+          offset[i] -= m[i][j] * 0.5 * static_cast<double>(wideOut[j] - 1);
         }
-        m[i][j] *= scale * (i == 1 ? flipY : 1.0);
-        offset[i] -= m[i][j] * 0.5 * static_cast<double>(wideOut[j] - 1);
       }
-    }
-    cases.push_back(MakeCase(name, wide, origin, wideOut, m, offset));
-  };
+      cases.push_back(MakeCase(name, wide, origin, wideOut, m, offset));
+    };
   centredTurn("6 degrees in x-y, 1.01 coarser (buckets)", 0, 1, 0.1047, 0.0, 1.01, 1.0);
   centredTurn("-15 degrees in x-y and 1 in y-z, 1.04 coarser (buckets)", 0, 1, -0.2618, 0.0175, 1.04, 1.0);
   centredTurn("8 degrees in x-y, 1.02 coarser, y flipped (buckets)", 0, 1, 0.1396, 0.0, 1.02, -1.0);
@@ -237,7 +265,7 @@ TEST(ResampleRowsKernelGPU, EveryVoxelWrittenWithTheCPUValueAtEveryFace)
 {
   CIF_REQUIRE_GPU();
   const std::vector<Case> cases = FaceCrossingCases();
-  std::int64_t insideTotal = 0;
+  std::int64_t            insideTotal = 0;
   for (const Case & c : cases)
   {
     std::int64_t inside = 0;
@@ -283,8 +311,8 @@ TEST(ResampleRowsKernelGPU, ChainWithAGridTransformIsRefusedOnTheLinearPath)
   cif::DeviceBuffer  input(count * sizeof(float)), output(count * sizeof(float));
   input.Upload(coefficients.data(), count * sizeof(float));
   output.Upload(result.data(), count * sizeof(float));
-  EXPECT_THROW((cif::ResampleOnDevice<3, float, float>(input.As<const float>(), c.g, c.chain, nullptr, true, 0.f,
-                                                       output.As<float>())),
+  EXPECT_THROW((cif::ResampleOnDevice<3, float, float>(
+                 input.As<const float>(), c.g, c.chain, nullptr, true, 0.f, output.As<float>())),
                cif::CudaError);
   output.Download(result.data(), count * sizeof(float));
   EXPECT_EQ(std::count(result.begin(), result.end(), 5.f), static_cast<std::ptrdiff_t>(count));
@@ -297,8 +325,10 @@ namespace
  * voxels whose bits differ. */
 template <typename TOut>
 std::int64_t
-VoxelsDifferingFromPadded(const Case & c, const cif::DeviceBuffer & coefficients, const cif::DeviceBuffer & padded,
-                          TOut defaultValue)
+VoxelsDifferingFromPadded(const Case &              c,
+                          const cif::DeviceBuffer & coefficients,
+                          const cif::DeviceBuffer & padded,
+                          TOut                      defaultValue)
 {
   const auto        count = static_cast<std::size_t>(c.g.OutputCount());
   cif::DeviceBuffer fromDense(count * sizeof(TOut)), fromPadded(count * sizeof(TOut));
@@ -308,10 +338,10 @@ VoxelsDifferingFromPadded(const Case & c, const cif::DeviceBuffer & coefficients
   fromPadded.Upload(a.data(), count * sizeof(TOut));
   cif::ResampleGeometry paddedGeometry = c.g;
   paddedGeometry.inputMirrorPadded = true;
-  cif::ResampleOnDevice<3, float, TOut>(coefficients.As<const float>(), c.g, c.chain, nullptr, true, defaultValue,
-                                        fromDense.As<TOut>());
-  cif::ResampleOnDevice<3, float, TOut>(padded.As<const float>(), paddedGeometry, c.chain, nullptr, true, defaultValue,
-                                        fromPadded.As<TOut>());
+  cif::ResampleOnDevice<3, float, TOut>(
+    coefficients.As<const float>(), c.g, c.chain, nullptr, true, defaultValue, fromDense.As<TOut>());
+  cif::ResampleOnDevice<3, float, TOut>(
+    padded.As<const float>(), paddedGeometry, c.chain, nullptr, true, defaultValue, fromPadded.As<TOut>());
   fromDense.Download(a.data(), count * sizeof(TOut));
   fromPadded.Download(b.data(), count * sizeof(TOut));
   std::int64_t differ = 0;
@@ -332,10 +362,10 @@ TEST(ResampleRowsKernelGPU, MirrorPaddedCoefficientsGiveTheSameBits)
   for (const Case & c : FaceCrossingCases())
   {
     bucketed += cif::MakeRowBuckets<3>(c.g, c.chain, cif::MakeRowShear<3>(c.g, c.chain)).on;
-    const cif::CoefficientGrid & grid = c.g.input;
-    const std::int64_t           inCount = grid.size[0] * grid.size[1] * grid.size[2];
-    std::vector<float>           coefficients(static_cast<std::size_t>(inCount));
-    std::mt19937                 rng(static_cast<unsigned>(inCount * 3 + 1));
+    const cif::CoefficientGrid &          grid = c.g.input;
+    const std::int64_t                    inCount = grid.size[0] * grid.size[1] * grid.size[2];
+    std::vector<float>                    coefficients(static_cast<std::size_t>(inCount));
+    std::mt19937                          rng(static_cast<unsigned>(inCount * 3 + 1));
     std::uniform_real_distribution<float> value(-40.f, 240.f);
     for (float & v : coefficients)
     {
@@ -353,8 +383,12 @@ TEST(ResampleRowsKernelGPU, MirrorPaddedCoefficientsGiveTheSameBits)
     std::copy(grid.size, grid.size + 3, shape.size);
     cif::SplinePoles none;
     none.count = 0;
-    cif::PrefilterIntoLayoutOnDevice<float>(dense.As<const float>(), padded.As<float>(),
-                                            cif::MirrorPaddedLayout<3>(grid), shape, none, cif::BoundaryMode::Mirror);
+    cif::PrefilterIntoLayoutOnDevice<float>(dense.As<const float>(),
+                                            padded.As<float>(),
+                                            cif::MirrorPaddedLayout<3>(grid),
+                                            shape,
+                                            none,
+                                            cif::BoundaryMode::Mirror);
     cif::FillMirrorHaloOnDevice<3, float>(padded.As<float>(), grid);
     padded.Download(onDevice.data(), paddedCount * sizeof(float));
     cif::MirrorPadOnHost<3>(coefficients.data(), grid, onHost.data());
@@ -397,9 +431,9 @@ TEST(ResampleRowsKernelGPU, TwoDimensionalTurnInBucketsGivesTheShearsBits)
   paddedGeometry.inputMirrorPadded = true;
   ASSERT_TRUE(cif::MakeRowBuckets<2>(paddedGeometry, chain, cif::MakeRowShear<2>(paddedGeometry, chain)).on);
 
-  const std::size_t  inCount = static_cast<std::size_t>(g.input.size[0] * g.input.size[1]);
-  std::vector<float> coefficients(inCount);
-  std::mt19937       rng(611);
+  const std::size_t                     inCount = static_cast<std::size_t>(g.input.size[0] * g.input.size[1]);
+  std::vector<float>                    coefficients(inCount);
+  std::mt19937                          rng(611);
   std::uniform_real_distribution<float> value(-40.f, 240.f);
   for (float & v : coefficients)
   {
@@ -416,10 +450,10 @@ TEST(ResampleRowsKernelGPU, TwoDimensionalTurnInBucketsGivesTheShearsBits)
   paddedIn.Upload(padded.data(), padded.size() * sizeof(float));
   denseOut.Upload(fromDense.data(), count * sizeof(float));
   paddedOut.Upload(fromDense.data(), count * sizeof(float));
-  cif::ResampleOnDevice<2, float, float>(denseIn.As<const float>(), g, chain, nullptr, true, -1000.f,
-                                         denseOut.As<float>());
-  cif::ResampleOnDevice<2, float, float>(paddedIn.As<const float>(), paddedGeometry, chain, nullptr, true, -1000.f,
-                                         paddedOut.As<float>());
+  cif::ResampleOnDevice<2, float, float>(
+    denseIn.As<const float>(), g, chain, nullptr, true, -1000.f, denseOut.As<float>());
+  cif::ResampleOnDevice<2, float, float>(
+    paddedIn.As<const float>(), paddedGeometry, chain, nullptr, true, -1000.f, paddedOut.As<float>());
   denseOut.Download(fromDense.data(), count * sizeof(float));
   paddedOut.Download(fromPadded.data(), count * sizeof(float));
   std::int64_t differ = 0, unwritten = 0, inside = 0;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // What the cubic resampling tests share: the inputs (anisotropic, rotated grids with
 // non-zero start indices), random transforms (and the composite and host-mapped cases
 // built from them), the output geometry, ITK's resampling and the module's, and the
@@ -34,13 +51,13 @@ template <typename TImage>
 typename TImage::Pointer
 MakeInput(const typename TImage::SizeType & size, Content content, std::uint32_t seed)
 {
-  constexpr unsigned int      D = TImage::ImageDimension;
+  constexpr unsigned int     D = TImage::ImageDimension;
   typename TImage::IndexType start;
   for (unsigned int a = 0; a < D; ++a)
   {
     start[a] = static_cast<itk::IndexValueType>(a) * 3 - 2;
   }
-  auto image = MakeImage<TImage>(size, start, content, seed, 0.0, 200.0);
+  auto                       image = MakeImage<TImage>(size, start, content, seed, 0.0, 200.0);
   typename TImage::PointType origin;
   for (unsigned int a = 0; a < D; ++a)
   {
@@ -111,7 +128,7 @@ typename itk::BSplineTransform<double, D, 3>::Pointer
 RandomBSpline(const itk::ImageBase<D> * domain, unsigned int meshSize, double amplitude, std::mt19937 & rng)
 {
   using BSpline = itk::BSplineTransform<double, D, 3>;
-  auto                                   bspline = BSpline::New();
+  auto                                     bspline = BSpline::New();
   typename BSpline::PhysicalDimensionsType extent;
   typename BSpline::MeshSizeType           mesh;
   for (unsigned int a = 0; a < D; ++a)
@@ -126,7 +143,7 @@ RandomBSpline(const itk::ImageBase<D> * domain, unsigned int meshSize, double am
   bspline->SetTransformDomainDirection(domain->GetDirection());
   bspline->SetTransformDomainPhysicalDimensions(extent);
   bspline->SetTransformDomainMeshSize(mesh);
-  typename BSpline::ParametersType parameters(bspline->GetNumberOfParameters());
+  typename BSpline::ParametersType       parameters(bspline->GetNumberOfParameters());
   std::uniform_real_distribution<double> u(-amplitude, amplitude);
   for (auto & p : parameters)
   {
@@ -194,7 +211,10 @@ HostMappedField(typename itk::DisplacementFieldTransform<double, D>::Displacemen
  * default value. */
 template <typename TFilter, typename TTransform, typename TGeometry>
 void
-ConfigureCubicResample(TFilter * resample, const TTransform * transform, const TGeometry * geometry, double defaultValue)
+ConfigureCubicResample(TFilter *          resample,
+                       const TTransform * transform,
+                       const TGeometry *  geometry,
+                       double             defaultValue)
 {
   using TIn = typename TFilter::InputImageType;
   auto interpolator = itk::BSplineInterpolateImageFunction<TIn, double, double>::New();
@@ -207,8 +227,10 @@ ConfigureCubicResample(TFilter * resample, const TTransform * transform, const T
 
 template <typename TIn, typename TOut>
 typename TOut::Pointer
-ResampleWithITK(const TIn * input, const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
-                const TOut * geometry, double defaultValue)
+ResampleWithITK(const TIn *                                                              input,
+                const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
+                const TOut *                                                             geometry,
+                double                                                                   defaultValue)
 {
   auto resample = itk::ResampleImageFilter<TIn, TOut>::New();
   ConfigureCubicResample(resample.GetPointer(), transform, geometry, defaultValue);
@@ -221,8 +243,11 @@ ResampleWithITK(const TIn * input, const itk::Transform<double, TIn::ImageDimens
 
 template <typename TIn, typename TOut>
 typename TOut::Pointer
-ResampleWithModule(const TIn * input, const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
-                   const TOut * geometry, double defaultValue, Path path)
+ResampleWithModule(const TIn *                                                              input,
+                   const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
+                   const TOut *                                                             geometry,
+                   double                                                                   defaultValue,
+                   Path                                                                     path)
 {
   using Filter = itk::CubicResampleGPUImageFilter<TIn, TOut>;
   auto resample = Filter::New();
@@ -230,7 +255,8 @@ ResampleWithModule(const TIn * input, const itk::Transform<double, TIn::ImageDim
   resample->SetInput(input);
   resample->SetUseGPU(path == Path::GPU);
   resample->Update();
-  EXPECT_EQ(resample->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
+  EXPECT_EQ(resample->GetLastExecutionPath(),
+            path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
   typename TOut::Pointer out = resample->GetOutput();
   out->DisconnectPipeline();
   return out;
@@ -241,11 +267,11 @@ template <typename TOut>
 typename TOut::Pointer
 OutputGeometry(const typename TOut::SizeType & size)
 {
-  constexpr unsigned int D = TOut::ImageDimension;
-  auto                   out = TOut::New();
-  typename TOut::IndexType start;
+  constexpr unsigned int     D = TOut::ImageDimension;
+  auto                       out = TOut::New();
+  typename TOut::IndexType   start;
   typename TOut::SpacingType spacing;
-  typename TOut::PointType origin;
+  typename TOut::PointType   origin;
   for (unsigned int a = 0; a < D; ++a)
   {
     start[a] = 1 + static_cast<itk::IndexValueType>(a);
@@ -297,8 +323,10 @@ struct ResampleSetUp
 
 template <typename TImage>
 ResampleSetUp<TImage>
-MakeResampleSetUp(const typename TImage::SizeType & inSize, const typename TImage::SizeType & outSize, Content content,
-                  std::uint32_t seed)
+MakeResampleSetUp(const typename TImage::SizeType & inSize,
+                  const typename TImage::SizeType & outSize,
+                  Content                           content,
+                  std::uint32_t                     seed)
 {
   ResampleSetUp<TImage> setUp;
   setUp.input = MakeInput<TImage>(inSize, content, seed);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The linear-path kernel's row buckets (cifRowBuckets.h): taken only for turns whose
 // walk advances the input's row index by 1 to 1.1 per step and whose warps span a
 // row or more; with them, the kernel's enumeration (sheets, blocks of 32 buckets,
@@ -53,8 +70,10 @@ BucketTurns()
  * block's walk positions. */
 template <int D>
 void
-ExpectEveryVoxelTakenOnce(const cif::ResampleGeometry & g, const cif::RowShear & shear, const cif::RowBuckets & b,
-                          const std::string & what)
+ExpectEveryVoxelTakenOnce(const cif::ResampleGeometry & g,
+                          const cif::RowShear &         shear,
+                          const cif::RowBuckets &       b,
+                          const std::string &           what)
 {
   const std::int64_t size[3] = { g.outputSize[0], g.outputSize[1], D == 3 ? g.outputSize[2] : 1 };
   const int          sheetAxis = D == 3 ? shear.sheetAxis : 2;
@@ -75,10 +94,9 @@ ExpectEveryVoxelTakenOnce(const cif::ResampleGeometry & g, const cif::RowShear &
                                                                   cif::WalkOfBucket(b, firstBucket, lastLane, sheet)) -
                                                            1,
                                                          0);
-        const std::int64_t highW =
-          std::min(std::max(cif::WalkOfBucket(b, firstBucket + kBlockRows, firstLane, sheet),
-                            cif::WalkOfBucket(b, firstBucket + kBlockRows, lastLane, sheet)),
-                   walkSize - 1);
+        const std::int64_t highW = std::min(std::max(cif::WalkOfBucket(b, firstBucket + kBlockRows, firstLane, sheet),
+                                                     cif::WalkOfBucket(b, firstBucket + kBlockRows, lastLane, sheet)),
+                                            walkSize - 1);
         widestBlock = std::max(widestBlock, highW - lowW + 1);
         for (int group = 0; group < kRowGroups; ++group)
         {
@@ -148,8 +166,8 @@ TEST(RowBuckets, TakenOnlyWhereTheyPay)
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
-    cif_test::MakeTurn<3>(size, e.turn.p, e.turn.q, e.turn.angle, e.turn.p2, e.turn.q2, e.turn.angle2, e.turn.scale,
-                e.turn.flip, g, chain);
+    cif_test::MakeTurn<3>(
+      size, e.turn.p, e.turn.q, e.turn.angle, e.turn.p2, e.turn.q2, e.turn.angle2, e.turn.scale, e.turn.flip, g, chain);
     const cif::RowShear shear = cif::MakeRowShear<3>(g, chain);
     EXPECT_EQ(cif::MakeRowBuckets<3>(g, chain, shear).on, e.on) << e.turn.name;
   }
@@ -168,16 +186,17 @@ TEST(RowBuckets, TakeEveryVoxelExactlyOnceWithinTheirBlocksRows)
 {
   for (const Turn & t : BucketTurns())
   {
-    for (const auto & size : { std::array<std::int64_t, 3>{ 147, 61, 9 }, std::array<std::int64_t, 3>{ 64, 97, 5 },
+    for (const auto & size : { std::array<std::int64_t, 3>{ 147, 61, 9 },
+                               std::array<std::int64_t, 3>{ 64, 97, 5 },
                                std::array<std::int64_t, 3>{ 301, 33, 3 } })
     {
       cif::ResampleGeometry g;
       cif::TransformChain   chain;
       cif_test::MakeTurn<3>(size, t.p, t.q, t.angle, t.p2, t.q2, t.angle2, t.scale, t.flip, g, chain);
-      const cif::RowShear  shear = cif::MakeRowShear<3>(g, chain);
+      const cif::RowShear   shear = cif::MakeRowShear<3>(g, chain);
       const cif::RowBuckets buckets = cif::MakeRowBuckets<3>(g, chain, shear);
-      const std::string    what = t.name + ", " + std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" +
-                               std::to_string(size[2]);
+      const std::string     what =
+        t.name + ", " + std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" + std::to_string(size[2]);
       ASSERT_TRUE(buckets.on) << what;
       ExpectEveryVoxelTakenOnce<3>(g, shear, buckets, what);
     }
@@ -186,7 +205,7 @@ TEST(RowBuckets, TakeEveryVoxelExactlyOnceWithinTheirBlocksRows)
       cif::ResampleGeometry g;
       cif::TransformChain   chain;
       cif_test::MakeTurn<2>({ 517, 83, 1 }, t.p, t.q, t.angle, t.p2, t.q2, t.angle2, t.scale, t.flip, g, chain);
-      const cif::RowShear  shear = cif::MakeRowShear<2>(g, chain);
+      const cif::RowShear   shear = cif::MakeRowShear<2>(g, chain);
       const cif::RowBuckets buckets = cif::MakeRowBuckets<2>(g, chain, shear);
       ASSERT_TRUE(buckets.on) << t.name << ", 2-D";
       ExpectEveryVoxelTakenOnce<2>(g, shear, buckets, t.name + ", 2-D");
@@ -214,7 +233,8 @@ TEST(RowBuckets, AWarpReadsOneInputRowPerStep)
     {
       for (std::int64_t firstLane = 32; firstLane + 32 <= size[0] - 32; firstLane += 32)
       {
-        for (std::int64_t bucket = cif::FirstBucketOfSheet(b, sheet) + 24; bucket < cif::FirstBucketOfSheet(b, sheet) + 96;
+        for (std::int64_t bucket = cif::FirstBucketOfSheet(b, sheet) + 24;
+             bucket < cif::FirstBucketOfSheet(b, sheet) + 96;
              bucket += 8)
         {
           for (int k = 0; k < cif::kBucketsPerRun; ++k)
@@ -233,7 +253,8 @@ TEST(RowBuckets, AWarpReadsOneInputRowPerStep)
                 bucketRowSet.insert(static_cast<std::int64_t>(std::floor(index[inputAxis])));
               }
               // the shear's voxel at the same step: sheared position j, walk j + Shift(l)
-              at[shear.walkAxis] = bucket - cif::FirstBucketOfSheet(b, sheet) + k - shear.before + cif::ShiftOf(shear, l);
+              at[shear.walkAxis] =
+                bucket - cif::FirstBucketOfSheet(b, sheet) + k - shear.before + cif::ShiftOf(shear, l);
               cif::OutputIndexToInputIndex<3, true>(g, chain, at, index);
               shearRowSet.insert(static_cast<std::int64_t>(std::floor(index[inputAxis])));
             }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The assignment of output voxels to the resampling kernels' threads (cifRowShear.h):
 // on the linear path the lanes lie along the output axis closest to the input's rows,
 // the slope follows the input's rows, and every output voxel is taken exactly once, in
@@ -17,10 +34,10 @@ namespace
 struct Expected
 {
   double angle;
-  int    p, q;     // the plane turned
-  int    lane;     // laneAxis
-  int    walk;     // walkAxis
-  double slope;    // walk positions per lane position along which the input's row stays
+  int    p, q;  // the plane turned
+  int    lane;  // laneAxis
+  int    walk;  // walkAxis
+  double slope; // walk positions per lane position along which the input's row stays
 };
 
 TEST(RowShear, LanesFollowTheInputRowsAndTheSlopeKeepsThem)
@@ -29,10 +46,13 @@ TEST(RowShear, LanesFollowTheInputRowsAndTheSlopeKeepsThem)
   const double                      halfTurn = 1.5707963267948966;
   // 2-D: input y = sin(a) x + cos(a) y. Below 45 degrees the lanes lie along x and
   // input y stays put along y = -tan(a) x; beyond, along y, with x = -y / tan(a).
-  for (const Expected & e : { Expected{ -0.7, 0, 1, 0, 1, -std::tan(-0.7) }, Expected{ 0.0, 0, 1, 0, 1, 0.0 },
-                              Expected{ 0.1, 0, 1, 0, 1, -std::tan(0.1) }, Expected{ 0.7, 0, 1, 0, 1, -std::tan(0.7) },
+  for (const Expected & e : { Expected{ -0.7, 0, 1, 0, 1, -std::tan(-0.7) },
+                              Expected{ 0.0, 0, 1, 0, 1, 0.0 },
+                              Expected{ 0.1, 0, 1, 0, 1, -std::tan(0.1) },
+                              Expected{ 0.7, 0, 1, 0, 1, -std::tan(0.7) },
                               Expected{ 0.9, 0, 1, 1, 0, -1 / std::tan(0.9) },
-                              Expected{ -1.2, 0, 1, 1, 0, -1 / std::tan(-1.2) }, Expected{ halfTurn, 0, 1, 1, 0, 0.0 } })
+                              Expected{ -1.2, 0, 1, 1, 0, -1 / std::tan(-1.2) },
+                              Expected{ halfTurn, 0, 1, 1, 0, 0.0 } })
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
@@ -45,9 +65,12 @@ TEST(RowShear, LanesFollowTheInputRowsAndTheSlopeKeepsThem)
   // 3-D: a turn in the x-z plane, input z = sin(a) x + cos(a) z: below 45 degrees the
   // lanes lie along x and walk along z (z = -tan(a) x keeps the row); beyond, along z,
   // walking along x. A turn in y-z leaves the lanes along x, walking along y.
-  for (const Expected & e : { Expected{ 0.5, 0, 2, 0, 2, -std::tan(0.5) }, Expected{ 1.2, 0, 2, 2, 0, -1 / std::tan(1.2) },
-                              Expected{ -halfTurn, 0, 2, 2, 0, 0.0 }, Expected{ 0.4, 0, 1, 0, 1, -std::tan(0.4) },
-                              Expected{ 1.1, 0, 1, 1, 0, -1 / std::tan(1.1) }, Expected{ 0.8, 1, 2, 0, 1, 0.0 } })
+  for (const Expected & e : { Expected{ 0.5, 0, 2, 0, 2, -std::tan(0.5) },
+                              Expected{ 1.2, 0, 2, 2, 0, -1 / std::tan(1.2) },
+                              Expected{ -halfTurn, 0, 2, 2, 0, 0.0 },
+                              Expected{ 0.4, 0, 1, 0, 1, -std::tan(0.4) },
+                              Expected{ 1.1, 0, 1, 1, 0, -1 / std::tan(1.1) },
+                              Expected{ 0.8, 1, 2, 0, 1, 0.0 } })
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
@@ -115,7 +138,8 @@ TEST(RowShear, TakesEveryOutputVoxelExactlyOnce)
       cif::ResampleGeometry g3;
       cif::TransformChain   chain3;
       cif_test::MakeTurn<3>({ 77, 45, 39 }, plane[0], plane[1], angle, 1, 2, 0.0, 1.0, -1, g3, chain3);
-      ExpectEveryVoxelTakenOnce<3>(g3, cif::MakeRowShear<3>(g3, chain3),
+      ExpectEveryVoxelTakenOnce<3>(g3,
+                                   cif::MakeRowShear<3>(g3, chain3),
                                    "3-D, plane " + std::to_string(plane[0]) + std::to_string(plane[1]) + ", angle " +
                                      std::to_string(angle));
     }
@@ -130,8 +154,14 @@ TEST(VoxelLaneAxis, CrossesTheFewestInputRows)
     double angle;
     int    p, q, lane;
   };
-  for (const Turn & t : { Turn{ 6, 0, 1, 0 }, Turn{ 46, 0, 1, 0 }, Turn{ 60, 0, 1, 1 }, Turn{ 90, 0, 1, 1 },
-                          Turn{ -120, 0, 1, 1 }, Turn{ 30, 0, 2, 0 }, Turn{ 90, 0, 2, 2 }, Turn{ 90, 1, 2, 0 } })
+  for (const Turn & t : { Turn{ 6, 0, 1, 0 },
+                          Turn{ 46, 0, 1, 0 },
+                          Turn{ 60, 0, 1, 1 },
+                          Turn{ 90, 0, 1, 1 },
+                          Turn{ -120, 0, 1, 1 },
+                          Turn{ 30, 0, 2, 0 },
+                          Turn{ 90, 0, 2, 2 },
+                          Turn{ 90, 1, 2, 0 } })
   {
     cif::ResampleGeometry g;
     cif::TransformChain   chain;
@@ -164,7 +194,8 @@ TEST(VoxelLaneAxis, EveryVoxelTakenOnce)
       std::vector<int> taken(static_cast<std::size_t>(g.OutputCount()), 0);
       for (std::int64_t i = 0; i < g.OutputCount(); ++i)
       {
-        const std::int64_t voxel = dimension == 3 ? cif::VoxelOfThread<3>(g, lane, i) : cif::VoxelOfThread<2>(g, lane, i);
+        const std::int64_t voxel =
+          dimension == 3 ? cif::VoxelOfThread<3>(g, lane, i) : cif::VoxelOfThread<2>(g, lane, i);
         ASSERT_TRUE(voxel >= 0 && voxel < g.OutputCount()) << dimension << "-D, lane axis " << lane << ", thread " << i;
         ++taken[static_cast<std::size_t>(voxel)];
         if (i + 1 < g.outputSize[lane]) // the first threads run along the lane axis

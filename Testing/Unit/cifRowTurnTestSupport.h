@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifRowTurnTestSupport_h
 #define cifRowTurnTestSupport_h
 
@@ -16,10 +33,20 @@ namespace cif_test
  * in the plane p-q), rows of axis \a flip negated (-1: none). */
 template <int D>
 void
-MakeTurn(const std::array<std::int64_t, 3> & size, int p, int q, double angle, int p2, int q2, double angle2,
-         double scale, int flip, cif::ResampleGeometry & g, cif::TransformChain & chain)
+MakeTurn(const std::array<std::int64_t, 3> & size,
+         int                                 p,
+         int                                 q,
+         double                              angle,
+         int                                 p2,
+         int                                 q2,
+         double                              angle2,
+         double                              scale,
+         int                                 flip,
+         cif::ResampleGeometry &             g,
+         cif::TransformChain &               chain)
 {
-  double first[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } }, second[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  double first[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } },
+         second[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
   first[p][p] = first[q][q] = std::cos(angle);
   first[p][q] = -std::sin(angle);
   first[q][p] = std::sin(angle);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifTestHelpers_h
 #define cifTestHelpers_h
 
@@ -28,24 +45,24 @@
 namespace cif_test
 {
 /** Skips the calling test, with the reason, when no CUDA device can be used. */
-#define CIF_REQUIRE_GPU()                                                                                          \
-  do                                                                                                               \
-  {                                                                                                                \
-    if (!cif::IsGPUAvailable())                                                                                    \
-    {                                                                                                              \
-      GTEST_SKIP() << "no usable CUDA device: " << cif::GetNoDeviceReason();                                       \
-    }                                                                                                              \
+#define CIF_REQUIRE_GPU()                                                    \
+  do                                                                         \
+  {                                                                          \
+    if (!cif::IsGPUAvailable())                                              \
+    {                                                                        \
+      GTEST_SKIP() << "no usable CUDA device: " << cif::GetNoDeviceReason(); \
+    }                                                                        \
   } while (false)
 
 /** A test body run twice: TEST(<Suite>CPU, Name) calls \a ... (a callable taking the
  * bool onGPU) with false, TEST(<Suite>GPU, Name) with true after CIF_REQUIRE_GPU();
  * the module's twins keep each test on both paths, one declaration for the pair. */
-#define CIF_TEST_ON_CPU_AND_GPU(Suite, Name, ...)                                                                  \
-  TEST(Suite##CPU, Name) { (__VA_ARGS__)(false); }                                                                 \
-  TEST(Suite##GPU, Name)                                                                                           \
-  {                                                                                                                \
-    CIF_REQUIRE_GPU();                                                                                             \
-    (__VA_ARGS__)(true);                                                                                           \
+#define CIF_TEST_ON_CPU_AND_GPU(Suite, Name, ...)  \
+  TEST(Suite##CPU, Name) { (__VA_ARGS__)(false); } \
+  TEST(Suite##GPU, Name)                           \
+  {                                                \
+    CIF_REQUIRE_GPU();                             \
+    (__VA_ARGS__)(true);                           \
   }
 
 /** Device memory taken until about \a leave bytes stay free, for the tests of memory
@@ -120,8 +137,12 @@ ToString(Content c)
  * [low, high). */
 template <typename TImage>
 typename TImage::Pointer
-MakeImage(const typename TImage::SizeType & size, const typename TImage::IndexType & start, Content content,
-          std::uint32_t seed, double low = -50.0, double high = 150.0)
+MakeImage(const typename TImage::SizeType &  size,
+          const typename TImage::IndexType & start,
+          Content                            content,
+          std::uint32_t                      seed,
+          double                             low = -50.0,
+          double                             high = 150.0)
 {
   auto image = TImage::New();
   image->SetRegions(typename TImage::RegionType(start, size));
@@ -187,9 +208,9 @@ FloatPassGrowth(unsigned int dimension)
 
 struct ErrorStats
 {
-  double maxAbs = 0;  ///< largest |a - b|
-  double rms = 0;     ///< root mean square of a - b
-  double maxRef = 0;  ///< largest |b| (the reference's scale)
+  double      maxAbs = 0; ///< largest |a - b|
+  double      rms = 0;    ///< root mean square of a - b
+  double      maxRef = 0; ///< largest |b| (the reference's scale)
   std::size_t count = 0;
 };
 
@@ -291,8 +312,8 @@ SameBits(const T * a, const T * b, std::size_t count)
 inline std::ostream &
 operator<<(std::ostream & os, const ErrorStats & s)
 {
-  return os << "max |diff| " << s.maxAbs << ", rms " << s.rms << ", max |reference| " << s.maxRef << " over "
-            << s.count << " values";
+  return os << "max |diff| " << s.maxAbs << ", rms " << s.rms << ", max |reference| " << s.maxRef << " over " << s.count
+            << " values";
 }
 /** A direction matrix turned by \a angle (radians) in the x-y plane. */
 template <unsigned int D>

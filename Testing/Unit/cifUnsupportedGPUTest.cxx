@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // A GPU that the build has no kernels for (issue: "The GPUs users have"): the
 // availability check finds it once, with an empty probe launch, before any work,
 // prints one line naming the device's architecture and the built ones, and every
@@ -36,8 +53,8 @@ TEST(GPUArchitectures, ListAndArchitectureWords)
   EXPECT_FALSE(cif::ParseArchitecture("7", major, minor));
   EXPECT_FALSE(cif::ParseArchitecture("", major, minor));
 
-  const std::string line = cif::DescribeGPUWithoutKernels("NVIDIA H100 80GB HBM3", 9, 0, "sm_100",
-                                                          "cudaErrorNoKernelImageForDevice: no kernel image");
+  const std::string line = cif::DescribeGPUWithoutKernels(
+    "NVIDIA H100 80GB HBM3", 9, 0, "sm_100", "cudaErrorNoKernelImageForDevice: no kernel image");
   EXPECT_NE(line.find("NVIDIA H100 80GB HBM3 (sm_90)"), std::string::npos) << line;
   EXPECT_NE(line.find("built for sm_100"), std::string::npos) << line;
   EXPECT_NE(line.find("cudaErrorNoKernelImageForDevice"), std::string::npos) << line;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The reslice kernel's sheared assignment of voxels to threads
 // (cifVTKResliceShear.h): every output voxel is taken exactly once, and at
 // VTKBenchmark's turn a warp's voxels read under half the input rows that a row of
@@ -30,7 +47,7 @@ TurnedJob(const double axis[3], double angle, double scale, const int size[3], c
   const double r[3][3] = { { c + t * u[0] * u[0], t * u[0] * u[1] - s * u[2], t * u[0] * u[2] + s * u[1] },
                            { t * u[0] * u[1] + s * u[2], c + t * u[1] * u[1], t * u[1] * u[2] - s * u[0] },
                            { t * u[0] * u[2] - s * u[1], t * u[1] * u[2] + s * u[0], c + t * u[2] * u[2] } };
-  ResliceJob job;
+  ResliceJob   job;
   for (int a = 0; a < 3; ++a)
   {
     job.outputExtent[2 * a] = start[a];

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifVTKTestSupport_h
 #define cifVTKTestSupport_h
 
@@ -23,21 +40,26 @@ namespace cif_test
 {
 /** A test body run twice: on the CPU path (TEST(SuiteCPU, Name)) and on the GPU
  * (TEST(SuiteGPU, Name), skipped with the reason where no device is usable). */
-#define CIF_VTK_TEST_BOTH_PATHS(Suite, Name)                                                                        \
-  static void Suite##_##Name##_Body(bool gpu);                                                                      \
-  TEST(Suite##CPU, Name) { Suite##_##Name##_Body(false); }                                                          \
-  TEST(Suite##GPU, Name)                                                                                            \
-  {                                                                                                                 \
-    CIF_REQUIRE_GPU();                                                                                              \
-    Suite##_##Name##_Body(true);                                                                                    \
-  }                                                                                                                 \
+#define CIF_VTK_TEST_BOTH_PATHS(Suite, Name)               \
+  static void Suite##_##Name##_Body(bool gpu);             \
+  TEST(Suite##CPU, Name) { Suite##_##Name##_Body(false); } \
+  TEST(Suite##GPU, Name)                                   \
+  {                                                        \
+    CIF_REQUIRE_GPU();                                     \
+    Suite##_##Name##_Body(true);                           \
+  }                                                        \
   static void Suite##_##Name##_Body(bool gpu)
 
 /** An image of \a extent, \a components per voxel, filled with \a content in
  * [low, high) (cast to the scalar type), spacing and origin away from 1 and 0. */
 inline vtkSmartPointer<vtkImageData>
-MakeVTKImage(const std::array<int, 6> & extent, int scalarType, int components, Content content,
-             std::uint32_t seed, double low = -50.0, double high = 150.0)
+MakeVTKImage(const std::array<int, 6> & extent,
+             int                        scalarType,
+             int                        components,
+             Content                    content,
+             std::uint32_t              seed,
+             double                     low = -50.0,
+             double                     high = 150.0)
 {
   auto image = vtkSmartPointer<vtkImageData>::New();
   image->SetExtent(extent[0], extent[1], extent[2], extent[3], extent[4], extent[5]);
@@ -89,10 +111,10 @@ MakeVTKImage(const std::array<int, 6> & extent, int scalarType, int components, 
 inline ErrorStats
 CompareImages(vtkImageData * a, vtkImageData * b)
 {
-  ErrorStats     s;
-  vtkDataArray * x = a->GetPointData()->GetScalars();
-  vtkDataArray * y = b->GetPointData()->GetScalars();
-  double         sum = 0;
+  ErrorStats      s;
+  vtkDataArray *  x = a->GetPointData()->GetScalars();
+  vtkDataArray *  y = b->GetPointData()->GetScalars();
+  double          sum = 0;
   const vtkIdType n = std::min(x->GetNumberOfValues(), y->GetNumberOfValues());
   for (vtkIdType i = 0; i < n; ++i)
   {

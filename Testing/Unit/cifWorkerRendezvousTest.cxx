@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // cif::WorkerRendezvous, the barrier of the one-thread-per-device jobs: no thread
 // passes a round before every thread has reached it, rounds can be reused, and a
 // thread that fails calls it off, so that the others stop waiting (no hang).
@@ -11,11 +28,11 @@
 
 TEST(WorkerRendezvous, NoThreadPassesARoundBeforeAllReachIt)
 {
-  constexpr int              threads = 4, rounds = 200;
-  cif::WorkerRendezvous      rendezvous(threads);
-  std::atomic<int>           arrivals{ 0 };
-  std::atomic<bool>          early{ false };
-  std::vector<std::thread>   pool;
+  constexpr int            threads = 4, rounds = 200;
+  cif::WorkerRendezvous    rendezvous(threads);
+  std::atomic<int>         arrivals{ 0 };
+  std::atomic<bool>        early{ false };
+  std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
   {
     pool.emplace_back([&] {

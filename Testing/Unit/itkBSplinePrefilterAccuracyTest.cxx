@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The prefilter against ITK's BSplineDecompositionImageFilter (double), through the
 // CPU path (always) and the GPU path (where a device exists): 1-D to 6-D, sizes at
 // and around the causal horizon (17..20), 1..4, long lines, anisotropic shapes,
@@ -43,16 +60,16 @@ template <>
 std::vector<Shape<2>>
 ShapesToTest<2>()
 {
-  return { { { { 17, 18 } }, { { 0, 0 } } },   { { { 19, 20 } }, { { -3, 7 } } }, { { { 1, 7 } }, { { 0, 0 } } },
-           { { { 7, 1 } }, { { 2, 2 } } },     { { { 2, 3 } }, { { 0, 0 } } },   { { { 4, 3 } }, { { 5, -5 } } },
-           { { { 64, 33 } }, { { 0, 0 } } },   { { { 700, 5 } }, { { 1, 1 } } }, { { { 3, 900 } }, { { 0, 0 } } } };
+  return { { { { 17, 18 } }, { { 0, 0 } } }, { { { 19, 20 } }, { { -3, 7 } } }, { { { 1, 7 } }, { { 0, 0 } } },
+           { { { 7, 1 } }, { { 2, 2 } } },   { { { 2, 3 } }, { { 0, 0 } } },    { { { 4, 3 } }, { { 5, -5 } } },
+           { { { 64, 33 } }, { { 0, 0 } } }, { { { 700, 5 } }, { { 1, 1 } } },  { { { 3, 900 } }, { { 0, 0 } } } };
 }
 template <>
 std::vector<Shape<3>>
 ShapesToTest<3>()
 {
-  return { { { { 17, 18, 19 } }, { { 0, 0, 0 } } }, { { { 20, 3, 4 } }, { { 1, -2, 3 } } },
-           { { { 1, 1, 5 } }, { { 0, 0, 0 } } },    { { { 32, 16, 8 } }, { { 0, 0, 0 } } },
+  return { { { { 17, 18, 19 } }, { { 0, 0, 0 } } },  { { { 20, 3, 4 } }, { { 1, -2, 3 } } },
+           { { { 1, 1, 5 } }, { { 0, 0, 0 } } },     { { { 32, 16, 8 } }, { { 0, 0, 0 } } },
            { { { 40, 41, 43 } }, { { 7, 0, -1 } } }, { { { 2, 1, 2 } }, { { 0, 0, 0 } } } };
 }
 template <>
@@ -100,8 +117,8 @@ CheckAgainstITK(const Shape<D> & shape, Content content, Path path, unsigned int
   auto reference = RunITK(input.GetPointer(), order);
   auto output = RunPrefilter<OutputImage>(input.GetPointer(), path, order);
   ASSERT_EQ(output->GetBufferedRegion(), reference->GetBufferedRegion());
-  const ErrorStats stats = Compare(output->GetBufferPointer(), reference->GetBufferPointer(),
-                                   reference->GetBufferedRegion().GetNumberOfPixels());
+  const ErrorStats stats = Compare(
+    output->GetBufferPointer(), reference->GetBufferPointer(), reference->GetBufferedRegion().GetNumberOfPixels());
   EXPECT_LE(stats.maxAbs, Tolerance<TOut>(high - low, stats.maxRef, D)) << stats;
 }
 
@@ -162,8 +179,8 @@ CheckEveryOrder(Path path)
 {
   for (unsigned int order = 0; order <= 5; ++order)
   {
-    for (const Shape<3> & shape : { Shape<3>{ { { 19, 20, 21 } }, { { 0, 0, 0 } } },
-                                    Shape<3>{ { { 5, 6, 7 } }, { { 1, 1, 1 } } } })
+    for (const Shape<3> & shape :
+         { Shape<3>{ { { 19, 20, 21 } }, { { 0, 0, 0 } } }, Shape<3>{ { { 5, 6, 7 } }, { { 1, 1, 1 } } } })
     {
       CheckAgainstITK<3, float, float>(shape, Content::Random, path, order);
       CheckAgainstITK<3, double, double>(shape, Content::Random, path, order);
@@ -189,8 +206,8 @@ CheckInputTypes(Path path)
   CheckAgainstITK<3, float, double>(shape, Content::Smooth, path);
   // 6-D tables of integers
   CheckAgainstITK<6, short, double>({ { { 5, 2, 3, 4, 1, 6 } }, { { 1, 0, 0, 0, 0, 0 } } }, Content::Random, path);
-  CheckAgainstITK<6, std::uint16_t, float>({ { { 19, 3, 2, 2, 3, 4 } }, { { 0, 0, 0, 0, 0, 0 } } }, Content::Smooth,
-                                           path);
+  CheckAgainstITK<6, std::uint16_t, float>(
+    { { { 19, 3, 2, 2, 3, 4 } }, { { 0, 0, 0, 0, 0, 0 } } }, Content::Smooth, path);
 }
 TEST(BSplinePrefilterCPU, IntegerAndMixedInputTypes) { CheckInputTypes(Path::CPU); }
 TEST(BSplinePrefilterGPU, IntegerAndMixedInputTypes)
@@ -209,8 +226,8 @@ CheckMultiComponent(const itk::Size<D> & size, Path path)
   using Image = itk::Image<TPixel, D>;
   using Scalar = itk::Image<ComponentType, D>;
   const std::uint32_t seed = FreshSeed();
-  SCOPED_TRACE(testing::Message() << typeid(TPixel).name() << " size " << size << ", " << ToString(path)
-                                  << ", seed " << seed);
+  SCOPED_TRACE(testing::Message() << typeid(TPixel).name() << " size " << size << ", " << ToString(path) << ", seed "
+                                  << seed);
   std::vector<typename Scalar::Pointer> components;
   itk::Index<D>                         start;
   start.Fill(2);
@@ -252,8 +269,8 @@ CheckVectorImage(Path path)
   using Scalar = itk::Image<float, 3>;
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "VectorImage, " << C << " components, " << ToString(path) << ", seed " << seed);
-  const itk::Size<3>                  size{ { 19, 7, 22 } };
-  std::vector<Scalar::Pointer>        components;
+  const itk::Size<3>           size{ { 19, 7, 22 } };
+  std::vector<Scalar::Pointer> components;
   for (unsigned int c = 0; c < C; ++c)
   {
     components.push_back(MakeImage<Scalar>(size, {}, c % 2 ? Content::Smooth : Content::Random, seed + c));
@@ -313,8 +330,8 @@ TEST(BSplinePrefilterGPU, AgreesWithCPUPath)
   auto input = MakeImage<Image>({ { 96, 130, 61 } }, { { 0, 0, 0 } }, Content::Random, seed);
   for (auto mode : { cif::BoundaryMode::Mirror, cif::BoundaryMode::ClampToEdge, cif::BoundaryMode::Periodic })
   {
-    auto cpu = RunPrefilter<Image>(input.GetPointer(), Path::CPU, 3, mode);
-    auto gpu = RunPrefilter<Image>(input.GetPointer(), Path::GPU, 3, mode);
+    auto             cpu = RunPrefilter<Image>(input.GetPointer(), Path::CPU, 3, mode);
+    auto             gpu = RunPrefilter<Image>(input.GetPointer(), Path::GPU, 3, mode);
     const ErrorStats stats =
       Compare(gpu->GetBufferPointer(), cpu->GetBufferPointer(), cpu->GetBufferedRegion().GetNumberOfPixels());
     EXPECT_LE(stats.maxAbs, 2e-6 * stats.maxRef) << cif::ToString(mode) << ": " << stats;
@@ -332,8 +349,8 @@ TEST(BSplinePrefilterGPU, AgreesWithCPUPath6D)
   auto input = MakeImage<Image>({ { 34, 8, 6, 5, 4, 33 } }, { { 0, 0, 0, 0, 0, 0 } }, Content::Random, seed);
   for (auto mode : { cif::BoundaryMode::Mirror, cif::BoundaryMode::ClampToEdge, cif::BoundaryMode::Periodic })
   {
-    auto cpu = RunPrefilter<Image>(input.GetPointer(), Path::CPU, 3, mode);
-    auto gpu = RunPrefilter<Image>(input.GetPointer(), Path::GPU, 3, mode);
+    auto             cpu = RunPrefilter<Image>(input.GetPointer(), Path::CPU, 3, mode);
+    auto             gpu = RunPrefilter<Image>(input.GetPointer(), Path::GPU, 3, mode);
     const ErrorStats stats =
       Compare(gpu->GetBufferPointer(), cpu->GetBufferPointer(), cpu->GetBufferedRegion().GetNumberOfPixels());
     EXPECT_LE(stats.maxAbs, 2e-6 * stats.maxRef) << cif::ToString(mode) << ": " << stats;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Bad input gets a clear error, or ITK's own behaviour where ITK defines one.
 #include "cifDeviceBuffer.h"
 #include "cifPrefilterTestSupport.h"
@@ -42,11 +59,11 @@ ExpectSingleVoxelAxesLikeITK(Path path)
 {
   for (const itk::Size<3> & size : { itk::Size<3>{ { 1, 1, 1 } }, itk::Size<3>{ { 1, 9, 1 } } })
   {
-    auto input = MakeImage<Image3>(size, {}, Content::Random, FreshSeed());
-    auto output = RunPrefilter<Image3>(input.GetPointer(), path);
-    auto reference = RunITK(input.GetPointer());
-    const ErrorStats stats =
-      Compare(output->GetBufferPointer(), reference->GetBufferPointer(), input->GetBufferedRegion().GetNumberOfPixels());
+    auto             input = MakeImage<Image3>(size, {}, Content::Random, FreshSeed());
+    auto             output = RunPrefilter<Image3>(input.GetPointer(), path);
+    auto             reference = RunITK(input.GetPointer());
+    const ErrorStats stats = Compare(
+      output->GetBufferPointer(), reference->GetBufferPointer(), input->GetBufferedRegion().GetNumberOfPixels());
     EXPECT_LE(stats.maxAbs, kFloatToleranceOfRange * 200.0) << size << ": " << stats;
   }
   auto single = MakeImage<Image3>({ { 1, 1, 1 } }, {}, Content::Random, FreshSeed());
@@ -66,8 +83,8 @@ ExpectNaNLikeITK(Path path)
 {
   auto input = MakeImage<Image3>({ { 30, 25, 20 } }, {}, Content::Random, FreshSeed());
   input->SetPixel({ { 7, 11, 3 } }, std::numeric_limits<float>::quiet_NaN());
-  auto output = RunPrefilter<Image3>(input.GetPointer(), path);
-  auto reference = RunITK(input.GetPointer());
+  auto        output = RunPrefilter<Image3>(input.GetPointer(), path);
+  auto        reference = RunITK(input.GetPointer());
   std::size_t nanCount = 0, mismatches = 0;
   for (std::size_t i = 0; i < input->GetBufferedRegion().GetNumberOfPixels(); ++i)
   {
@@ -111,7 +128,7 @@ TEST(BSplinePrefilterGPU, VolumeLargerThanFreeMemoryRunsInSlabs)
   auto input = MakeImage<Image3>({ { 256, 256, 256 } }, {}, Content::Random, FreshSeed()); // 64 MiB of floats
   auto filter = Filter3::New();
   filter->SetInput(input);
-  filter->Update(); // one piece, the device nearly empty
+  filter->Update();                                     // one piece, the device nearly empty
   const Image3::Pointer onePiece = filter->GetOutput(); // holds it past DisconnectPipeline
   onePiece->DisconnectPipeline();
 
@@ -125,7 +142,8 @@ TEST(BSplinePrefilterGPU, VolumeLargerThanFreeMemoryRunsInSlabs)
   slabbed->SetInput(input);
   slabbed->Update();
   EXPECT_EQ(slabbed->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
-  EXPECT_TRUE(SameBits(onePiece->GetBufferPointer(), slabbed->GetOutput()->GetBufferPointer(),
+  EXPECT_TRUE(SameBits(onePiece->GetBufferPointer(),
+                       slabbed->GetOutput()->GetBufferPointer(),
                        input->GetBufferedRegion().GetNumberOfPixels()))
     << "a 64 MiB volume prefiltered in slabs under 48 MiB of free device memory differs from one piece";
 }
@@ -172,11 +190,11 @@ TEST(BSplinePrefilterGPU, AnyFreeMemoryGivesTheBitsOrTheClearError)
   // 96 x 80 x 64 floats: 1.9 MiB in planes of 30 KiB. Left free: from 1 MiB below the
   // launch headroom (a budget of nothing: the error) to 4 MiB above it (one piece).
   std::uniform_int_distribution<std::size_t> leaveDraw(0, std::size_t{ 5 } << 20);
-  int ran = 0, refused = 0;
+  int                                        ran = 0, refused = 0;
   for (int draw = 0; draw < 6; ++draw)
   {
-    auto input = MakeImage<Image3>({ { 96, 80, 64 } }, {}, Content::Random, rng());
-    auto onePiece = RunPrefilter<Image3>(input.GetPointer(), Path::GPU);
+    auto              input = MakeImage<Image3>({ { 96, 80, 64 } }, {}, Content::Random, rng());
+    auto              onePiece = RunPrefilter<Image3>(input.GetPointer(), Path::GPU);
     const std::size_t leave = cif::kDeviceLaunchHeadroomBytes - (std::size_t{ 1 } << 20) + leaveDraw(rng);
     SCOPED_TRACE(testing::Message() << "draw " << draw << ": " << (leave >> 10) << " KiB left free");
     DeviceBallast ballast(leave);
@@ -187,7 +205,8 @@ TEST(BSplinePrefilterGPU, AnyFreeMemoryGivesTheBitsOrTheClearError)
       filter->Update();
       ++ran;
       EXPECT_EQ(filter->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
-      EXPECT_TRUE(SameBits(onePiece->GetBufferPointer(), filter->GetOutput()->GetBufferPointer(),
+      EXPECT_TRUE(SameBits(onePiece->GetBufferPointer(),
+                           filter->GetOutput()->GetBufferPointer(),
                            input->GetBufferedRegion().GetNumberOfPixels()));
     }
     catch (const itk::ExceptionObject & e)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The interpolation property, per boundary mode: a cubic spline with the computed
 // coefficients passes through every sample. At grid points the cubic B-spline has
 // weights 1/6, 4/6, 1/6, so (c[k-1] + 4 c[k] + c[k+1]) / 6 must equal x[k] along each
@@ -32,8 +49,10 @@ ClampedExteriorCoefficient(double inner, double next)
 
 /** Evaluates the cubic spline at the grid points of every line of \a axis (in place). */
 void
-EvaluateAtGridPointsAlongAxis(std::vector<double> & values, const cif::BufferShape & shape, int axis,
-                              cif::BoundaryMode mode)
+EvaluateAtGridPointsAlongAxis(std::vector<double> &    values,
+                              const cif::BufferShape & shape,
+                              int                      axis,
+                              cif::BoundaryMode        mode)
 {
   const cif::AxisLines lines = cif::MakeAxisLines(shape, axis);
   const std::int64_t   n = lines.length;
@@ -80,8 +99,8 @@ CheckInterpolation(const itk::Size<D> & size, cif::BoundaryMode mode, Path path)
 {
   using Image = itk::Image<TPixel, D>;
   const std::uint32_t seed = FreshSeed();
-  SCOPED_TRACE(testing::Message() << D << "-D " << size << ", " << cif::ToString(mode) << ", " << ToString(path)
-                                  << ", " << typeid(TPixel).name() << ", seed " << seed);
+  SCOPED_TRACE(testing::Message() << D << "-D " << size << ", " << cif::ToString(mode) << ", " << ToString(path) << ", "
+                                  << typeid(TPixel).name() << ", seed " << seed);
   auto input = MakeImage<Image>(size, {}, Content::Random, seed, 0.0, 100.0);
   auto coefficients = RunPrefilter<Image>(input.GetPointer(), path, 3, mode);
 
@@ -103,15 +122,16 @@ CheckInterpolation(const itk::Size<D> & size, cif::BoundaryMode mode, Path path)
   // amplify each pass's rounding (FloatPassGrowth). double: ITK truncates the causal
   // start where the pole's powers fall below 1e-10, so the spline meets the samples
   // to about 1e-10 of the coefficients' scale, not to double rounding.
-  const double tolerance =
-    std::is_same_v<TPixel, float> ? 1e-5 * 100.0 * FloatPassGrowth(D) : 1e-10 * 100.0 * 10.0;
+  const double tolerance = std::is_same_v<TPixel, float> ? 1e-5 * 100.0 * FloatPassGrowth(D) : 1e-10 * 100.0 * 10.0;
   EXPECT_LE(stats.maxAbs, tolerance) << stats;
 }
 
 void
 CheckAllModes(Path path)
 {
-  for (auto mode : { cif::BoundaryMode::Mirror, cif::BoundaryMode::ClampToEdge, cif::BoundaryMode::Periodic,
+  for (auto mode : { cif::BoundaryMode::Mirror,
+                     cif::BoundaryMode::ClampToEdge,
+                     cif::BoundaryMode::Periodic,
                      cif::BoundaryMode::HalfSampleMirror })
   {
     for (itk::SizeValueType n : { 2, 3, 5, 17, 18, 19, 40, 300 })

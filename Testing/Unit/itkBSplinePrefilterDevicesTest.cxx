@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The prefilter spread over several devices (SetNumberOfDevices, SetDevices;
 // cifSpreadPrefilter.h): each device filters its share of the slowest axis's planes
 // along the other axes, the devices exchange chunks, each filters its share of the
@@ -30,8 +47,11 @@ using namespace cif_test;
 /** One update with the given devices; MinimumVoxelsPerDevice 1 spreads small images. */
 template <typename TOut, typename TIn>
 typename TOut::Pointer
-RunOnDevices(const TIn * input, Path path, const std::vector<int> & devices, unsigned int numberOfDevices,
-             cif::BoundaryMode mode = cif::BoundaryMode::Mirror)
+RunOnDevices(const TIn *              input,
+             Path                     path,
+             const std::vector<int> & devices,
+             unsigned int             numberOfDevices,
+             cif::BoundaryMode        mode = cif::BoundaryMode::Mirror)
 {
   using Filter = itk::BSplinePrefilterGPUImageFilter<TIn, TOut>;
   auto filter = Filter::New();
@@ -42,7 +62,8 @@ RunOnDevices(const TIn * input, Path path, const std::vector<int> & devices, uns
   filter->SetNumberOfDevices(numberOfDevices);
   filter->SetMinimumVoxelsPerDevice(1);
   filter->Update();
-  EXPECT_EQ(filter->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
+  EXPECT_EQ(filter->GetLastExecutionPath(),
+            path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
   typename TOut::Pointer output = filter->GetOutput();
   output->DisconnectPipeline();
   return output;
@@ -58,8 +79,11 @@ ScalarCount(const TImage * image)
 /** The spread (\a devices, \a numberOfDevices) against one device, bit for bit. */
 template <typename TOut, typename TIn>
 void
-ExpectSpreadGivesOneDevicesBits(const TIn * input, Path path, const std::vector<int> & devices,
-                                unsigned int numberOfDevices, cif::BoundaryMode mode = cif::BoundaryMode::Mirror)
+ExpectSpreadGivesOneDevicesBits(const TIn *              input,
+                                Path                     path,
+                                const std::vector<int> & devices,
+                                unsigned int             numberOfDevices,
+                                cif::BoundaryMode        mode = cif::BoundaryMode::Mirror)
 {
   const auto one = RunOnDevices<TOut>(input, path, {}, 1, mode);
   const auto spread = RunOnDevices<TOut>(input, path, devices, numberOfDevices, mode);
@@ -67,7 +91,8 @@ ExpectSpreadGivesOneDevicesBits(const TIn * input, Path path, const std::vector<
   const std::size_t count = ScalarCount(one.GetPointer());
   ASSERT_EQ(count, ScalarCount(spread.GetPointer()));
   EXPECT_TRUE(SameBits(reinterpret_cast<const Scalar *>(one->GetBufferPointer()),
-                       reinterpret_cast<const Scalar *>(spread->GetBufferPointer()), count))
+                       reinterpret_cast<const Scalar *>(spread->GetBufferPointer()),
+                       count))
     << ToString(path) << ", " << devices.size() << " devices listed, NumberOfDevices " << numberOfDevices << ", size "
     << input->GetBufferedRegion().GetSize();
 }
@@ -83,8 +108,8 @@ SpreadMatchesOneDevice(Path path, const std::vector<int> & devices, unsigned int
   ExpectSpreadGivesOneDevicesBits<itk::Image<float, 2>>(f2.GetPointer(), path, devices, numberOfDevices);
   auto f3 = MakeImage<itk::Image<float, 3>>({ { 40, 33, 29 } }, { { 2, -1, 0 } }, Content::Random, seed);
   ExpectSpreadGivesOneDevicesBits<itk::Image<float, 3>>(f3.GetPointer(), path, devices, numberOfDevices);
-  ExpectSpreadGivesOneDevicesBits<itk::Image<float, 3>>(f3.GetPointer(), path, devices, numberOfDevices,
-                                                        cif::BoundaryMode::Periodic);
+  ExpectSpreadGivesOneDevicesBits<itk::Image<float, 3>>(
+    f3.GetPointer(), path, devices, numberOfDevices, cif::BoundaryMode::Periodic);
   ExpectSpreadGivesOneDevicesBits<itk::Image<double, 3>>(f3.GetPointer(), path, devices, numberOfDevices);
   auto u3 = MakeImage<itk::Image<unsigned char, 3>>({ { 31, 17, 23 } }, { { 0, 0, 0 } }, Content::Random, seed, 0, 255);
   ExpectSpreadGivesOneDevicesBits<itk::Image<float, 3>>(u3.GetPointer(), path, devices, numberOfDevices);
@@ -158,13 +183,14 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
   std::uniform_real_distribution<double> value(-100.0, 100.0);
   cif::SplinePoles                       poles;
   cif::MakeSplinePoles(3, poles);
-  const auto filterLeading = [&poles](double * data, const cif::BufferShape & s, int axisEnd,
-                                      const cif::StageCallback & afterAxis) {
-    cif::PrefilterLeadingAxesOnHost(data, s, axisEnd, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{},
-                                    afterAxis);
-  };
+  const auto filterLeading =
+    [&poles](double * data, const cif::BufferShape & s, int axisEnd, const cif::StageCallback & afterAxis) {
+      cif::PrefilterLeadingAxesOnHost(
+        data, s, axisEnd, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{}, afterAxis);
+    };
   using Executor = cif::HostSpreadExecutor<double, decltype(filterLeading)>;
-  for (const auto & size : { std::vector<int>{ 23, 17 }, std::vector<int>{ 13, 11, 9 }, std::vector<int>{ 6, 5, 7, 8 } })
+  for (const auto & size :
+       { std::vector<int>{ 23, 17 }, std::vector<int>{ 13, 11, 9 }, std::vector<int>{ 6, 5, 7, 8 } })
   {
     for (const int components : { 1, 2 })
     {
@@ -211,16 +237,16 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
           cif::RunSpreadPrefilter(fromSource.data(), shape, plan, executors, inTurn, {}, samples.data());
           EXPECT_TRUE(SameBits(whole.data(), fromSource.data(), count));
           // The resampler's form: the whole result gathered on every device.
-          std::vector<std::vector<double>> onEveryDevice(static_cast<std::size_t>(devices),
-                                                         std::vector<double>(count, std::numeric_limits<double>::quiet_NaN()));
+          std::vector<std::vector<double>> onEveryDevice(
+            static_cast<std::size_t>(devices), std::vector<double>(count, std::numeric_limits<double>::quiet_NaN()));
           std::vector<double *> destinations;
           for (auto & d : onEveryDevice)
           {
             destinations.push_back(d.data());
           }
           stages = 0;
-          cif::RunSpreadPrefilterOntoEveryDevice(samples.data(), shape, plan, executors, inTurn, destinations,
-                                                 [&stages] { ++stages; });
+          cif::RunSpreadPrefilterOntoEveryDevice(
+            samples.data(), shape, plan, executors, inTurn, destinations, [&stages] { ++stages; });
           EXPECT_EQ(stages, shape.dimension);
           for (int k = 0; k < devices; ++k)
           {
@@ -230,8 +256,8 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
           // A resampler's devices with a linear transform: each gathers only the planes
           // its share reads (a random run of planes here, one device none), from
           // samples already on the devices (each executor reserved and loaded).
-          const std::int64_t slowest = shape.size[shape.dimension - 1];
-          const std::int64_t plane = static_cast<std::int64_t>(count) / slowest;
+          const std::int64_t           slowest = shape.size[shape.dimension - 1];
+          const std::int64_t           plane = static_cast<std::int64_t>(count) / slowest;
           std::vector<cif::PlaneRange> wanted(static_cast<std::size_t>(devices));
           for (int k = 0; k < devices; ++k)
           {
@@ -250,19 +276,19 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
               const std::int64_t rows = plan.rows[index + 1] - plan.rows[index];
               executors[index].Reserve(planes * plane, rows * (plane / shape.size[shape.dimension - 2]) * slowest);
               executors[index].UploadPlanes(samples.data() + plan.planes[index] * plane, planes * plane);
-              std::fill(onEveryDevice[index].begin(), onEveryDevice[index].end(),
-                        std::numeric_limits<double>::quiet_NaN());
+              std::fill(
+                onEveryDevice[index].begin(), onEveryDevice[index].end(), std::numeric_limits<double>::quiet_NaN());
             }
           };
           loadShares();
-          cif::RunSpreadPrefilterOntoEveryDevice<double>(nullptr, shape, plan, executors, inTurn, destinations, {},
-                                                         wanted);
+          cif::RunSpreadPrefilterOntoEveryDevice<double>(
+            nullptr, shape, plan, executors, inTurn, destinations, {}, wanted);
           for (int k = 0; k < devices; ++k)
           {
             const cif::PlaneRange & w = wanted[static_cast<std::size_t>(k)];
             const std::size_t       gathered = static_cast<std::size_t>((w.end - w.first) * plane);
-            EXPECT_TRUE(SameBits(whole.data() + w.first * plane, onEveryDevice[static_cast<std::size_t>(k)].data(),
-                                 gathered))
+            EXPECT_TRUE(
+              SameBits(whole.data() + w.first * plane, onEveryDevice[static_cast<std::size_t>(k)].data(), gathered))
               << "device " << k << ", planes " << w.first << " to " << w.end;
             if (gathered < count)
             {
@@ -277,9 +303,9 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
           std::vector<std::vector<std::vector<cif::PlaneRange>>> pieces(static_cast<std::size_t>(devices));
           for (int k = 0; k < devices; ++k)
           {
-            const cif::PlaneRange & w = wanted[static_cast<std::size_t>(k)];
+            const cif::PlaneRange &                     w = wanted[static_cast<std::size_t>(k)];
             std::uniform_int_distribution<std::int64_t> cut(w.first, w.end);
-            std::int64_t a = cut(rng), b = cut(rng);
+            std::int64_t                                a = cut(rng), b = cut(rng);
             if (a > b)
             {
               std::swap(a, b);
@@ -312,7 +338,15 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
             };
             std::vector<int> consumed(static_cast<std::size_t>(devices), 0);
             cif::RunSpreadPrefilterFeedingEveryDevice<double>(
-              nullptr, shape, plan, executors, inTurn, forEachWorker, destinations, wanted, pieces,
+              nullptr,
+              shape,
+              plan,
+              executors,
+              inTurn,
+              forEachWorker,
+              destinations,
+              wanted,
+              pieces,
               [&](std::int64_t k, const auto & waitFor) {
                 const auto index = static_cast<std::size_t>(k);
                 for (std::size_t p = 0; p < pieces[index].size(); ++p)
@@ -321,7 +355,8 @@ TEST(BSplinePrefilterDevices, RunnerGivesTheBitsOfOnePiece)
                   for (const cif::PlaneRange & run : pieces[index][p])
                   {
                     const std::size_t at = static_cast<std::size_t>((run.first - wanted[index].first) * plane);
-                    EXPECT_TRUE(SameBits(whole.data() + run.first * plane, onEveryDevice[index].data() + at,
+                    EXPECT_TRUE(SameBits(whole.data() + run.first * plane,
+                                         onEveryDevice[index].data() + at,
                                          static_cast<std::size_t>((run.end - run.first) * plane)))
                       << "device " << k << ", piece " << p;
                   }
@@ -411,7 +446,8 @@ TEST(BSplinePrefilterDevicesGPU, TwoDevices)
   cif::TransferCounters::Reset();
   spread->Update();
   EXPECT_EQ(cif::TransferCounters::Get().uploads, static_cast<std::uint64_t>(std::min(cif::GetDeviceCount(), 4)));
-  EXPECT_TRUE(SameBits(one->GetOutput()->GetBufferPointer(), spread->GetOutput()->GetBufferPointer(),
+  EXPECT_TRUE(SameBits(one->GetOutput()->GetBufferPointer(),
+                       spread->GetOutput()->GetBufferPointer(),
                        big->GetBufferedRegion().GetNumberOfPixels()));
 }
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The prefilter inside ITK pipelines: data stays on the device between GPU filters
 // (counted transfers), the object factory substitutes the GPU filter for ITK's, and
 // repeated updates give the same result.
@@ -59,7 +76,7 @@ TEST(BSplinePrefilterGPU, CudaImageWithHostDataIsUploadedOnce)
   auto gpu = RunPrefilter<itk::Image<double, 2>>(input.GetPointer(), Path::GPU);
   EXPECT_EQ(cif::TransferCounters::Get().uploads, 1u);
   EXPECT_EQ(cif::TransferCounters::Get().downloads, 1u);
-  auto reference = RunITK(input.GetPointer());
+  auto             reference = RunITK(input.GetPointer());
   const ErrorStats stats = Compare(gpu->GetBufferPointer(), reference->GetBufferPointer(), 77 * 31);
   EXPECT_LE(stats.maxAbs, 1e-12 * stats.maxRef) << stats;
 }
@@ -73,14 +90,15 @@ TEST(BSplinePrefilterFactory, SubstitutesTheModuleFilter)
   auto reference = RunITK(input.GetPointer()); // before the factory: ITK's own filter
 
   const ScopedFactory<itk::BSplinePrefilterGPUFactory> factory;
-  auto filter = itk::BSplineDecompositionImageFilter<Image, Image>::New();
+  auto   filter = itk::BSplineDecompositionImageFilter<Image, Image>::New();
   auto * substituted = dynamic_cast<itk::BSplinePrefilterGPUImageFilter<Image, Image> *>(filter.GetPointer());
   ASSERT_NE(substituted, nullptr) << "factory did not substitute " << filter->GetNameOfClass();
   filter->SetInput(input);
   filter->Update();
   using Substituted = itk::BSplinePrefilterGPUImageFilter<Image, Image>;
   EXPECT_NE(substituted->GetLastExecutionPath(), Substituted::ExecutionPath::ITK);
-  const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(), reference->GetBufferPointer(),
+  const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(),
+                                   reference->GetBufferPointer(),
                                    input->GetBufferedRegion().GetNumberOfPixels());
   EXPECT_LE(stats.maxAbs, kFloatToleranceOfRange * 200.0) << stats;
 
@@ -136,7 +154,8 @@ TEST(BSplinePrefilterCPU, UnhandledTypesFallBackToITK)
   auto reference = itk::BSplineDecompositionImageFilter<Image7, Image7>::New();
   reference->SetInput(input);
   reference->Update();
-  const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(), reference->GetOutput()->GetBufferPointer(),
+  const ErrorStats stats = Compare(filter->GetOutput()->GetBufferPointer(),
+                                   reference->GetOutput()->GetBufferPointer(),
                                    input->GetBufferedRegion().GetNumberOfPixels());
   EXPECT_EQ(stats.maxAbs, 0.0);
 

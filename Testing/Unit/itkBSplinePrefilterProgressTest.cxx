@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // BSplinePrefilterGPUImageFilter's ProgressEvent and AbortGenerateData, on the CPU
 // and the GPU path: the progress rises over the stages (the samples in, one pass per
 // axis, the download on the GPU path) to exactly 1 and leaves the coefficients
@@ -32,7 +49,8 @@ CheckProgress(Path path)
   auto watched = MakeFilter(path, seed);
   auto progress = RecordProgress(watched);
   watched->Update();
-  EXPECT_EQ(watched->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
+  EXPECT_EQ(watched->GetLastExecutionPath(),
+            path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
   // the samples in, three axes, and on the GPU the download
   ExpectProgressRisesToOne(*progress, path == Path::GPU ? 5 : 4);
 

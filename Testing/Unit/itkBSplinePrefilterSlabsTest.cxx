@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The prefilter larger than the device: under a device memory limit of a few MiB
 // the filter works in slabs (cifSlabbedPrefilter.h) and gives the bits of one
 // piece, on the CPU path (the same plans, run in CI) and on the GPU; a job whose
@@ -20,9 +37,12 @@ constexpr std::size_t kMiB = std::size_t(1) << 20;
 
 template <typename TOut, typename TIn>
 void
-ExpectSlabsMatchOnePiece(const TIn * input, Path path, std::size_t limit, cif::BoundaryMode mode = cif::BoundaryMode::Mirror)
+ExpectSlabsMatchOnePiece(const TIn *       input,
+                         Path              path,
+                         std::size_t       limit,
+                         cif::BoundaryMode mode = cif::BoundaryMode::Mirror)
 {
-  auto whole = RunPrefilter<TOut>(input, path, 3, mode);
+  auto                   whole = RunPrefilter<TOut>(input, path, 3, mode);
   typename TOut::Pointer slabbed;
   {
     ScopedDeviceMemoryLimit scoped(limit);
@@ -32,7 +52,8 @@ ExpectSlabsMatchOnePiece(const TIn * input, Path path, std::size_t limit, cif::B
                               sizeof(typename itk::NumericTraits<typename TOut::PixelType>::ValueType);
   using Scalar = typename itk::NumericTraits<typename TOut::PixelType>::ValueType;
   EXPECT_TRUE(SameBits(reinterpret_cast<const Scalar *>(whole->GetBufferPointer()),
-                       reinterpret_cast<const Scalar *>(slabbed->GetBufferPointer()), scalars))
+                       reinterpret_cast<const Scalar *>(slabbed->GetBufferPointer()),
+                       scalars))
     << ToString(path) << ", limit " << limit;
 }
 
@@ -64,8 +85,8 @@ TEST(BSplinePrefilterSlabs, AFailedReservationIsPlannedAgainFiner)
   shape.size[0] = 128;
   shape.size[1] = 96;
   shape.size[2] = 80;
-  std::vector<float> data(static_cast<std::size_t>(shape.ScalarCount()));
-  std::mt19937       rng(FreshSeed());
+  std::vector<float>                    data(static_cast<std::size_t>(shape.ScalarCount()));
+  std::mt19937                          rng(FreshSeed());
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   std::generate(data.begin(), data.end(), [&] { return value(rng); });
   cif::SplinePoles poles;
@@ -73,11 +94,11 @@ TEST(BSplinePrefilterSlabs, AFailedReservationIsPlannedAgainFiner)
   std::vector<float> onePiece = data;
   cif::PrefilterOnHost(onePiece.data(), shape, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{});
 
-  auto filterLeading = [&poles](float * d, const cif::BufferShape & slab, int axisEnd,
-                                const cif::StageCallback & afterAxis) {
-    cif::PrefilterLeadingAxesOnHost(d, slab, axisEnd, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{},
-                                    afterAxis);
-  };
+  auto filterLeading =
+    [&poles](float * d, const cif::BufferShape & slab, int axisEnd, const cif::StageCallback & afterAxis) {
+      cif::PrefilterLeadingAxesOnHost(
+        d, slab, axisEnd, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{}, afterAxis);
+    };
   using HostExecutor = cif::HostSlabExecutor<float, decltype(filterLeading)>;
   struct FailingAbove : HostExecutor
   {
@@ -100,7 +121,7 @@ TEST(BSplinePrefilterSlabs, AFailedReservationIsPlannedAgainFiner)
   };
   // The budget holds the whole volume (3.75 MiB); only 1 MiB can be reserved.
   FailingAbove executor(filterLeading, std::int64_t{ 1 } << 18);
-  const auto plan = cif::PlanAndReserveSlabs(shape, sizeof(float), 4 * kMiB, "test", executor);
+  const auto   plan = cif::PlanAndReserveSlabs(shape, sizeof(float), 4 * kMiB, "test", executor);
   EXPECT_FALSE(plan.whole);
   EXPECT_LE(cif::LargestSlabScalars(shape, plan), std::int64_t{ 1 } << 18);
   EXPECT_GE(executor.reservations, 2);
@@ -160,11 +181,11 @@ TEST(BSplinePrefilterSlabs, SlabsReadingASourceGiveTheBitsOfInPlaceSlabs)
   }
   cif::SplinePoles poles;
   cif::MakeSplinePoles(3, poles);
-  auto filterLeading = [&poles](float * data, const cif::BufferShape & slab, int axisEnd,
-                                const cif::StageCallback & afterAxis) {
-    cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{},
-                                    afterAxis);
-  };
+  auto filterLeading =
+    [&poles](float * data, const cif::BufferShape & slab, int axisEnd, const cif::StageCallback & afterAxis) {
+      cif::PrefilterLeadingAxesOnHost(
+        data, slab, axisEnd, poles, cif::BoundaryMode::Mirror, cif::SequentialFor{}, afterAxis);
+    };
   for (const std::size_t limit : { kMiB, 64 * kMiB }) // slabs, and one piece
   {
     SCOPED_TRACE(testing::Message() << "limit " << limit);
@@ -188,13 +209,13 @@ TEST(BSplinePrefilterSlabs, SlabsReadingASourceGiveTheBitsOfInPlaceSlabs)
 TEST(BSplinePrefilterSlabs, CPUPathSlabsOfVectorPixels)
 {
   using VectorImage = itk::Image<itk::Vector<float, 3>, 3>;
-  auto input = VectorImage::New();
+  auto                  input = VectorImage::New();
   VectorImage::SizeType size = { { 40, 30, 50 } };
   input->SetRegions(size);
   input->Allocate();
-  std::mt19937 rng(FreshSeed());
+  std::mt19937                          rng(FreshSeed());
   std::uniform_real_distribution<float> value(-10.f, 10.f);
-  auto * p = input->GetBufferPointer();
+  auto *                                p = input->GetBufferPointer();
   for (std::size_t i = 0; i < input->GetBufferedRegion().GetNumberOfPixels(); ++i)
   {
     for (unsigned int c = 0; c < 3; ++c)
@@ -283,11 +304,11 @@ TEST(BSplinePrefilterLargeGPU, LargerThan2To31Voxels)
   {
     x[i] = at(i);
   }
-  auto             coefficients = RunPrefilter<Out>(input.GetPointer(), Path::GPU);
-  const float *    c = coefficients->GetBufferPointer();
-  const auto       mirror = [](std::int64_t i) { return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; };
-  const double     w[3] = { 1.0 / 6, 4.0 / 6, 1.0 / 6 };
-  std::mt19937     rng(FreshSeed());
+  auto          coefficients = RunPrefilter<Out>(input.GetPointer(), Path::GPU);
+  const float * c = coefficients->GetBufferPointer();
+  const auto    mirror = [](std::int64_t i) { return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; };
+  const double  w[3] = { 1.0 / 6, 4.0 / 6, 1.0 / 6 };
+  std::mt19937  rng(FreshSeed());
   std::uniform_int_distribution<std::int64_t> u(0, n - 1);
   std::vector<std::array<std::int64_t, 3>>    points;
   for (std::int64_t corner = 0; corner < 8; ++corner)
@@ -330,11 +351,11 @@ TEST(BSplinePrefilterLargeGPU, AxisLongerThan65535)
   for (const auto & size : { Image::SizeType{ { 70000, 3, 3 } }, Image::SizeType{ { 3, 3, 70000 } } })
   {
     SCOPED_TRACE(testing::Message() << "size " << size);
-    auto        input = MakeImage<Image>(size, { { 0, 0, 0 } }, Content::Random, seed);
-    auto        cpu = RunPrefilter<Image>(input.GetPointer(), Path::CPU);
-    auto        gpu = RunPrefilter<Image>(input.GetPointer(), Path::GPU);
-    const auto  count = input->GetBufferedRegion().GetNumberOfPixels();
-    double      range = 0, worst = 0;
+    auto       input = MakeImage<Image>(size, { { 0, 0, 0 } }, Content::Random, seed);
+    auto       cpu = RunPrefilter<Image>(input.GetPointer(), Path::CPU);
+    auto       gpu = RunPrefilter<Image>(input.GetPointer(), Path::GPU);
+    const auto count = input->GetBufferedRegion().GetNumberOfPixels();
+    double     range = 0, worst = 0;
     for (std::size_t i = 0; i < count; ++i)
     {
       range = std::max(range, std::abs(static_cast<double>(cpu->GetBufferPointer()[i])));

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Pipelines in several host threads at once: 8 threads each run prefilter -> cubic
 // resample -> displacement field (a B-spline transform whose coefficients are the
 // resampled values) on inputs of their own, and every output must equal, bit for
@@ -29,7 +46,7 @@ constexpr int kRounds = 3; // each thread runs its pipeline this often, every ro
 /** What one pipeline produced, copied out of its images. */
 struct Outputs
 {
-  std::vector<float>             coefficients, resampled, field;
+  std::vector<float>                  coefficients, resampled, field;
   std::vector<itk::CudaExecutionPath> paths;
 };
 
@@ -71,8 +88,8 @@ RunPipeline(std::uint32_t seed, Path path)
 
   // The B-spline's coefficients come from the resampled values: the field depends on
   // everything upstream.
-  auto                        bspline = RandomBSpline<3>(resampled, 5, 1.0, rng);
-  const std::vector<float>    values = CopyOf<float>(resampled);
+  auto                             bspline = RandomBSpline<3>(resampled, 5, 1.0, rng);
+  const std::vector<float>         values = CopyOf<float>(resampled);
   itk::OptimizerParameters<double> parameters(bspline->GetNumberOfParameters());
   for (unsigned int i = 0; i < parameters.GetSize(); ++i)
   {

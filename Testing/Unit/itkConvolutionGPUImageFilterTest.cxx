@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // ConvolutionGPUImageFilter against itk::ConvolutionImageFilter: every preset, random
 // kernels up to 127 x 127, 2-D and 3-D, SAME and VALID, Normalize, scalar, RGB and
 // VectorImage pixels, the separable and the general path, requested sub-regions, the
@@ -83,15 +100,19 @@ MakeFilter(const TImage * input, const TKernel * kernel, Mode mode, bool normali
  * ran its separable path. */
 template <typename TImage, typename TKernel>
 bool
-ExpectMatchesITK(const TImage * input, const cif::ConvolutionKernel & k, Mode mode, bool normalize,
-                 bool forceGeneral = false)
+ExpectMatchesITK(const TImage *                 input,
+                 const cif::ConvolutionKernel & k,
+                 Mode                           mode,
+                 bool                           normalize,
+                 bool                           forceGeneral = false)
 {
   auto kernel = itk::MakeKernelImage<TKernel>(k);
   auto expected = RunITK(input, kernel.GetPointer(), mode, normalize);
   bool separable = false;
   for (bool gpu : Paths())
   {
-    SCOPED_TRACE(std::string(gpu ? "GPU" : "CPU") + " path, kernel " + k.name + (mode == Mode::Valid ? ", VALID" : ", SAME"));
+    SCOPED_TRACE(std::string(gpu ? "GPU" : "CPU") + " path, kernel " + k.name +
+                 (mode == Mode::Valid ? ", VALID" : ", SAME"));
     auto filter = MakeFilter(input, kernel.GetPointer(), mode, normalize, gpu, forceGeneral);
     filter->Update();
     EXPECT_EQ(filter->GetLastExecutionPath(), gpu ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
@@ -99,7 +120,8 @@ ExpectMatchesITK(const TImage * input, const cif::ConvolutionKernel & k, Mode mo
     EXPECT_EQ(filter->GetOutput()->GetBufferedRegion(), expected->GetBufferedRegion());
     const std::size_t n = expected->GetBufferedRegion().GetNumberOfPixels();
     double            range = 0;
-    const double      error = RelativeError(filter->GetOutput()->GetBufferPointer(), expected->GetBufferPointer(), n, &range);
+    const double      error =
+      RelativeError(filter->GetOutput()->GetBufferPointer(), expected->GetBufferPointer(), n, &range);
     EXPECT_LE(error, Tolerance) << "range " << range;
     separable = filter->GetLastRunWasSeparable();
   }
@@ -118,8 +140,8 @@ TEST(ConvolutionGPU, EveryPresetMatchesITK)
     {
       const bool separable = ExpectMatchesITK<Image2, Kernel2>(input, kernel, mode, false);
       // The rank-one presets take the separable path on their own.
-      const bool rankOne = name == "gaussian" || name == "box" || name == "identity" || name == "darken" ||
-                           name == "lighten";
+      const bool rankOne =
+        name == "gaussian" || name == "box" || name == "identity" || name == "darken" || name == "lighten";
       EXPECT_EQ(separable, rankOne) << name;
     }
   }
@@ -315,7 +337,8 @@ TEST(ConvolutionGPU, VectorImageMatchesITKPerComponent)
       auto expected = RunITK(channel.GetPointer(), kernelImage.GetPointer(), Mode::Valid, false);
       auto got = ComponentImage(filter->GetOutput(), c, 4);
       ASSERT_EQ(got->GetBufferedRegion(), expected->GetBufferedRegion());
-      EXPECT_LE(RelativeError(got->GetBufferPointer(), expected->GetBufferPointer(),
+      EXPECT_LE(RelativeError(got->GetBufferPointer(),
+                              expected->GetBufferPointer(),
                               expected->GetBufferedRegion().GetNumberOfPixels()),
                 Tolerance);
     }
@@ -378,7 +401,7 @@ TEST(ConvolutionGPU, RequestedSubRegionMatchesITK)
   auto expected = RunITK(input.GetPointer(), kernelImage.GetPointer(), Mode::Same, false);
   for (bool gpu : Paths())
   {
-    auto                filter = MakeFilter(input.GetPointer(), kernelImage.GetPointer(), Mode::Same, false, gpu);
+    auto                     filter = MakeFilter(input.GetPointer(), kernelImage.GetPointer(), Mode::Same, false, gpu);
     const Image2::RegionType part({ { 20, 11 } }, { { 33, 40 } });
     filter->GetOutput()->SetRequestedRegion(part);
     filter->Update();
@@ -408,7 +431,7 @@ TEST(ConvolutionGPU, OtherRequestsRunITK)
   EXPECT_EQ(RelativeError(filter->GetOutput()->GetBufferPointer(), expected->GetBufferPointer(), 40 * 30), 0.0);
   // Another boundary condition.
   itk::ConstantBoundaryCondition<Image2> zero;
-  auto oddKernel = itk::MakeKernelImage<Kernel2>(RandomKernel(3, 3, 1, seed));
+  auto                                   oddKernel = itk::MakeKernelImage<Kernel2>(RandomKernel(3, 3, 1, seed));
   auto constant = MakeFilter(input.GetPointer(), oddKernel.GetPointer(), Mode::Same, false, true);
   constant->SetBoundaryCondition(&zero);
   constant->Update();
@@ -457,7 +480,7 @@ ExpectStreamingMatchesOnePiece(bool gpu)
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(seed);
-  auto input = MakeImage<Image3>({ { 40, 37, 33 } }, { { 2, -1, 5 } }, Content::Random, seed);
+  auto                         input = MakeImage<Image3>({ { 40, 37, 33 } }, { { 2, -1, 5 } }, Content::Random, seed);
   const cif::ConvolutionKernel product = OuterProductKernel(seed);
   for (const auto & k : { RandomKernel(3, 5, 7, seed), product })
   {
@@ -492,7 +515,8 @@ ExpectStreamingMatchesOnePiece(bool gpu)
         // (what is buffered may be more: ITK does not rerun the copy for a piece whose
         // request lies inside what the previous piece had computed)
         EXPECT_EQ(copy->GetOutput()->GetRequestedRegion(), expectedInput);
-        EXPECT_TRUE(SameBits(streamer->GetOutput()->GetBufferPointer(), whole->GetBufferPointer(),
+        EXPECT_TRUE(SameBits(streamer->GetOutput()->GetBufferPointer(),
+                             whole->GetBufferPointer(),
                              whole->GetBufferedRegion().GetNumberOfPixels()));
       }
     }
@@ -512,7 +536,8 @@ TEST(ConvolutionGPU, GPUMatchesCPU)
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(seed);
   auto input = MakeImage<Image2>({ { 517, 301 } }, { { 0, 0 } }, Content::Random, seed);
-  for (const auto & kernel : { cif::MakeGaussianKernel(15, 5.0), RandomKernel(15, 15, 1, seed), RandomKernel(63, 17, 1, seed) })
+  for (const auto & kernel :
+       { cif::MakeGaussianKernel(15, 5.0), RandomKernel(15, 15, 1, seed), RandomKernel(63, 17, 1, seed) })
   {
     auto kernelImage = itk::MakeKernelImage<Kernel2>(kernel);
     auto cpu = MakeFilter(input.GetPointer(), kernelImage.GetPointer(), Mode::Same, false, false);
@@ -520,7 +545,8 @@ TEST(ConvolutionGPU, GPUMatchesCPU)
     cpu->Update();
     gpu->Update();
     ASSERT_EQ(gpu->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
-    EXPECT_LE(RelativeError(gpu->GetOutput()->GetBufferPointer(), cpu->GetOutput()->GetBufferPointer(), 517 * 301), 1e-6)
+    EXPECT_LE(RelativeError(gpu->GetOutput()->GetBufferPointer(), cpu->GetOutput()->GetBufferPointer(), 517 * 301),
+              1e-6)
       << kernel.name;
   }
 }
@@ -545,14 +571,15 @@ TEST(ConvolutionGPU, FactoryMakesITKsFilterTheGPUOne)
   auto kernel = itk::MakeKernelImage<Kernel3>(RandomKernel(3, 5, 3, seed));
   auto expected = RunITK(input.GetPointer(), kernel.GetPointer(), Mode::Same, false); // before registering
   cif_test::ScopedFactory<itk::ConvolutionGPUFactory> factory;
-  auto filter = itk::ConvolutionImageFilter<Image3, Kernel3, Image3>::New();
+  auto   filter = itk::ConvolutionImageFilter<Image3, Kernel3, Image3>::New();
   auto * gpu = dynamic_cast<itk::ConvolutionGPUImageFilter<Image3, Kernel3, Image3> *>(filter.GetPointer());
   ASSERT_NE(gpu, nullptr);
   filter->SetInput(input);
   filter->SetKernelImage(kernel);
   filter->Update();
   EXPECT_NE(gpu->GetLastExecutionPath(), itk::CudaExecutionPath::ITK);
-  EXPECT_LE(RelativeError(filter->GetOutput()->GetBufferPointer(), expected->GetBufferPointer(), 20 * 17 * 9), Tolerance);
+  EXPECT_LE(RelativeError(filter->GetOutput()->GetBufferPointer(), expected->GetBufferPointer(), 20 * 17 * 9),
+            Tolerance);
   using U8 = itk::Image<unsigned char, 2>;
   EXPECT_NE((dynamic_cast<itk::ConvolutionGPUImageFilter<U8> *>(itk::ConvolutionImageFilter<U8>::New().GetPointer())),
             nullptr);
@@ -587,4 +614,3 @@ TEST(ConvolutionGPU, TwoFilterChainStaysOnTheDevice)
   EXPECT_LE(RelativeError(host, cpuSecond->GetOutput()->GetBufferPointer(), 200 * 150), 1e-6);
 }
 } // namespace
-

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // ProgressEvent and AbortGenerateData of ConvolutionGPUImageFilter (separable and
 // general kernels) and ZoomGPUImageFilter (gray with an enhancement kernel, RGB
 // without), on the CPU and the GPU path: the progress rises over the stages to
@@ -22,7 +39,7 @@ using Convolution = itk::ConvolutionGPUImageFilter<Image3, Image3, Image3>;
 Convolution::Pointer
 MakeConvolution(bool gpu, bool separable, std::uint32_t seed)
 {
-  auto input = MakeImage<Image3>({ { 33, 27, 19 } }, { { 1, -2, 0 } }, Content::Random, seed);
+  auto                         input = MakeImage<Image3>({ { 33, 27, 19 } }, { { 1, -2, 0 } }, Content::Random, seed);
   const cif::ConvolutionKernel kernel =
     separable ? cif::MakePresetKernel("gaussian", 7, 2.0) : RandomKernel(5, 3, 3, seed + 1);
   auto filter = Convolution::New();
@@ -38,8 +55,8 @@ CheckConvolution(bool gpu)
   for (bool separable : { true, false })
   {
     const std::uint32_t seed = FreshSeed();
-    SCOPED_TRACE(testing::Message() << (gpu ? "GPU" : "CPU") << (separable ? ", separable" : ", general")
-                                    << ", seed " << seed);
+    SCOPED_TRACE(testing::Message() << (gpu ? "GPU" : "CPU") << (separable ? ", separable" : ", general") << ", seed "
+                                    << seed);
     auto watched = MakeConvolution(gpu, separable, seed);
     auto progress = RecordProgress(watched);
     watched->Update();
@@ -81,7 +98,8 @@ MakeRGBZoom(bool gpu, std::uint32_t seed)
   std::uniform_int_distribution<int> byte(0, 255);
   for (itk::ImageRegionIterator<RGB> it(input, input->GetBufferedRegion()); !it.IsAtEnd(); ++it)
   {
-    const unsigned char rgb[3] = { static_cast<unsigned char>(byte(rng)), static_cast<unsigned char>(byte(rng)),
+    const unsigned char rgb[3] = { static_cast<unsigned char>(byte(rng)),
+                                   static_cast<unsigned char>(byte(rng)),
                                    static_cast<unsigned char>(byte(rng)) };
     it.Set(itk::RGBPixel<unsigned char>(rgb));
   }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // A convolution in slabs (cifConvolutionSlabs.h): on the host, every slab cut of fresh
 // random geometries (SAME- and VALID-like offsets, 2-D and 3-D, several components)
 // convolved slab by slab gives the bits of one piece, and the plan stays within its
@@ -37,9 +54,9 @@ std::vector<float>
 ConvolveOnHost(const cif::ConvolutionPlan & plan, const float * input)
 {
   const cif::ConvolutionGeometry & g = plan.geometry;
-  std::vector<float> planarIn(static_cast<std::size_t>(g.InVolume() * g.planes));
-  std::vector<float> planarOut(static_cast<std::size_t>(g.OutVolume() * g.planes));
-  std::vector<float> output(planarOut.size());
+  std::vector<float>               planarIn(static_cast<std::size_t>(g.InVolume() * g.planes));
+  std::vector<float>               planarOut(static_cast<std::size_t>(g.OutVolume() * g.planes));
+  std::vector<float>               output(planarOut.size());
   cif::ToPlanarOnHost(input, g.InVolume(), g.planes, planarIn.data(), cif::SequentialFor{});
   cif::RunConvolutionOnHost(plan, planarIn.data(), planarOut.data(), cif::SequentialFor{});
   cif::FromPlanarOnHost(planarOut.data(), g.OutVolume(), g.planes, output.data(), cif::SequentialFor{});
@@ -50,16 +67,17 @@ ConvolveOnHost(const cif::ConvolutionPlan & plan, const float * input)
  * one piece: the slab's input planes are read from the whole input at its first input
  * plane, its output written at its first output plane. */
 void
-ExpectSlabsGiveOnePiece(const cif::ConvolutionKernel & kernel, const cif::ConvolutionGeometry & geometry,
-                        std::mt19937 & rng)
+ExpectSlabsGiveOnePiece(const cif::ConvolutionKernel &   kernel,
+                        const cif::ConvolutionGeometry & geometry,
+                        std::mt19937 &                   rng)
 {
-  const cif::ConvolutionPlan plan = cif::MakeConvolutionPlan(kernel, geometry, false);
+  const cif::ConvolutionPlan       plan = cif::MakeConvolutionPlan(kernel, geometry, false);
   const cif::ConvolutionGeometry & g = plan.geometry;
-  const std::vector<float>   input = RandomInput(g, rng);
-  const std::vector<float>   whole = ConvolveOnHost(plan, input.data());
-  const int                  axis = cif::ConvolutionSlabAxis(g);
-  const std::int64_t         inPlane = g.InVolume() / g.inSize[axis] * g.planes;
-  const std::int64_t         outPlane = g.OutVolume() / g.outSize[axis] * g.planes;
+  const std::vector<float>         input = RandomInput(g, rng);
+  const std::vector<float>         whole = ConvolveOnHost(plan, input.data());
+  const int                        axis = cif::ConvolutionSlabAxis(g);
+  const std::int64_t               inPlane = g.InVolume() / g.inSize[axis] * g.planes;
+  const std::int64_t               outPlane = g.OutVolume() / g.outSize[axis] * g.planes;
   for (std::int64_t planes : { std::int64_t{ 1 }, std::int64_t{ 2 }, std::int64_t{ 3 }, g.outSize[axis] - 1 })
   {
     if (planes < 1)
@@ -89,7 +107,7 @@ TEST(ConvolutionSlabs, SlabsOnTheHostGiveTheBitsOfOnePiece)
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(seed);
-  std::mt19937 rng(seed);
+  std::mt19937                       rng(seed);
   std::uniform_int_distribution<int> offset(0, 6), components(1, 3);
   for (int trial = 0; trial < 4; ++trial)
   {
@@ -128,7 +146,8 @@ TEST(ConvolutionSlabs, PlanStaysWithinItsBudgetOrIsTheClearError)
   const std::size_t inPlaneBytes = 64 * 48 * 12, outPlaneBytes = 64 * 48 * 8, fixed = 4096;
   const std::size_t wholeBytes = 40 * (inPlaneBytes + outPlaneBytes) + fixed;
   EXPECT_EQ(cif::PlanConvolutionSlabs(g, inPlaneBytes, outPlaneBytes, fixed, wholeBytes, "test").count, 1);
-  for (std::size_t budget : { wholeBytes - 1, wholeBytes / 2, wholeBytes / 5, 9 * inPlaneBytes + outPlaneBytes + fixed })
+  for (std::size_t budget :
+       { wholeBytes - 1, wholeBytes / 2, wholeBytes / 5, 9 * inPlaneBytes + outPlaneBytes + fixed })
   {
     const cif::SlabPlan plan = cif::PlanConvolutionSlabs(g, inPlaneBytes, outPlaneBytes, fixed, budget, "test");
     EXPECT_GT(plan.count, 1);
@@ -143,8 +162,9 @@ TEST(ConvolutionSlabs, PlanStaysWithinItsBudgetOrIsTheClearError)
     }
   }
   // One output plane and the kernel's reach (9 input planes) do not fit: the clear error.
-  EXPECT_THROW(cif::PlanConvolutionSlabs(g, inPlaneBytes, outPlaneBytes, fixed, 9 * inPlaneBytes + outPlaneBytes, "test"),
-               cif::CudaOutOfMemory);
+  EXPECT_THROW(
+    cif::PlanConvolutionSlabs(g, inPlaneBytes, outPlaneBytes, fixed, 9 * inPlaneBytes + outPlaneBytes, "test"),
+    cif::CudaOutOfMemory);
 }
 
 /** The GPU filter's run on \a input under whatever memory pressure \a pressure puts
@@ -175,7 +195,8 @@ ExpectPressuredRunMatchesOnePiece(const TImage * input, const cif::ConvolutionKe
   const auto slabbed = run();
   EXPECT_GT(slabbed.second, 1u);
   EXPECT_TRUE(SameBits(reinterpret_cast<const float *>(slabbed.first->GetBufferPointer()),
-                       reinterpret_cast<const float *>(oneImage->GetBufferPointer()), scalars));
+                       reinterpret_cast<const float *>(oneImage->GetBufferPointer()),
+                       scalars));
 }
 
 /** A device memory limit that fits about a third of the job. */
@@ -184,8 +205,8 @@ void
 ExpectLimitedRunMatchesOnePiece(const TImage * input, const cif::ConvolutionKernel & k)
 {
   // staging, planar in and out, output staging (and scratch): about 16 bytes a scalar
-  ExpectPressuredRunMatchesOnePiece(input, k,
-                                    [](std::size_t scalars) { return ScopedDeviceMemoryLimit(scalars * 16 / 3); });
+  ExpectPressuredRunMatchesOnePiece(
+    input, k, [](std::size_t scalars) { return ScopedDeviceMemoryLimit(scalars * 16 / 3); });
 }
 
 TEST(ConvolutionGPUDevice, VolumeLargerThanTheLimitRunsInSlabs)
@@ -211,7 +232,7 @@ TEST(ConvolutionGPUDevice, VolumeLargerThanTheLimitRunsInSlabs)
   vectors->Allocate();
   std::mt19937                          rng(seed + 2);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  float * p = reinterpret_cast<float *>(vectors->GetBufferPointer());
+  float *                               p = reinterpret_cast<float *>(vectors->GetBufferPointer());
   for (std::size_t i = 0; i < 3u * 40 * 33 * 29; ++i)
   {
     p[i] = value(rng);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // CorrelationImageToImageMetricv4GPU against ITK's CorrelationImageToImageMetricv4:
 // value and derivative on fresh random images for every transform kind, dense and
 // sampled points, gradient filter and calculator, masks, linear and cubic moving
@@ -40,8 +57,8 @@ Related()
 void
 ReportMeasured(const char * what, const MetricDifferences & d)
 {
-  std::cout << "[ measure  ] " << what << ": largest relative difference to ITK: value " << d.value
-            << ", derivative " << d.derivative << " of its norm" << std::endl;
+  std::cout << "[ measure  ] " << what << ": largest relative difference to ITK: value " << d.value << ", derivative "
+            << d.derivative << " of its norm" << std::endl;
 }
 
 template <typename TPixel, unsigned int D>
@@ -82,7 +99,9 @@ CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, MatchesITK3DFloat, ExpectEveryCaseM
 CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, MatchesITK3DDouble, ExpectEveryCaseMatchesITK<double, 3>)
 CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, MatchesITK2DFloat, ExpectEveryCaseMatchesITK<float, 2>)
 
-CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, SameBitsEveryRun, [](bool onGPU) { ExpectSameBitsTwice<ModuleCorrelation<float, 3>>(onGPU, Related()); })
+CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, SameBitsEveryRun, [](bool onGPU) {
+  ExpectSameBitsTwice<ModuleCorrelation<float, 3>>(onGPU, Related());
+})
 
 /** ITK's Correlation with its fixed mean off by kMeanShift intensity units (the
  * images span 200): a small error of the first pass, which leaves the value nearly
@@ -135,7 +154,8 @@ ExpectComparisonCatchesShiftedMean(bool useGPU)
     for (int k = 0; k < failures.size(); ++k)
     {
       derivativeFailed =
-        derivativeFailed || std::string(failures.GetTestPartResult(k).message()).find("derivative error") != std::string::npos;
+        derivativeFailed ||
+        std::string(failures.GetTestPartResult(k).message()).find("derivative error") != std::string::npos;
     }
     EXPECT_TRUE(derivativeFailed) << Describe(c) << ": a mean off by " << kMeanShift << " went unnoticed";
     if (failures.size() > 0)
@@ -149,7 +169,9 @@ CIF_TEST_ON_CPU_AND_GPU(CorrelationMetricv4, ComparisonCatchesAShiftedMean, Expe
 
 /** ITK's metric and the twin on \a fixture (case \a c), evaluated: the pair. */
 std::pair<Evaluation, Evaluation>
-EvaluateBoth(MetricFixture<float, 3> & fixture, const MetricCase & c, bool useGPU,
+EvaluateBoth(MetricFixture<float, 3> &              fixture,
+             const MetricCase &                     c,
+             bool                                   useGPU,
              ModuleCorrelation<float, 3>::Pointer * twin = nullptr)
 {
   auto reference = NewITKOwn<ITKCorrelation<float, 3>, ModuleCorrelation<float, 3>>();
@@ -250,8 +272,7 @@ ExpectEmptyPointSetThrows(bool useGPU)
     }
     catch (const itk::ExceptionObject & e)
     {
-      EXPECT_NE(std::string(e.GetDescription()).find("Fixed Sample point set is empty"),
-                std::string::npos)
+      EXPECT_NE(std::string(e.GetDescription()).find("Fixed Sample point set is empty"), std::string::npos)
         << e.GetDescription();
     }
   }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Batched point evaluation against BSplineInterpolateImageFunction::Evaluate and
 // EvaluateDerivative (host vectors, and device buffers that never leave the GPU;
 // 1-D to 6-D), its errors, and seed 002's discontinuity check on a B-spline
@@ -37,8 +54,7 @@ CheckPoints(bool useGPU, Api api = Api::HostVectors, bool sortPoints = false, Co
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << D << "-D, " << (useGPU ? "GPU" : "CPU") << ", " << typeid(TCoefficient).name()
                                   << (api == Api::DeviceBuffers ? ", device buffers" : ", host vectors")
-                                  << (sortPoints ? ", sorted" : "") << ", " << ToString(content) << ", seed "
-                                  << seed);
+                                  << (sortPoints ? ", sorted" : "") << ", " << ToString(content) << ", seed " << seed);
   itk::Size<D>  size;
   itk::Index<D> start;
   for (unsigned int a = 0; a < D; ++a)
@@ -63,7 +79,7 @@ CheckPoints(bool useGPU, Api api = Api::HostVectors, bool sortPoints = false, Co
   reference->SetInputImage(image);
 
   // Points over the image and a margin around it (mirrored, as ITK does).
-  std::mt19937                          rng(seed);
+  std::mt19937                           rng(seed);
   std::vector<typename Image::PointType> points(D >= 5 ? 1500 : 5000);
   for (auto & p : points)
   {
@@ -81,7 +97,7 @@ CheckPoints(bool useGPU, Api api = Api::HostVectors, bool sortPoints = false, Co
   evaluator->SetSortPoints(sortPoints);
   evaluator->SetInputImage(image);
   EXPECT_EQ(evaluator->GetCoefficientsOnDevice(), useGPU);
-  std::vector<double>                                                                        values;
+  std::vector<double>                                                                         values;
   std::vector<typename itk::CubicBSplinePointEvaluatorGPU<Image, TCoefficient>::GradientType> gradients;
   if (api == Api::HostVectors)
   {
@@ -90,11 +106,14 @@ CheckPoints(bool useGPU, Api api = Api::HostVectors, bool sortPoints = false, Co
   else
   {
     const std::size_t pointBytes = points.size() * D * sizeof(double);
-    cif::DeviceBuffer devicePoints(pointBytes), deviceValues(points.size() * sizeof(double)), deviceGradients(pointBytes);
+    cif::DeviceBuffer devicePoints(pointBytes), deviceValues(points.size() * sizeof(double)),
+      deviceGradients(pointBytes);
     devicePoints.Upload(points.data(), pointBytes);
     cif::TransferCounters::Reset();
-    evaluator->EvaluateOnDevice(devicePoints.As<const double>(), static_cast<std::int64_t>(points.size()),
-                                deviceValues.As<double>(), deviceGradients.As<double>());
+    evaluator->EvaluateOnDevice(devicePoints.As<const double>(),
+                                static_cast<std::int64_t>(points.size()),
+                                deviceValues.As<double>(),
+                                deviceGradients.As<double>());
     cif::Synchronize();
     EXPECT_EQ(cif::TransferCounters::Get().uploads + cif::TransferCounters::Get().downloads, 0u);
     values.resize(points.size());
@@ -118,8 +137,13 @@ CheckPoints(bool useGPU, Api api = Api::HostVectors, bool sortPoints = false, Co
   }
   const bool single = std::is_same_v<TCoefficient, float>;
   // The margins, for the record (a tolerance is only as good as the spread it covers).
-  std::printf("  %u-D %s %s: max |value - ITK| %.3g, max |gradient - ITK| %.3g (largest gradient %.3g)\n", D,
-              useGPU ? "GPU" : "CPU", single ? "float" : "double", maxValue, maxGradient, scaleGradient);
+  std::printf("  %u-D %s %s: max |value - ITK| %.3g, max |gradient - ITK| %.3g (largest gradient %.3g)\n",
+              D,
+              useGPU ? "GPU" : "CPU",
+              single ? "float" : "double",
+              maxValue,
+              maxGradient,
+              scaleGradient);
   // float: 4e-6 of the range, grown past 4-D as the float prefilter's rounding grows
   const double tolerance = single ? 4e-6 * 100 * FloatPassGrowth(D) : 1e-10;
   EXPECT_LE(maxValue, tolerance) << "values";
@@ -201,14 +225,14 @@ TEST(PointEvaluatorGPU, SortedPointsMatchITKAndTheGivenOrderBitForBit)
   using Image = itk::Image<float, 3>;
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
-  auto              image = MakeImage<Image>({ { 23, 19, 17 } }, { { -2, 1, 0 } }, Content::Random, seed, 0.0, 100.0);
+  auto               image = MakeImage<Image>({ { 23, 19, 17 } }, { { -2, 1, 0 } }, Content::Random, seed, 0.0, 100.0);
   Image::SpacingType spacing;
   spacing[0] = 0.7;
   spacing[1] = 1.3;
   spacing[2] = 2.1;
   image->SetSpacing(spacing);
-  std::mt19937                   rng(seed);
-  std::vector<Image::PointType>  points(20000);
+  std::mt19937                  rng(seed);
+  std::vector<Image::PointType> points(20000);
   for (auto & p : points)
   {
     itk::ContinuousIndex<double, 3> c;
@@ -225,7 +249,7 @@ TEST(PointEvaluatorGPU, SortedPointsMatchITKAndTheGivenOrderBitForBit)
 
   auto evaluator = itk::CubicBSplinePointEvaluatorGPU<Image>::New();
   evaluator->SetInputImage(image);
-  std::vector<double>                                              givenValues, sortedValues;
+  std::vector<double>                                                  givenValues, sortedValues;
   std::vector<itk::CubicBSplinePointEvaluatorGPU<Image>::GradientType> givenGradients, sortedGradients;
   evaluator->Evaluate(points, givenValues, &givenGradients);
   evaluator->SortPointsOn();
@@ -253,10 +277,10 @@ TEST(PointEvaluatorGPU, SortPointsWithoutRoomVisitsThePointsAsGiven)
   auto evaluator = itk::CubicBSplinePointEvaluatorGPU<Image>::New();
   evaluator->SetInputImage(image);
 
-  constexpr std::int64_t count = std::int64_t(1) << 21;
-  constexpr std::size_t  sortBytes = count * 16; // 32 MiB
-  std::vector<double>    points(3 * count);
-  std::mt19937           rng(seed);
+  constexpr std::int64_t                 count = std::int64_t(1) << 21;
+  constexpr std::size_t                  sortBytes = count * 16; // 32 MiB
+  std::vector<double>                    points(3 * count);
+  std::mt19937                           rng(seed);
   std::uniform_real_distribution<double> u(0.0, 15.0); // unit spacing, origin 0: indices
   for (auto & x : points)
   {
@@ -266,8 +290,8 @@ TEST(PointEvaluatorGPU, SortPointsWithoutRoomVisitsThePointsAsGiven)
   cif::DeviceBuffer devicePoints(pointBytes), givenValues(count * 8), givenGradients(pointBytes),
     sortedValues(count * 8), sortedGradients(pointBytes);
   devicePoints.Upload(points.data(), pointBytes);
-  evaluator->EvaluateOnDevice(devicePoints.As<const double>(), count, givenValues.As<double>(),
-                              givenGradients.As<double>());
+  evaluator->EvaluateOnDevice(
+    devicePoints.As<const double>(), count, givenValues.As<double>(), givenGradients.As<double>());
   cif::Synchronize();
 
   // Ballast until an allocation of what the sort needs fails, leaving about a quarter
@@ -287,14 +311,15 @@ TEST(PointEvaluatorGPU, SortPointsWithoutRoomVisitsThePointsAsGiven)
   };
   cif::ReleaseCachedDeviceMemory();
   ASSERT_GT(cif::GetDeviceInfo().freeMemoryBytes, 2 * sortBytes);
-  const std::size_t                              mebibyte = std::size_t(1) << 20;
+  const std::size_t                               mebibyte = std::size_t(1) << 20;
   std::vector<std::unique_ptr<cif::DeviceBuffer>> ballast;
   for (int step = 0; step < 64 && sortFits(); ++step)
   {
     const std::size_t free = cif::GetDeviceInfo().freeMemoryBytes;
     bool              placed = false;
     for (std::size_t piece = free > sortBytes / 4 + mebibyte ? free - sortBytes / 4 : mebibyte;
-         piece >= mebibyte && !placed; piece /= 2)
+         piece >= mebibyte && !placed;
+         piece /= 2)
     {
       try
       {
@@ -302,8 +327,7 @@ TEST(PointEvaluatorGPU, SortPointsWithoutRoomVisitsThePointsAsGiven)
         placed = true;
       }
       catch (const cif::CudaOutOfMemory &)
-      {
-      }
+      {}
     }
     if (!placed)
     {
@@ -314,8 +338,8 @@ TEST(PointEvaluatorGPU, SortPointsWithoutRoomVisitsThePointsAsGiven)
   ASSERT_FALSE(sortFits()) << "the sort would still fit";
 
   evaluator->SortPointsOn();
-  EXPECT_NO_THROW(evaluator->EvaluateOnDevice(devicePoints.As<const double>(), count, sortedValues.As<double>(),
-                                              sortedGradients.As<double>()));
+  EXPECT_NO_THROW(evaluator->EvaluateOnDevice(
+    devicePoints.As<const double>(), count, sortedValues.As<double>(), sortedGradients.As<double>()));
   cif::Synchronize();
   ballast.clear();
   cif::ReleaseCachedDeviceMemory();
@@ -344,11 +368,11 @@ CheckNonFinitePoints(bool useGPU, bool sortPoints)
   evaluator->SetSortPoints(sortPoints);
   evaluator->SetInputImage(image);
 
-  const double                  nan = std::numeric_limits<double>::quiet_NaN();
-  const double                  inf = std::numeric_limits<double>::infinity();
-  std::mt19937                  rng(seed);
+  const double                           nan = std::numeric_limits<double>::quiet_NaN();
+  const double                           inf = std::numeric_limits<double>::infinity();
+  std::mt19937                           rng(seed);
   std::uniform_real_distribution<double> u(0.0, 7.0);
-  std::vector<Image::PointType> points(12);
+  std::vector<Image::PointType>          points(12);
   for (auto & p : points)
   {
     for (unsigned int a = 0; a < 3; ++a)
@@ -403,9 +427,9 @@ TEST(PointEvaluatorGPU, NonFinitePointsGiveNaN)
 TEST(PointEvaluatorCPU, BadUseRaisesExceptions)
 {
   using Image = itk::Image<float, 2>;
-  auto                            evaluator = itk::CubicBSplinePointEvaluatorGPU<Image>::New();
-  std::vector<Image::PointType>   points(3);
-  std::vector<double>             values;
+  auto                          evaluator = itk::CubicBSplinePointEvaluatorGPU<Image>::New();
+  std::vector<Image::PointType> points(3);
+  std::vector<double>           values;
   EXPECT_THROW(evaluator->Evaluate(points, values), itk::ExceptionObject);
   EXPECT_THROW(evaluator->SetInputImage(Image::New()), itk::ExceptionObject); // empty
 
@@ -433,9 +457,9 @@ CheckContinuity(bool useGPU)
 {
   constexpr unsigned int D = 2;
   using BSpline = itk::BSplineTransform<double, D, 3>;
-  auto                             bspline = BSpline::New();
-  BSpline::PhysicalDimensionsType  extent;
-  BSpline::MeshSizeType            mesh;
+  auto                            bspline = BSpline::New();
+  BSpline::PhysicalDimensionsType extent;
+  BSpline::MeshSizeType           mesh;
   extent.Fill(100.0);
   mesh.Fill(5); // cells of 20 mm
   bspline->SetTransformDomainPhysicalDimensions(extent);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Convergence of CubicBSplineTable lookups: a smooth analytic function tabulated at
 // spacing h and looked up at random points must be approximated to O(h^4), the
 // order of cubic spline interpolation. The order is measured from three spacings
@@ -108,8 +125,8 @@ CheckOrder(unsigned int D, const unsigned int (&n)[3], bool useGPU)
     ASSERT_GT(error, 0.0);
     logH[s] = std::log(1.0 / (n[s] - 1));
     logE[s] = std::log(error);
-    std::printf("  %u-D %s: %u^%u samples, h = 1/%u: max error %.3e\n", D, useGPU ? "GPU" : "CPU", n[s], D, n[s] - 1,
-                error);
+    std::printf(
+      "  %u-D %s: %u^%u samples, h = 1/%u: max error %.3e\n", D, useGPU ? "GPU" : "CPU", n[s], D, n[s] - 1, error);
   }
   const double meanH = (logH[0] + logH[1] + logH[2]) / 3, meanE = (logE[0] + logE[1] + logE[2]) / 3;
   double       sxy = 0, sxx = 0;
@@ -119,8 +136,12 @@ CheckOrder(unsigned int D, const unsigned int (&n)[3], bool useGPU)
     sxx += (logH[s] - meanH) * (logH[s] - meanH);
   }
   const double order = sxy / sxx;
-  std::printf("  %u-D %s: measured order %.2f (pairwise %.2f, %.2f)\n", D, useGPU ? "GPU" : "CPU", order,
-              (logE[1] - logE[0]) / (logH[1] - logH[0]), (logE[2] - logE[1]) / (logH[2] - logH[1]));
+  std::printf("  %u-D %s: measured order %.2f (pairwise %.2f, %.2f)\n",
+              D,
+              useGPU ? "GPU" : "CPU",
+              order,
+              (logE[1] - logE[0]) / (logH[1] - logH[0]),
+              (logE[2] - logE[1]) / (logH[2] - logH[1]));
   EXPECT_GE(order, 3.5) << "the max error should fall as h^4";
 }
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // CubicBSplineTable against BSplineInterpolateImageFunction (order 3) on an itk::Image
 // of the same samples, origin and spacing: values and derivatives, 1-D to 6-D, random
 // and smooth tables, float and double coefficients, values from host and device
@@ -28,10 +45,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /** Where the table's values come from, and where its points go. */
 enum class Source
 {
-  HostFloat,    ///< SetValues(const float *)
-  HostUInt16,   ///< SetValues(const std::uint16_t *) of integer samples
-  DeviceFloat,  ///< SetValuesOnDevice(const float *)
-  DeviceInt16   ///< SetValuesOnDevice(const std::int16_t *) of integer samples
+  HostFloat,   ///< SetValues(const float *)
+  HostUInt16,  ///< SetValues(const std::uint16_t *) of integer samples
+  DeviceFloat, ///< SetValuesOnDevice(const float *)
+  DeviceInt16  ///< SetValuesOnDevice(const std::int16_t *) of integer samples
 };
 
 const char *
@@ -57,10 +74,10 @@ template <unsigned int D>
 struct TableCase
 {
   using Image = itk::Image<float, D>;
-  typename Image::Pointer         image;
+  typename Image::Pointer            image;
   itk::CubicBSplineTable<>::SizeType size;
-  std::vector<double>             origin, spacing;
-  std::vector<float>              values;
+  std::vector<double>                origin, spacing;
+  std::vector<float>                 values;
 
   std::int64_t
   Count() const
@@ -110,7 +127,7 @@ MakeCase(const std::array<itk::SizeValueType, D> & n, Content content, std::uint
   }
   t.image->SetOrigin(origin);
   t.image->SetSpacing(spacing);
-  float * buffer = t.image->GetBufferPointer();
+  float *           buffer = t.image->GetBufferPointer();
   const std::size_t count = t.image->GetBufferedRegion().GetNumberOfPixels();
   if (integers)
   {
@@ -179,8 +196,11 @@ MakeTable(const TableCase<D> & t, Source source, bool useGPU)
  * or through device arrays with EvaluateOnDevice. */
 template <typename TTable>
 void
-Lookup(const TTable * table, const std::vector<double> & points, bool deviceArrays, std::vector<double> & values,
-       std::vector<double> & gradients)
+Lookup(const TTable *              table,
+       const std::vector<double> & points,
+       bool                        deviceArrays,
+       std::vector<double> &       values,
+       std::vector<double> &       gradients)
 {
   const std::size_t D = table->GetDimension();
   const std::size_t count = points.size() / D;
@@ -211,8 +231,12 @@ ValueTolerance(unsigned int D)
 
 template <unsigned int D, typename TCoefficient>
 void
-CheckAgainstITK(const std::array<itk::SizeValueType, D> & n, Content content, Source source, bool useGPU,
-                bool deviceArrays = false, bool sortPoints = false)
+CheckAgainstITK(const std::array<itk::SizeValueType, D> & n,
+                Content                                   content,
+                Source                                    source,
+                bool                                      useGPU,
+                bool                                      deviceArrays = false,
+                bool                                      sortPoints = false)
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << D << "-D, " << ToString(content) << ", " << ToString(source) << ", "
@@ -226,9 +250,9 @@ CheckAgainstITK(const std::array<itk::SizeValueType, D> & n, Content content, So
   auto reference = MakeReference(t);
 
   // Points over the table and a margin around it (mirrored there, as ITK does).
-  const std::size_t                      count = D >= 6 ? 400 : D == 5 ? 1000 : 4000;
-  std::mt19937                           rng(seed);
-  std::vector<double>                    points(count * D);
+  const std::size_t   count = D >= 6 ? 400 : D == 5 ? 1000 : 4000;
+  std::mt19937        rng(seed);
+  std::vector<double> points(count * D);
   for (std::size_t i = 0; i < count; ++i)
   {
     double c[D];
@@ -260,9 +284,14 @@ CheckAgainstITK(const std::array<itk::SizeValueType, D> & n, Content content, So
       largestGradient = std::max(largestGradient, std::fabs(g[a]));
     }
   }
-  std::printf("  %u-D %s %s %s: max |value - ITK| %.3g, max |gradient - ITK| %.3g (largest gradient %.3g)\n", D,
-              useGPU ? "GPU" : "CPU", std::is_same_v<TCoefficient, float> ? "float" : "double", ToString(content),
-              maxValue, maxGradient, largestGradient);
+  std::printf("  %u-D %s %s %s: max |value - ITK| %.3g, max |gradient - ITK| %.3g (largest gradient %.3g)\n",
+              D,
+              useGPU ? "GPU" : "CPU",
+              std::is_same_v<TCoefficient, float> ? "float" : "double",
+              ToString(content),
+              maxValue,
+              maxGradient,
+              largestGradient);
   const double tolerance = ValueTolerance<TCoefficient>(D), gradientTolerance = tolerance / 0.3;
   EXPECT_LE(maxValue, tolerance) << "values";
   // The gradient check means something when a gross error, 10 % of the largest
@@ -300,8 +329,8 @@ TEST(CubicBSplineTableGPU, MatchesITKFrom1DTo6D)
 void
 CheckCoefficients(bool useGPU)
 {
-  const auto t = MakeCase<5>({ { 7, 6, 5, 6, 8 } }, Content::Random, FreshSeed());
-  auto       table = MakeTable<double>(t, Source::HostFloat, useGPU);
+  const auto          t = MakeCase<5>({ { 7, 6, 5, 6, 8 } }, Content::Random, FreshSeed());
+  auto                table = MakeTable<double>(t, Source::HostFloat, useGPU);
   std::vector<double> coefficients;
   table->GetCoefficients(coefficients);
   ASSERT_EQ(static_cast<std::int64_t>(coefficients.size()), t.Count());
@@ -401,8 +430,8 @@ CheckOutsideRules(const std::array<itk::SizeValueType, D> & n, bool useGPU)
     MinusInfinity,
     NotANumber
   };
-  std::vector<std::array<double, D>> indices;
-  std::vector<std::array<Kind, D>>   kinds;
+  std::vector<std::array<double, D>>     indices;
+  std::vector<std::array<Kind, D>>       kinds;
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (int i = 0; i < 600; ++i)
   {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Bad input to CubicResampleGPUImageFilter gets a clear error, or ITK's own behaviour
 // where ITK defines one: an empty input or no transform (itk::ExceptionObject), one-
 // voxel images and axes, NaN samples and NaN transforms (compared with ITK's
@@ -17,8 +34,10 @@ using Filter2 = itk::CubicResampleGPUImageFilter<Image2, Image2>;
 
 /** The module's filter, set up as the tests compare it with ITK's. */
 Filter2::Pointer
-MakeModuleFilter(const Image2 * input, const itk::Transform<double, 2, 2> * transform, const Image2 * geometry,
-                 Path path)
+MakeModuleFilter(const Image2 *                       input,
+                 const itk::Transform<double, 2, 2> * transform,
+                 const Image2 *                       geometry,
+                 Path                                 path)
 {
   auto resample = Filter2::New();
   ConfigureCubicResample(resample.GetPointer(), transform, geometry, -1.0);
@@ -88,7 +107,7 @@ CheckOneVoxelAxes(Path path)
     origin[0] = -0.9;
     origin[1] = -0.8;
     geometry->SetOrigin(origin);
-    auto shift = itk::AffineTransform<double, 2>::New();
+    auto                                              shift = itk::AffineTransform<double, 2>::New();
     itk::AffineTransform<double, 2>::OutputVectorType translation;
     translation[0] = std::uniform_real_distribution<double>(-0.2, 0.2)(rng);
     translation[1] = std::uniform_real_distribution<double>(-0.2, 0.2)(rng);
@@ -146,7 +165,7 @@ CheckNaN(Path path)
   }
   EXPECT_GT(nan, 0u);
 
-  auto broken = itk::AffineTransform<double, 2>::New();
+  auto                                              broken = itk::AffineTransform<double, 2>::New();
   itk::AffineTransform<double, 2>::OutputVectorType translation;
   translation[0] = std::numeric_limits<double>::quiet_NaN();
   translation[1] = 0.0;

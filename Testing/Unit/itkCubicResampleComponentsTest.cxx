@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Multi-component cubic resampling (CubicBSplinePerComponent): every component of an
 // RGB, vector or VectorImage resampled equals ITK's scalar resampling of that
 // component (ResampleImageFilter + BSplineInterpolateImageFunction of order 3), with
@@ -21,9 +38,9 @@ template <typename TImage>
 typename TImage::Pointer
 MakeComponentImage(const typename TImage::SizeType & size, unsigned int components, std::uint32_t seed)
 {
-  constexpr unsigned int D = TImage::ImageDimension;
-  auto                   image = TImage::New();
-  typename TImage::IndexType start;
+  constexpr unsigned int       D = TImage::ImageDimension;
+  auto                         image = TImage::New();
+  typename TImage::IndexType   start;
   typename TImage::SpacingType spacing;
   for (unsigned int a = 0; a < D; ++a)
   {
@@ -52,8 +69,8 @@ template <unsigned int D>
 typename itk::AffineTransform<double, D>::Pointer
 RotationAndScale(std::mt19937 & rng)
 {
-  auto                                   affine = itk::AffineTransform<double, D>::New();
-  std::uniform_real_distribution<double> u(-0.06, 0.06);
+  auto                                                 affine = itk::AffineTransform<double, D>::New();
+  std::uniform_real_distribution<double>               u(-0.06, 0.06);
   typename itk::AffineTransform<double, D>::MatrixType m;
   m.SetIdentity();
   for (unsigned int r = 0; r < D; ++r)
@@ -75,8 +92,7 @@ RotationAndScale(std::mt19937 & rng)
 
 template <typename TImage, typename TComponentImage>
 void
-CheckComponents(unsigned int components, const typename TImage::PixelType & defaultPixel, bool useGPU,
-                double tolerance)
+CheckComponents(unsigned int components, const typename TImage::PixelType & defaultPixel, bool useGPU, double tolerance)
 {
   constexpr unsigned int D = TImage::ImageDimension;
   const std::uint32_t    seed = FreshSeed();

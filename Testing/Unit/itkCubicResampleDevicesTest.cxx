@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The resampler and the displacement field over several devices (SetNumberOfDevices,
 // SetDevices): each device computes a run of the output's slabs (the resampler from
 // coefficients of the whole input, its shares exchanged between the devices or each
@@ -26,8 +43,12 @@ constexpr double kDefault = -3.0;
 
 template <typename TIn>
 FloatImage::Pointer
-Resampled(const TIn * input, const itk::Transform<double, 3, 3> * transform, const FloatImage * geometry, bool gpu,
-          const std::vector<int> & devices, unsigned int numberOfDevices)
+Resampled(const TIn *                          input,
+          const itk::Transform<double, 3, 3> * transform,
+          const FloatImage *                   geometry,
+          bool                                 gpu,
+          const std::vector<int> &             devices,
+          unsigned int                         numberOfDevices)
 {
   auto resample = itk::CubicResampleGPUImageFilter<TIn, FloatImage>::New();
   ConfigureCubicResample(resample.GetPointer(), transform, geometry, kDefault);
@@ -44,8 +65,10 @@ Resampled(const TIn * input, const itk::Transform<double, 3, 3> * transform, con
 
 /** The resampler with its default devices (NumberOfDevices 0: every visible one). */
 FloatImage::Pointer
-ResampledOnDefaultDevices(const FloatImage * input, const itk::Transform<double, 3, 3> * transform,
-                          const FloatImage * geometry, bool gpu)
+ResampledOnDefaultDevices(const FloatImage *                   input,
+                          const itk::Transform<double, 3, 3> * transform,
+                          const FloatImage *                   geometry,
+                          bool                                 gpu)
 {
   auto resample = itk::CubicResampleGPUImageFilter<FloatImage, FloatImage>::New();
   ConfigureCubicResample(resample.GetPointer(), transform, geometry, kDefault);
@@ -71,8 +94,11 @@ using Field = itk::Image<itk::Vector<double, 3>, 3>;
 /** The displacement field of \a transform over \a domain's grid, in slabs of 2000
  * voxels (11 slabs of 2 planes), spread over \a devices. */
 Field::Pointer
-FieldOf(const itk::Transform<double, 3, 3> * transform, const FloatImage * domain, bool gpu,
-        const std::vector<int> & devices, unsigned int numberOfDevices)
+FieldOf(const itk::Transform<double, 3, 3> * transform,
+        const FloatImage *                   domain,
+        bool                                 gpu,
+        const std::vector<int> &             devices,
+        unsigned int                         numberOfDevices)
 {
   auto filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
   filter->SetTransform(transform);
@@ -201,10 +227,10 @@ TEST(CubicResampleDevicesGPU, TwoDevicesGiveTheBitsOfOne)
   {
     const ScopedEnvironment wholeInputs("CIF_DEVICE_INPUT_SHARES", "0");
     const auto one = Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, {}, 1);
-    EXPECT_TRUE(SameImage(Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, TwoDevices(), 0),
-                          one));
-    EXPECT_TRUE(SameImage(
-      Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, { 0, 0, 0 }, 0), one));
+    EXPECT_TRUE(
+      SameImage(Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, TwoDevices(), 0), one));
+    EXPECT_TRUE(
+      SameImage(Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, { 0, 0, 0 }, 0), one));
   }
   // An input of another scalar type: converted on each device.
   auto bytes = ByteImage::New();
@@ -216,8 +242,8 @@ TEST(CubicResampleDevicesGPU, TwoDevicesGiveTheBitsOfOne)
     bytes->GetBufferPointer()[i] = static_cast<unsigned char>(rng());
   }
   const auto one = Resampled(bytes.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, {}, 1);
-  EXPECT_TRUE(SameImage(Resampled(bytes.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, TwoDevices(), 0),
-                        one));
+  EXPECT_TRUE(
+    SameImage(Resampled(bytes.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, TwoDevices(), 0), one));
 }
 
 TEST(CubicResampleDevicesGPU, FieldOnTwoDevicesHasTheBitsOfOne)
@@ -279,8 +305,9 @@ TEST(CubicResampleDevices, DefaultDevicesOnTheCPUPathGiveTheBitsOfOne)
   const auto   input = MakeInput<FloatImage>({ { 40, 36, 30 } }, Content::Random, seed);
   const auto   geometry = OutputGeometry<FloatImage>({ { 44, 40, 66 } });
   const auto   affine = RandomAffine<3>(rng);
-  EXPECT_TRUE(SameImage(ResampledOnDefaultDevices(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false),
-                        Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false, {}, 1)));
+  EXPECT_TRUE(
+    SameImage(ResampledOnDefaultDevices(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false),
+              Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false, {}, 1)));
   EXPECT_TRUE(SameField(FieldOnDefaultDevices(affine.GetPointer(), input.GetPointer(), false),
                         FieldOf(affine.GetPointer(), input.GetPointer(), false, {}, 1)));
 }
@@ -290,7 +317,8 @@ TEST(CubicResampleDevicesGPU, DefaultDevicesGiveTheBitsOfOne)
   CIF_REQUIRE_GPU();
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << cif::GetDeviceCount() << " device(s)");
-  std::printf("  %d visible device(s): the default %s\n", cif::GetDeviceCount(),
+  std::printf("  %d visible device(s): the default %s\n",
+              cif::GetDeviceCount(),
               cif::GetDeviceCount() > 1 ? "spreads over all of them" : "takes the one-device path");
   std::mt19937 rng(seed);
   const auto   input = MakeInput<FloatImage>({ { 40, 36, 30 } }, Content::Random, seed);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // On the GPU the resampler keeps the coefficients it computes mirror-padded
 // (SetMirrorPaddedCoefficients, on by default; cifMirrorPadding.h). The output must be
 // the image the dense coefficients give, bit for bit, whichever way the coefficients
@@ -22,8 +39,12 @@ namespace
  * computed in \a pieces streamed pieces. */
 template <typename TIn, typename TOut>
 typename TOut::Pointer
-ResampleOnGPU(const TIn * input, const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
-              const TOut * geometry, bool padded, unsigned int pieces = 1, bool inputIsCoefficients = false)
+ResampleOnGPU(const TIn *                                                              input,
+              const itk::Transform<double, TIn::ImageDimension, TIn::ImageDimension> * transform,
+              const TOut *                                                             geometry,
+              bool                                                                     padded,
+              unsigned int                                                             pieces = 1,
+              bool                                                                     inputIsCoefficients = false)
 {
   using Filter = itk::CubicResampleGPUImageFilter<TIn, TOut>;
   auto resample = Filter::New();
@@ -104,7 +125,8 @@ ExpectTheSameBitsPaddedOrNot(const itk::Size<D> & inSize, const itk::Size<D> & o
     EXPECT_EQ(DifferingVoxels(padded.GetPointer(), dense.GetPointer()), 0u) << "float host input, affine";
     const std::size_t count = padded->GetBufferedRegion().GetNumberOfPixels();
     const std::size_t inside =
-      count - static_cast<std::size_t>(std::count(padded->GetBufferPointer(), padded->GetBufferPointer() + count, -7.0f));
+      count -
+      static_cast<std::size_t>(std::count(padded->GetBufferPointer(), padded->GetBufferPointer() + count, -7.0f));
     EXPECT_GT(inside, count / 10) << "too few output voxels inside the input to test anything";
     auto streamedDense = ResampleOnGPU(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false, 3);
     auto streamedPadded = ResampleOnGPU(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, 3);
@@ -129,7 +151,8 @@ ExpectTheSameBitsPaddedOrNot(const itk::Size<D> & inSize, const itk::Size<D> & o
     onDevice->CopyInformation(input);
     onDevice->SetRegions(input->GetBufferedRegion());
     onDevice->Allocate();
-    std::copy(input->GetBufferPointer(), input->GetBufferPointer() + input->GetBufferedRegion().GetNumberOfPixels(),
+    std::copy(input->GetBufferPointer(),
+              input->GetBufferPointer() + input->GetBufferedRegion().GetNumberOfPixels(),
               onDevice->GetBufferPointer());
     auto dense = ResampleOnGPU(onDevice.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false);
     auto padded = ResampleOnGPU(onDevice.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true);

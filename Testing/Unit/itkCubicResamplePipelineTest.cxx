@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // CubicResampleGPUImageFilter inside pipelines: coefficients left on the device by
 // BSplinePrefilterGPUImageFilter (InputIsCoefficients, no host round trip, counted
 // transfers), a CudaImage of samples (prefiltered on the device without touching the
@@ -26,11 +43,11 @@ constexpr double kFloatTolerance = 4e-6 * 200.0; // as the float tests of itkCub
 /** The samples, a random affine about them and ITK's answer, from one fresh seed. */
 struct Case
 {
-  std::uint32_t                               seed = FreshSeed();
-  HostImage::Pointer                          samples = MakeInput<HostImage>({ { 29, 25, 21 } }, Content::Random, seed);
-  HostImage::Pointer                          geometry = OutputGeometry<HostImage>({ { 27, 24, 19 } });
-  itk::AffineTransform<double, 3>::Pointer    affine;
-  HostImage::Pointer                          want;
+  std::uint32_t                            seed = FreshSeed();
+  HostImage::Pointer                       samples = MakeInput<HostImage>({ { 29, 25, 21 } }, Content::Random, seed);
+  HostImage::Pointer                       geometry = OutputGeometry<HostImage>({ { 27, 24, 19 } });
+  itk::AffineTransform<double, 3>::Pointer affine;
+  HostImage::Pointer                       want;
 
   Case()
   {
@@ -81,8 +98,7 @@ TEST(CubicResampleGPU, ResamplesCoefficientsLeftOnTheDeviceByThePrefilter)
   cif::TransferCounters::Reset();
   resample->Update();
   EXPECT_EQ(resample->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
-  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(),
-            itk::CudaImageDataManager::Residency::DeviceOnly);
+  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
   const DeviceImage * result = resample->GetOutput();
   EXPECT_EQ(result->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
   EXPECT_EQ(cif::TransferCounters::Get().uploads, 1u);
@@ -90,8 +106,7 @@ TEST(CubicResampleGPU, ResamplesCoefficientsLeftOnTheDeviceByThePrefilter)
 
   ExpectSameResample(result, c.want.GetPointer(), kDefaultValue, kFloatTolerance);
   EXPECT_EQ(cif::TransferCounters::Get().downloads, 1u); // reading the result
-  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(),
-            itk::CudaImageDataManager::Residency::DeviceOnly);
+  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
 }
 
 /** A CudaImage of samples: prefiltered on the device into the filter's own buffer, so
@@ -162,7 +177,8 @@ CheckHostCoefficients(Path path)
   auto resample = MakeResampler<HostImage, HostImage>(c, true, path);
   resample->SetInput(decomposition->GetOutput());
   resample->Update();
-  EXPECT_EQ(resample->GetLastExecutionPath(), path == Path::GPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+  EXPECT_EQ(resample->GetLastExecutionPath(),
+            path == Path::GPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
   ExpectSameResample(resample->GetOutput(), c.want.GetPointer(), kDefaultValue, kFloatTolerance);
 }
 
@@ -206,7 +222,8 @@ CheckNeverRunsITKsPrefilter(Path path)
   resample->SetInterpolator(counting);
   resample->SetInput(c.samples);
   resample->Update();
-  EXPECT_EQ(resample->GetLastExecutionPath(), path == Path::GPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+  EXPECT_EQ(resample->GetLastExecutionPath(),
+            path == Path::GPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
   EXPECT_EQ(counting->imagesHandedIn, 0);
   ExpectSameResample(resample->GetOutput(), c.want.GetPointer(), kDefaultValue, kFloatTolerance);
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Resampling in slabs (cifResampleSlabs.h): the planner cuts the slowest axis into
 // contiguous slabs that cover every plane once, and the filters give the same bits
 // in forced small slabs as in one piece: CubicResampleGPUImageFilter (2-D to 4-D;
@@ -70,8 +87,8 @@ TEST(ResampleSlabs, CutTheSlowestAxisIntoAtMostSixteenSlabsOfAtLeastTheMinimum)
   ExpectSlabsTile(big, plan, 3);
 
   // one piece: below two slabs' worth, one plane, or nothing to cut
-  for (const auto & g : { GeometryOfSize({ 256, 256, 100 }), GeometryOfSize({ 64, 64, 64 }),
-                          GeometryOfSize({ 8192, 8192, 1 }) })
+  for (const auto & g :
+       { GeometryOfSize({ 256, 256, 100 }), GeometryOfSize({ 64, 64, 64 }), GeometryOfSize({ 8192, 8192, 1 }) })
   {
     const auto one = cif::PlanResampleSlabs(g, 3, cif::kDefaultSlabVoxels);
     EXPECT_EQ(one.count, 1);
@@ -156,7 +173,7 @@ TEST(ResampleSlabs, SpreadSharesFeedEachSlabThePlanesItReads)
   ASSERT_GE(plan.count, 8);
   for (int trial = 0; trial < 6; ++trial)
   {
-    auto affine = itk::AffineTransform<double, 3>::New();
+    auto                                            affine = itk::AffineTransform<double, 3>::New();
     itk::AffineTransform<double, 3>::InputPointType centre;
     centre[0] = 20;
     centre[1] = 18;
@@ -230,9 +247,13 @@ TEST(ResampleSlabs, SpreadSharesFeedEachSlabThePlanesItReads)
  * output and, in \a events, how many progress events it reported. */
 template <typename TImage>
 typename TImage::Pointer
-Resample(const TImage * input, const itk::Transform<double, TImage::ImageDimension, TImage::ImageDimension> * transform,
-         const TImage * geometry, Path path, itk::SizeValueType minimumVoxelsPerSlab, std::size_t & events,
-         const typename TImage::RegionType * requested = nullptr)
+Resample(const TImage *                                                                 input,
+         const itk::Transform<double, TImage::ImageDimension, TImage::ImageDimension> * transform,
+         const TImage *                                                                 geometry,
+         Path                                                                           path,
+         itk::SizeValueType                                                             minimumVoxelsPerSlab,
+         std::size_t &                                                                  events,
+         const typename TImage::RegionType *                                            requested = nullptr)
 {
   using Filter = itk::CubicResampleGPUImageFilter<TImage, TImage>;
   auto filter = Filter::New();
@@ -247,7 +268,8 @@ Resample(const TImage * input, const itk::Transform<double, TImage::ImageDimensi
   }
   auto progress = RecordProgress(filter);
   filter->Update();
-  EXPECT_EQ(filter->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
+  EXPECT_EQ(filter->GetLastExecutionPath(),
+            path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
   events = progress->size();
   typename TImage::Pointer out = filter->GetOutput();
   out->DisconnectPipeline();
@@ -272,20 +294,22 @@ CheckResampleSlabs(Path path)
   using Transform = itk::Transform<double, D, D>;
   struct Case
   {
-    std::string                   name;
+    std::string                      name;
     typename Transform::ConstPointer transform;
-    typename Image::Pointer       input;
+    typename Image::Pointer          input;
   };
   std::vector<Case> cases;
   cases.push_back({ "affine (linear rows)", RandomAffine<D>(rng, 1.0, &inputCentre).GetPointer(), input });
   auto bspline = RandomBSpline<D>(input.GetPointer(), 3, 2.0, rng);
   cases.push_back({ "bspline", bspline.GetPointer(), input });
-  cases.push_back({ "composite affine+bspline", AffineThen<D>(bspline.GetPointer(), rng, &inputCentre).GetPointer(), input });
+  cases.push_back(
+    { "composite affine+bspline", AffineThen<D>(bspline.GetPointer(), rng, &inputCentre).GetPointer(), input });
   // Image, output and control grid along the same axes: the device shares each
   // output row's B-spline support (a kernel chosen for the whole output, not per slab).
   auto aligned = MakeInput<Image>(inSize, Content::Random, seed + 1);
   AlignWithAxes(aligned.GetPointer());
-  cases.push_back({ "axis-aligned bspline", RandomBSpline<D>(aligned.GetPointer(), 3, 2.0, rng).GetPointer(), aligned });
+  cases.push_back(
+    { "axis-aligned bspline", RandomBSpline<D>(aligned.GetPointer(), 3, 2.0, rng).GetPointer(), aligned });
   // host-mapped: the mapped points of each slab are its own
   auto field = RandomDisplacementField<D>(input.GetPointer(), 1.5, rng);
   cases.push_back({ "displacement field, nearest (host-mapped)", HostMappedField<D>(field).GetPointer(), input });
@@ -307,8 +331,8 @@ CheckResampleSlabs(Path path)
                                       << (requested ? ", requested sub-region" : "") << ", "
                                       << (path == Path::GPU ? "GPU" : "CPU") << ", seed " << seed);
       std::size_t onePieceEvents = 0, slabEvents = 0;
-      auto        onePiece = Resample<Image>(caseInput, transform, geometry, path,
-                                      itk::NumericTraits<itk::SizeValueType>::max(), onePieceEvents, requested);
+      auto        onePiece = Resample<Image>(
+        caseInput, transform, geometry, path, itk::NumericTraits<itk::SizeValueType>::max(), onePieceEvents, requested);
       auto slabs = Resample<Image>(caseInput, transform, geometry, path, 1, slabEvents, requested);
       ExpectSameBits(onePiece.GetPointer(), slabs.GetPointer());
       // one more event per slab beyond the first
@@ -342,8 +366,8 @@ CheckComponentSlabs(Path path)
   {
     it.Set(Pixel(std::array<float, 3>{ unit(rng), unit(rng), unit(rng) }.data()));
   }
-  auto         geometry = OutputGeometry<Image>({ { 21, 18, 15 } });
-  auto         affine = RandomAffine<3>(rng);
+  auto           geometry = OutputGeometry<Image>({ { 21, 18, 15 } });
+  auto           affine = RandomAffine<3>(rng);
   Image::Pointer outputs[2];
   std::size_t    events[2];
   for (int forced = 0; forced < 2; ++forced)
@@ -384,7 +408,7 @@ CheckDisplacementFieldSlabs(Path path, bool axisAligned)
   {
     AlignWithAxes(domain.GetPointer());
   }
-  auto bspline = RandomBSpline<D>(domain.GetPointer(), 4, 3.0, rng);
+  auto                    bspline = RandomBSpline<D>(domain.GetPointer(), 4, 3.0, rng);
   typename Field::Pointer fields[2];
   std::size_t             events[2];
   for (int forced = 0; forced < 2; ++forced)
@@ -398,7 +422,8 @@ CheckDisplacementFieldSlabs(Path path, bool axisAligned)
     }
     auto progress = RecordProgress(filter);
     filter->Update();
-    EXPECT_EQ(filter->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
+    EXPECT_EQ(filter->GetLastExecutionPath(),
+              path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
     events[forced] = progress->size();
     fields[forced] = filter->GetOutput();
   }

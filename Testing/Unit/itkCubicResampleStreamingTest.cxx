@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The resampler in ITK streaming and larger than the device: StreamingImageFilter
 // with 1 to 64 divisions and a streaming MetaImage writer give the bits of one
 // piece (the whole input's coefficients are kept between pieces); under a device
@@ -26,8 +43,10 @@ using Resampler = itk::CubicResampleGPUImageFilter<InputImage, OutputImage>;
 constexpr double kDefault = -7.0;
 
 Resampler::Pointer
-MakeResampler(const InputImage * input, const itk::Transform<double, 3, 3> * transform, const OutputImage * geometry,
-              Path path)
+MakeResampler(const InputImage *                   input,
+              const itk::Transform<double, 3, 3> * transform,
+              const OutputImage *                  geometry,
+              Path                                 path)
 {
   auto resample = Resampler::New();
   ConfigureCubicResample(resample.GetPointer(), transform, geometry, kDefault);
@@ -37,8 +56,10 @@ MakeResampler(const InputImage * input, const itk::Transform<double, 3, 3> * tra
 }
 
 OutputImage::Pointer
-OnePiece(const InputImage * input, const itk::Transform<double, 3, 3> * transform, const OutputImage * geometry,
-         Path path)
+OnePiece(const InputImage *                   input,
+         const itk::Transform<double, 3, 3> * transform,
+         const OutputImage *                  geometry,
+         Path                                 path)
 {
   auto resample = MakeResampler(input, transform, geometry, path);
   resample->Update();
@@ -57,10 +78,10 @@ ExpectSameBits(const OutputImage * a, const OutputImage * b, const std::string &
 
 struct Case
 {
-  InputImage::Pointer                     input;
-  OutputImage::Pointer                    geometry;
-  itk::Transform<double, 3, 3>::Pointer   affine;
-  itk::Transform<double, 3, 3>::Pointer   bspline;
+  InputImage::Pointer                   input;
+  OutputImage::Pointer                  geometry;
+  itk::Transform<double, 3, 3>::Pointer affine;
+  itk::Transform<double, 3, 3>::Pointer bspline;
 };
 
 Case
@@ -91,7 +112,8 @@ ExpectStreamingMatchesOnePiece(Path path)
       streamer->SetInput(resample->GetOutput());
       streamer->SetNumberOfStreamDivisions(divisions);
       streamer->Update();
-      ExpectSameBits(streamer->GetOutput(), whole.GetPointer(),
+      ExpectSameBits(streamer->GetOutput(),
+                     whole.GetPointer(),
                      std::string(transform->GetNameOfClass()) + ", " + std::to_string(divisions) + " divisions");
     }
   }
@@ -102,11 +124,12 @@ ExpectStreamingWriterMatchesOnePiece(Path path)
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
-  const Case  c = MakeCase(seed);
-  const auto  whole = OnePiece(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), path);
-  auto        resample = MakeResampler(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), path);
-  const auto  read = WriteStreamedAndReadBack(resample->GetOutput(), 9, std::to_string(seed));
-  EXPECT_TRUE(SameBits(read->GetBufferPointer(), whole->GetBufferPointer(), whole->GetBufferedRegion().GetNumberOfPixels()));
+  const Case c = MakeCase(seed);
+  const auto whole = OnePiece(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), path);
+  auto       resample = MakeResampler(c.input.GetPointer(), c.affine.GetPointer(), c.geometry.GetPointer(), path);
+  const auto read = WriteStreamedAndReadBack(resample->GetOutput(), 9, std::to_string(seed));
+  EXPECT_TRUE(
+    SameBits(read->GetBufferPointer(), whole->GetBufferPointer(), whole->GetBufferedRegion().GetNumberOfPixels()));
 }
 
 void
@@ -125,7 +148,8 @@ ExpectSlabsUnderALimitMatchOnePiece(Path path)
     {
       ScopedDeviceMemoryLimit scoped(limit);
       const auto              slabbed = OnePiece(c.input.GetPointer(), transform, c.geometry.GetPointer(), path);
-      ExpectSameBits(slabbed.GetPointer(), whole.GetPointer(),
+      ExpectSameBits(slabbed.GetPointer(),
+                     whole.GetPointer(),
                      std::string(transform->GetNameOfClass()) + ", limit " + std::to_string(limit));
       // and streamed under the limit too
       auto resample = MakeResampler(c.input.GetPointer(), transform, c.geometry.GetPointer(), path);
@@ -133,7 +157,8 @@ ExpectSlabsUnderALimitMatchOnePiece(Path path)
       streamer->SetInput(resample->GetOutput());
       streamer->SetNumberOfStreamDivisions(5);
       streamer->Update();
-      ExpectSameBits(streamer->GetOutput(), whole.GetPointer(),
+      ExpectSameBits(streamer->GetOutput(),
+                     whole.GetPointer(),
                      std::string(transform->GetNameOfClass()) + ", streamed, limit " + std::to_string(limit));
     }
   }
@@ -185,7 +210,8 @@ ExpectFailedReservationsArePlannedFiner()
   // and once allocations succeed again, the B-spline case runs (in slabs, under the limit)
   ScopedAllocationFailuresAbove none(0);
   ExpectSameBits(OnePiece(c.input.GetPointer(), c.bspline.GetPointer(), c.geometry.GetPointer(), Path::GPU),
-                 wholeBSpline.GetPointer(), "B-spline, allocations succeeding again");
+                 wholeBSpline.GetPointer(),
+                 "B-spline, allocations succeeding again");
 }
 
 /** TransformToDisplacementFieldGPUFilter under StreamingImageFilter: each piece is
@@ -211,7 +237,8 @@ ExpectFieldStreamingMatchesOnePiece(Path path)
     };
     auto one = make();
     one->Update();
-    EXPECT_EQ(one->GetLastExecutionPath(), path == Path::GPU ? FieldFilter::ExecutionPath::GPU : FieldFilter::ExecutionPath::CPU);
+    EXPECT_EQ(one->GetLastExecutionPath(),
+              path == Path::GPU ? FieldFilter::ExecutionPath::GPU : FieldFilter::ExecutionPath::CPU);
     Field::Pointer whole = one->GetOutput();
     whole->DisconnectPipeline();
     for (unsigned int divisions : { 1u, 3u, 16u })
@@ -221,7 +248,8 @@ ExpectFieldStreamingMatchesOnePiece(Path path)
       streamer->SetInput(filter->GetOutput());
       streamer->SetNumberOfStreamDivisions(divisions);
       streamer->Update();
-      const std::string what = std::string(transform->GetNameOfClass()) + ", " + std::to_string(divisions) + " divisions";
+      const std::string what =
+        std::string(transform->GetNameOfClass()) + ", " + std::to_string(divisions) + " divisions";
       EXPECT_EQ(filter->GetLastExecutionPath(), one->GetLastExecutionPath()) << what;
       ASSERT_EQ(streamer->GetOutput()->GetBufferedRegion(), whole->GetBufferedRegion()) << what;
       if (divisions > 1)
@@ -232,7 +260,8 @@ ExpectFieldStreamingMatchesOnePiece(Path path)
           << what;
       }
       EXPECT_TRUE(SameBits(streamer->GetOutput()->GetBufferPointer()->GetDataPointer(),
-                           whole->GetBufferPointer()->GetDataPointer(), 3 * whole->GetBufferedRegion().GetNumberOfPixels()))
+                           whole->GetBufferPointer()->GetDataPointer(),
+                           3 * whole->GetBufferedRegion().GetNumberOfPixels()))
         << what;
     }
   }
@@ -358,13 +387,19 @@ TEST(DisplacementFieldStreamingGPU, MemoryPressureGivesTheBitsOfOnePiece)
   ExpectFieldUnderMemoryPressureMatchesOnePiece(Path::GPU);
 }
 TEST(CubicResampleStreaming, StreamingFilterGivesTheBitsOfOnePiece) { ExpectStreamingMatchesOnePiece(Path::CPU); }
-TEST(CubicResampleStreaming, GivenCoefficientsAreRequestedAsInputBoxes) { ExpectCoefficientBoxesMatchOnePiece(Path::CPU); }
+TEST(CubicResampleStreaming, GivenCoefficientsAreRequestedAsInputBoxes)
+{
+  ExpectCoefficientBoxesMatchOnePiece(Path::CPU);
+}
 TEST(CubicResampleStreamingGPU, GivenCoefficientsAreRequestedAsInputBoxes)
 {
   CIF_REQUIRE_GPU();
   ExpectCoefficientBoxesMatchOnePiece(Path::GPU);
 }
-TEST(DisplacementFieldStreaming, StreamingFilterGivesTheBitsOfOnePiece) { ExpectFieldStreamingMatchesOnePiece(Path::CPU); }
+TEST(DisplacementFieldStreaming, StreamingFilterGivesTheBitsOfOnePiece)
+{
+  ExpectFieldStreamingMatchesOnePiece(Path::CPU);
+}
 TEST(DisplacementFieldStreamingGPU, StreamingFilterGivesTheBitsOfOnePiece)
 {
   CIF_REQUIRE_GPU();
@@ -429,8 +464,8 @@ TEST(CubicResampleLargeGPU, AxisLongerThan65535)
     auto         cpu = OnePiece(input.GetPointer(), affine.GetPointer(), geometry, Path::CPU);
     auto         gpu = OnePiece(input.GetPointer(), affine.GetPointer(), geometry, Path::GPU);
     ASSERT_EQ(gpu->GetBufferedRegion(), cpu->GetBufferedRegion());
-    const auto count = cpu->GetBufferedRegion().GetNumberOfPixels();
-    double     range = 0, worst = 0;
+    const auto  count = cpu->GetBufferedRegion().GetNumberOfPixels();
+    double      range = 0, worst = 0;
     std::size_t inside = 0;
     for (std::size_t i = 0; i < count; ++i)
     {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // CubicResampleGPUImageFilter and TransformToDisplacementFieldGPUFilter against ITK
 // (ResampleImageFilter + BSplineInterpolateImageFunction of order 3, and
 // TransformToDisplacementFieldFilter), through the CPU path always and the GPU path
@@ -78,14 +95,15 @@ CheckTransforms(Path path)
     for (const auto & [name, transform] : transforms)
     {
       SCOPED_TRACE(testing::Message() << D << "-D " << typeid(TPixel).name() << ", " << name << ", "
-                                      << ToString(content) << ", " << (path == Path::GPU ? "GPU" : "CPU")
-                                      << ", seed " << seed);
+                                      << ToString(content) << ", " << (path == Path::GPU ? "GPU" : "CPU") << ", seed "
+                                      << seed);
       // every transform but the host-mapped one is evaluated by the module itself
       EXPECT_EQ(itk::CudaTransformChain<D>(transform).IsDeviceEvaluable(),
                 name.find("host-mapped") == std::string::npos);
-      auto want = ResampleWithITK<Image, Image>(input, transform, geometry, defaultValue);
-      auto got = ResampleWithModule<Image, Image>(input, transform, geometry, defaultValue, path);
-      const double tolerance = std::is_same_v<TPixel, double> ? 1e-10 : (std::is_integral_v<TPixel> ? 1.0 : 4e-6 * 200.0);
+      auto         want = ResampleWithITK<Image, Image>(input, transform, geometry, defaultValue);
+      auto         got = ResampleWithModule<Image, Image>(input, transform, geometry, defaultValue, path);
+      const double tolerance =
+        std::is_same_v<TPixel, double> ? 1e-10 : (std::is_integral_v<TPixel> ? 1.0 : 4e-6 * 200.0);
       ExpectSameResample(got.GetPointer(), want.GetPointer(), defaultValue, tolerance);
     }
   }
@@ -197,7 +215,7 @@ CheckAxisAlignedWarp(Path path, bool turnedMovingImage = false)
     SCOPED_TRACE(testing::Message() << D << "-D " << typeid(TPixel).name() << ", axis-aligned B-spline warp, "
                                     << ToString(content) << ", " << (path == Path::GPU ? "GPU" : "CPU")
                                     << (turnedMovingImage ? ", moving image turned" : "") << ", seed " << seed);
-    auto                        input = MakeInput<Image>(size, content, seed);
+    auto                          input = MakeInput<Image>(size, content, seed);
     typename Image::DirectionType identity;
     identity.SetIdentity();
     input->SetDirection(identity);
@@ -236,8 +254,8 @@ CheckAxisAlignedWarp(Path path, bool turnedMovingImage = false)
     }
     auto want = ResampleWithITK<Image, Image>(input, bspline, geometry, defaultValue);
     auto got = ResampleWithModule<Image, Image>(input, bspline, geometry, defaultValue, path);
-    ExpectSameResample(got.GetPointer(), want.GetPointer(), defaultValue,
-                       std::is_same_v<TPixel, double> ? 1e-10 : 4e-6 * 200.0);
+    ExpectSameResample(
+      got.GetPointer(), want.GetPointer(), defaultValue, std::is_same_v<TPixel, double> ? 1e-10 : 4e-6 * 200.0);
   }
 }
 
@@ -295,7 +313,7 @@ CheckDisplacementField(Path path, bool axisAligned = false)
   {
     AlignWithAxes(domain.GetPointer());
   }
-  auto bspline = RandomBSpline<D>(domain.GetPointer(), D == 2 ? 7 : 4, 3.0, rng);
+  auto                    bspline = RandomBSpline<D>(domain.GetPointer(), D == 2 ? 7 : 4, 3.0, rng);
   typename Image::Pointer grid = domain;
   if (axisAligned)
   {
@@ -315,7 +333,8 @@ CheckDisplacementField(Path path, bool axisAligned = false)
   using Filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>;
   auto filter = MakeDisplacementFieldFilter<Field>(bspline.GetPointer(), grid.GetPointer(), path);
   filter->Update();
-  EXPECT_EQ(filter->GetLastExecutionPath(), path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
+  EXPECT_EQ(filter->GetLastExecutionPath(),
+            path == Path::GPU ? Filter::ExecutionPath::GPU : Filter::ExecutionPath::CPU);
 
   const std::size_t count = grid->GetLargestPossibleRegion().GetNumberOfPixels() * D;
   const auto *      got = reinterpret_cast<const TComponent *>(filter->GetOutput()->GetBufferPointer());
@@ -370,8 +389,8 @@ MakeTextureResampler(const TextureImage * input)
 ErrorStats
 ExpectWithinTextureBounds(const TextureImage * texture, const TextureImage * exact)
 {
-  const ErrorStats stats = Compare(texture->GetBufferPointer(), exact->GetBufferPointer(),
-                                   exact->GetBufferedRegion().GetNumberOfPixels());
+  const ErrorStats stats =
+    Compare(texture->GetBufferPointer(), exact->GetBufferPointer(), exact->GetBufferedRegion().GetNumberOfPixels());
   EXPECT_LE(stats.maxAbs, 0.06 * 200.0) << stats;
   EXPECT_LE(stats.rms, 0.01 * 200.0) << stats;
   return stats;
@@ -421,14 +440,14 @@ TEST(CubicResampleGPU, TextureIsKeptUntilTheInputChanges)
   auto otherGeometry = OutputGeometry<Image>({ { 30, 41, 27 } });
 
   using Filter = TextureResampler;
-  auto filter = MakeTextureResampler(input);
-  const auto expectCloseToExact = [&](const itk::Transform<double, 3, 3> * transform, const Image * grid,
-                                      const char * step) {
-    SCOPED_TRACE(step);
-    auto exact = ResampleWithModule<Image, Image>(input.GetPointer(), transform, grid, -7.0, Path::GPU);
-    ASSERT_EQ(filter->GetOutput()->GetBufferedRegion(), exact->GetBufferedRegion());
-    ExpectWithinTextureBounds(filter->GetOutput(), exact);
-  };
+  auto       filter = MakeTextureResampler(input);
+  const auto expectCloseToExact =
+    [&](const itk::Transform<double, 3, 3> * transform, const Image * grid, const char * step) {
+      SCOPED_TRACE(step);
+      auto exact = ResampleWithModule<Image, Image>(input.GetPointer(), transform, grid, -7.0, Path::GPU);
+      ASSERT_EQ(filter->GetOutput()->GetBufferedRegion(), exact->GetBufferedRegion());
+      ExpectWithinTextureBounds(filter->GetOutput(), exact);
+    };
 
   auto first = RandomAffine<3>(rng);
   filter->SetTransform(first);
@@ -488,7 +507,7 @@ TEST(CubicResampleFactory, SubstitutesTheModuleFilter)
   auto reference = ResampleWithITK<Image, Image>(input, rotation, input, 0.0); // before the factory
 
   const ScopedFactory<itk::CubicResampleGPUFactory> factory;
-  auto resample = itk::ResampleImageFilter<Image, Image>::New();
+  auto                                              resample = itk::ResampleImageFilter<Image, Image>::New();
   using Module = itk::CubicResampleGPUImageFilter<Image, Image>;
   auto * module = dynamic_cast<Module *>(resample.GetPointer());
   ASSERT_NE(module, nullptr) << resample->GetNameOfClass();

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Host outputs of the GPU filters (cifPinnedHostMemory.h,
 // itkCudaHostImportImageContainer.h): a container that falls back to ordinary memory
 // where pinning is declined, keeps its contents when it grows, frees only what it
@@ -93,7 +110,7 @@ TEST(PinnedHostMemory, ContainerKeepsItsContentsWhenItGrowsAndFallsBackWhenDecli
     {
       SCOPED_TRACE(testing::Message() << "pinned asked " << askPinned << ", cap " << cap);
       const cif_test::ScopedPinnedHostLimit limit(cap);
-      const std::size_t           before = cif::GetPinnedHostBytes();
+      const std::size_t                     before = cif::GetPinnedHostBytes();
       {
         auto container = Container::New();
         container->SetPinned(askPinned);
@@ -144,7 +161,7 @@ TEST(PinnedHostMemory, HugePagesOnTheFirstUpdatePinnedMemoryFromTheSecond)
   EXPECT_EQ(image->GetBufferedRegion().GetNumberOfPixels(), 128u * 128u * 40u);
   {
     const cif_test::ScopedPinnedHostLimit off(0);
-    auto                        other = Image::New();
+    auto                                  other = Image::New();
     other->SetRegions(Image::SizeType{ { 128, 128, 40 } });
     other->Allocate(); // ITK's own container, updated before
     itk::UseCudaHostPixelContainer(other.GetPointer());
@@ -168,7 +185,7 @@ TEST(PinnedHostMemory, OutputsBelowThePinningMinimumStayInOrdinaryMemory)
     EXPECT_EQ(cif::GetPinnedOutputMinimumBytes(), std::size_t(16) << 20);
   }
   const cif_test::ScopedPinnedOutputMinimum byDefault(std::size_t(16) << 20);
-  auto image = Image::New();
+  auto                                      image = Image::New();
   image->SetRegions(Image::SizeType{ { 128, 128, 40 } }); // 2.5 MiB
   for (int update = 0; update < 3; ++update)
   {
@@ -201,9 +218,9 @@ TEST(PinnedHostMemoryGPU, PinnedOutputsGiveTheBitsOfOrdinaryOnesAndAreFreedWithT
 {
   CIF_REQUIRE_GPU();
   const cif_test::ScopedPinnedOutputMinimum pinSmallOutputs(0);
-  const auto        input = RandomVolume(70, 2);
-  const std::size_t before = cif::GetPinnedHostBytes();
-  const auto        ordinary = Prefiltered(input, true); // one update: huge pages, not pinned
+  const auto                                input = RandomVolume(70, 2);
+  const std::size_t                         before = cif::GetPinnedHostBytes();
+  const auto                                ordinary = Prefiltered(input, true); // one update: huge pages, not pinned
   ASSERT_NE(dynamic_cast<Container *>(ordinary->GetPixelContainer()), nullptr);
   EXPECT_FALSE(dynamic_cast<Container *>(ordinary->GetPixelContainer())->IsPinned());
   EXPECT_EQ(cif::GetPinnedHostBytes(), before);
@@ -230,8 +247,8 @@ TEST(PinnedHostMemoryGPU, AFilterReusesItsPinnedOutputAcrossUpdatesAndRespectsTh
 {
   CIF_REQUIRE_GPU();
   const cif_test::ScopedPinnedOutputMinimum pinSmallOutputs(0);
-  const auto input = RandomVolume(72, 3);
-  auto       filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+  const auto                                input = RandomVolume(72, 3);
+  auto                                      filter = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
   filter->SetInput(input);
   filter->Update();
   filter->Modified();
@@ -249,7 +266,7 @@ TEST(PinnedHostMemoryGPU, AFilterReusesItsPinnedOutputAcrossUpdatesAndRespectsTh
   {
     // Under a cap smaller than the output, the pinned container gets ordinary memory.
     const cif_test::ScopedPinnedHostLimit small(std::size_t(1) << 20);
-    auto                        capped = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
+    auto                                  capped = itk::BSplinePrefilterGPUImageFilter<Image, Image>::New();
     capped->SetInput(input);
     capped->Update();
     capped->Modified();
@@ -265,7 +282,7 @@ TEST(PinnedHostMemoryGPU, ConvolutionOfRGBImagesIntoPinnedOutputs)
 {
   CIF_REQUIRE_GPU();
   const cif_test::ScopedPinnedOutputMinimum pinSmallOutputs(0);
-  auto rgb = RGBImage::New();
+  auto                                      rgb = RGBImage::New();
   rgb->SetRegions(RGBImage::SizeType{ { 400, 300 } });
   rgb->Allocate();
   std::mt19937                          rng(5);
@@ -296,7 +313,8 @@ TEST(PinnedHostMemoryGPU, ConvolutionOfRGBImagesIntoPinnedOutputs)
   const auto * container = dynamic_cast<const RGBContainer *>(pinned->GetPixelContainer());
   ASSERT_NE(container, nullptr);
   EXPECT_TRUE(container->IsPinned());
-  EXPECT_EQ(std::memcmp(pinned->GetBufferPointer(), ordinary->GetBufferPointer(),
+  EXPECT_EQ(std::memcmp(pinned->GetBufferPointer(),
+                        ordinary->GetBufferPointer(),
                         pinned->GetBufferedRegion().GetNumberOfPixels() * sizeof(itk::RGBPixel<float>)),
             0);
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The registration of host inputs uploaded again and again
 // (itkCudaHostInputRegistration.h). CPU tests replace the driver's page-locking
 // with a recorder and check the order of events against the container's own
@@ -32,7 +49,7 @@ struct Event
   const void * where;
 };
 
-std::vector<Event> g_Events;
+std::vector<Event>     g_Events;
 std::set<const void *> g_Locked;
 std::set<const void *> g_PinnedElsewhere;
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // CudaImage: an itk::Image on the host, with a device copy synchronised lazily.
 #include "cifDeviceBuffer.h"
 #include "cifTestHelpers.h"
@@ -10,8 +27,8 @@ using Residency = itk::CudaImageDataManager::Residency;
 
 TEST(CudaImage, BehavesAsAnImageOnTheHost)
 {
-  auto image = cif_test::MakeImage<Image>({ { 5, 6, 7 } }, { { 1, 2, 3 } }, cif_test::Content::Random,
-                                          cif_test::FreshSeed());
+  auto image =
+    cif_test::MakeImage<Image>({ { 5, 6, 7 } }, { { 1, 2, 3 } }, cif_test::Content::Random, cif_test::FreshSeed());
   EXPECT_EQ(image->GetDataManager()->GetResidency(), Residency::HostOnly);
   image->SetPixel({ { 2, 3, 4 } }, 42.5f);
   EXPECT_EQ(image->GetPixel({ { 2, 3, 4 } }), 42.5f);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Directionality of the directional filter bank: an oriented cosine at the middle
 // direction of a subband's wedge, at mid frequency, puts the majority of its energy
 // into that subband and more than into any other (every subband of n = 2 and 3,
@@ -21,7 +38,8 @@ CheckEverySubbandTakesItsDirection(cif::DirectionalFilterSet set, unsigned int l
   const unsigned int subbands = 1u << levels;
   std::printf("\n%s, %u levels: energy share of each subband (columns) for a cosine at the middle of each "
               "subband's wedge (rows)\n  pattern            ",
-              cif::ToString(set), levels);
+              cif::ToString(set),
+              levels);
   for (unsigned int b = 0; b < subbands; ++b)
   {
     std::printf(" %5u", b);
@@ -51,7 +69,8 @@ CheckEverySubbandTakesItsDirection(cif::DirectionalFilterSet set, unsigned int l
 
 TEST(DirectionalFilterBank, LadderSubbandsAreDirectional)
 {
-  for (auto set : { cif::DirectionalFilterSet::LadderPKVA12, cif::DirectionalFilterSet::LadderPKVA8,
+  for (auto set : { cif::DirectionalFilterSet::LadderPKVA12,
+                    cif::DirectionalFilterSet::LadderPKVA8,
                     cif::DirectionalFilterSet::LadderPKVA6 })
   {
     CheckEverySubbandTakesItsDirection(set, 2, 0.5);
@@ -105,8 +124,12 @@ ReconstructFrom(TAnalysis * analysis, const std::vector<unsigned int> & keep)
  * hourglass separates (0 and π/2) is checked, and the thesis's π/4, 3π/4 pair at
  * n = 2, where it falls into the two diagonal halves {1, 2} and {3, 0}. */
 void
-CheckPairSeparates(cif::DirectionalFilterSet set, unsigned int levels, double firstDegrees, double secondDegrees,
-                   const std::vector<unsigned int> & firstSubbands, const std::vector<unsigned int> & secondSubbands)
+CheckPairSeparates(cif::DirectionalFilterSet         set,
+                   unsigned int                      levels,
+                   double                            firstDegrees,
+                   double                            secondDegrees,
+                   const std::vector<unsigned int> & firstSubbands,
+                   const std::vector<unsigned int> & secondSubbands)
 {
   int kx1, ky1, kx2, ky2;
   FrequencyAt(firstDegrees, kMidFrequency, kx1, ky1);
@@ -136,7 +159,11 @@ CheckPairSeparates(cif::DirectionalFilterSet set, unsigned int levels, double fi
   }
   std::printf("%s, n = %u: %.0f° + %.0f° average; relative error of each pattern rebuilt from its subbands: "
               "%.2e, %.2e\n",
-              cif::ToString(set), levels, firstDegrees, secondDegrees, std::sqrt(errorOne / reference),
+              cif::ToString(set),
+              levels,
+              firstDegrees,
+              secondDegrees,
+              std::sqrt(errorOne / reference),
               std::sqrt(errorOther / reference));
   EXPECT_LT(std::sqrt(errorOne / reference), 0.1);
   EXPECT_LT(std::sqrt(errorOther / reference), 0.1);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Perfect reconstruction of the directional filter bank (analysis then synthesis),
 // every level count and filter set, square and rectangular images, float and
 // double, CPU path and GPU path; and the GPU's subbands against the CPU's.
@@ -9,7 +26,8 @@ using namespace cif_test;
 
 const cif::DirectionalFilterSet kSets[] = { cif::DirectionalFilterSet::LadderPKVA12,
                                             cif::DirectionalFilterSet::LadderPKVA8,
-                                            cif::DirectionalFilterSet::LadderPKVA6, cif::DirectionalFilterSet::QMF8,
+                                            cif::DirectionalFilterSet::LadderPKVA6,
+                                            cif::DirectionalFilterSet::QMF8,
                                             cif::DirectionalFilterSet::QMF16 };
 
 struct Shape
@@ -48,7 +66,8 @@ CheckPerfectReconstruction(bool useGPU, double tolerance)
         EXPECT_EQ(samples, image->GetBufferedRegion().GetNumberOfPixels());
         auto reconstruction = Synthesize<T>(analysis.GetPointer(), useGPU);
         ASSERT_EQ(reconstruction->GetBufferedRegion().GetSize(), image->GetBufferedRegion().GetSize());
-        const ErrorStats e = Compare(reconstruction->GetBufferPointer(), image->GetBufferPointer(),
+        const ErrorStats e = Compare(reconstruction->GetBufferPointer(),
+                                     image->GetBufferPointer(),
                                      image->GetBufferedRegion().GetNumberOfPixels());
         // the data range is [-50, 150): tolerance relative to 200
         EXPECT_LE(e.maxAbs, tolerance * 200.0) << e;
@@ -59,15 +78,9 @@ CheckPerfectReconstruction(bool useGPU, double tolerance)
   }
 }
 
-TEST(DirectionalFilterBank, PerfectReconstructionDoubleCPU)
-{
-  CheckPerfectReconstruction<double>(false, 1e-10);
-}
+TEST(DirectionalFilterBank, PerfectReconstructionDoubleCPU) { CheckPerfectReconstruction<double>(false, 1e-10); }
 
-TEST(DirectionalFilterBank, PerfectReconstructionFloatCPU)
-{
-  CheckPerfectReconstruction<float>(false, 1e-5);
-}
+TEST(DirectionalFilterBank, PerfectReconstructionFloatCPU) { CheckPerfectReconstruction<float>(false, 1e-5); }
 
 TEST(DirectionalFilterBankGPU, PerfectReconstructionDouble)
 {
@@ -86,7 +99,7 @@ void
 CheckGPUMatchesCPU(double tolerance)
 {
   const std::uint32_t seed = FreshSeed();
-  auto image = MakeImage<Image2<T>>({ { 256, 128 } }, { { 0, 0 } }, Content::Random, seed);
+  auto                image = MakeImage<Image2<T>>({ { 256, 128 } }, { { 0, 0 } }, Content::Random, seed);
   for (unsigned int levels = 1; levels <= 5; ++levels)
   {
     for (const auto set : kSets)
@@ -97,7 +110,8 @@ CheckGPUMatchesCPU(double tolerance)
       auto cpu = Analyze<T>(image, levels, set, false);
       for (unsigned int b = 0; b < gpu->GetNumberOfSubbands(); ++b)
       {
-        const ErrorStats e = Compare(gpu->GetSubband(b)->GetBufferPointer(), cpu->GetSubband(b)->GetBufferPointer(),
+        const ErrorStats e = Compare(gpu->GetSubband(b)->GetBufferPointer(),
+                                     cpu->GetSubband(b)->GetBufferPointer(),
                                      cpu->GetSubband(b)->GetBufferedRegion().GetNumberOfPixels());
         EXPECT_LE(e.maxAbs, tolerance * std::max(1.0, e.maxRef)) << "subband " << b << ": " << e;
       }

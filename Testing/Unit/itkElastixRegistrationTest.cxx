@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Files as elastix itself writes them: a real elastix run (a synthetic pair on oblique
 // grids, an affine then a B-spline parameter map, a few iterations) leaves
 // TransformParameters.0.txt (affine) and TransformParameters.1.txt (B-spline, naming
@@ -74,8 +91,11 @@ WriteMetaImage(const TImage * image, const std::string & path)
  * its adaptive stochastic gradient descent on 512 random samples, a cubic final
  * interpolator, float results. */
 std::string
-ParameterMap(unsigned int dimension, const std::string & transform, unsigned int iterations, double defaultValue,
-             std::uint32_t seed)
+ParameterMap(unsigned int        dimension,
+             const std::string & transform,
+             unsigned int        iterations,
+             double              defaultValue,
+             std::uint32_t       seed)
 {
   std::ostringstream text;
   text << "(FixedInternalImagePixelType \"float\")\n(MovingInternalImagePixelType \"float\")\n"
@@ -116,7 +136,7 @@ RegisterAndCompare()
   movingGrid.Index.Fill(0);
   {
     // the moving grid turned another way about the fixed grid's center, a little larger
-    const auto center = GridCenter(fixedGrid);
+    const auto             center = GridCenter(fixedGrid);
     itk::Vector<double, D> half;
     for (unsigned int i = 0; i < D; ++i)
     {
@@ -125,11 +145,11 @@ RegisterAndCompare()
     }
     movingGrid.Origin = center - movingGrid.Direction * half;
   }
-  const double       defaultValue = fixedGrid.DefaultPixelValue;
+  const double        defaultValue = fixedGrid.DefaultPixelValue;
   const std::uint32_t blobs = seed + 1;
   const auto          middle = GridCenter(fixedGrid);
-  const auto fixed = Blobs<D>(fixedGrid, blobs, [](const itk::Point<double, D> & p) { return p; });
-  const auto moving = Blobs<D>(movingGrid, blobs, [&](const itk::Point<double, D> & p) {
+  const auto          fixed = Blobs<D>(fixedGrid, blobs, [](const itk::Point<double, D> & p) { return p; });
+  const auto          moving = Blobs<D>(movingGrid, blobs, [&](const itk::Point<double, D> & p) {
     itk::Point<double, D> q = p; // a small turn and shift, and a gentle wave
     for (unsigned int i = 0; i < D; ++i)
     {
@@ -212,10 +232,10 @@ RegisterAndCompare()
   // 2^-24 |v|); the two double interpolations differ by their rounding (values up to
   // about 400: 1e-12) and by ITK's and elastix's T(p) (1e-14 apart) times the image's
   // gradient (below 100 per mm): 1e-9 covers both
-  const float *  theirs = result->GetOutput()->GetBufferPointer();
-  const double * ours = resample->GetOutput()->GetBufferPointer();
-  double         worst = 0.0, worstRatio = 0.0, largest = 0.0;
-  std::size_t    outside = 0;
+  const float *     theirs = result->GetOutput()->GetBufferPointer();
+  const double *    ours = resample->GetOutput()->GetBufferPointer();
+  double            worst = 0.0, worstRatio = 0.0, largest = 0.0;
+  std::size_t       outside = 0;
   const std::size_t count = resample->GetOutput()->GetBufferedRegion().GetNumberOfPixels();
   for (std::size_t i = 0; i < count; ++i)
   {
@@ -226,9 +246,8 @@ RegisterAndCompare()
     outside += ours[i] == defaultValue;
   }
   std::cout << "elastix's affine + B-spline, " << D << "-D, transformix -in (cubic) against the CPU resampler: max "
-            << "|difference| " << worst << " over " << count << " voxels (values up to " << largest << ", "
-            << outside << " at the default " << defaultValue << "; worst difference " << worstRatio
-            << " of its tolerance)\n";
+            << "|difference| " << worst << " over " << count << " voxels (values up to " << largest << ", " << outside
+            << " at the default " << defaultValue << "; worst difference " << worstRatio << " of its tolerance)\n";
   EXPECT_LE(worstRatio, 1.0) << "max |difference| " << worst;
 }
 } // namespace

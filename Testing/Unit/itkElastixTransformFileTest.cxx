@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // ElastixTransformFileReader and ElastixTransformFileWriter without elastix's programs:
 // ITK transform -> writer -> reader gives the same transform (its parameters to the
 // bit: the writer prints the shortest decimal that reads back as the same double),
@@ -62,7 +79,8 @@ std::vector<typename itk::Transform<double, D, D>::Pointer>
 EveryKind(std::mt19937 & rng, const itk::ElastixOutputGrid<D> & grid)
 {
   std::vector<typename itk::Transform<double, D, D>::Pointer> all;
-  for (const Kind kind : { Kind::Translation, Kind::Affine, Kind::BSpline, Kind::Euler, Kind::EulerZYX, Kind::Similarity })
+  for (const Kind kind :
+       { Kind::Translation, Kind::Affine, Kind::BSpline, Kind::Euler, Kind::EulerZYX, Kind::Similarity })
   {
     if (kind != Kind::EulerZYX || D == 3)
     {
@@ -86,7 +104,7 @@ RoundTripEveryKind()
     SCOPED_TRACE(transform->GetNameOfClass());
     const std::string file = dir / (std::string(transform->GetNameOfClass()) + ".txt");
     ASSERT_NO_THROW(itk::WriteElastixTransform<D>(transform, grid, file));
-    itk::ElastixOutputGrid<D> read;
+    itk::ElastixOutputGrid<D>                      read;
     typename itk::Transform<double, D, D>::Pointer back;
     ASSERT_NO_THROW(back = itk::ReadElastixTransform<D>(file, &read));
     ExpectSameTransform<D>(back, transform);
@@ -120,7 +138,7 @@ TEST(ElastixTransformFile, RoundTripCompositeAndOtherMatrixOffsetTransforms)
   ASSERT_NO_THROW(files = itk::WriteElastixTransform<3>(composite, grid, head));
   ASSERT_EQ(files.size(), kinds.size());
   EXPECT_EQ(files.front(), head);
-  const auto back = itk::ReadElastixTransform<3>(head);
+  const auto   back = itk::ReadElastixTransform<3>(head);
   const auto * chain = dynamic_cast<const itk::CompositeTransform<double, 3> *>(back.GetPointer());
   ASSERT_NE(chain, nullptr);
   ASSERT_EQ(chain->GetNumberOfTransforms(), kinds.size());
@@ -133,7 +151,7 @@ TEST(ElastixTransformFile, RoundTripCompositeAndOtherMatrixOffsetTransforms)
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   auto                                   versor = itk::VersorRigid3DTransform<double>::New();
   auto                                   skew = itk::ScaleSkewVersor3DTransform<double>::New();
-  auto vector = [](std::initializer_list<double> values) {
+  auto                                   vector = [](std::initializer_list<double> values) {
     itk::Vector<double, 3> v;
     std::copy(values.begin(), values.end(), v.Begin());
     return v;
@@ -263,8 +281,7 @@ TEST(ElastixTransformFile, BadInputIsAnErrorNamingTheFileAndLine)
     << ReadError<3>(f);
 
   Write(f, EulerFile("", "TransformParameters") + "(TransformParameters 1 2 3 4 5)\n");
-  EXPECT_NE(ReadError<3>(f).find(":10: TransformParameters has 5 values, NumberOfParameters says 6"),
-            std::string::npos)
+  EXPECT_NE(ReadError<3>(f).find(":10: TransformParameters has 5 values, NumberOfParameters says 6"), std::string::npos)
     << ReadError<3>(f);
 
   Write(f, EulerFile("", "TransformParameters") + "(TransformParameters 1 2 3 4 5 six)\n");
@@ -308,13 +325,15 @@ TEST(ElastixTransformFile, BadInputIsAnErrorNamingTheFileAndLine)
   EXPECT_NE(ReadError<2>(f).find(":7: a RecursiveBSplineTransform with a GridIndex other than 0"), std::string::npos)
     << ReadError<2>(f);
   // grids too large are refused before anything is allocated for them
-  Write(f, "(Transform \"BSplineTransform\")\n(NumberOfParameters 8)\n(TransformParameters 1 2 3 4 5 6 7 8)\n"
-           "(FixedImageDimension 2)\n(MovingImageDimension 2)\n(GridSize 100000 100000)\n");
+  Write(f,
+        "(Transform \"BSplineTransform\")\n(NumberOfParameters 8)\n(TransformParameters 1 2 3 4 5 6 7 8)\n"
+        "(FixedImageDimension 2)\n(MovingImageDimension 2)\n(GridSize 100000 100000)\n");
   EXPECT_NE(ReadError<2>(f).find(":6: GridSize has too many nodes"), std::string::npos) << ReadError<2>(f);
   Write(dir / "small.dat", "0123456789abcdef");
-  Write(f, "(Transform \"BSplineTransform\")\n(NumberOfParameters 1800000000)\n(TransformParameters \"small.dat\")\n"
-           "(UseBinaryFormatForTransformationParameters \"true\")\n(FixedImageDimension 2)\n(MovingImageDimension 2)\n"
-           "(GridSize 30000 30000)\n");
+  Write(f,
+        "(Transform \"BSplineTransform\")\n(NumberOfParameters 1800000000)\n(TransformParameters \"small.dat\")\n"
+        "(UseBinaryFormatForTransformationParameters \"true\")\n(FixedImageDimension 2)\n(MovingImageDimension 2)\n"
+        "(GridSize 30000 30000)\n");
   EXPECT_NE(ReadError<2>(f).find(":3: the binary parameter file \"small.dat\" holds fewer than 1800000000 doubles"),
             std::string::npos)
     << ReadError<2>(f);
@@ -322,8 +341,9 @@ TEST(ElastixTransformFile, BadInputIsAnErrorNamingTheFileAndLine)
   EXPECT_NE(ReadError<2>(f).find(":7: only cubic B-splines are read"), std::string::npos) << ReadError<2>(f);
   Write(f, bspline + "(UseCyclicTransform \"true\")\n");
   EXPECT_NE(ReadError<2>(f).find(":7: a cyclic B-spline"), std::string::npos) << ReadError<2>(f);
-  Write(f, "(Transform \"BSplineTransform\")\n(NumberOfParameters 8)\n(TransformParameters 1 2 3 4 5 6 7 8)\n"
-           "(FixedImageDimension 2)\n(MovingImageDimension 2)\n(GridSize 2 3)\n");
+  Write(f,
+        "(Transform \"BSplineTransform\")\n(NumberOfParameters 8)\n(TransformParameters 1 2 3 4 5 6 7 8)\n"
+        "(FixedImageDimension 2)\n(MovingImageDimension 2)\n(GridSize 2 3)\n");
   EXPECT_NE(ReadError<2>(f).find(":2: NumberOfParameters is 8, but a 2-D BSplineTransform of this GridSize has 12"),
             std::string::npos)
     << ReadError<2>(f);
@@ -368,10 +388,10 @@ TEST(ElastixTransformFile, BadChainsAreErrors)
 
   // a chain of 3-D files whose first is 2-D
   Write(b, named("c.txt"));
-  Write(c, "(Transform \"TranslationTransform\")\n(NumberOfParameters 2)\n(TransformParameters 1 2)\n"
-           "(FixedImageDimension 2)\n(MovingImageDimension 2)\n");
-  EXPECT_NE(ReadError<3>(a).find("c.txt:4: the file is for 2-D images, not 3-D"), std::string::npos)
-    << ReadError<3>(a);
+  Write(c,
+        "(Transform \"TranslationTransform\")\n(NumberOfParameters 2)\n(TransformParameters 1 2)\n"
+        "(FixedImageDimension 2)\n(MovingImageDimension 2)\n");
+  EXPECT_NE(ReadError<3>(a).find("c.txt:4: the file is for 2-D images, not 3-D"), std::string::npos) << ReadError<3>(a);
 
   // (Euler then B-spline) + B-spline: the sum has no ITK form
   std::string coefficients;
@@ -383,8 +403,10 @@ TEST(ElastixTransformFile, BadChainsAreErrors)
                               coefficients + ")\n(FixedImageDimension 3)\n(MovingImageDimension 3)\n(GridSize 3 3 2)\n";
   Write(c, EulerFile());
   Write(b, bspline + "(InitialTransformParametersFileName \"c.txt\")\n");
-  Write(a, "(HowToCombineTransforms \"Add\")\n" + bspline + "(GridSpacing 2 2 2)\n"
-           "(InitialTransformParametersFileName \"b.txt\")\n");
+  Write(a,
+        "(HowToCombineTransforms \"Add\")\n" + bspline +
+          "(GridSpacing 2 2 2)\n"
+          "(InitialTransformParametersFileName \"b.txt\")\n");
   EXPECT_NE(ReadError<3>(a).find("a.txt:1: \"Add\" of this BSplineTransform to the transform before it "
                                  "(CompositeTransform) has no ITK equivalent"),
             std::string::npos)
@@ -404,18 +426,20 @@ TEST(ElastixTransformFile, BinaryParameters)
     std::ofstream out(dir / "p.dat", std::ios::binary);
     out.write(reinterpret_cast<const char *>(values), sizeof values);
   }
-  Write(dir / "t.txt", "(Transform \"EulerTransform\")\n(NumberOfParameters 3)\n(TransformParameters \"p.dat\")\n"
-                       "(UseBinaryFormatForTransformationParameters \"true\")\n(FixedImageDimension 2)\n"
-                       "(MovingImageDimension 2)\n(CenterOfRotationPoint 1 1)\n");
+  Write(dir / "t.txt",
+        "(Transform \"EulerTransform\")\n(NumberOfParameters 3)\n(TransformParameters \"p.dat\")\n"
+        "(UseBinaryFormatForTransformationParameters \"true\")\n(FixedImageDimension 2)\n"
+        "(MovingImageDimension 2)\n(CenterOfRotationPoint 1 1)\n");
   const auto transform = itk::ReadElastixTransform<2>(dir / "t.txt");
   ASSERT_EQ(transform->GetParameters().Size(), 3u);
   for (unsigned int i = 0; i < 3; ++i)
   {
     EXPECT_EQ(transform->GetParameters()[i], values[i]);
   }
-  Write(dir / "t.txt", "(Transform \"AffineTransform\")\n(NumberOfParameters 6)\n(TransformParameters \"p.dat\")\n"
-                       "(UseBinaryFormatForTransformationParameters \"true\")\n(FixedImageDimension 2)\n"
-                       "(MovingImageDimension 2)\n(CenterOfRotationPoint 1 1)\n");
+  Write(dir / "t.txt",
+        "(Transform \"AffineTransform\")\n(NumberOfParameters 6)\n(TransformParameters \"p.dat\")\n"
+        "(UseBinaryFormatForTransformationParameters \"true\")\n(FixedImageDimension 2)\n"
+        "(MovingImageDimension 2)\n(CenterOfRotationPoint 1 1)\n");
   EXPECT_NE(ReadError<2>(dir / "t.txt").find(":3: the binary parameter file \"p.dat\" holds fewer than 6 doubles"),
             std::string::npos)
     << ReadError<2>(dir / "t.txt");
@@ -459,7 +483,7 @@ TEST(ElastixTransformFile, SimilarityAsElastixDefinesIt)
   std::mt19937                           rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   ScratchDirectory                       dir("similarity");
-  auto print = [](const double * v, int n) {
+  auto                                   print = [](const double * v, int n) {
     std::ostringstream out;
     out << std::setprecision(17);
     for (int i = 0; i < n; ++i)
@@ -471,7 +495,7 @@ TEST(ElastixTransformFile, SimilarityAsElastixDefinesIt)
   for (const unsigned int d : { 2u, 3u })
   {
     // parameters: 2-D scale, angle, t; 3-D versor (|v| < 1), t, scale
-    double p[7], c[3], m[3][3];
+    double    p[7], c[3], m[3][3];
     const int count = d == 2 ? 4 : 7;
     for (int i = 0; i < count; ++i)
     {
@@ -504,10 +528,11 @@ TEST(ElastixTransformFile, SimilarityAsElastixDefinesIt)
       }
     }
     const double * t = d == 2 ? p + 2 : p + 3;
-    Write(dir / "s.txt", "(Transform \"SimilarityTransform\")\n(NumberOfParameters " + std::to_string(count) +
-                           ")\n(TransformParameters" + print(p, count) + ")\n(FixedImageDimension " +
-                           std::to_string(d) + ")\n(MovingImageDimension " + std::to_string(d) +
-                           ")\n(CenterOfRotationPoint" + print(c, static_cast<int>(d)) + ")\n");
+    Write(dir / "s.txt",
+          "(Transform \"SimilarityTransform\")\n(NumberOfParameters " + std::to_string(count) +
+            ")\n(TransformParameters" + print(p, count) + ")\n(FixedImageDimension " + std::to_string(d) +
+            ")\n(MovingImageDimension " + std::to_string(d) + ")\n(CenterOfRotationPoint" +
+            print(c, static_cast<int>(d)) + ")\n");
     auto check = [&](const auto & transform) {
       EXPECT_STREQ(transform->GetNameOfClass(), d == 2 ? "Similarity2DTransform" : "Similarity3DTransform");
       for (int n = 0; n < 20; ++n)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // elastix parameter files read as ITK transforms (ElastixTransformFileReader) against
 // transformix itself: for every transform kind elastix writes, 2-D and 3-D, on a
 // random oblique output grid, a file made by ElastixTransformFileWriter and one
@@ -39,9 +56,12 @@ Printed(const TValues & values, unsigned int count, int precision)
  * back to match. */
 template <unsigned int D>
 std::string
-HandWritten(Kind kind, const itk::Transform<double, D, D> * transform, const itk::ElastixOutputGrid<D> & grid,
-            const std::string & initial = "NoInitialTransform", const std::string & combine = "Compose",
-            const std::string & elastixName = "")
+HandWritten(Kind                                 kind,
+            const itk::Transform<double, D, D> * transform,
+            const itk::ElastixOutputGrid<D> &    grid,
+            const std::string &                  initial = "NoInitialTransform",
+            const std::string &                  combine = "Compose",
+            const std::string &                  elastixName = "")
 {
   std::string name, specific;
   const auto  parameters = transform->GetParameters();
@@ -138,15 +158,17 @@ WriteText(const std::string & path, const std::string & text)
  * reader's transform against its field. */
 template <unsigned int D>
 void
-ExpectTransformixField(const ScratchDirectory & dir, const std::string & file, const std::string & what,
-                       const std::string & workingDirectory = "")
+ExpectTransformixField(const ScratchDirectory & dir,
+                       const std::string &      file,
+                       const std::string &      what,
+                       const std::string &      workingDirectory = "")
 {
   CIF_REQUIRE_ELASTIX_PROGRAM(transformix, "transformix");
   const std::string out = dir / "out";
   itksys::SystemTools::MakeDirectory(out);
   const std::string cd = workingDirectory.empty() ? "" : "cd " + Quoted(workingDirectory) + " && ";
-  const auto        run =
-    RunProgram(cd + Quoted(transformix) + " -def all -tp " + Quoted(file) + " -out " + Quoted(out), dir / "transformix.log");
+  const auto run = RunProgram(cd + Quoted(transformix) + " -def all -tp " + Quoted(file) + " -out " + Quoted(out),
+                              dir / "transformix.log");
   if (!run)
   {
     // Debian's elastix 5.0.1 is built without some components (SimilarityTransform
@@ -158,12 +180,13 @@ ExpectTransformixField(const ScratchDirectory & dir, const std::string & file, c
     if (missing != std::string::npos)
     {
       const auto start = log.str().rfind('\n', missing);
-      GTEST_SKIP() << "this transformix (" << transformix << ") was built without the component: "
-                   << log.str().substr(start + 1, missing - start - 1) << "(" << what << ")";
+      GTEST_SKIP() << "this transformix (" << transformix
+                   << ") was built without the component: " << log.str().substr(start + 1, missing - start - 1) << "("
+                   << what << ")";
     }
   }
   ASSERT_TRUE(run);
-  itk::ElastixOutputGrid<D> grid;
+  itk::ElastixOutputGrid<D>                      grid;
   typename itk::Transform<double, D, D>::Pointer transform;
   ASSERT_NO_THROW(transform = itk::ReadElastixTransform<D>(file, &grid));
   ASSERT_TRUE(grid.IsValid());
@@ -180,10 +203,10 @@ CheckKind(Kind kind, bool handWritten, const std::string & elastixName = "")
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937     rng(seed);
-  ScratchDirectory dir(std::string(ToString(kind)) + std::to_string(D) + (handWritten ? "hand" : "writer"));
-  const auto       grid = RandomGrid<D>(rng, GridSize<D>());
-  const auto       transform = RandomTransform<D>(kind, rng, grid);
+  std::mt19937      rng(seed);
+  ScratchDirectory  dir(std::string(ToString(kind)) + std::to_string(D) + (handWritten ? "hand" : "writer"));
+  const auto        grid = RandomGrid<D>(rng, GridSize<D>());
+  const auto        transform = RandomTransform<D>(kind, rng, grid);
   const std::string file = dir / "TransformParameters.0.txt";
   if (handWritten)
   {
@@ -193,7 +216,8 @@ CheckKind(Kind kind, bool handWritten, const std::string & elastixName = "")
   {
     ASSERT_NO_THROW(itk::WriteElastixTransform<D>(transform, grid, file));
   }
-  ExpectTransformixField<D>(dir, file,
+  ExpectTransformixField<D>(dir,
+                            file,
                             (elastixName.empty() ? std::string(ToString(kind)) : elastixName) + " " +
                               std::to_string(D) + "-D, " +
                               (handWritten ? "written by hand" : "ElastixTransformFileWriter"));
@@ -239,7 +263,7 @@ CheckWrittenChain()
   composite->AddTransform(RandomTransform<D>(Kind::BSpline, rng, grid));
   composite->AddTransform(RandomTransform<D>(Kind::Affine, rng, grid));
   composite->AddTransform(RandomTransform<D>(Kind::Euler, rng, grid));
-  const std::string head = dir / "TransformParameters.txt";
+  const std::string        head = dir / "TransformParameters.txt";
   std::vector<std::string> files;
   ASSERT_NO_THROW(files = itk::WriteElastixTransform<D>(composite, grid, head));
   ASSERT_EQ(files.size(), 3u);
@@ -254,14 +278,16 @@ CheckWrittenChain()
  * reader next to the naming file) with \a combine[k] (for k >= 1). */
 template <unsigned int D>
 void
-CheckHandWrittenChain(const std::string & what, const std::vector<Kind> & stages,
-                      const std::vector<std::string> & combine, bool sameBSplineGrid = false)
+CheckHandWrittenChain(const std::string &              what,
+                      const std::vector<Kind> &        stages,
+                      const std::vector<std::string> & combine,
+                      bool                             sameBSplineGrid = false)
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937     rng(seed);
-  ScratchDirectory dir("hand" + std::to_string(D));
-  const auto       grid = RandomGrid<D>(rng, GridSize<D>());
+  std::mt19937                                   rng(seed);
+  ScratchDirectory                               dir("hand" + std::to_string(D));
+  const auto                                     grid = RandomGrid<D>(rng, GridSize<D>());
   typename itk::Transform<double, D, D>::Pointer firstBSpline;
   std::string                                    initial = "NoInitialTransform";
   for (std::size_t k = 0; k < stages.size(); ++k)
@@ -274,7 +300,7 @@ CheckHandWrittenChain(const std::string & what, const std::vector<Kind> & stages
         auto second = itk::BSplineTransform<double, D, 3>::New();
         second->SetFixedParameters(firstBSpline->GetFixedParameters());
         typename itk::BSplineTransform<double, D, 3>::ParametersType parameters(second->GetNumberOfParameters());
-        std::uniform_real_distribution<double> coefficient(-2.0, 2.0);
+        std::uniform_real_distribution<double>                       coefficient(-2.0, 2.0);
         for (auto & c : parameters)
         {
           c = coefficient(rng);
@@ -306,7 +332,8 @@ TEST(ElastixTransformix, ComposeAffineThenBSpline3D)
 }
 TEST(ElastixTransformix, ComposeAffineEulerTranslation3D)
 {
-  CheckHandWrittenChain<3>("affine, Euler, translation (Compose)", { Kind::Affine, Kind::Euler, Kind::Translation },
+  CheckHandWrittenChain<3>("affine, Euler, translation (Compose)",
+                           { Kind::Affine, Kind::Euler, Kind::Translation },
                            { "", "Compose", "Compose" });
 }
 
@@ -326,10 +353,11 @@ TEST(ElastixTransformix, AddEulerToBSpline2D)
 TEST(ElastixTransformix, AddTranslationToAChain3D)
 {
   CheckHandWrittenChain<3>("(Euler then B-spline) + translation (Add)",
-                           { Kind::Euler, Kind::BSpline, Kind::Translation }, { "", "Compose", "Add" });
+                           { Kind::Euler, Kind::BSpline, Kind::Translation },
+                           { "", "Compose", "Add" });
 }
 TEST(ElastixTransformix, AddBSplineToBSplineOnOneGrid3D)
 {
-  CheckHandWrittenChain<3>("B-spline + B-spline on one grid (Add)", { Kind::BSpline, Kind::BSpline }, { "", "Add" },
-                           true);
+  CheckHandWrittenChain<3>(
+    "B-spline + B-spline on one grid (Add)", { Kind::BSpline, Kind::BSpline }, { "", "Add" }, true);
 }

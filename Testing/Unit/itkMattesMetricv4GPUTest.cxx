@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // MattesMutualInformationImageToImageMetricv4GPU against ITK's Mattes metric: value
 // and derivative on fresh random images for every transform kind, dense and sampled
 // points, gradient filter and calculator, masks, linear and cubic moving
@@ -17,8 +34,7 @@ using namespace cif_test;
 template <typename TPixel, unsigned int D>
 using ITKMattes = itk::MattesMutualInformationImageToImageMetricv4<itk::Image<TPixel, D>, itk::Image<TPixel, D>>;
 template <typename TPixel, unsigned int D>
-using ModuleMattes =
-  itk::MattesMutualInformationImageToImageMetricv4GPU<itk::Image<TPixel, D>, itk::Image<TPixel, D>>;
+using ModuleMattes = itk::MattesMutualInformationImageToImageMetricv4GPU<itk::Image<TPixel, D>, itk::Image<TPixel, D>>;
 
 template <typename TPixel, unsigned int D>
 void
@@ -131,7 +147,7 @@ ExpectMovingValuesNextToKnotsAsITK(bool useGPU)
   }
   moving->SetPixel({ { 0, 0 } }, 0.0f);
   moving->SetPixel({ { 1, 0 } }, static_cast<float>(bins - 4));
-  auto                                   translation = itk::TranslationTransform<double, 2>::New();
+  auto                                                   translation = itk::TranslationTransform<double, 2>::New();
   itk::TranslationTransform<double, 2>::OutputVectorType offset;
   offset[0] = 2 * moving->GetSpacing()[0];
   offset[1] = -moving->GetSpacing()[1];
@@ -141,7 +157,8 @@ ExpectMovingValuesNextToKnotsAsITK(bool useGPU)
   auto module = ModuleMattes<float, 2>::New();
   module->SetUseGPU(useGPU);
   Evaluation results[2];
-  for (ITKMattes<float, 2> * metric : { reference.GetPointer(), static_cast<ITKMattes<float, 2> *>(module.GetPointer()) })
+  for (ITKMattes<float, 2> * metric :
+       { reference.GetPointer(), static_cast<ITKMattes<float, 2> *>(module.GetPointer()) })
   {
     metric->SetFixedImage(fixed);
     metric->SetMovingImage(moving);
@@ -195,8 +212,7 @@ ExpectNoOverlapThrows(bool useGPU)
     }
     catch (const itk::ExceptionObject & e)
     {
-      EXPECT_NE(std::string(e.GetDescription()).find("All samples map outside moving image buffer"),
-                std::string::npos)
+      EXPECT_NE(std::string(e.GetDescription()).find("All samples map outside moving image buffer"), std::string::npos)
         << e.GetDescription();
     }
   }
@@ -271,21 +287,16 @@ ExpectITKsBins(bool useGPU = false)
     ASSERT_EQ(actual.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i)
     {
-      EXPECT_EQ(actual[i], expected[i]) << "entry " << i << " (true min/max fixed, moving; bin size and minimum fixed, moving)";
+      EXPECT_EQ(actual[i], expected[i]) << "entry " << i
+                                        << " (true min/max fixed, moving; bin size and minimum fixed, moving)";
     }
     EXPECT_LT(expected[0], expected[1]);
   }
 }
 
-TEST(MattesMetricv4CPU, InitializeGivesITKsRangesAndBinsFloat)
-{
-  ExpectITKsBins<float>();
-}
+TEST(MattesMetricv4CPU, InitializeGivesITKsRangesAndBinsFloat) { ExpectITKsBins<float>(); }
 
-TEST(MattesMetricv4CPU, InitializeGivesITKsRangesAndBinsDouble)
-{
-  ExpectITKsBins<double>();
-}
+TEST(MattesMetricv4CPU, InitializeGivesITKsRangesAndBinsDouble) { ExpectITKsBins<double>(); }
 
 /** On the GPU path the ranges without masks come from the device's reductions over
  * the images the scene holds: still ITK's values, bit for bit. */
@@ -304,4 +315,3 @@ TEST(MattesMetricv4CPU, FactoryGivesTheTwin)
   EXPECT_NE(dynamic_cast<Twin *>(metric.GetPointer()), nullptr);
 }
 } // namespace
-

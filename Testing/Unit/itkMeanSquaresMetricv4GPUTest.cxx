@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // MeanSquaresImageToImageMetricv4GPU against ITK's MeanSquaresImageToImageMetricv4:
 // value and derivative on fresh random images for every transform kind, dense and
 // sampled points, gradient filter and calculator, masks, linear and cubic moving
@@ -32,7 +49,9 @@ template <typename TPixel, unsigned int D>
 void
 ExpectCellBoxCases(bool useGPU)
 {
-  ExpectCellBoxCasesMatchITK<itk::MeanSquaresImageToImageMetricv4<itk::Image<TPixel, D>, itk::Image<TPixel, D>>, itk::MeanSquaresImageToImageMetricv4GPU<itk::Image<TPixel, D>, itk::Image<TPixel, D>>>(useGPU);
+  ExpectCellBoxCasesMatchITK<itk::MeanSquaresImageToImageMetricv4<itk::Image<TPixel, D>, itk::Image<TPixel, D>>,
+                             itk::MeanSquaresImageToImageMetricv4GPU<itk::Image<TPixel, D>, itk::Image<TPixel, D>>>(
+    useGPU);
 }
 
 TEST(MeanSquaresMetricv4CPU, CellBoxesWhereTheGridIsAligned)
@@ -85,7 +104,7 @@ TEST(MeanSquaresMetricv4GPU, InterleavedMovingSamplesYieldToMemory)
     MetricFixture<float, 3> fixture(c, seed);
     // The fixture's moving image has about 30^3 voxels: 16 bytes a voxel interleaved
     // (about 470 KB), 12 for the gradient alone, 4 for each image.
-    const std::size_t voxels = fixture.moving->GetBufferedRegion().GetNumberOfPixels();
+    const std::size_t       voxels = fixture.moving->GetBufferedRegion().GetNumberOfPixels();
     std::vector<Evaluation> results;
     for (Memory memory : { Memory::Enough, Memory::Capped, Memory::AllocationFails })
     {
@@ -106,8 +125,8 @@ TEST(MeanSquaresMetricv4GPU, InterleavedMovingSamplesYieldToMemory)
     {
       EXPECT_TRUE(SameBits(&results[k].value, &results[0].value, 1)) << "memory case " << k;
       ASSERT_EQ(results[k].derivative.size(), results[0].derivative.size());
-      EXPECT_TRUE(SameBits(results[k].derivative.data_block(), results[0].derivative.data_block(),
-                           results[0].derivative.size()))
+      EXPECT_TRUE(
+        SameBits(results[k].derivative.data_block(), results[0].derivative.data_block(), results[0].derivative.size()))
         << "memory case " << k;
     }
   }
@@ -143,7 +162,7 @@ CIF_TEST_ON_CPU_AND_GPU(MeanSquaresMetricv4, NoOverlapAsITK, ExpectNoOverlapAsIT
  * says so, and gives ITK's numbers. */
 TEST(MeanSquaresMetricv4CPU, OtherTransformRunsITK)
 {
-  MetricCase c;
+  MetricCase              c;
   MetricFixture<float, 3> fixture(c, FreshSeed());
   using FieldTransform = itk::DisplacementFieldTransform<double, 3>;
   auto field = FieldTransform::DisplacementFieldType::New();

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The metric twins' random points per evaluation (elastix's NewSamplesEveryIteration
 // with its RandomCoordinate sampler): each evaluation draws new points inside the
 // virtual domain (and the fixed mask), and its value and derivative are exactly ITK's
@@ -49,7 +66,7 @@ ExpectEachEvaluationIsITKsOverItsPoints(bool useGPU)
         std::vector<double> coordinates;
         for (unsigned int n = 0; n < points->GetNumberOfPoints(); ++n)
         {
-          const auto p = points->GetPoint(n);
+          const auto                      p = points->GetPoint(n);
           itk::ContinuousIndex<double, 3> index;
           fixture.fixed->TransformPhysicalPointToContinuousIndex(p, index);
           const auto region = fixture.fixed->GetLargestPossibleRegion();
@@ -110,11 +127,14 @@ using MeanSquaresTwin = itk::MeanSquaresImageToImageMetricv4GPU<ImageType, Image
 using MattesTwin = itk::MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType>;
 using CorrelationTwin = itk::CorrelationImageToImageMetricv4GPU<ImageType, ImageType>;
 
-CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints, MeanSquaresIsITKsOverEachDraw,
+CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints,
+                        MeanSquaresIsITKsOverEachDraw,
                         ExpectEachEvaluationIsITKsOverItsPoints<MeanSquaresITK, MeanSquaresTwin>)
-CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints, MattesIsITKsOverEachDraw,
+CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints,
+                        MattesIsITKsOverEachDraw,
                         ExpectEachEvaluationIsITKsOverItsPoints<MattesITK, MattesTwin>)
-CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints, CorrelationIsITKsOverEachDraw,
+CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints,
+                        CorrelationIsITKsOverEachDraw,
                         ExpectEachEvaluationIsITKsOverItsPoints<CorrelationITK, CorrelationTwin>)
 
 /** The points of each evaluation, as ITK's point set holds them. */

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The recursive Gaussian filters of Modules/Smoothing against ITK's own, on fresh
 // random images: the single-axis filter (orders 0, 1, 2), the smoothing filter and
 // the gradient filter, 1-D to 3-D, float and double, anisotropic spacing, a rotated
@@ -61,7 +78,7 @@ template <typename TImage>
 typename TImage::Pointer
 MakeInput(const typename TImage::SizeType & size, std::uint32_t seed, bool rotated = true)
 {
-  constexpr unsigned int      D = TImage::ImageDimension;
+  constexpr unsigned int     D = TImage::ImageDimension;
   typename TImage::IndexType start;
   for (unsigned int d = 0; d < D; ++d)
   {
@@ -126,8 +143,8 @@ template <typename TImage>
 std::size_t
 ScalarCount(const TImage * image)
 {
-  return image->GetBufferedRegion().GetNumberOfPixels() * itk::NumericTraits<typename TImage::PixelType>::GetLength(
-                                                            typename TImage::PixelType{});
+  return image->GetBufferedRegion().GetNumberOfPixels() *
+         itk::NumericTraits<typename TImage::PixelType>::GetLength(typename TImage::PixelType{});
 }
 
 /** Checks \a tested against \a reference: same geometry, max |diff| within
@@ -184,8 +201,8 @@ CheckSingleAxis(Path path)
   double     worst = 0;
   for (unsigned int axis = 0; axis < D; ++axis)
   {
-    for (const auto order : { itk::GaussianOrderEnum::ZeroOrder, itk::GaussianOrderEnum::FirstOrder,
-                              itk::GaussianOrderEnum::SecondOrder })
+    for (const auto order :
+         { itk::GaussianOrderEnum::ZeroOrder, itk::GaussianOrderEnum::FirstOrder, itk::GaussianOrderEnum::SecondOrder })
     {
       for (const bool normalize : { false, true })
       {
@@ -210,7 +227,8 @@ CheckSingleAxis(Path path)
           what << D << "-D axis " << axis << " order " << order << " normalize " << normalize << " sigma "
                << sigmaVoxels << " voxels";
           EXPECT_EQ(tested->GetLastExecutionPath(), path) << what.str();
-          worst = std::max(worst, ExpectClose(tested->GetOutput(), reference->GetOutput(), Tolerance<TOut>, what.str()));
+          worst =
+            std::max(worst, ExpectClose(tested->GetOutput(), reference->GetOutput(), Tolerance<TOut>, what.str()));
         }
       }
     }
@@ -281,7 +299,8 @@ CheckBitsOfITK(Path path)
     SelectPath(path, tested.GetPointer());
     reference->Update();
     tested->Update();
-    EXPECT_TRUE(cif_test::SameBits(tested->GetOutput()->GetBufferPointer(), reference->GetOutput()->GetBufferPointer(),
+    EXPECT_TRUE(cif_test::SameBits(tested->GetOutput()->GetBufferPointer(),
+                                   reference->GetOutput()->GetBufferPointer(),
                                    reference->GetOutput()->GetBufferedRegion().GetNumberOfPixels()))
       << "single axis " << axis;
   }
@@ -313,7 +332,8 @@ CheckBitsOfITK(Path path)
   SelectPath(path, gradient.GetPointer());
   gradientReference->Update();
   gradient->Update();
-  EXPECT_TRUE(cif_test::SameBits(ScalarsOf(gradient->GetOutput()), ScalarsOf(gradientReference->GetOutput()),
+  EXPECT_TRUE(cif_test::SameBits(ScalarsOf(gradient->GetOutput()),
+                                 ScalarsOf(gradientReference->GetOutput()),
                                  ScalarCount(gradientReference->GetOutput())))
     << "gradient";
 }
@@ -340,7 +360,9 @@ TEST(SmoothingBitsGPU, SameAsITK)
 // --- the smoothing filter -------------------------------------------------------------
 
 /** Sigmas in voxels per axis (D of each row used) that the filter tests sweep. */
-const double kVoxelSigmas[][4] = { { 0.5, 0.5, 0.5, 0.5 }, { 1.0, 2.0, 3.0, 0.7 }, { 4.0, 0.8, 2.2, 1.1 },
+const double kVoxelSigmas[][4] = { { 0.5, 0.5, 0.5, 0.5 },
+                                   { 1.0, 2.0, 3.0, 0.7 },
+                                   { 4.0, 0.8, 2.2, 1.1 },
                                    { 2.5, 4.0, 0.6, 3.3 } };
 
 /** \a voxels (sigmas in voxels) in physical units of \a spacing. */
@@ -371,8 +393,8 @@ CheckSmoothing(Path path)
     for (const bool normalize : { false, true })
     {
       const auto sigma = PhysicalSigmas<SigmaArray>(voxels, input->GetSpacing());
-      auto reference = itk::SmoothingRecursiveGaussianImageFilter<InImage, OutImage>::New();
-      auto tested = itk::SmoothingRecursiveGaussianGPUImageFilter<InImage, OutImage>::New();
+      auto       reference = itk::SmoothingRecursiveGaussianImageFilter<InImage, OutImage>::New();
+      auto       tested = itk::SmoothingRecursiveGaussianGPUImageFilter<InImage, OutImage>::New();
       reference->SetInput(input);
       tested->SetInput(input);
       reference->SetSigmaArray(sigma);
@@ -387,9 +409,11 @@ CheckSmoothing(Path path)
            << normalize;
       EXPECT_EQ(tested->GetLastExecutionPath(), path) << what.str();
       // ITK's internal images are float (also for double input): float's tolerance.
-      ExpectClose(tested->GetOutput(), reference->GetOutput(),
-                  Tolerance<typename itk::SmoothingRecursiveGaussianGPUImageFilter<InImage, OutImage>::InternalPixelType>,
-                  what.str());
+      ExpectClose(
+        tested->GetOutput(),
+        reference->GetOutput(),
+        Tolerance<typename itk::SmoothingRecursiveGaussianGPUImageFilter<InImage, OutImage>::InternalPixelType>,
+        what.str());
     }
   }
 }
@@ -471,7 +495,8 @@ TEST(SmoothingFilterCPU, OtherTypesRunITK)
   reference->Update();
   tested->Update();
   EXPECT_EQ(tested->GetLastExecutionPath(), Path::ITK);
-  EXPECT_TRUE(cif_test::SameBits(tested->GetOutput()->GetBufferPointer(), reference->GetOutput()->GetBufferPointer(),
+  EXPECT_TRUE(cif_test::SameBits(tested->GetOutput()->GetBufferPointer(),
+                                 reference->GetOutput()->GetBufferPointer(),
                                  input->GetBufferedRegion().GetNumberOfPixels()));
 }
 
@@ -494,8 +519,8 @@ CheckGradient(Path path)
       for (const bool useDirection : { true, false })
       {
         const auto sigma = PhysicalSigmas<SigmaArray>(voxels, input->GetSpacing());
-        auto reference = itk::GradientRecursiveGaussianImageFilter<InImage, OutImage>::New();
-        auto tested = itk::GradientRecursiveGaussianGPUImageFilter<InImage, OutImage>::New();
+        auto       reference = itk::GradientRecursiveGaussianImageFilter<InImage, OutImage>::New();
+        auto       tested = itk::GradientRecursiveGaussianGPUImageFilter<InImage, OutImage>::New();
         reference->SetInput(input);
         tested->SetInput(input);
         reference->SetSigmaArray(sigma);
@@ -512,9 +537,11 @@ CheckGradient(Path path)
              << normalize << " direction " << useDirection;
         EXPECT_EQ(tested->GetLastExecutionPath(), path) << what.str();
         // ITK's internal images are float (also for double input): float's tolerance.
-        ExpectClose(tested->GetOutput(), reference->GetOutput(),
-                    Tolerance<typename itk::GradientRecursiveGaussianGPUImageFilter<InImage, OutImage>::InternalPixelType>,
-                    what.str());
+        ExpectClose(
+          tested->GetOutput(),
+          reference->GetOutput(),
+          Tolerance<typename itk::GradientRecursiveGaussianGPUImageFilter<InImage, OutImage>::InternalPixelType>,
+          what.str());
       }
     }
   }
@@ -745,7 +772,7 @@ CheckBadInput(Path path)
   ExpectSameFailure<GradientGPU, Gradient>(path, fine, 0.0);
   ExpectSameFailure<SingleGPU, Single>(path, fine, 0.0);
   // A spacing ITK's SetUp finds suspiciously small.
-  auto tiny = MakeInput<ImageType>(ImageType::SizeType{ { 12, 9 } }, FreshSeed());
+  auto                   tiny = MakeInput<ImageType>(ImageType::SizeType{ { 12, 9 } }, FreshSeed());
   ImageType::SpacingType spacing;
   spacing[0] = 1e-9;
   spacing[1] = 1.0;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The GPU twins of the v4 metrics inside ITK's own registration loop
 // (ImageRegistrationMethodv4): they track ITK's metric iteration by iteration through
 // 20 optimizer steps of a 3-D B-spline registration (MeanSquares, Mattes and
@@ -188,7 +205,7 @@ struct WarpedPair
 WarpedPair
 MakeWarpedPair(unsigned int size, unsigned int warpMesh, double meanDisplacementVoxels, std::mt19937 & rng)
 {
-  constexpr long margin = 6;
+  constexpr long       margin = 6;
   ImageType::SizeType  bigSize;
   ImageType::IndexType bigStart;
   bigSize.Fill(size + 2 * margin);
@@ -246,8 +263,8 @@ MakeWarpedPair(unsigned int size, unsigned int warpMesh, double meanDisplacement
   // The warp: random coefficients of about one voxel per axis, then scaled so that
   // the mean displacement over the fixed grid is \a meanDisplacementVoxels.
   pair.warp = IdentityBSpline(pair.fixed, warpMesh);
-  BSplineType::ParametersType  parameters(pair.warp->GetNumberOfParameters());
-  const unsigned int           perAxis = parameters.size() / Dimension;
+  BSplineType::ParametersType      parameters(pair.warp->GetNumberOfParameters());
+  const unsigned int               perAxis = parameters.size() / Dimension;
   std::normal_distribution<double> normal(0.0, 1.0);
   for (unsigned int k = 0; k < parameters.size(); ++k)
   {
@@ -313,12 +330,12 @@ struct RunRecord
 {
   std::vector<double>                      values;
   std::vector<BSplineType::ParametersType> parameters; ///< where values[k] was computed
-  std::vector<double>         steps;
-  unsigned int                evaluations = 0; ///< L-BFGS-B: function evaluations
-  BSplineType::ParametersType finalParameters;
-  std::string                 stop;
-  itk::CudaExecutionPath      path = itk::CudaExecutionPath::None;
-  std::string                 reason;
+  std::vector<double>                      steps;
+  unsigned int                             evaluations = 0; ///< L-BFGS-B: function evaluations
+  BSplineType::ParametersType              finalParameters;
+  std::string                              stop;
+  itk::CudaExecutionPath                   path = itk::CudaExecutionPath::None;
+  std::string                              reason;
 };
 
 constexpr unsigned int kTrackIterations = 20;
@@ -356,13 +373,14 @@ RunOneLevel(const WarpedPair & pair, ImageMetricType * metric, OptimizerKind opt
     // holds by the time of the event: the parameters of value k are those after
     // step k - 1 (the identity's for k = 0).
     auto before = std::make_shared<BSplineType::ParametersType>(transform->GetParameters());
-    regular->AddObserver(itk::IterationEvent(), [&record, regular = regular.GetPointer(), before,
-                                                 transform = transform.GetPointer()](const itk::EventObject &) {
-      record.values.push_back(regular->GetCurrentMetricValue());
-      record.parameters.push_back(*before);
-      *before = transform->GetParameters();
-      record.steps.push_back(regular->GetCurrentStepLength());
-    });
+    regular->AddObserver(
+      itk::IterationEvent(),
+      [&record, regular = regular.GetPointer(), before, transform = transform.GetPointer()](const itk::EventObject &) {
+        record.values.push_back(regular->GetCurrentMetricValue());
+        record.parameters.push_back(*before);
+        *before = transform->GetParameters();
+        record.steps.push_back(regular->GetCurrentStepLength());
+      });
     optimizer = regular.GetPointer();
   }
   else
@@ -373,8 +391,8 @@ RunOneLevel(const WarpedPair & pair, ImageMetricType * metric, OptimizerKind opt
     // unit scales on it, which it answers with its warning "does not support
     // scaling". Its IterationEvent reports the value of the last evaluation, that of
     // the point the line search accepted.
-    auto lbfgsb = itk::LBFGSBOptimizerv4::New();
-    const unsigned int                          n = transform->GetNumberOfParameters();
+    auto                                       lbfgsb = itk::LBFGSBOptimizerv4::New();
+    const unsigned int                         n = transform->GetNumberOfParameters();
     itk::LBFGSBOptimizerv4::BoundSelectionType unbounded(n);
     unbounded.Fill(0); // no bounds
     itk::LBFGSBOptimizerv4::BoundValueType bound(n);
@@ -389,19 +407,20 @@ RunOneLevel(const WarpedPair & pair, ImageMetricType * metric, OptimizerKind opt
     // The vnl adaptor passes each function evaluation on as a
     // FunctionAndGradientEvaluationIterationEvent, a kind of IterationEvent: those
     // are counted, the iterations (IterationEvent itself) recorded.
-    lbfgsb->AddObserver(itk::IterationEvent(), [&record, lbfgsb = lbfgsb.GetPointer(),
-                                                transform = transform.GetPointer()](const itk::EventObject & event) {
-      if (itk::FunctionAndGradientEvaluationIterationEvent().CheckEvent(&event))
-      {
-        ++record.evaluations;
-      }
-      else
-      {
-        // the accepted point: the last evaluation's, which the transform holds
-        record.values.push_back(lbfgsb->GetCurrentMetricValue());
-        record.parameters.push_back(transform->GetParameters());
-      }
-    });
+    lbfgsb->AddObserver(
+      itk::IterationEvent(),
+      [&record, lbfgsb = lbfgsb.GetPointer(), transform = transform.GetPointer()](const itk::EventObject & event) {
+        if (itk::FunctionAndGradientEvaluationIterationEvent().CheckEvent(&event))
+        {
+          ++record.evaluations;
+        }
+        else
+        {
+          // the accepted point: the last evaluation's, which the transform holds
+          record.values.push_back(lbfgsb->GetCurrentMetricValue());
+          record.parameters.push_back(transform->GetParameters());
+        }
+      });
     optimizer = lbfgsb.GetPointer();
   }
   registration->SetOptimizer(optimizer);
@@ -416,8 +435,11 @@ RunOneLevel(const WarpedPair & pair, ImageMetricType * metric, OptimizerKind opt
  * fixed image), configured as the registration configures it: dense, the fixed
  * image's grid as the virtual domain. */
 double
-ITKValueAt(const WarpedPair & pair, MetricKind metricKind, unsigned int meshSize, const BSplineType::ParametersType & p,
-           bool useGPU)
+ITKValueAt(const WarpedPair &                  pair,
+           MetricKind                          metricKind,
+           unsigned int                        meshSize,
+           const BSplineType::ParametersType & p,
+           bool                                useGPU)
 {
   auto metric = NewMetric(metricKind, false, useGPU);
   auto transform = IdentityBSpline(pair.fixed, meshSize);
@@ -432,9 +454,9 @@ ITKValueAt(const WarpedPair & pair, MetricKind metricKind, unsigned int meshSize
 
 struct TrackStats
 {
-  double maxRelativeValue = 0.0; ///< largest |twin - ITK| / |ITK| over the iterations
+  double maxRelativeValue = 0.0;  ///< largest |twin - ITK| / |ITK| over the iterations
   double parameterDistance = 0.0; ///< |p_twin - p_ITK| (Euclidean, mm)
-  double pathLength = 0.0; ///< sum of ITK's step lengths (regular step) or |p_ITK| (L-BFGS-B)
+  double pathLength = 0.0;        ///< sum of ITK's step lengths (regular step) or |p_ITK| (L-BFGS-B)
 };
 
 /** ITK's metric and the twin, each through 20 iterations of the same registration:
@@ -459,8 +481,8 @@ ExpectTracksITK(MetricKind metricKind, OptimizerKind optimizerKind, bool useGPU)
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(std::string(ToString(metricKind)) + ", " + ToString(optimizerKind) + ", seed " + std::to_string(seed));
-  std::mt19937     rng(seed);
-  const WarpedPair pair = MakeWarpedPair(24, 3, 1.0, rng);
+  std::mt19937           rng(seed);
+  const WarpedPair       pair = MakeWarpedPair(24, 3, 1.0, rng);
   constexpr unsigned int meshSize = 3;
 
   auto            itkMetric = NewMetric(metricKind, false, useGPU);
@@ -512,9 +534,9 @@ ExpectTracksITK(MetricKind metricKind, OptimizerKind optimizerKind, bool useGPU)
   std::cout << "[ measure  ] " << ToString(metricKind) << " + " << ToString(optimizerKind) << " ("
             << itk::ToString(actual.path) << "): " << n << " iterations, ITK " << expected.values.front() << " -> "
             << expected.values.back() << ", max relative value difference at the same parameters "
-            << stats.maxRelativeValue
-            << ", |p_twin - p_ITK| " << stats.parameterDistance << " mm = " << stats.parameterDistance / stats.pathLength
-            << " of the path " << stats.pathLength << " mm" << std::endl;
+            << stats.maxRelativeValue << ", |p_twin - p_ITK| " << stats.parameterDistance
+            << " mm = " << stats.parameterDistance / stats.pathLength << " of the path " << stats.pathLength << " mm"
+            << std::endl;
 }
 
 void
@@ -590,7 +612,7 @@ ExpectRecoversDeformation(bool useGPU)
   {
     // Unbounded; the bound arrays sized for the finest grid (the optimizer needs at
     // least as many entries as there are parameters, at every level).
-    const unsigned int                          n = Dimension * static_cast<unsigned int>(std::pow(2 * coarseMesh + 3, Dimension));
+    const unsigned int n = Dimension * static_cast<unsigned int>(std::pow(2 * coarseMesh + 3, Dimension));
     itk::LBFGSBOptimizerv4::BoundSelectionType unbounded(n);
     unbounded.Fill(0);
     itk::LBFGSBOptimizerv4::BoundValueType bound(n);
@@ -864,11 +886,10 @@ TEST(RegistrationMethodv4GPU, ZeroFixedMaskAsITK)
  * random points at every iteration (elastix's schedule: 1000 points, a stochastic
  * gradient descent that runs every iteration, 60 per level) the same. */
 void
-ExpectElasticRegistrationRecovers(bool useGPU,
-                                  cif::RegistrationSampling sampling = cif::RegistrationSampling::Dense)
+ExpectElasticRegistrationRecovers(bool useGPU, cif::RegistrationSampling sampling = cif::RegistrationSampling::Dense)
 {
-  const bool stochastic = sampling == cif::RegistrationSampling::RandomEveryIteration;
-  const unsigned int limits[2] = { stochastic ? 100u : 30u, stochastic ? 100u : 20u };
+  const bool          stochastic = sampling == cif::RegistrationSampling::RandomEveryIteration;
+  const unsigned int  limits[2] = { stochastic ? 100u : 30u, stochastic ? 100u : 20u };
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937           rng(seed);
@@ -1002,8 +1023,8 @@ TEST(ElasticRegistrationCPU, NewPointsEveryIterationNeedTheModulesMetric)
  * are refused. */
 TEST(ElasticRegistrationCPU, ObserverStopsItAtTheFirstIteration)
 {
-  std::mt19937     rng(FreshSeed());
-  const WarpedPair pair = MakeWarpedPair(16, 3, 1.0, rng);
+  std::mt19937                     rng(FreshSeed());
+  const WarpedPair                 pair = MakeWarpedPair(16, 3, 1.0, rng);
   cif::ElasticRegistrationSettings settings;
   settings.levels = 2;
   settings.iterations = { 10 };

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // SharedDomainImageRegistrationMethodv4 against ImageRegistrationMethodv4: the same
 // registration bit for bit (final parameters and metric value, two levels, the
 // finest unshrunk), with the finest level's virtual domain shared instead of copied;
@@ -121,17 +138,17 @@ TEST(SharedDomainRegistration, GivesITKsRegistrationWithoutCopyingTheFinestDomai
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937       rng(seed);
-  ImageType::SizeType size = { { 20, 18, 16 } };
+  std::mt19937         rng(seed);
+  ImageType::SizeType  size = { { 20, 18, 16 } };
   ImageType::IndexType start = { { 0, 0, 0 } };
-  const auto         fixed = MakeImage<ImageType>(size, start, Content::Smooth, rng());
-  const auto         moving = MakeImage<ImageType>(size, start, Content::Smooth, rng());
+  const auto           fixed = MakeImage<ImageType>(size, start, Content::Smooth, rng());
+  const auto           moving = MakeImage<ImageType>(size, start, Content::Smooth, rng());
 
   using ITKMethod = itk::ImageRegistrationMethodv4<ImageType, ImageType, BSplineType>;
   using SharedMethod = itk::SharedDomainImageRegistrationMethodv4<ImageType, ImageType, BSplineType>;
   const RegistrationResult itk = Register<ITKMethod>(fixed, moving);
   const RegistrationResult shared = Register<SharedMethod>(fixed, moving);
-  EXPECT_EQ(itk.sharedDomains, 0u); // ITK's method copies it, with or without the factory
+  EXPECT_EQ(itk.sharedDomains, 0u);    // ITK's method copies it, with or without the factory
   EXPECT_EQ(shared.sharedDomains, 1u); // the finest level's (factor 1), not the first level's (factor 2)
   EXPECT_EQ(shared.value, itk.value);
   ASSERT_EQ(shared.parameters.size(), itk.parameters.size());
@@ -156,7 +173,7 @@ TEST(VirtualDomainShrink, CopiesEveryImageButTheMarkedOneAtFactorOne)
   using Marked = Filter::MarkScope;
 
   const auto Shrink = [](const ImageType * input, unsigned int factor, bool & shared) {
-    auto filter = itk::ShrinkImageFilter<ImageType, ImageType>::New();
+    auto   filter = itk::ShrinkImageFilter<ImageType, ImageType>::New();
     auto * ours = dynamic_cast<Filter *>(filter.GetPointer());
     EXPECT_NE(ours, nullptr) << "the factory's filter";
     filter->SetShrinkFactors(factor);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // ZoomGPUImageFilter against ITK's CPU composition: extract the interpolation region,
 // resample it onto the zoom canvas (BSplineInterpolateImageFunction of order 3,
 // linear or nearest neighbour), convolve with ConvolutionImageFilter, crop to the
@@ -50,11 +67,11 @@ ErrorOverValueRange(const TA * a, const TB * b, std::size_t count)
 
 struct ZoomCase
 {
-  itk::Index<2>           center;
-  itk::Size<2>            size;
-  double                  zoom;
-  Interpolation           interpolation;
-  const char *            kernel; // preset name or nullptr
+  itk::Index<2> center;
+  itk::Size<2>  size;
+  double        zoom;
+  Interpolation interpolation;
+  const char *  kernel; // preset name or nullptr
 };
 
 std::string
@@ -84,9 +101,12 @@ Configure(itk::ZoomGPUImageFilter<TImage> * filter, const TImage * input, const 
 
 /** ITK's composition for one gray channel, on the regions the filter reports. */
 Gray::Pointer
-ITKComposition(const Gray * input, const ZoomCase & c, const itk::ImageRegion<2> & cutOut,
-               const itk::ImageRegion<2> & interpolationRegion, const itk::ImageRegion<2> & canvas,
-               const itk::Size<2> & outSize)
+ITKComposition(const Gray *                input,
+               const ZoomCase &            c,
+               const itk::ImageRegion<2> & cutOut,
+               const itk::ImageRegion<2> & interpolationRegion,
+               const itk::ImageRegion<2> & canvas,
+               const itk::Size<2> &        outSize)
 {
   auto extract = itk::ExtractImageFilter<Gray, Gray>::New();
   extract->SetInput(input);
@@ -177,17 +197,19 @@ ExpectGrayMatchesITK(const Gray * input, const ZoomCase & c)
       EXPECT_EQ(outSize[a], static_cast<itk::SizeValueType>(std::floor(c.size[a] * c.zoom + 1e-9)));
       EXPECT_DOUBLE_EQ(filter->GetOutput()->GetSpacing()[a], input->GetSpacing()[a] / c.zoom);
     }
-    auto expected = ITKComposition(input, c, filter->GetCutOutRegion(), filter->GetInterpolationRegion(),
-                                   filter->GetCanvasRegion(), outSize);
-    EXPECT_LE(ErrorOverValueRange(filter->GetOutput()->GetBufferPointer(), expected->GetBufferPointer(),
+    auto expected = ITKComposition(
+      input, c, filter->GetCutOutRegion(), filter->GetInterpolationRegion(), filter->GetCanvasRegion(), outSize);
+    EXPECT_LE(ErrorOverValueRange(filter->GetOutput()->GetBufferPointer(),
+                                  expected->GetBufferPointer(),
                                   expected->GetBufferedRegion().GetNumberOfPixels()),
               Tolerance);
     if (c.interpolation == Interpolation::Cubic)
     {
       // The spline fitted on the interpolation region is the spline of the whole image.
-      auto whole = ITKComposition(input, c, filter->GetCutOutRegion(), input->GetLargestPossibleRegion(),
-                                  filter->GetCanvasRegion(), outSize);
-      EXPECT_LE(ErrorOverValueRange(filter->GetOutput()->GetBufferPointer(), whole->GetBufferPointer(),
+      auto whole = ITKComposition(
+        input, c, filter->GetCutOutRegion(), input->GetLargestPossibleRegion(), filter->GetCanvasRegion(), outSize);
+      EXPECT_LE(ErrorOverValueRange(filter->GetOutput()->GetBufferPointer(),
+                                    whole->GetBufferPointer(),
                                     whole->GetBufferedRegion().GetNumberOfPixels()),
                 Tolerance);
     }
@@ -263,7 +285,7 @@ TEST(Zoom, ImageWithShiftedIndexAndOriginMatchesITK)
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(seed);
-  auto input = MakeImage<Gray>({ { 70, 50 } }, { { 7, -4 } }, Content::Random, seed, 0.0, 255.0);
+  auto            input = MakeImage<Gray>({ { 70, 50 } }, { { 7, -4 } }, Content::Random, seed, 0.0, 255.0);
   Gray::PointType origin;
   origin[0] = -12.5;
   origin[1] = 3.25;
@@ -280,13 +302,17 @@ TEST(Zoom, NearestWithIntegerZoomIsPixelReplication)
   for (int zoom : { 1, 2, 3, 5 })
   {
     auto filter = itk::ZoomGPUImageFilter<Gray>::New();
-    Configure(filter.GetPointer(), input.GetPointer(), { { { 33, 71 } }, { { 9, 14 } }, double(zoom), Interpolation::Nearest, nullptr }, false);
+    Configure(filter.GetPointer(),
+              input.GetPointer(),
+              { { { 33, 71 } }, { { 9, 14 } }, double(zoom), Interpolation::Nearest, nullptr },
+              false);
     filter->Update();
     const auto cut = filter->GetCutOutRegion().GetIndex();
     EXPECT_EQ(cut[0], 33 - 4);
     EXPECT_EQ(cut[1], 71 - 7);
     for (itk::ImageRegionConstIteratorWithIndex<Gray> it(filter->GetOutput(), filter->GetOutput()->GetBufferedRegion());
-         !it.IsAtEnd(); ++it)
+         !it.IsAtEnd();
+         ++it)
     {
       const itk::Index<2> source{ { cut[0] + it.GetIndex()[0] / zoom, cut[1] + it.GetIndex()[1] / zoom } };
       ASSERT_EQ(it.Get(), input->GetPixel(source)) << "zoom " << zoom << " at " << it.GetIndex();
@@ -302,7 +328,8 @@ TEST(Zoom, RGBMatchesITKPerChannel)
   Gray::Pointer channels[3];
   for (unsigned c = 0; c < 3; ++c)
   {
-    channels[c] = MakeImage<Gray>({ { 64, 48 } }, { { 0, 0 } }, c == 1 ? Content::Random : Content::Smooth, seed + c, 0, 255);
+    channels[c] =
+      MakeImage<Gray>({ { 64, 48 } }, { { 0, 0 } }, c == 1 ? Content::Random : Content::Smooth, seed + c, 0, 255);
   }
   auto input = RGB::New();
   input->CopyInformation(channels[0]);
@@ -323,10 +350,15 @@ TEST(Zoom, RGBMatchesITKPerChannel)
       const auto outSize = filter->GetOutput()->GetLargestPossibleRegion().GetSize();
       for (unsigned ch = 0; ch < 3; ++ch)
       {
-        auto expected = ITKComposition(channels[ch], c, filter->GetCutOutRegion(), filter->GetInterpolationRegion(),
-                                       filter->GetCanvasRegion(), outSize);
+        auto expected = ITKComposition(channels[ch],
+                                       c,
+                                       filter->GetCutOutRegion(),
+                                       filter->GetInterpolationRegion(),
+                                       filter->GetCanvasRegion(),
+                                       outSize);
         auto got = ComponentImage(filter->GetOutput(), ch, 3);
-        EXPECT_LE(ErrorOverValueRange(got->GetBufferPointer(), expected->GetBufferPointer(),
+        EXPECT_LE(ErrorOverValueRange(got->GetBufferPointer(),
+                                      expected->GetBufferPointer(),
                                       expected->GetBufferedRegion().GetNumberOfPixels()),
                   Tolerance)
           << "channel " << ch << (gpu ? " GPU" : " CPU");
@@ -369,7 +401,7 @@ TEST(Zoom, BadParametersGiveClearErrors)
   ExpectRefused(make({ { 2, 45 } }, { { 10, 10 } }, 2.0).GetPointer(), "not inside the image");
   ExpectRefused(make({ { 60, 89 } }, { { 10, 10 } }, 2.0).GetPointer(), "not inside the image");
   ExpectRefused(make({ { -5, -5 } }, { { 1, 1 } }, 2.0).GetPointer(), "not inside the image");
-  auto filter = make({ { 60, 45 } }, { { 10, 10 } }, 2.0);
+  auto                   filter = make({ { 60, 45 } }, { { 10, 10 } }, 2.0);
   cif::ConvolutionKernel even;
   even.size[0] = even.size[1] = 4;
   even.weights.assign(16, 1.0);
@@ -389,7 +421,10 @@ TEST(Zoom, GPUMatchesCPUOnTheSeedsCase)
     for (bool gpu : { false, true })
     {
       auto filter = itk::ZoomGPUImageFilter<RGB8>::New();
-      Configure(filter.GetPointer(), input.GetPointer(), { { { 320, 213 } }, { { 640, 426 } }, 2.0, Interpolation::Cubic, "gaussian" }, gpu);
+      Configure(filter.GetPointer(),
+                input.GetPointer(),
+                { { { 320, 213 } }, { { 640, 426 } }, 2.0, Interpolation::Cubic, "gaussian" },
+                gpu);
       filter->SetForceGeneralPath(forceGeneral);
       filter->Update();
       out[gpu] = filter->GetOutput();
@@ -410,7 +445,10 @@ TEST(Zoom, GPUPathCrossesTheBusOnceEachWay)
   CIF_REQUIRE_GPU();
   auto input = TestPicture(FreshSeed());
   auto filter = itk::ZoomGPUImageFilter<Gray>::New();
-  Configure(filter.GetPointer(), input.GetPointer(), { { { 60, 45 } }, { { 40, 30 } }, 2.0, Interpolation::Cubic, "gaussian" }, true);
+  Configure(filter.GetPointer(),
+            input.GetPointer(),
+            { { { 60, 45 } }, { { 40, 30 } }, 2.0, Interpolation::Cubic, "gaussian" },
+            true);
   cif::TransferCounters::Reset();
   filter->Update();
   const auto counters = cif::TransferCounters::Get();
@@ -449,8 +487,8 @@ Describe(const StreamingSetUp & s)
 {
   std::ostringstream text;
   text << cif::ToString(s.interpolation) << ", kernel "
-       << (s.kernel.weights.empty() ? std::string("none") : std::to_string(s.kernel.size[0]) + " x " +
-                                                                std::to_string(s.kernel.size[1]));
+       << (s.kernel.weights.empty() ? std::string("none")
+                                    : std::to_string(s.kernel.size[0]) + " x " + std::to_string(s.kernel.size[1]));
   return text.str();
 }
 
@@ -529,7 +567,8 @@ ExpectStreamingMatchesOnePiece(const TImage * input, std::uint32_t seed, bool gp
                   whole->GetBufferedRegion().GetNumberOfPixels());
       }
       ASSERT_EQ(streamer->GetOutput()->GetBufferedRegion(), whole->GetBufferedRegion());
-      EXPECT_TRUE(SameBits(streamer->GetOutput()->GetBufferPointer(), whole->GetBufferPointer(),
+      EXPECT_TRUE(SameBits(streamer->GetOutput()->GetBufferPointer(),
+                           whole->GetBufferPointer(),
                            whole->GetBufferedRegion().GetNumberOfPixels()));
     }
   }
@@ -544,8 +583,10 @@ void
 ExpectRequestedRegionAloneIsComputed(const TImage * input, std::uint32_t seed, bool gpu)
 {
   using Region = typename TImage::RegionType;
-  const Region requests[] = { Region({ { 0, 0 } }, { { 50, 1 } }), Region({ { 0, 33 } }, { { 50, 1 } }),
-                              Region({ { 0, 69 } }, { { 50, 1 } }), Region({ { 9, 20 } }, { { 17, 11 } }),
+  const Region requests[] = { Region({ { 0, 0 } }, { { 50, 1 } }),
+                              Region({ { 0, 33 } }, { { 50, 1 } }),
+                              Region({ { 0, 69 } }, { { 50, 1 } }),
+                              Region({ { 9, 20 } }, { { 17, 11 } }),
                               Region({ { 49, 69 } }, { { 1, 1 } }) };
   for (const StreamingSetUp & s : StreamingSetUps(seed))
   {
@@ -575,7 +616,8 @@ ExpectStreamingWriterMatchesOnePiece(const TImage * input, std::uint32_t seed, b
   auto                 filter = MakeStreamingZoom(input, s, gpu);
   const auto           read = WriteStreamedAndReadBack(filter->GetOutput(), 9, "zoom_" + std::to_string(seed));
   ASSERT_EQ(read->GetBufferedRegion(), whole->GetBufferedRegion());
-  EXPECT_TRUE(SameBits(read->GetBufferPointer(), whole->GetBufferPointer(), whole->GetBufferedRegion().GetNumberOfPixels()));
+  EXPECT_TRUE(
+    SameBits(read->GetBufferPointer(), whole->GetBufferPointer(), whole->GetBufferedRegion().GetNumberOfPixels()));
 }
 
 /** Runs \a check on a fresh random 8-bit RGB picture and a fresh random gray one. */
@@ -603,11 +645,13 @@ TEST(ZoomStreaming, StreamingFilterGivesTheBitsOfOnePiece)
 }
 TEST(ZoomStreaming, RequestedRegionAloneIsComputed)
 {
-  OnRGBAndGray([](const auto * input, std::uint32_t seed) { ExpectRequestedRegionAloneIsComputed(input, seed, false); });
+  OnRGBAndGray(
+    [](const auto * input, std::uint32_t seed) { ExpectRequestedRegionAloneIsComputed(input, seed, false); });
 }
 TEST(ZoomStreaming, StreamingWriterGivesTheBitsOfOnePiece)
 {
-  OnRGBAndGray([](const auto * input, std::uint32_t seed) { ExpectStreamingWriterMatchesOnePiece(input, seed, false); });
+  OnRGBAndGray(
+    [](const auto * input, std::uint32_t seed) { ExpectStreamingWriterMatchesOnePiece(input, seed, false); });
 }
 TEST(ZoomStreamingGPU, StreamingFilterGivesTheBitsOfOnePiece)
 {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The protocol of device copies carried by VTK arrays (vtkCudaDeviceArray), checked
 // without a GPU: a stand-in storage keeps the "device" values in host memory and the
 // array's own host memory holds NaN until SynchronizeHost copies them over. A
@@ -35,7 +52,8 @@ public:
     , m_Values(static_cast<float *>(array->GetVoidPointer(0)),
                static_cast<float *>(array->GetVoidPointer(0)) + array->GetNumberOfValues())
   {
-    std::fill_n(static_cast<float *>(array->GetVoidPointer(0)), array->GetNumberOfValues(),
+    std::fill_n(static_cast<float *>(array->GetVoidPointer(0)),
+                array->GetNumberOfValues(),
                 std::numeric_limits<float>::quiet_NaN());
   }
   const void *
@@ -67,7 +85,8 @@ private:
 class StandInDevicePrefilter : public vtkImageBSplineCoefficients
 {
 public:
-  static StandInDevicePrefilter * New();
+  static StandInDevicePrefilter *
+  New();
   vtkTypeMacro(StandInDevicePrefilter, vtkImageBSplineCoefficients);
   std::shared_ptr<StandInStorage> Storage;
 
@@ -75,8 +94,8 @@ protected:
   int
   RequestData(vtkInformation * request, vtkInformationVector ** in, vtkInformationVector * out) override
   {
-    const int rval = this->Superclass::RequestData(request, in, out);
-    auto * output = vtkImageData::SafeDownCast(out->GetInformationObject(0)->Get(vtkDataObject::DATA_OBJECT()));
+    const int      rval = this->Superclass::RequestData(request, in, out);
+    auto *         output = vtkImageData::SafeDownCast(out->GetInformationObject(0)->Get(vtkDataObject::DATA_OBJECT()));
     vtkDataArray * scalars = output->GetPointData()->GetScalars();
     this->Storage = std::make_shared<StandInStorage>(scalars);
     vtkCudaDeviceArray::Attach(scalars, this->Storage);
@@ -106,7 +125,7 @@ TEST(VTKDeviceArray, ADeviceCopySurvivesThePipelineAndIsSynchronizedBeforeHostRe
   run(reference, referenceInterpolator, vtkPrefilter);
 
   // the module's CPU path: finds the device copy through the pipeline, synchronizes
-  vtkNew<StandInDevicePrefilter>      standIn;
+  vtkNew<StandInDevicePrefilter> standIn;
   standIn->SetInputData(samples);
   vtkNew<vtkCudaImageReslice>         tested;
   vtkNew<vtkImageBSplineInterpolator> interpolator;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // vtkCudaImageBSplineCoefficients against vtkImageBSplineCoefficients (VTK's CPU
 // class, run in the same test): every border mode, float and double output, 1-D to
 // 3-D extents starting away from 0, lengths around VTK's switch from the exact to
@@ -41,7 +58,11 @@ BorderName(int border)
 struct Worst
 {
   double asFloat = 0, asDouble = 0;
-  ~Worst() { std::cout << "largest |difference| / input scale: float output " << asFloat << ", double output " << asDouble << std::endl; }
+  ~Worst()
+  {
+    std::cout << "largest |difference| / input scale: float output " << asFloat << ", double output " << asDouble
+              << std::endl;
+  }
 };
 
 /** Runs both classes on one input and compares. */
@@ -63,8 +84,7 @@ CheckAgainstVTK(Worst & worst, vtkImageData * input, int border, int outputType,
   tested->SetOutputScalarType(outputType);
   tested->SetUseGPU(gpu);
   tested->Update();
-  EXPECT_EQ(tested->GetLastExecutionPath(), gpu ? VTK_CUDA_PATH_GPU : VTK_CUDA_PATH_CPU)
-    << tested->GetFallbackReason();
+  EXPECT_EQ(tested->GetLastExecutionPath(), gpu ? VTK_CUDA_PATH_GPU : VTK_CUDA_PATH_CPU) << tested->GetFallbackReason();
 
   vtkImageData * a = tested->GetOutput();
   vtkImageData * b = reference->GetOutput();
@@ -103,12 +123,16 @@ CIF_VTK_TEST_BOTH_PATHS(VTKCoefficients, MatchVTKInEveryBorderModeAndOutputType)
     for (const Case & c : kCases)
     {
       const std::uint32_t seed = FreshSeed();
-      auto input = MakeVTKImage(c.extent, VTK_FLOAT, c.components, content, seed);
+      auto                input = MakeVTKImage(c.extent, VTK_FLOAT, c.components, content, seed);
       for (int border : { VTK_IMAGE_BORDER_CLAMP, VTK_IMAGE_BORDER_REPEAT, VTK_IMAGE_BORDER_MIRROR })
       {
         for (int type : { VTK_FLOAT, VTK_DOUBLE })
         {
-          CheckAgainstVTK(worst, input, border, type, gpu,
+          CheckAgainstVTK(worst,
+                          input,
+                          border,
+                          type,
+                          gpu,
                           std::string(ToString(content)) + " float input, seed " + std::to_string(seed));
         }
       }
@@ -122,10 +146,14 @@ CIF_VTK_TEST_BOTH_PATHS(VTKCoefficients, ConvertIntegerAndDoubleInputsAsVTKDoes)
   for (int inputType : { VTK_UNSIGNED_CHAR, VTK_SHORT, VTK_DOUBLE })
   {
     const std::uint32_t seed = FreshSeed();
-    auto input = MakeVTKImage({ 1, 30, -2, 20, 0, 11 }, inputType, 1, Content::Random, seed, 0.0, 250.0);
+    auto                input = MakeVTKImage({ 1, 30, -2, 20, 0, 11 }, inputType, 1, Content::Random, seed, 0.0, 250.0);
     for (int type : { VTK_FLOAT, VTK_DOUBLE })
     {
-      CheckAgainstVTK(worst, input, VTK_IMAGE_BORDER_MIRROR, type, gpu,
+      CheckAgainstVTK(worst,
+                      input,
+                      VTK_IMAGE_BORDER_MIRROR,
+                      type,
+                      gpu,
                       std::string("input type ") + input->GetScalarTypeAsString() + ", seed " + std::to_string(seed));
     }
   }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // vtkCudaImageReslice against vtkImageReslice + vtkImageBSplineInterpolator (VTK's
 // CPU classes, in the same test), both reading B-spline coefficients: oblique and
 // perspective reslice axes, linear, B-spline and concatenated transforms (on the
@@ -80,25 +97,29 @@ Reslice(vtkImageReslice * reslice, vtkImageData * coefficients, const Configure 
 
 /** vtkCudaImageReslice and vtkImageReslice on the same coefficients, compared. */
 void
-Check(Worst & worst, vtkImageData * samples, const Configure & configure, bool gpu, const std::string & what,
-      Expectation expect = {}, int coefficientType = VTK_FLOAT)
+Check(Worst &             worst,
+      vtkImageData *      samples,
+      const Configure &   configure,
+      bool                gpu,
+      const std::string & what,
+      Expectation         expect = {},
+      int                 coefficientType = VTK_FLOAT)
 {
   vtkNew<vtkImageReslice> probe; // the border the configured filter asks for
   configure(probe);
   const int border = probe->GetMirror() ? VTK_IMAGE_BORDER_MIRROR
                                         : (probe->GetWrap() ? VTK_IMAGE_BORDER_REPEAT : VTK_IMAGE_BORDER_CLAMP);
-  auto coefficients = VTKCoefficients(samples, border, coefficientType);
+  auto      coefficients = VTKCoefficients(samples, border, coefficientType);
   SCOPED_TRACE(testing::Message() << what << ", input extent " << ExtentString(samples) << ", components "
                                   << samples->GetNumberOfScalarComponents());
 
-  vtkNew<vtkImageReslice> reference;
-  auto                    expected = Reslice(reference, coefficients, configure);
+  vtkNew<vtkImageReslice>     reference;
+  auto                        expected = Reslice(reference, coefficients, configure);
   vtkNew<vtkCudaImageReslice> tested;
   tested->SetUseGPU(gpu);
   auto actual = Reslice(tested, coefficients, configure);
 
-  EXPECT_EQ(tested->GetLastExecutionPath(), gpu ? VTK_CUDA_PATH_GPU : VTK_CUDA_PATH_CPU)
-    << tested->GetFallbackReason();
+  EXPECT_EQ(tested->GetLastExecutionPath(), gpu ? VTK_CUDA_PATH_GPU : VTK_CUDA_PATH_CPU) << tested->GetFallbackReason();
   EXPECT_STREQ(tested->GetLastPositioning(), expect.positioning);
   ASSERT_EQ(ExtentString(actual), ExtentString(expected));
   ASSERT_EQ(actual->GetScalarType(), expected->GetScalarType());
@@ -148,7 +169,8 @@ RandomBSpline(vtkImageData * image, std::uint32_t seed, int gridType, int border
   auto grid = vtkSmartPointer<vtkImageData>::New();
   grid->SetExtent(0, 5, -1, 4, 0, 6);
   grid->SetOrigin(bounds[0] - 2.0, bounds[2] - 1.0, bounds[4] - 3.0);
-  grid->SetSpacing((bounds[1] - bounds[0] + 4.0) / 5, (bounds[3] - bounds[2] + 2.0) / 5, (bounds[5] - bounds[4] + 6.0) / 6);
+  grid->SetSpacing(
+    (bounds[1] - bounds[0] + 4.0) / 5, (bounds[3] - bounds[2] + 2.0) / 5, (bounds[5] - bounds[4] + 6.0) / 6);
   grid->AllocateScalars(gridType, 3);
   std::mt19937                           rng(seed);
   std::uniform_real_distribution<double> unit(-1.5, 1.5);
@@ -177,27 +199,38 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, ObliqueAxesInEveryBorderMode)
     const std::string   what = std::string(ToString(content)) + ", seed " + std::to_string(seed);
     for (int mode : { 0, 1, 2 })
     {
-      Check(worst, samples,
-            [&](vtkImageReslice * r) {
-              r->SetResliceAxes(axes);
-              r->SetWrap(mode == 1);
-              r->SetMirror(mode == 2);
-            },
-            gpu, what + (mode == 0 ? ", clamp" : mode == 1 ? ", wrap" : ", mirror"));
+      Check(
+        worst,
+        samples,
+        [&](vtkImageReslice * r) {
+          r->SetResliceAxes(axes);
+          r->SetWrap(mode == 1);
+          r->SetMirror(mode == 2);
+        },
+        gpu,
+        what + (mode == 0   ? ", clamp"
+                : mode == 1 ? ", wrap"
+                            : ", mirror"));
     }
-    Check(worst, samples,
-          [&](vtkImageReslice * r) {
-            r->SetResliceAxes(axes);
-            r->SetOutputDimensionality(2); // one oblique slice
-            r->BorderOff();
-          },
-          gpu, what + ", one slice, Border off");
-    Check(worst, samples,
-          [&](vtkImageReslice * r) {
-            r->SetResliceAxes(axes);
-            r->SetBorderThickness(1.5);
-          },
-          gpu, what + ", BorderThickness 1.5");
+    Check(
+      worst,
+      samples,
+      [&](vtkImageReslice * r) {
+        r->SetResliceAxes(axes);
+        r->SetOutputDimensionality(2); // one oblique slice
+        r->BorderOff();
+      },
+      gpu,
+      what + ", one slice, Border off");
+    Check(
+      worst,
+      samples,
+      [&](vtkImageReslice * r) {
+        r->SetResliceAxes(axes);
+        r->SetBorderThickness(1.5);
+      },
+      gpu,
+      what + ", BorderThickness 1.5");
   }
 }
 
@@ -208,28 +241,40 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, OutputGeometryTypesAndRescaling)
   auto                samples = MakeVTKImage(kVolume, VTK_FLOAT, 1, Content::Random, seed, 0.0, 200.0);
   auto                axes = ObliqueAxes(samples, seed);
   const std::string   what = "seed " + std::to_string(seed);
-  for (int type : { VTK_UNSIGNED_CHAR, VTK_SIGNED_CHAR, VTK_SHORT, VTK_UNSIGNED_SHORT, VTK_INT, VTK_UNSIGNED_INT,
-                    VTK_FLOAT, VTK_DOUBLE })
+  for (int type : { VTK_UNSIGNED_CHAR,
+                    VTK_SIGNED_CHAR,
+                    VTK_SHORT,
+                    VTK_UNSIGNED_SHORT,
+                    VTK_INT,
+                    VTK_UNSIGNED_INT,
+                    VTK_FLOAT,
+                    VTK_DOUBLE })
   {
-    Check(worst, samples,
-          [&](vtkImageReslice * r) {
-            r->SetResliceAxes(axes);
-            r->SetOutputSpacing(0.6, 0.9, 1.1);
-            r->SetOutputOrigin(-10.5, 0.25, 6.0);
-            r->SetOutputExtent(-3, 40, 2, 30, -5, 12);
-            r->SetOutputScalarType(type);
-            r->SetBackgroundLevel(type == VTK_FLOAT || type == VTK_DOUBLE ? kBackground : 7);
-          },
-          gpu, what + ", output " + vtkImageScalarTypeNameMacro(type));
+    Check(
+      worst,
+      samples,
+      [&](vtkImageReslice * r) {
+        r->SetResliceAxes(axes);
+        r->SetOutputSpacing(0.6, 0.9, 1.1);
+        r->SetOutputOrigin(-10.5, 0.25, 6.0);
+        r->SetOutputExtent(-3, 40, 2, 30, -5, 12);
+        r->SetOutputScalarType(type);
+        r->SetBackgroundLevel(type == VTK_FLOAT || type == VTK_DOUBLE ? kBackground : 7);
+      },
+      gpu,
+      what + ", output " + vtkImageScalarTypeNameMacro(type));
   }
-  Check(worst, samples,
-        [&](vtkImageReslice * r) {
-          r->SetResliceAxes(axes);
-          r->SetScalarShift(-20.0);
-          r->SetScalarScale(1.75);
-          r->SetOutputScalarType(VTK_SHORT);
-        },
-        gpu, what + ", ScalarShift/ScalarScale to short");
+  Check(
+    worst,
+    samples,
+    [&](vtkImageReslice * r) {
+      r->SetResliceAxes(axes);
+      r->SetScalarShift(-20.0);
+      r->SetScalarScale(1.75);
+      r->SetOutputScalarType(VTK_SHORT);
+    },
+    gpu,
+    what + ", ScalarShift/ScalarScale to short");
 }
 
 CIF_VTK_TEST_BOTH_PATHS(VTKReslice, SeveralComponentsAndAComponentRange)
@@ -239,55 +284,66 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, SeveralComponentsAndAComponentRange)
   auto                samples = MakeVTKImage({ 0, 20, -6, 10, 2, 14 }, VTK_FLOAT, 5, Content::Random, seed);
   auto                axes = ObliqueAxes(samples, seed);
   const std::string   what = "seed " + std::to_string(seed);
-  Check(worst, samples,
-        [&](vtkImageReslice * r) {
-          r->SetResliceAxes(axes);
-          r->SetBackgroundColor(kBackground, 2.5, -3.0, 4.0); // the fifth component gets 0
-        },
-        gpu, what + ", five components");
-  Check(worst, samples,
-        [&](vtkImageReslice * r) {
-          r->SetResliceAxes(axes);
-          r->GetInterpolator()->SetComponentOffset(1);
-          r->GetInterpolator()->SetComponentCount(3);
-        },
-        gpu, what + ", components 1 to 3");
+  Check(
+    worst,
+    samples,
+    [&](vtkImageReslice * r) {
+      r->SetResliceAxes(axes);
+      r->SetBackgroundColor(kBackground, 2.5, -3.0, 4.0); // the fifth component gets 0
+    },
+    gpu,
+    what + ", five components");
+  Check(
+    worst,
+    samples,
+    [&](vtkImageReslice * r) {
+      r->SetResliceAxes(axes);
+      r->GetInterpolator()->SetComponentOffset(1);
+      r->GetInterpolator()->SetComponentCount(3);
+    },
+    gpu,
+    what + ", components 1 to 3");
 }
 
 CIF_VTK_TEST_BOTH_PATHS(VTKReslice, LinearAndPerspectiveTransforms)
 {
-  Worst               worst{ "linear transforms" };
-  const std::uint32_t seed = FreshSeed();
-  auto                samples = MakeVTKImage(kVolume, VTK_FLOAT, 1, Content::Smooth, seed);
-  auto                axes = ObliqueAxes(samples, seed);
-  const std::string   what = "seed " + std::to_string(seed);
+  Worst                worst{ "linear transforms" };
+  const std::uint32_t  seed = FreshSeed();
+  auto                 samples = MakeVTKImage(kVolume, VTK_FLOAT, 1, Content::Smooth, seed);
+  auto                 axes = ObliqueAxes(samples, seed);
+  const std::string    what = "seed " + std::to_string(seed);
   vtkNew<vtkTransform> linear;
   linear->Translate(1.5, -2.0, 0.75);
   linear->RotateX(12.0);
   linear->RotateZ(-7.5);
   linear->Scale(1.1, 0.95, 1.02);
-  Check(worst, samples,
-        [&](vtkImageReslice * r) {
-          r->SetResliceAxes(axes);
-          r->SetResliceTransform(linear);
-        },
-        gpu, what + ", vtkTransform after oblique axes");
+  Check(
+    worst,
+    samples,
+    [&](vtkImageReslice * r) {
+      r->SetResliceAxes(axes);
+      r->SetResliceTransform(linear);
+    },
+    gpu,
+    what + ", vtkTransform after oblique axes");
   vtkNew<vtkMatrix4x4> perspective;
   perspective->DeepCopy(axes);
   perspective->SetElement(3, 0, 0.004);
   perspective->SetElement(3, 2, -0.003);
-  Check(worst, samples, [&](vtkImageReslice * r) { r->SetResliceAxes(perspective); }, gpu,
-        what + ", perspective axes");
+  Check(worst, samples, [&](vtkImageReslice * r) { r->SetResliceAxes(perspective); }, gpu, what + ", perspective axes");
   // axis-aligned: VTK's permute path (precomputed weights)
   vtkNew<vtkMatrix4x4> permutation;
   const double         elements[16] = { 0, 0, 1, 1.5, 1, 0, 0, -0.5, 0, 1, 0, 0.25, 0, 0, 0, 1 };
   permutation->DeepCopy(elements);
-  Check(worst, samples,
-        [&](vtkImageReslice * r) {
-          r->SetResliceAxes(permutation);
-          r->SetOutputSpacing(0.5, 0.7, 1.3);
-        },
-        gpu, what + ", permuted axes (VTK's permute path)");
+  Check(
+    worst,
+    samples,
+    [&](vtkImageReslice * r) {
+      r->SetResliceAxes(permutation);
+      r->SetOutputSpacing(0.5, 0.7, 1.3);
+    },
+    gpu,
+    what + ", permuted axes (VTK's permute path)");
   Check(worst, samples, [&](vtkImageReslice *) {}, gpu, what + ", identity");
 }
 
@@ -296,9 +352,9 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, ThinInputs)
   // 2-D (one slice), 1-D, and 3 x 2 voxels thick: single-sample axes take one tap,
   // thin ones fold the support back into the extent.
   Worst worst{ "thin inputs" };
-  for (const std::array<int, 6> & extent :
-       { std::array<int, 6>{ 2, 40, -3, 30, 5, 5 }, std::array<int, 6>{ -10, 50, 0, 0, 0, 0 },
-         std::array<int, 6>{ 0, 30, 4, 6, 1, 2 } })
+  for (const std::array<int, 6> & extent : { std::array<int, 6>{ 2, 40, -3, 30, 5, 5 },
+                                             std::array<int, 6>{ -10, 50, 0, 0, 0, 0 },
+                                             std::array<int, 6>{ 0, 30, 4, 6, 1, 2 } })
   {
     const std::uint32_t seed = FreshSeed();
     auto                samples = MakeVTKImage(extent, VTK_FLOAT, 2, Content::Random, seed);
@@ -318,13 +374,16 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, ThinInputs)
     transform->Translate(-center[0], -center[1], -center[2]);
     for (int mode : { 0, 1, 2 })
     {
-      Check(worst, samples,
-            [&](vtkImageReslice * r) {
-              r->SetResliceTransform(transform);
-              r->SetWrap(mode == 1);
-              r->SetMirror(mode == 2);
-            },
-            gpu, "seed " + std::to_string(seed) + ", border mode " + std::to_string(mode));
+      Check(
+        worst,
+        samples,
+        [&](vtkImageReslice * r) {
+          r->SetResliceTransform(transform);
+          r->SetWrap(mode == 1);
+          r->SetMirror(mode == 2);
+        },
+        gpu,
+        "seed " + std::to_string(seed) + ", border mode " + std::to_string(mode));
     }
   }
 }
@@ -343,29 +402,32 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, BSplineTransformOnTheDevice)
     for (int gridType : { VTK_FLOAT, VTK_DOUBLE })
     {
       auto spline = RandomBSpline(samples, seed + border, gridType, border, 0.8);
-      Check(worst, samples,
-            [&](vtkImageReslice * r) {
-              r->SetResliceAxes(axes);
-              r->SetResliceTransform(spline);
-              r->SetOutputExtent(-8, 36, -6, 30, -6, 22); // reaches past the grid: its border rules
-            },
-            gpu, what + ", grid border " + spline->GetBorderModeAsString() + ", grid " + vtkImageScalarTypeNameMacro(gridType),
-            onDevice);
+      Check(
+        worst,
+        samples,
+        [&](vtkImageReslice * r) {
+          r->SetResliceAxes(axes);
+          r->SetResliceTransform(spline);
+          r->SetOutputExtent(-8, 36, -6, 30, -6, 22); // reaches past the grid: its border rules
+        },
+        gpu,
+        what + ", grid border " + spline->GetBorderModeAsString() + ", grid " + vtkImageScalarTypeNameMacro(gridType),
+        onDevice);
     }
   }
 }
 
 CIF_VTK_TEST_BOTH_PATHS(VTKReslice, GeneralTransformOfLinearAndBSplineParts)
 {
-  Worst               worst{ "general transform" };
-  const std::uint32_t seed = FreshSeed();
-  auto                samples = MakeVTKImage(kVolume, VTK_FLOAT, 1, Content::Smooth, seed);
-  const std::string   what = "seed " + std::to_string(seed);
+  Worst                worst{ "general transform" };
+  const std::uint32_t  seed = FreshSeed();
+  auto                 samples = MakeVTKImage(kVolume, VTK_FLOAT, 1, Content::Smooth, seed);
+  const std::string    what = "seed " + std::to_string(seed);
   vtkNew<vtkTransform> first, last;
   first->RotateY(8.0);
   first->Translate(0.5, 1.0, -0.5);
   last->Scale(1.05, 1.0, 0.97);
-  auto                       spline = RandomBSpline(samples, seed, VTK_FLOAT, VTK_BSPLINE_EDGE, 1.0);
+  auto                        spline = RandomBSpline(samples, seed, VTK_FLOAT, VTK_BSPLINE_EDGE, 1.0);
   vtkNew<vtkGeneralTransform> inner; // nested, and applied inverted
   inner->Concatenate(last);
   inner->Inverse();
@@ -376,8 +438,13 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, GeneralTransformOfLinearAndBSplineParts)
   general->Concatenate(inner);
   Expectation onDevice;
   onDevice.positioning = "transform stages on the device";
-  Check(worst, samples, [&](vtkImageReslice * r) { r->SetResliceTransform(general); }, gpu,
-        what + ", linear, B-spline, inverted nested linear", onDevice);
+  Check(
+    worst,
+    samples,
+    [&](vtkImageReslice * r) { r->SetResliceTransform(general); },
+    gpu,
+    what + ", linear, B-spline, inverted nested linear",
+    onDevice);
 }
 
 CIF_VTK_TEST_BOTH_PATHS(VTKReslice, OtherTransformsAreMappedOnTheHost)
@@ -403,11 +470,21 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, OtherTransformsAreMappedOnTheHost)
   thinPlate->SetSourceLandmarks(source);
   thinPlate->SetTargetLandmarks(target);
   thinPlate->SetBasisToR();
-  Check(worst, samples, [&](vtkImageReslice * r) { r->SetResliceTransform(thinPlate); }, gpu,
-        what + ", thin-plate spline", onHost);
+  Check(
+    worst,
+    samples,
+    [&](vtkImageReslice * r) { r->SetResliceTransform(thinPlate); },
+    gpu,
+    what + ", thin-plate spline",
+    onHost);
   auto spline = RandomBSpline(samples, seed, VTK_DOUBLE, VTK_BSPLINE_EDGE, 0.3);
-  Check(worst, samples, [&](vtkImageReslice * r) { r->SetResliceTransform(spline->GetInverse()); }, gpu,
-        what + ", inverted B-spline", onHost);
+  Check(
+    worst,
+    samples,
+    [&](vtkImageReslice * r) { r->SetResliceTransform(spline->GetInverse()); },
+    gpu,
+    what + ", inverted B-spline",
+    onHost);
 }
 
 CIF_VTK_TEST_BOTH_PATHS(VTKReslice, DoubleCoefficientsAndOutput)
@@ -418,8 +495,14 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, DoubleCoefficientsAndOutput)
   auto                axes = ObliqueAxes(samples, seed);
   Expectation         exact;
   exact.tolerance = 1e-12;
-  Check(worst, samples, [&](vtkImageReslice * r) { r->SetResliceAxes(axes); }, gpu,
-        "seed " + std::to_string(seed) + ", double coefficients", exact, VTK_DOUBLE);
+  Check(
+    worst,
+    samples,
+    [&](vtkImageReslice * r) { r->SetResliceAxes(axes); },
+    gpu,
+    "seed " + std::to_string(seed) + ", double coefficients",
+    exact,
+    VTK_DOUBLE);
 }
 
 CIF_VTK_TEST_BOTH_PATHS(VTKReslice, PrefilterInputMatchesVTKsTwoFilters)
@@ -435,11 +518,13 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, PrefilterInputMatchesVTKsTwoFilters)
       r->SetWrap(mode == 1);
       r->SetMirror(mode == 2);
     };
-    auto coefficients = VTKCoefficients(
-      samples, mode == 0 ? VTK_IMAGE_BORDER_CLAMP : mode == 1 ? VTK_IMAGE_BORDER_REPEAT : VTK_IMAGE_BORDER_MIRROR,
-      VTK_FLOAT);
-    vtkNew<vtkImageReslice> reference;
-    auto                    expected = Reslice(reference, coefficients, configure);
+    auto                        coefficients = VTKCoefficients(samples,
+                                        mode == 0   ? VTK_IMAGE_BORDER_CLAMP
+                                                               : mode == 1 ? VTK_IMAGE_BORDER_REPEAT
+                                                                           : VTK_IMAGE_BORDER_MIRROR,
+                                        VTK_FLOAT);
+    vtkNew<vtkImageReslice>     reference;
+    auto                        expected = Reslice(reference, coefficients, configure);
     vtkNew<vtkCudaImageReslice> tested;
     tested->SetUseGPU(gpu);
     tested->PrefilterInputOn();
@@ -484,8 +569,8 @@ CIF_VTK_TEST_BOTH_PATHS(VTKReslice, WhatItDoesNotServeGoesToVTK)
   };
   for (const auto & c : cases)
   {
-    vtkNew<vtkImageReslice> reference;
-    auto                    expected = Reslice(reference, coefficients, c.second);
+    vtkNew<vtkImageReslice>     reference;
+    auto                        expected = Reslice(reference, coefficients, c.second);
     vtkNew<vtkCudaImageReslice> tested;
     tested->SetUseGPU(gpu);
     auto actual = Reslice(tested, coefficients, c.second);

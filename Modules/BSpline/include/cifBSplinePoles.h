@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifBSplinePoles_h
 #define cifBSplinePoles_h
 
@@ -12,10 +29,10 @@ namespace cif
  * 1997, Table I): order 3 has one pole, sqrt(3) - 2, and gain 6. */
 struct SplinePoles
 {
-  int    count = 0;      ///< 0 for orders 0 and 1 (the samples are the coefficients)
+  int    count = 0; ///< 0 for orders 0 and 1 (the samples are the coefficients)
   double pole[2] = { 0, 0 };
   int    horizon[2] = { 0, 0 }; ///< ceil(ln(tolerance) / ln|z|): terms of the truncated causal start
-  double gain = 1.0;     ///< product of (1 - z)(1 - 1/z), applied once per axis
+  double gain = 1.0;            ///< product of (1 - z)(1 - 1/z), applied once per axis
 };
 
 /** ITK's tolerance for truncating the causal initialization (m_Tolerance). */

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifBSplinePrefilterHost_h
 #define cifBSplinePrefilterHost_h
 
@@ -21,8 +38,13 @@ namespace cif
  * filtering: one call per axis, whatever the data). */
 template <typename TCompute, typename T, typename TParallelFor>
 void
-PrefilterLeadingAxesOnHostComputingIn(T * data, const BufferShape & shape, int axisEnd, const SplinePoles & poles,
-                                      BoundaryMode mode, TParallelFor && parallelFor, const StageCallback & afterAxis)
+PrefilterLeadingAxesOnHostComputingIn(T *                   data,
+                                      const BufferShape &   shape,
+                                      int                   axisEnd,
+                                      const SplinePoles &   poles,
+                                      BoundaryMode          mode,
+                                      TParallelFor &&       parallelFor,
+                                      const StageCallback & afterAxis)
 {
   for (int axis = 0; axis < std::min(axisEnd, shape.dimension); ++axis)
   {
@@ -54,29 +76,42 @@ PrefilterLeadingAxesOnHostComputingIn(T * data, const BufferShape & shape, int a
 /** Every axis (see above). */
 template <typename TCompute, typename T, typename TParallelFor>
 void
-PrefilterOnHostComputingIn(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
-                           TParallelFor && parallelFor, const StageCallback & afterAxis = {})
+PrefilterOnHostComputingIn(T *                   data,
+                           const BufferShape &   shape,
+                           const SplinePoles &   poles,
+                           BoundaryMode          mode,
+                           TParallelFor &&       parallelFor,
+                           const StageCallback & afterAxis = {})
 {
-  PrefilterLeadingAxesOnHostComputingIn<TCompute>(data, shape, shape.dimension, poles, mode,
-                                                  std::forward<TParallelFor>(parallelFor), afterAxis);
+  PrefilterLeadingAxesOnHostComputingIn<TCompute>(
+    data, shape, shape.dimension, poles, mode, std::forward<TParallelFor>(parallelFor), afterAxis);
 }
 
 /** The passes along axes [0, \a axisEnd) only, in the type of the data: the CPU twin
  * of PrefilterLeadingAxesOnDevice (cifSlabbedPrefilter.h). */
 template <typename T, typename TParallelFor>
 void
-PrefilterLeadingAxesOnHost(T * data, const BufferShape & shape, int axisEnd, const SplinePoles & poles,
-                           BoundaryMode mode, TParallelFor && parallelFor, const StageCallback & afterAxis = {})
+PrefilterLeadingAxesOnHost(T *                   data,
+                           const BufferShape &   shape,
+                           int                   axisEnd,
+                           const SplinePoles &   poles,
+                           BoundaryMode          mode,
+                           TParallelFor &&       parallelFor,
+                           const StageCallback & afterAxis = {})
 {
-  PrefilterLeadingAxesOnHostComputingIn<T>(data, shape, axisEnd, poles, mode, std::forward<TParallelFor>(parallelFor),
-                                           afterAxis);
+  PrefilterLeadingAxesOnHostComputingIn<T>(
+    data, shape, axisEnd, poles, mode, std::forward<TParallelFor>(parallelFor), afterAxis);
 }
 
 /** The CPU path of the prefilter, computed in the type of the data. */
 template <typename T, typename TParallelFor>
 void
-PrefilterOnHost(T * data, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
-                TParallelFor && parallelFor, const StageCallback & afterAxis = {})
+PrefilterOnHost(T *                   data,
+                const BufferShape &   shape,
+                const SplinePoles &   poles,
+                BoundaryMode          mode,
+                TParallelFor &&       parallelFor,
+                const StageCallback & afterAxis = {})
 {
   PrefilterOnHostComputingIn<T>(data, shape, poles, mode, std::forward<TParallelFor>(parallelFor), afterAxis);
 }

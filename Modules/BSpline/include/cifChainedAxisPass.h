@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifChainedAxisPass_h
 #define cifChainedAxisPass_h
 
@@ -70,8 +87,11 @@ ChainedAxisChunkLength(std::int64_t n)
  * parts' tiles are equally wide, the first part holds the samples of the causal start
  * and \a mode's starting values read only their own end (not Periodic). */
 inline bool
-CanChainSlowestAxis(const BufferShape & shape, const std::vector<std::int64_t> & bounds, const SplinePoles & poles,
-                    BoundaryMode mode, int scalarBytes)
+CanChainSlowestAxis(const BufferShape &               shape,
+                    const std::vector<std::int64_t> & bounds,
+                    const SplinePoles &               poles,
+                    BoundaryMode                      mode,
+                    int                               scalarBytes)
 {
   const std::int64_t n = shape.size[shape.dimension - 1];
   const auto         bytes = static_cast<std::size_t>(scalarBytes);
@@ -116,9 +136,13 @@ CanChainSlowestAxis(const BufferShape & shape, const std::vector<std::int64_t> &
  * come within \a timeoutSeconds. */
 template <typename T>
 CudaImageFilters_EXPORT void
-PrefilterChainedAxisOnDevice(const ChainedAxisPart * parts, int count, const BufferShape & shape,
-                             const SplinePoles & poles, BoundaryMode mode, unsigned int epoch,
-                             double timeoutSeconds = 20.0);
+PrefilterChainedAxisOnDevice(const ChainedAxisPart * parts,
+                             int                     count,
+                             const BufferShape &     shape,
+                             const SplinePoles &     poles,
+                             BoundaryMode            mode,
+                             unsigned int            epoch,
+                             double                  timeoutSeconds = 20.0);
 
 /** The inboxes of one part, on the current device at Allocate: the causal values the
  * part before sends, the anticausal values the part after sends, and their flags
@@ -149,8 +173,7 @@ public:
   /** Part \a k of \a mailboxes (one a part, in order) over planes [first, end) at
    * \a planes: its inboxes, and its neighbours' as its outboxes. */
   static ChainedAxisPart
-  Part(std::vector<ChainedAxisMailbox> & mailboxes, std::size_t k, void * planes, std::int64_t first,
-       std::int64_t end)
+  Part(std::vector<ChainedAxisMailbox> & mailboxes, std::size_t k, void * planes, std::int64_t first, std::int64_t end)
   {
     ChainedAxisPart part;
     part.planes = planes;
@@ -180,9 +203,9 @@ private:
   DeviceBuffer m_AnticausalFlags;
 };
 
-#define CIF_INSTANTIATE_CHAINED_AXIS(T)                                                                               \
-  template void PrefilterChainedAxisOnDevice<T>(const ChainedAxisPart *, int, const BufferShape &,                   \
-                                                const SplinePoles &, BoundaryMode, unsigned int, double);
+#define CIF_INSTANTIATE_CHAINED_AXIS(T)          \
+  template void PrefilterChainedAxisOnDevice<T>( \
+    const ChainedAxisPart *, int, const BufferShape &, const SplinePoles &, BoundaryMode, unsigned int, double);
 } // namespace cif
 
 #endif

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifSlabbedPrefilter_h
 #define cifSlabbedPrefilter_h
 
@@ -64,7 +81,10 @@ PlanSlabbedPrefilter(const BufferShape & shape, std::size_t scalarBytes, std::si
   const std::int64_t plane = total / slow;
   plan.planes = PlanSlabs(slow, static_cast<std::size_t>(plane) * scalarBytes, 0, budget, what);
   const std::int64_t inner = plane / shape.size[D - 2]; // scalars below axis D-2 (components included)
-  plan.chunks = PlanSlabs(shape.size[D - 2], static_cast<std::size_t>(inner * slow) * scalarBytes, 0, budget,
+  plan.chunks = PlanSlabs(shape.size[D - 2],
+                          static_cast<std::size_t>(inner * slow) * scalarBytes,
+                          0,
+                          budget,
                           what + " (lines of the slowest axis)");
   // Phase B describes a block as lines of the slowest axis with one "component" per
   // sample of a plane's chunk: an int.
@@ -99,11 +119,15 @@ LargestSlabScalars(const BufferShape & shape, const SlabbedPrefilterPlan & plan)
  * again finer, down to one plane (PlanAndReserve, cifSlabReservation.h). */
 template <typename TExecutor>
 SlabbedPrefilterPlan
-PlanAndReserveSlabs(const BufferShape & shape, std::size_t scalarBytes, std::size_t budget, const std::string & what,
-                    TExecutor & executor)
+PlanAndReserveSlabs(const BufferShape & shape,
+                    std::size_t         scalarBytes,
+                    std::size_t         budget,
+                    const std::string & what,
+                    TExecutor &         executor)
 {
   return PlanAndReserve(
-    budget, [&](std::size_t b) { return PlanSlabbedPrefilter(shape, scalarBytes, b, what); },
+    budget,
+    [&](std::size_t b) { return PlanSlabbedPrefilter(shape, scalarBytes, b, what); },
     [&](const SlabbedPrefilterPlan & plan) {
       return PlannedBytes{ 0, static_cast<std::size_t>(LargestSlabScalars(shape, plan)) * scalarBytes };
     },
@@ -119,11 +143,15 @@ PlanAndReserveSlabs(const BufferShape & shape, std::size_t scalarBytes, std::siz
  * a fresh work area, or the filter's output, is touched once instead of twice). */
 template <typename T, typename TExecutor, typename TParallelFor = SequentialFor>
 void
-RunSlabbedPrefilter(T * data, const BufferShape & shape, const SlabbedPrefilterPlan & plan, TExecutor & executor,
-                    const StageCallback & afterAxis = {}, TParallelFor && parallelFor = TParallelFor{},
-                    const T * source = nullptr)
+RunSlabbedPrefilter(T *                          data,
+                    const BufferShape &          shape,
+                    const SlabbedPrefilterPlan & plan,
+                    TExecutor &                  executor,
+                    const StageCallback &        afterAxis = {},
+                    TParallelFor &&              parallelFor = TParallelFor{},
+                    const T *                    source = nullptr)
 {
-  const T * samples = source != nullptr ? source : data;
+  const T *          samples = source != nullptr ? source : data;
   const int          D = shape.dimension;
   const std::int64_t total = shape.ScalarCount();
   if (plan.whole)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifSpreadPrefilter_h
 #define cifSpreadPrefilter_h
 
@@ -125,8 +142,8 @@ LargestSpreadShareScalars(const BufferShape & shape, const SpreadPrefilterPlan &
   std::int64_t       largest = 0;
   for (int k = 0; k < plan.Devices(); ++k)
   {
-    largest = std::max(largest, (plan.planes[k + 1] - plan.planes[k]) * plane +
-                                  (plan.rows[k + 1] - plan.rows[k]) * inner * slow);
+    largest = std::max(
+      largest, (plan.planes[k + 1] - plan.planes[k]) * plane + (plan.rows[k + 1] - plan.rows[k]) * inner * slow);
   }
   return largest;
 }
@@ -140,9 +157,12 @@ LargestSpreadShareScalars(const BufferShape & shape, const SpreadPrefilterPlan &
  * samples already. */
 template <typename T, typename TExecutor, typename TForEachDevice>
 void
-RunSpreadPrefilterPasses(const T * samples, const BufferShape & shape, const SpreadPrefilterPlan & plan,
-                         std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
-                         const StageCallback & afterAxis)
+RunSpreadPrefilterPasses(const T *                   samples,
+                         const BufferShape &         shape,
+                         const SpreadPrefilterPlan & plan,
+                         std::vector<TExecutor> &    executors,
+                         TForEachDevice &&           forEachDevice,
+                         const StageCallback &       afterAxis)
 {
   const int          D = shape.dimension;
   const std::int64_t slow = shape.size[D - 1];
@@ -181,8 +201,13 @@ RunSpreadPrefilterPasses(const T * samples, const BufferShape & shape, const Spr
       T *                block = e.Block() + (first - plan.rows[k]) * inner * slow;
       for (std::int64_t j = 0; j < n; ++j)
       {
-        e.CopyRows(block + plan.planes[j] * chunk, chunk, executors[j], executors[j].Planes() + first * inner, plane,
-                   chunk, planesOf(j));
+        e.CopyRows(block + plan.planes[j] * chunk,
+                   chunk,
+                   executors[j],
+                   executors[j].Planes() + first * inner,
+                   plane,
+                   chunk,
+                   planesOf(j));
       }
       BufferShape lines;
       lines.dimension = 1;
@@ -201,8 +226,13 @@ RunSpreadPrefilterPasses(const T * samples, const BufferShape & shape, const Spr
  * strided copy per device and pass. */
 template <typename T, typename TExecutor>
 void
-GatherSpreadPlanes(T * destination, std::int64_t firstPlane, std::int64_t endPlane, const BufferShape & shape,
-                   const SpreadPrefilterPlan & plan, std::vector<TExecutor> & executors, std::int64_t k)
+GatherSpreadPlanes(T *                         destination,
+                   std::int64_t                firstPlane,
+                   std::int64_t                endPlane,
+                   const BufferShape &         shape,
+                   const SpreadPrefilterPlan & plan,
+                   std::vector<TExecutor> &    executors,
+                   std::int64_t                k)
 {
   const int          D = shape.dimension;
   const std::int64_t slow = shape.size[D - 1];
@@ -219,7 +249,12 @@ GatherSpreadPlanes(T * destination, std::int64_t firstPlane, std::int64_t endPla
     {
       const std::int64_t chunk = std::min(plan.rowsPerPass, plan.rows[j + 1] - first) * inner;
       const T *          block = executors[j].Block() + (first - plan.rows[j]) * inner * slow;
-      e.CopyRows(destination + first * inner, plane, executors[j], block + firstPlane * chunk, chunk, chunk,
+      e.CopyRows(destination + first * inner,
+                 plane,
+                 executors[j],
+                 block + firstPlane * chunk,
+                 chunk,
+                 chunk,
                  endPlane - firstPlane);
     }
   }
@@ -231,9 +266,13 @@ GatherSpreadPlanes(T * destination, std::int64_t firstPlane, std::int64_t endPla
  * (as RunSlabbedPrefilter's). \a afterAxis once per axis, on the calling thread. */
 template <typename T, typename TExecutor, typename TForEachDevice>
 void
-RunSpreadPrefilter(T * data, const BufferShape & shape, const SpreadPrefilterPlan & plan,
-                   std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
-                   const StageCallback & afterAxis = {}, const T * source = nullptr)
+RunSpreadPrefilter(T *                         data,
+                   const BufferShape &         shape,
+                   const SpreadPrefilterPlan & plan,
+                   std::vector<TExecutor> &    executors,
+                   TForEachDevice &&           forEachDevice,
+                   const StageCallback &       afterAxis = {},
+                   const T *                   source = nullptr)
 {
   RunSpreadPrefilterPasses(source != nullptr ? source : data, shape, plan, executors, forEachDevice, afterAxis);
   // 3. Each device its planes back from every device's block, then to the host.
@@ -254,9 +293,13 @@ RunSpreadPrefilter(T * data, const BufferShape & shape, const SpreadPrefilterPla
  * host sent the samples once and receives nothing. */
 template <typename T, typename TExecutor, typename TForEachDevice>
 void
-RunSpreadPrefilterOntoEveryDevice(const T * samples, const BufferShape & shape, const SpreadPrefilterPlan & plan,
-                                  std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
-                                  const std::vector<T *> & destinations, const StageCallback & afterAxis = {},
+RunSpreadPrefilterOntoEveryDevice(const T *                       samples,
+                                  const BufferShape &             shape,
+                                  const SpreadPrefilterPlan &     plan,
+                                  std::vector<TExecutor> &        executors,
+                                  TForEachDevice &&               forEachDevice,
+                                  const std::vector<T *> &        destinations,
+                                  const StageCallback &           afterAxis = {},
                                   const std::vector<PlaneRange> & wanted = {})
 {
   RunSpreadPrefilterPasses(samples, shape, plan, executors, forEachDevice, afterAxis);
@@ -324,12 +367,17 @@ private:
  * Every device then releases its planes and block. */
 template <typename T, typename TExecutor, typename TForEachDevice, typename TForEachWorker, typename TConsume>
 void
-RunSpreadPrefilterFeedingEveryDevice(const T * samples, const BufferShape & shape, const SpreadPrefilterPlan & plan,
-                                     std::vector<TExecutor> & executors, TForEachDevice && forEachDevice,
-                                     TForEachWorker && forEachWorker, const std::vector<T *> & destinations,
-                                     const std::vector<PlaneRange> &                       wanted,
+RunSpreadPrefilterFeedingEveryDevice(const T *                                                 samples,
+                                     const BufferShape &                                       shape,
+                                     const SpreadPrefilterPlan &                               plan,
+                                     std::vector<TExecutor> &                                  executors,
+                                     TForEachDevice &&                                         forEachDevice,
+                                     TForEachWorker &&                                         forEachWorker,
+                                     const std::vector<T *> &                                  destinations,
+                                     const std::vector<PlaneRange> &                           wanted,
                                      const std::vector<std::vector<std::vector<PlaneRange>>> & pieces,
-                                     TConsume && consume, const StageCallback & afterAxis = {})
+                                     TConsume &&                                               consume,
+                                     const StageCallback &                                     afterAxis = {})
 {
   RunSpreadPrefilterPasses(samples, shape, plan, executors, forEachDevice, afterAxis);
   const std::int64_t             n = plan.Devices();
@@ -348,8 +396,13 @@ RunSpreadPrefilterFeedingEveryDevice(const T * samples, const BufferShape & shap
       {
         for (const PlaneRange & run : pieces[k][p])
         {
-          GatherSpreadPlanes(destinations[k] + (run.first - wanted[k].first) * plane, run.first, run.end, shape, plan,
-                             executors, static_cast<std::int64_t>(k));
+          GatherSpreadPlanes(destinations[k] + (run.first - wanted[k].first) * plane,
+                             run.first,
+                             run.end,
+                             shape,
+                             plan,
+                             executors,
+                             static_cast<std::int64_t>(k));
         }
         executors[k].Finish();
         signals[k].Ready(p + 1);
@@ -400,13 +453,18 @@ public:
     std::memcpy(host, m_Planes.data(), static_cast<std::size_t>(scalars) * sizeof(T));
   }
   void
-  CopyRows(T * destination, std::int64_t destinationPitch, const HostSpreadExecutor &, const T * source,
-           std::int64_t sourcePitch, std::int64_t rowScalars, std::int64_t rows)
+  CopyRows(T *          destination,
+           std::int64_t destinationPitch,
+           const HostSpreadExecutor &,
+           const T *    source,
+           std::int64_t sourcePitch,
+           std::int64_t rowScalars,
+           std::int64_t rows)
   {
     for (std::int64_t r = 0; r < rows; ++r)
     {
-      std::memcpy(destination + r * destinationPitch, source + r * sourcePitch,
-                  static_cast<std::size_t>(rowScalars) * sizeof(T));
+      std::memcpy(
+        destination + r * destinationPitch, source + r * sourcePitch, static_cast<std::size_t>(rowScalars) * sizeof(T));
     }
   }
   void
@@ -473,12 +531,22 @@ public:
     m_Planes.Download(host, static_cast<std::size_t>(scalars) * sizeof(T));
   }
   void
-  CopyRows(T * destination, std::int64_t destinationPitch, const DeviceSpreadExecutor & from, const T * source,
-           std::int64_t sourcePitch, std::int64_t rowScalars, std::int64_t rows)
+  CopyRows(T *                          destination,
+           std::int64_t                 destinationPitch,
+           const DeviceSpreadExecutor & from,
+           const T *                    source,
+           std::int64_t                 sourcePitch,
+           std::int64_t                 rowScalars,
+           std::int64_t                 rows)
   {
-    CopyRowsBetweenDevices(destination, m_Device, static_cast<std::size_t>(destinationPitch) * sizeof(T), source,
-                           from.m_Device, static_cast<std::size_t>(sourcePitch) * sizeof(T),
-                           static_cast<std::size_t>(rowScalars) * sizeof(T), static_cast<std::size_t>(rows));
+    CopyRowsBetweenDevices(destination,
+                           m_Device,
+                           static_cast<std::size_t>(destinationPitch) * sizeof(T),
+                           source,
+                           from.m_Device,
+                           static_cast<std::size_t>(sourcePitch) * sizeof(T),
+                           static_cast<std::size_t>(rowScalars) * sizeof(T),
+                           static_cast<std::size_t>(rows));
   }
   void
   Filter(T * data, const BufferShape & shape, int axisEnd)

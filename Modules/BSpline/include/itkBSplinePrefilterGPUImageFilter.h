@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkBSplinePrefilterGPUImageFilter_h
 #define itkBSplinePrefilterGPUImageFilter_h
 
@@ -128,12 +145,15 @@ private:
   /** The whole job on the current device (a CudaImage input or output, or a host
    * image that fits). */
   void
-  GenerateDataOnOneDevice(const cif::BufferShape & shape, const cif::SplinePoles & poles,
-                          FilterStageProgress & progress);
+  GenerateDataOnOneDevice(const cif::BufferShape & shape,
+                          const cif::SplinePoles & poles,
+                          FilterStageProgress &    progress);
   /** Host image in and out on the current device, in slabs within \a budget bytes. */
   void
-  GenerateDataInSlabs(const cif::BufferShape & shape, const cif::SplinePoles & poles, std::size_t budget,
-                      FilterStageProgress & progress);
+  GenerateDataInSlabs(const cif::BufferShape & shape,
+                      const cif::SplinePoles & poles,
+                      std::size_t              budget,
+                      FilterStageProgress &    progress);
   /** "the B-spline prefilter of a ...-pixel image (...)": messages naming the job. */
   std::string
   DescribeJob(const cif::BufferShape & shape) const;
@@ -143,8 +163,10 @@ private:
   /** Host image in and out over \a devices (cifSpreadPrefilter.h). False, with the
    * output untouched, where a device's share does not fit: one device then. */
   bool
-  GenerateDataOnSeveralDevices(const std::vector<int> & devices, const cif::BufferShape & shape,
-                               const cif::SplinePoles & poles, FilterStageProgress & progress);
+  GenerateDataOnSeveralDevices(const std::vector<int> & devices,
+                               const cif::BufferShape & shape,
+                               const cif::SplinePoles & poles,
+                               FilterStageProgress &    progress);
   /** The input's samples into the output buffer as the coefficients' type, on the
    * host's threads (the slabbed path's and the CPU path's first stage). */
   void

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkBSplinePrefilterGPUImageFilter_hxx
 #define itkBSplinePrefilterGPUImageFilter_hxx
 
@@ -113,13 +130,14 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
 template <typename TInputImage, typename TOutputImage>
 void
 BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(const cif::BufferShape & shape,
-                                                                             const cif::SplinePoles &  poles)
+                                                                             const cif::SplinePoles & poles)
 {
   if constexpr (TypesSupported)
   {
     using T = OutputComponentType;
     using TIn = InputComponentType;
-    constexpr bool hostImages = !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
+    constexpr bool hostImages =
+      !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
     // Stages: the samples on the device, one pass per axis, the coefficients back.
     FilterStageProgress progress(this, static_cast<unsigned int>(shape.dimension) + 2);
     if constexpr (!hostImages)
@@ -162,8 +180,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
 template <typename TInputImage, typename TOutputImage>
 void
 BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnOneDevice(const cif::BufferShape & shape,
-                                                                                   const cif::SplinePoles &  poles,
-                                                                                   FilterStageProgress &     progress)
+                                                                                   const cif::SplinePoles & poles,
+                                                                                   FilterStageProgress &    progress)
 {
   if constexpr (TypesSupported)
   {
@@ -264,9 +282,9 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnOneDevi
 template <typename TInputImage, typename TOutputImage>
 void
 BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataInSlabs(const cif::BufferShape & shape,
-                                                                               const cif::SplinePoles &  poles,
-                                                                               std::size_t               budget,
-                                                                               FilterStageProgress &     progress)
+                                                                               const cif::SplinePoles & poles,
+                                                                               std::size_t              budget,
+                                                                               FilterStageProgress &    progress)
 {
   if constexpr (TypesSupported)
   {
@@ -288,8 +306,13 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataInSlabs(c
       this->ConvertInputOnHost();
     }
     progress.Completed();
-    cif::RunSlabbedPrefilter(reinterpret_cast<T *>(this->GetOutput()->GetBufferPointer()), shape, plan, executor,
-                             progress.HostCallback(), MakeParallelFor(this->GetMultiThreader()), samples);
+    cif::RunSlabbedPrefilter(reinterpret_cast<T *>(this->GetOutput()->GetBufferPointer()),
+                             shape,
+                             plan,
+                             executor,
+                             progress.HostCallback(),
+                             MakeParallelFor(this->GetMultiThreader()),
+                             samples);
     progress.Completed();
   }
   else
@@ -311,7 +334,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::DescribeJob(const cif
 template <typename TInputImage, typename TOutputImage>
 void
 BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(const cif::BufferShape & shape,
-                                                                             const cif::SplinePoles &  poles)
+                                                                             const cif::SplinePoles & poles)
 {
   if constexpr (TypesSupported)
   {
@@ -333,7 +356,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(con
     }
     // With NumberOfDevices or Devices asking for several, the CPU path runs the plan
     // the devices would run, the host standing in for each device in turn.
-    const unsigned int hostDevices = this->DevicesAskedFor();
+    const unsigned int       hostDevices = this->DevicesAskedFor();
     cif::SpreadPrefilterPlan spread = cif::PlanSpreadPrefilter(
       shape, static_cast<int>(std::min(hostDevices, 1024u)), static_cast<std::int64_t>(m_MinimumVoxelsPerDevice));
     if (spread.Devices() > 1 && cif::GetDeviceMemoryLimit() != 0 &&
@@ -344,10 +367,10 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(con
     }
     this->ConvertInputOnHost();
     progress.Completed();
-    auto parallelFor = MakeParallelFor(this->GetMultiThreader());
+    auto                    parallelFor = MakeParallelFor(this->GetMultiThreader());
     const cif::BoundaryMode mode = m_BoundaryMode;
-    auto filterLeading = [&poles, mode, parallelFor](T * data, const cif::BufferShape & slab, int axisEnd,
-                                                     const cif::StageCallback & afterAxis) {
+    auto                    filterLeading = [&poles, mode, parallelFor](
+                           T * data, const cif::BufferShape & slab, int axisEnd, const cif::StageCallback & afterAxis) {
       cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, mode, parallelFor, afterAxis);
     };
     if (spread.Devices() > 1)
@@ -386,10 +409,10 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::DevicesForThisUpdate(
 template <typename TInputImage, typename TOutputImage>
 bool
 BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnSeveralDevices(
-  const std::vector<int> &  devices,
-  const cif::BufferShape &  shape,
-  const cif::SplinePoles &  poles,
-  FilterStageProgress &     progress)
+  const std::vector<int> & devices,
+  const cif::BufferShape & shape,
+  const cif::SplinePoles & poles,
+  FilterStageProgress &    progress)
 {
   if constexpr (TypesSupported)
   {
@@ -401,13 +424,14 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnSeveral
     // The shares must fit (this device's budget standing for every device's; each
     // device checks its own before any copy).
     const std::size_t budget = CIF_ITK_TRY_CUDA([] { return cif::GetDeviceMemoryBudget(true); });
-    if (plan.Devices() < 2 || static_cast<std::size_t>(cif::LargestSpreadShareScalars(shape, plan)) * sizeof(T) > budget)
+    if (plan.Devices() < 2 ||
+        static_cast<std::size_t>(cif::LargestSpreadShareScalars(shape, plan)) * sizeof(T) > budget)
     {
       return false;
     }
     const std::string what = "a share of " + this->DescribeJob(shape);
-    T *       coefficients = reinterpret_cast<T *>(this->GetOutput()->GetBufferPointer());
-    const T * samples = nullptr; // an input of another type is converted into the output first
+    T *               coefficients = reinterpret_cast<T *>(this->GetOutput()->GetBufferPointer());
+    const T *         samples = nullptr; // an input of another type is converted into the output first
     if constexpr (sameType)
     {
       samples = reinterpret_cast<const T *>(this->GetInput()->GetBufferPointer());
@@ -430,8 +454,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnSeveral
     CIF_ITK_TRY_CUDA([&] {
       try
       {
-        cif::RunSpreadPrefilter(coefficients, shape, plan, executors, onDeviceThreads, progress.HostCallback(),
-                                samples);
+        cif::RunSpreadPrefilter(
+          coefficients, shape, plan, executors, onDeviceThreads, progress.HostCallback(), samples);
       }
       catch (const cif::CudaOutOfMemory &)
       {
@@ -463,9 +487,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::ConvertInputOnHost()
     using TIn = InputComponentType;
     const auto *       source = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
     T *                coefficients = reinterpret_cast<T *>(this->GetOutput()->GetBufferPointer());
-    const std::int64_t count =
-      static_cast<std::int64_t>(this->GetInput()->GetBufferedRegion().GetNumberOfPixels()) *
-      CudaImageTraits<TInputImage>::ComponentsOf(this->GetInput());
+    const std::int64_t count = static_cast<std::int64_t>(this->GetInput()->GetBufferedRegion().GetNumberOfPixels()) *
+                               CudaImageTraits<TInputImage>::ComponentsOf(this->GetInput());
     CudaParallelConvert(this->GetMultiThreader(), source, coefficients, count);
   }
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // GPU kernels of the cubic (and order 2-5) B-spline prefilter.
 //
 // One pass per axis, in place. A block takes a tile of LANES neighbouring lines of
@@ -34,17 +51,22 @@ using namespace prefiltertile;
  * as \a axis lays them out and written to \a data as \a into does: the same lines,
  * where the first pass reads dense samples into a padded layout (BufferLayout). */
 template <typename T, typename TC, int LANES>
-__global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, LANES>))
-  PrefilterAxisTiled(const T * source, T * data, AxisLines axis, AxisLines into, SplinePoles poles, BoundaryMode mode,
-                     int chunkLength)
+__global__ void
+__launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, LANES>)) PrefilterAxisTiled(const T *    source,
+                                                                                            T *          data,
+                                                                                            AxisLines    axis,
+                                                                                            AxisLines    into,
+                                                                                            SplinePoles  poles,
+                                                                                            BoundaryMode mode,
+                                                                                            int          chunkLength)
 {
-  constexpr int THREADS = kThreadsPerBlock<LANES>;
-  constexpr int WARPS = THREADS / 32;
-  constexpr int pitch = LANES + 1; // odd pitch: no bank conflicts along either direction
+  constexpr int     THREADS = kThreadsPerBlock<LANES>;
+  constexpr int     WARPS = THREADS / 32;
+  constexpr int     pitch = LANES + 1; // odd pitch: no bank conflicts along either direction
   extern __shared__ __align__(16) unsigned char sharedBytes[];
-  const int n = static_cast<int>(axis.length);
-  TC *      tile = reinterpret_cast<TC *>(sharedBytes);
-  TC *      carry = tile + n * pitch; // [kChunks][LANES]
+  const int                                     n = static_cast<int>(axis.length);
+  TC *                                          tile = reinterpret_cast<TC *>(sharedBytes);
+  TC *                                          carry = tile + n * pitch; // [kChunks][LANES]
   __shared__ std::int64_t laneStart[LANES];
   __shared__ std::int64_t laneStartInto[LANES];
 
@@ -70,7 +92,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
   {
     for (int l = warp; l < LANES; l += WARPS)
     {
-      const T * line = source + laneStart[l];
+      const T *  line = source + laneStart[l];
       const bool present = l < lanesHere;
 #pragma unroll 8
       for (int k = laneOfWarp; k < n; k += 32)
@@ -96,9 +118,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<TC, 
   // outgoing state; then every thread folds the outgoing states of the chunks before
   // its own into its true entering state (a state decays as z^length across a
   // chunk) and sweeps its chunk again from there, writing the result.
-  const int           begin = chunk * chunkLength;
-  const int           end = min(begin + chunkLength, n);
-  const int           lastChunk = (n - 1) / chunkLength;
+  const int            begin = chunk * chunkLength;
+  const int            end = min(begin + chunkLength, n);
+  const int            lastChunk = (n - 1) / chunkLength;
   const TileColumn<TC> column{ tile + lane, pitch };
   for (int p = 0; p < poles.count; ++p)
   {
@@ -202,24 +224,31 @@ PrefilterAxisGlobal(T * data, AxisLines axis, SplinePoles poles, BoundaryMode mo
 /** The tiled pass in tiles of LANES lines (PrefilterTileLanes chose them: they fit). */
 template <typename T, typename TC, int LANES>
 void
-LaunchTiled(const T * source, T * data, const AxisLines & axis, const AxisLines & into, const SplinePoles & poles,
-            BoundaryMode mode)
+LaunchTiled(const T *           source,
+            T *                 data,
+            const AxisLines &   axis,
+            const AxisLines &   into,
+            const SplinePoles & poles,
+            BoundaryMode        mode)
 {
   const int  chunkLength = static_cast<int>(PrefilterChunkLength(axis.length));
   const auto bytes = PrefilterTileBytes(sizeof(TC), LANES, axis.length);
   AllowSharedMemory(PrefilterAxisTiled<T, TC, LANES>, bytes, "the prefilter's tiled pass");
   const std::int64_t blocks = (axis.count + LANES - 1) / LANES;
-  PrefilterAxisTiled<T, TC, LANES>
-    <<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(source, data, axis, into, poles, mode,
-                                                                                chunkLength);
+  PrefilterAxisTiled<T, TC, LANES><<<static_cast<unsigned int>(blocks), kThreadsPerBlock<LANES>, bytes>>>(
+    source, data, axis, into, poles, mode, chunkLength);
   CIF_CUDA_CHECK_LAUNCH();
 }
 
 /** The tiled pass over \a axis where its lines fit a tile (false: they do not). */
 template <typename T, typename TC>
 bool
-TryTiled(const T * source, T * data, const AxisLines & axis, const AxisLines & into, const SplinePoles & poles,
-         BoundaryMode mode)
+TryTiled(const T *           source,
+         T *                 data,
+         const AxisLines &   axis,
+         const AxisLines &   into,
+         const SplinePoles & poles,
+         BoundaryMode        mode)
 {
   switch (PrefilterTileLanes(sizeof(TC), axis.length, WidestTile()))
   {
@@ -253,8 +282,11 @@ ConvertKernel(const TIn * in, T * out, std::int64_t count)
  * scratch buffer first, so that every line is still swept and stored in TC. */
 template <typename T, typename TC>
 void
-PrefilterAxisInGlobalMemory(T * deviceData, const BufferShape & shape, const AxisLines & lines,
-                            const SplinePoles & poles, BoundaryMode mode)
+PrefilterAxisInGlobalMemory(T *                 deviceData,
+                            const BufferShape & shape,
+                            const AxisLines &   lines,
+                            const SplinePoles & poles,
+                            BoundaryMode        mode)
 {
   const int          threads = 128;
   const std::int64_t blocks = (lines.count + threads - 1) / threads;
@@ -293,8 +325,14 @@ CopyIntoLayoutKernel(const T * source, AxisLines rows, T * data)
  * \a source, where it is not \a deviceData, dense. */
 template <typename T, typename TC>
 void
-PrefilterAxes(const T * source, T * deviceData, const BufferLayout & layout, const BufferShape & shape,
-              const SplinePoles & poles, BoundaryMode mode, const StageCallback & afterAxis, int axisEnd)
+PrefilterAxes(const T *             source,
+              T *                   deviceData,
+              const BufferLayout &  layout,
+              const BufferShape &   shape,
+              const SplinePoles &   poles,
+              BoundaryMode          mode,
+              const StageCallback & afterAxis,
+              int                   axisEnd)
 {
   const bool dense = IsDenseLayout(shape, layout);
   if (!dense && (shape.components != 1 || !std::is_same_v<T, TC>))
@@ -311,15 +349,15 @@ PrefilterAxes(const T * source, T * deviceData, const BufferLayout & layout, con
     }
     if (dense)
     {
-      CIF_CUDA_CHECK(cudaMemcpyAsync(deviceData, from, static_cast<std::size_t>(shape.ScalarCount()) * sizeof(T),
-                                     cudaMemcpyDeviceToDevice, 0));
+      CIF_CUDA_CHECK(cudaMemcpyAsync(
+        deviceData, from, static_cast<std::size_t>(shape.ScalarCount()) * sizeof(T), cudaMemcpyDeviceToDevice, 0));
     }
     else if (shape.ScalarCount() > 0)
     {
-      const int threads = 256;
+      const int          threads = 256;
       const std::int64_t blocks = std::min<std::int64_t>((shape.ScalarCount() + threads - 1) / threads, 65536);
-      CopyIntoLayoutKernel<T><<<static_cast<unsigned int>(blocks), threads>>>(from, MakeAxisLines(shape, 0, layout),
-                                                                              deviceData);
+      CopyIntoLayoutKernel<T>
+        <<<static_cast<unsigned int>(blocks), threads>>>(from, MakeAxisLines(shape, 0, layout), deviceData);
       CIF_CUDA_CHECK_LAUNCH();
     }
     from = deviceData;
@@ -328,8 +366,10 @@ PrefilterAxes(const T * source, T * deviceData, const BufferLayout & layout, con
   const auto readLines = [&](int axis) {
     return from == deviceData ? MakeAxisLines(shape, axis, layout) : MakeAxisLines(shape, axis);
   };
-  const auto filtered = [&](const AxisLines & lines) { return poles.count > 0 && lines.length >= 2 && lines.count > 0; };
-  bool       anyFiltered = false;
+  const auto filtered = [&](const AxisLines & lines) {
+    return poles.count > 0 && lines.length >= 2 && lines.count > 0;
+  };
+  bool anyFiltered = false;
   for (int axis = 0; axis < axisEnd; ++axis)
   {
     anyFiltered = anyFiltered || filtered(MakeAxisLines(shape, axis, layout));
@@ -362,31 +402,46 @@ PrefilterAxes(const T * source, T * deviceData, const BufferLayout & layout, con
 
 template <typename T>
 void
-PrefilterOnDevice(const T * source, T * deviceData, const BufferShape & shape, const SplinePoles & poles,
-                  BoundaryMode mode, const StageCallback & afterAxis)
+PrefilterOnDevice(const T *             source,
+                  T *                   deviceData,
+                  const BufferShape &   shape,
+                  const SplinePoles &   poles,
+                  BoundaryMode          mode,
+                  const StageCallback & afterAxis)
 {
   PrefilterAxes<T, T>(source, deviceData, DenseLayout(shape), shape, poles, mode, afterAxis, shape.dimension);
 }
 
 template <typename T>
 void
-PrefilterIntoLayoutOnDevice(const T * source, T * deviceData, const BufferLayout & layout, const BufferShape & shape,
-                            const SplinePoles & poles, BoundaryMode mode, const StageCallback & afterAxis)
+PrefilterIntoLayoutOnDevice(const T *             source,
+                            T *                   deviceData,
+                            const BufferLayout &  layout,
+                            const BufferShape &   shape,
+                            const SplinePoles &   poles,
+                            BoundaryMode          mode,
+                            const StageCallback & afterAxis)
 {
   PrefilterAxes<T, T>(source, deviceData, layout, shape, poles, mode, afterAxis, shape.dimension);
 }
 
 void
-PrefilterOnDeviceInDouble(const float * source, float * deviceData, const BufferShape & shape,
-                          const SplinePoles & poles, BoundaryMode mode, const StageCallback & afterAxis)
+PrefilterOnDeviceInDouble(const float *         source,
+                          float *               deviceData,
+                          const BufferShape &   shape,
+                          const SplinePoles &   poles,
+                          BoundaryMode          mode,
+                          const StageCallback & afterAxis)
 {
-  PrefilterAxes<float, double>(source, deviceData, DenseLayout(shape), shape, poles, mode, afterAxis,
-                               shape.dimension);
+  PrefilterAxes<float, double>(source, deviceData, DenseLayout(shape), shape, poles, mode, afterAxis, shape.dimension);
 }
 
 template <typename T>
 void
-PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles & poles, BoundaryMode mode,
+PrefilterOnDevice(T *                   deviceData,
+                  const BufferShape &   shape,
+                  const SplinePoles &   poles,
+                  BoundaryMode          mode,
                   const StageCallback & afterAxis)
 {
   PrefilterOnDevice<T>(deviceData, deviceData, shape, poles, mode, afterAxis);
@@ -394,11 +449,15 @@ PrefilterOnDevice(T * deviceData, const BufferShape & shape, const SplinePoles &
 
 template <typename T>
 void
-PrefilterLeadingAxesOnDevice(T * deviceData, const BufferShape & shape, int axisEnd, const SplinePoles & poles,
-                             BoundaryMode mode, const StageCallback & afterAxis)
+PrefilterLeadingAxesOnDevice(T *                   deviceData,
+                             const BufferShape &   shape,
+                             int                   axisEnd,
+                             const SplinePoles &   poles,
+                             BoundaryMode          mode,
+                             const StageCallback & afterAxis)
 {
-  PrefilterAxes<T, T>(deviceData, deviceData, DenseLayout(shape), shape, poles, mode, afterAxis,
-                      std::min(axisEnd, shape.dimension));
+  PrefilterAxes<T, T>(
+    deviceData, deviceData, DenseLayout(shape), shape, poles, mode, afterAxis, std::min(axisEnd, shape.dimension));
 }
 
 template <typename TIn, typename T>

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The chained pass along the slowest axis (cifChainedAxisPass.h): each part filters
 // its own planes in tiles, as the one-piece pass does (cifBSplinePrefilterKernels.cu:
 // the same chunks, sweeps and folds from cifPrefilterTile.cuh, so the same bits), and
@@ -102,7 +119,11 @@ struct WholeLineColumn
 {
   TileColumn<T> column;
   int           firstSample;
-  __device__ T & operator[](std::int64_t k) const { return column[static_cast<int>(k) - firstSample]; }
+  __device__ T &
+  operator[](std::int64_t k) const
+  {
+    return column[static_cast<int>(k) - firstSample];
+  }
 };
 
 /** Persistent blocks: each takes (part, group of LANES lines) tickets in order until
@@ -115,17 +136,18 @@ struct WholeLineColumn
  * 1.9 ms alone and the slowest axis on two H200 3.19-3.21 ms; with three blocks 1.5-1.6
  * and 2.76 (2026-11-28). */
 template <typename T, int LANES>
-__global__ void __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, LANES>))
-PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
+__global__ void
+__launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, LANES>))
+  PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
 {
-  constexpr int pitch = LANES + 1;
+  constexpr int     pitch = LANES + 1;
   extern __shared__ __align__(16) unsigned char sharedBytes[];
-  __shared__ unsigned int ticketShared;
-  const int lane = threadIdx.x % LANES;
-  const int chunk = threadIdx.x / LANES;
-  const T   gain = static_cast<T>(launch.poles.gain);
-  T * const tile = reinterpret_cast<T *>(sharedBytes);
-  T * const carry = tile + launch.longest * pitch; // [kChunks][LANES]
+  __shared__ unsigned int                       ticketShared;
+  const int                                     lane = threadIdx.x % LANES;
+  const int                                     chunk = threadIdx.x / LANES;
+  const T                                       gain = static_cast<T>(launch.poles.gain);
+  T * const                                     tile = reinterpret_cast<T *>(sharedBytes);
+  T * const                                     carry = tile + launch.longest * pitch; // [kChunks][LANES]
 
   for (;;)
   {
@@ -156,20 +178,20 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
     }
 
     // This thread's chunk: global chunk c, samples [begin, end) of the part.
-    const int                  c = firstChunk + chunk;
-    const int                  begin = chunk * launch.chunkLength;
-    const int                  end = min(begin + launch.chunkLength, m);
-    const int                  lastLocal = (m - 1) / launch.chunkLength;
-    const TileColumn<T>        column{ tile + lane, pitch };
-    const WholeLineColumn<T>   whole{ column, static_cast<int>(part.firstPlane) };
-    const std::int64_t         mailbox = firstLine + lane;
-    const std::int64_t         flagStride = ChainedAxisMailbox::FlagsPerPole(launch.lines);
+    const int                c = firstChunk + chunk;
+    const int                begin = chunk * launch.chunkLength;
+    const int                end = min(begin + launch.chunkLength, m);
+    const int                lastLocal = (m - 1) / launch.chunkLength;
+    const TileColumn<T>      column{ tile + lane, pitch };
+    const WholeLineColumn<T> whole{ column, static_cast<int>(part.firstPlane) };
+    const std::int64_t       mailbox = firstLine + lane;
+    const std::int64_t       flagStride = ChainedAxisMailbox::FlagsPerPole(launch.lines);
     for (int p = 0; p < launch.poles.count; ++p)
     {
-      const double z = launch.poles.pole[p];
-      const T      zt = static_cast<T>(z);
-      const T      zFull = static_cast<T>(pow(z, static_cast<double>(launch.chunkLength)));
-      const std::int64_t values = p * launch.lines + mailbox;
+      const double         z = launch.poles.pole[p];
+      const T              zt = static_cast<T>(z);
+      const T              zFull = static_cast<T>(pow(z, static_cast<double>(launch.chunkLength)));
+      const std::int64_t   values = p * launch.lines + mailbox;
       unsigned int * const inFlag = part.causalInFlags ? part.causalInFlags + p * flagStride + group : nullptr;
       __syncthreads(); // tile loaded, or the previous pole finished
 
@@ -192,7 +214,8 @@ PrefilterChainedAxis(const __grid_constant__ ChainedLaunch launch)
       if (begin < end)
       {
         // The fold of chunks 0 .. firstChunk - 1 comes from the part before.
-        T entering = part.causalIn != nullptr && present ? __ldcg(static_cast<const T *>(part.causalIn) + values) : T(0);
+        T entering =
+          part.causalIn != nullptr && present ? __ldcg(static_cast<const T *>(part.causalIn) + values) : T(0);
         for (int j = 0; j < chunk; ++j)
         {
           entering = FoldChunk(carry[j * LANES + lane], zFull, entering);
@@ -272,12 +295,12 @@ LaunchChained(ChainedLaunch & launch, int longest)
   const std::size_t bytes = PrefilterTileBytes(sizeof(T), LANES, longest);
   AllowSharedMemory(PrefilterChainedAxis<T, LANES>, bytes, "the prefilter's chained pass");
   int perSM = 0;
-  CIF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, PrefilterChainedAxis<T, LANES>,
-                                                               kThreadsPerBlock<LANES>, bytes));
-  const int          sms = GetDeviceInfo().multiprocessorCount;
+  CIF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    &perSM, PrefilterChainedAxis<T, LANES>, kThreadsPerBlock<LANES>, bytes));
+  const int sms = GetDeviceInfo().multiprocessorCount;
   launch.groups = (launch.lines + LANES - 1) / LANES;
   const std::int64_t tickets = launch.groups * launch.parts;
-  const auto blocks = static_cast<unsigned int>(std::min<std::int64_t>(tickets, std::max(perSM, 1) * sms));
+  const auto         blocks = static_cast<unsigned int>(std::min<std::int64_t>(tickets, std::max(perSM, 1) * sms));
   PrefilterChainedAxis<T, LANES><<<blocks, kThreadsPerBlock<LANES>, bytes>>>(launch);
   CIF_CUDA_CHECK_LAUNCH();
 }
@@ -285,15 +308,20 @@ LaunchChained(ChainedLaunch & launch, int longest)
 
 template <typename T>
 void
-PrefilterChainedAxisOnDevice(const ChainedAxisPart * parts, int count, const BufferShape & shape,
-                             const SplinePoles & poles, BoundaryMode mode, unsigned int epoch, double timeoutSeconds)
+PrefilterChainedAxisOnDevice(const ChainedAxisPart * parts,
+                             int                     count,
+                             const BufferShape &     shape,
+                             const SplinePoles &     poles,
+                             BoundaryMode            mode,
+                             unsigned int            epoch,
+                             double                  timeoutSeconds)
 {
   if (count < 1 || count > kMaxChainedPartsPerLaunch)
   {
     throw CudaError("the prefilter's chained pass takes 1 to " + std::to_string(kMaxChainedPartsPerLaunch) +
                     " parts a launch, not " + std::to_string(count));
   }
-  const int D = shape.dimension;
+  const int     D = shape.dimension;
   ChainedLaunch launch;
   launch.parts = count;
   launch.lines = shape.ScalarCount() / shape.size[D - 1];
@@ -308,7 +336,7 @@ PrefilterChainedAxisOnDevice(const ChainedAxisPart * parts, int count, const Buf
     launch.part[p] = parts[p];
     launch.longest = std::max(launch.longest, static_cast<int>(parts[p].endPlane - parts[p].firstPlane));
   }
-  const int longest = launch.longest;
+  const int    longest = launch.longest;
   DeviceBuffer words(2 * sizeof(unsigned int));
   CIF_CUDA_CHECK(cudaMemsetAsync(words.Data(), 0, words.Bytes(), 0));
   launch.ticket = words.As<unsigned int>();

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifConvolutionDevice_h
 #define cifConvolutionDevice_h
 
@@ -25,8 +42,11 @@ ConvolveGeneralOnDevice(const float * in, const ConvolutionGeometry & g, const f
  * 2-D image is read and written once; a 3-D kernel adds a pass along z through
  * \a scratch (outSize[0] * outSize[1] * inSize[2] * planes floats; unused in 2-D). */
 CudaImageFilters_EXPORT void
-ConvolveSeparableOnDevice(const float * in, const ConvolutionGeometry & g, const float * packedFactors, float * out,
-                          float * scratch);
+ConvolveSeparableOnDevice(const float *               in,
+                          const ConvolutionGeometry & g,
+                          const float *               packedFactors,
+                          float *                     out,
+                          float *                     scratch);
 
 /** Interleaved pixels (\a components scalars each) -> planar float. */
 template <typename T>
@@ -45,8 +65,8 @@ ZoomOnDevice(const float * region, const ZoomGeometry & g, float * canvas);
 
 /** The explicit instantiations, for the CUDA source and its no-CUDA twin alike:
  * CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_PLANAR). */
-#define CIF_INSTANTIATE_PLANAR(T)                                                                                    \
-  template void ToPlanarOnDevice<T>(const T *, std::int64_t, int, float *);                                          \
+#define CIF_INSTANTIATE_PLANAR(T)                                           \
+  template void ToPlanarOnDevice<T>(const T *, std::int64_t, int, float *); \
   template void FromPlanarOnDevice<T>(const float *, std::int64_t, int, T *);
 } // namespace cif
 

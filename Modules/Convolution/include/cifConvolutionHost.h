@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifConvolutionHost_h
 #define cifConvolutionHost_h
 
@@ -14,8 +31,11 @@ namespace cif
 {
 template <typename TParallelFor>
 void
-ConvolveGeneralOnHost(const float * in, const ConvolutionGeometry & g, const float * packedWeights, float * out,
-                      TParallelFor && parallelFor)
+ConvolveGeneralOnHost(const float *               in,
+                      const ConvolutionGeometry & g,
+                      const float *               packedWeights,
+                      float *                     out,
+                      TParallelFor &&             parallelFor)
 {
   const std::int64_t rows = g.planes * g.outSize[2] * g.outSize[1];
   parallelFor(rows, [&](std::int64_t row) {
@@ -36,13 +56,16 @@ ConvolveGeneralOnHost(const float * in, const ConvolutionGeometry & g, const flo
  * GPU's tiles compute them. */
 template <typename TParallelFor>
 void
-ConvolveSeparableOnHost(const float * in, const ConvolutionGeometry & g, const float * packedFactors, float * out,
-                        TParallelFor && parallelFor)
+ConvolveSeparableOnHost(const float *               in,
+                        const ConvolutionGeometry & g,
+                        const float *               packedFactors,
+                        float *                     out,
+                        TParallelFor &&             parallelFor)
 {
-  const float * wx = packedFactors;
-  const float * wy = wx + g.kernelSize[0];
-  const float * wz = wy + g.kernelSize[1];
-  const bool    threeD = g.kernelSize[2] > 1 || g.inSize[2] != g.outSize[2] || g.outOffset[2] != 0;
+  const float *      wx = packedFactors;
+  const float *      wy = wx + g.kernelSize[0];
+  const float *      wz = wy + g.kernelSize[1];
+  const bool         threeD = g.kernelSize[2] > 1 || g.inSize[2] != g.outSize[2] || g.outOffset[2] != 0;
   const std::int64_t slices = threeD ? g.inSize[2] : g.outSize[2];
   std::vector<float> rowPass(static_cast<std::size_t>(g.planes * slices * g.inSize[1] * g.outSize[0]));
   std::vector<float> planePass;
@@ -135,7 +158,11 @@ ToPlanarOnHost(const T * interleaved, std::int64_t pixels, int components, float
 /** Planar float -> interleaved pixels of T (the host twin of FromPlanarOnDevice). */
 template <typename T, typename TParallelFor>
 void
-FromPlanarOnHost(const float * planar, std::int64_t pixels, int components, T * interleaved, TParallelFor && parallelFor)
+FromPlanarOnHost(const float *   planar,
+                 std::int64_t    pixels,
+                 int             components,
+                 T *             interleaved,
+                 TParallelFor && parallelFor)
 {
   constexpr std::int64_t chunk = 4096;
   parallelFor((pixels + chunk - 1) / chunk, [&](std::int64_t block) {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifConvolutionMath_h
 #define cifConvolutionMath_h
 
@@ -100,8 +117,12 @@ PackSeparableWeights(const SeparableFactors & factors)
  * a 127x127 kernel with weights of both signs keeps the float error of one column,
  * not of 16129 terms. The GPU kernel adds in this same order. */
 CIF_HD float
-ConvolveGeneralSample(const float * in, const ConvolutionGeometry & g, const float * packed, std::int64_t ox,
-                      std::int64_t oy, std::int64_t oz)
+ConvolveGeneralSample(const float *               in,
+                      const ConvolutionGeometry & g,
+                      const float *               packed,
+                      std::int64_t                ox,
+                      std::int64_t                oy,
+                      std::int64_t                oz)
 {
   const int column = PaddedColumn(g.kernelSize[1]);
   double    sum = 0;
@@ -110,7 +131,7 @@ ConvolveGeneralSample(const float * in, const ConvolutionGeometry & g, const flo
     const float * slice = in + g.InputIndex(2, oz, kz) * g.inSize[0] * g.inSize[1];
     for (int kx = 0; kx < g.kernelSize[0]; ++kx)
     {
-      const float * w = packed + (static_cast<std::int64_t>(kz) * g.kernelSize[0] + kx) * column;
+      const float *      w = packed + (static_cast<std::int64_t>(kz) * g.kernelSize[0] + kx) * column;
       const std::int64_t ix = g.InputIndex(0, ox, kx);
       float              partial = 0;
       for (int ky = 0; ky < g.kernelSize[1]; ++ky)

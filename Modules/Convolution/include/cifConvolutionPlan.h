@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifConvolutionPlan_h
 #define cifConvolutionPlan_h
 
@@ -25,7 +42,7 @@ struct ConvolutionPlan
   ScratchFloats() const
   {
     const ConvolutionGeometry & g = geometry;
-    const bool threeD = g.kernelSize[2] > 1 || g.inSize[2] != g.outSize[2] || g.outOffset[2] != 0;
+    const bool                  threeD = g.kernelSize[2] > 1 || g.inSize[2] != g.outSize[2] || g.outOffset[2] != 0;
     return separable && threeD ? g.outSize[0] * g.outSize[1] * g.inSize[2] * g.planes : 0;
   }
 };
@@ -50,8 +67,11 @@ MakeConvolutionPlan(const ConvolutionKernel & kernel, ConvolutionGeometry geomet
 /** Runs \a plan on planar device buffers; \a deviceWeights holds plan.weights on the
  * device, \a scratch plan.ScratchFloats() floats (or nothing). */
 inline void
-RunConvolutionOnDevice(const ConvolutionPlan & plan, const float * in, const float * deviceWeights, float * out,
-                       float * scratch)
+RunConvolutionOnDevice(const ConvolutionPlan & plan,
+                       const float *           in,
+                       const float *           deviceWeights,
+                       float *                 out,
+                       float *                 scratch)
 {
   if (plan.separable)
   {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifConvolutionSlabs_h
 #define cifConvolutionSlabs_h
 
@@ -59,8 +76,12 @@ SlabOfConvolution(const ConvolutionGeometry & g, int axis, std::int64_t firstOut
  * u output planes reads at most u + (kernel side - 1) input planes. Throws
  * CudaOutOfMemory, naming \a what, where one output plane does not fit. */
 inline SlabPlan
-PlanConvolutionSlabs(const ConvolutionGeometry & g, std::size_t inputPlaneBytes, std::size_t outputPlaneBytes,
-                     std::size_t fixedBytes, std::size_t budget, const std::string & what)
+PlanConvolutionSlabs(const ConvolutionGeometry & g,
+                     std::size_t                 inputPlaneBytes,
+                     std::size_t                 outputPlaneBytes,
+                     std::size_t                 fixedBytes,
+                     std::size_t                 budget,
+                     const std::string &         what)
 {
   const int         axis = ConvolutionSlabAxis(g);
   const std::size_t reach = static_cast<std::size_t>(g.kernelSize[axis] - 1);
@@ -72,8 +93,8 @@ PlanConvolutionSlabs(const ConvolutionGeometry & g, std::size_t inputPlaneBytes,
     whole.unitsPerSlab = g.outSize[axis];
     return whole;
   }
-  return PlanSlabs(g.outSize[axis], inputPlaneBytes + outputPlaneBytes, fixedBytes + reach * inputPlaneBytes, budget,
-                   what);
+  return PlanSlabs(
+    g.outSize[axis], inputPlaneBytes + outputPlaneBytes, fixedBytes + reach * inputPlaneBytes, budget, what);
 }
 } // namespace cif
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifKernelSeparability_h
 #define cifKernelSeparability_h
 
@@ -24,7 +41,8 @@ struct SeparableFactors
  * factors are read from the lines through the largest weight, so the test costs one
  * pass over the kernel. The default tolerance admits the rounding of kernels stored
  * as float (a few 1e-8 of each weight, compounded in the product of three factors);
- * the separable result then differs from the general one by float rounding. An all-zero kernel is not separable (nothing to gain). */
+ * the separable result then differs from the general one by float rounding. An all-zero kernel is not separable
+ * (nothing to gain). */
 CudaImageFilters_EXPORT bool
 FactorSeparable(const ConvolutionKernel & kernel, SeparableFactors & factors, double relativeTolerance = 1e-6);
 } // namespace cif

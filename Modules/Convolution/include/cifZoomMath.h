@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifZoomMath_h
 #define cifZoomMath_h
 
@@ -42,12 +59,12 @@ operator<<(std::ostream & os, ZoomInterpolation i)
  * replicates only at the image's own edge. */
 struct ZoomGeometry
 {
-  std::int64_t regionSize[2] = { 1, 1};      ///< samples of the interpolation region
-  double       cutInRegion[2] = { 0, 0 };     ///< cut-out start minus region start
-  double       zoom[2] = { 1, 1 };            ///< output samples per input sample
-  std::int64_t canvasStart[2] = { 0, 0 };     ///< first canvas sample, in enlarged cut-out indices
-  std::int64_t canvasSize[2] = { 1, 1 };
-  int          planes = 1;
+  std::int64_t      regionSize[2] = { 1, 1 };  ///< samples of the interpolation region
+  double            cutInRegion[2] = { 0, 0 }; ///< cut-out start minus region start
+  double            zoom[2] = { 1, 1 };        ///< output samples per input sample
+  std::int64_t      canvasStart[2] = { 0, 0 }; ///< first canvas sample, in enlarged cut-out indices
+  std::int64_t      canvasSize[2] = { 1, 1 };
+  int               planes = 1;
   ZoomInterpolation interpolation = ZoomInterpolation::Cubic;
 
   /** The region's continuous index of canvas sample \a c along \a axis. */
@@ -64,7 +81,7 @@ struct ZoomGeometry
 };
 
 CIF_HD std::int64_t
-ClampTo(std::int64_t i, std::int64_t size)
+       ClampTo(std::int64_t i, std::int64_t size)
 {
   return i < 0 ? 0 : (i >= size ? size - 1 : i);
 }
@@ -74,8 +91,8 @@ ClampTo(std::int64_t i, std::int64_t size)
 CIF_HD float
 ZoomSample(const float * plane, const ZoomGeometry & g, std::int64_t cx, std::int64_t cy)
 {
-  const double x = g.RegionIndex(0, cx);
-  const double y = g.RegionIndex(1, cy);
+  const double       x = g.RegionIndex(0, cx);
+  const double       y = g.RegionIndex(1, cy);
   const std::int64_t nx = g.regionSize[0], ny = g.regionSize[1];
   switch (g.interpolation)
   {

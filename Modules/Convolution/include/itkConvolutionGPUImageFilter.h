@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkConvolutionGPUImageFilter_h
 #define itkConvolutionGPUImageFilter_h
 
@@ -73,20 +90,20 @@ constexpr bool ITKConvolves =
  */
 template <typename TInputImage, typename TKernelImage = TInputImage, typename TOutputImage = TInputImage>
 class ITK_TEMPLATE_EXPORT ConvolutionGPUImageFilter
-  : public CudaImageFilterBase<
-      std::conditional_t<ConvolutionGPUDetail::ITKConvolves<TInputImage> &&
-                           ConvolutionGPUDetail::ITKConvolves<TOutputImage>,
-                         ConvolutionImageFilter<TInputImage, TKernelImage, TOutputImage>,
-                         ConvolutionImageFilterBase<TInputImage, TKernelImage, TOutputImage>>>
+  : public CudaImageFilterBase<std::conditional_t<ConvolutionGPUDetail::ITKConvolves<TInputImage> &&
+                                                    ConvolutionGPUDetail::ITKConvolves<TOutputImage>,
+                                                  ConvolutionImageFilter<TInputImage, TKernelImage, TOutputImage>,
+                                                  ConvolutionImageFilterBase<TInputImage, TKernelImage, TOutputImage>>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(ConvolutionGPUImageFilter);
   static constexpr bool ITKFallbackAvailable =
     ConvolutionGPUDetail::ITKConvolves<TInputImage> && ConvolutionGPUDetail::ITKConvolves<TOutputImage>;
   using Self = ConvolutionGPUImageFilter;
-  using Superclass = CudaImageFilterBase<std::conditional_t<ITKFallbackAvailable,
-                                                            ConvolutionImageFilter<TInputImage, TKernelImage, TOutputImage>,
-                                                            ConvolutionImageFilterBase<TInputImage, TKernelImage, TOutputImage>>>;
+  using Superclass =
+    CudaImageFilterBase<std::conditional_t<ITKFallbackAvailable,
+                                           ConvolutionImageFilter<TInputImage, TKernelImage, TOutputImage>,
+                                           ConvolutionImageFilterBase<TInputImage, TKernelImage, TOutputImage>>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -142,12 +159,11 @@ private:
   /** The module's GPU path: \a plan over the whole images, in slabs where they do
    * not fit the device. */
   void
-  ConvolveOnDevice(const TInputImage * input, TOutputImage * output, const cif::ConvolutionPlan & plan,
-                   int components);
+  ConvolveOnDevice(const TInputImage * input, TOutputImage * output, const cif::ConvolutionPlan & plan, int components);
 
-  bool          m_ForceGeneralPath{ false };
-  bool          m_LastRunWasSeparable{ false };
-  unsigned int  m_LastNumberOfSlabs{ 0 };
+  bool         m_ForceGeneralPath{ false };
+  bool         m_LastRunWasSeparable{ false };
+  unsigned int m_LastNumberOfSlabs{ 0 };
 };
 } // namespace itk
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkConvolutionGPUImageFilter_hxx
 #define itkConvolutionGPUImageFilter_hxx
 
@@ -145,8 +162,9 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
       {
         // Stages: the input in planar float, the convolution, the output.
         FilterStageProgress progress(this, 3);
-        auto               parallelFor = MakeParallelFor(this->GetMultiThreader());
-        std::vector<float> planarIn(static_cast<std::size_t>(inScalars)), planarOut(static_cast<std::size_t>(outScalars));
+        auto                parallelFor = MakeParallelFor(this->GetMultiThreader());
+        std::vector<float>  planarIn(static_cast<std::size_t>(inScalars)),
+          planarOut(static_cast<std::size_t>(outScalars));
         // (Asked for here only: on a CudaImage whose pixels are on the device the host
         // pointer costs a download, which the GPU path does not need.)
         const auto * source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
@@ -154,8 +172,11 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
         progress.Completed();
         cif::RunConvolutionOnHost(plan, planarIn.data(), planarOut.data(), parallelFor);
         progress.Completed();
-        cif::FromPlanarOnHost(planarOut.data(), g.OutVolume(), components,
-                              reinterpret_cast<TOut *>(output->GetBufferPointer()), parallelFor);
+        cif::FromPlanarOnHost(planarOut.data(),
+                              g.OutVolume(),
+                              components,
+                              reinterpret_cast<TOut *>(output->GetBufferPointer()),
+                              parallelFor);
         progress.Completed();
         this->SetLastExecutionPath(ExecutionPath::CPU);
       }
@@ -172,18 +193,18 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
 template <typename TInputImage, typename TKernelImage, typename TOutputImage>
 void
 ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::ConvolveOnDevice(const TInputImage * input,
-                                                                                  TOutputImage *      output,
-                                                                                  const cif::ConvolutionPlan & plan,
-                                                                                  int components)
+                                                                                     TOutputImage *      output,
+                                                                                     const cif::ConvolutionPlan & plan,
+                                                                                     int components)
 {
   if constexpr (TypesSupported)
   {
     using TIn = InputComponentType;
     using TOut = OutputComponentType;
-    constexpr bool                  inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
-    constexpr bool                  outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
+    constexpr bool                   inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
+    constexpr bool                   outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
     const cif::ConvolutionGeometry & g = plan.geometry;
-    const int                       axis = cif::ConvolutionSlabAxis(g);
+    const int                        axis = cif::ConvolutionSlabAxis(g);
     // Scalars of one plane of the slab axis (every component), in the input and the output.
     const std::int64_t inPlane = g.InVolume() / g.inSize[axis] * components;
     const std::int64_t outPlane = g.OutVolume() / g.outSize[axis] * components;
@@ -272,28 +293,33 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::ConvolveOnDe
       }
       else
       {
-        buffers.staging.Upload(reinterpret_cast<const TIn *>(input->GetBufferPointer()) + slab.firstInputPlane * inPlane,
+        buffers.staging.Upload(reinterpret_cast<const TIn *>(input->GetBufferPointer()) +
+                                 slab.firstInputPlane * inPlane,
                                inScalars * sizeof(TIn));
         raw = buffers.staging.template As<TIn>();
       }
       cif::ToPlanarOnDevice<TIn>(raw, slab.geometry.InVolume(), components, buffers.planarIn.template As<float>());
       cif::Synchronize();
       progress.Completed();
-      cif::RunConvolutionOnDevice(slabPlan, buffers.planarIn.template As<const float>(),
-                                  buffers.weights.template As<const float>(), buffers.planarOut.template As<float>(),
+      cif::RunConvolutionOnDevice(slabPlan,
+                                  buffers.planarIn.template As<const float>(),
+                                  buffers.weights.template As<const float>(),
+                                  buffers.planarOut.template As<float>(),
                                   buffers.scratch.template As<float>());
       progress.CompletedOnDevice();
       const std::int64_t firstOut = slab.firstOutputPlane * outPlane;
       if constexpr (outputIsCuda)
       {
-        cif::FromPlanarOnDevice<TOut>(buffers.planarOut.template As<const float>(), slab.geometry.OutVolume(),
-                                      components, deviceOutput + firstOut);
+        cif::FromPlanarOnDevice<TOut>(
+          buffers.planarOut.template As<const float>(), slab.geometry.OutVolume(), components, deviceOutput + firstOut);
         cif::Synchronize();
       }
       else
       {
-        cif::FromPlanarOnDevice<TOut>(buffers.planarOut.template As<const float>(), slab.geometry.OutVolume(),
-                                      components, buffers.raw.template As<TOut>());
+        cif::FromPlanarOnDevice<TOut>(buffers.planarOut.template As<const float>(),
+                                      slab.geometry.OutVolume(),
+                                      components,
+                                      buffers.raw.template As<TOut>());
         cif::Synchronize();
         buffers.raw.Download(reinterpret_cast<TOut *>(output->GetBufferPointer()) + firstOut,
                              outScalars * sizeof(TOut));

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkConvolutionKernelImage_h
 #define itkConvolutionKernelImage_h
 
@@ -18,8 +35,8 @@ MakeKernelImage(const cif::ConvolutionKernel & kernel)
   {
     itkGenericExceptionMacro("a " << kernel.dimension << "-D kernel cannot fill a " << D << "-D kernel image");
   }
-  auto                              image = TKernelImage::New();
-  typename TKernelImage::SizeType   size;
+  auto                            image = TKernelImage::New();
+  typename TKernelImage::SizeType size;
   size.Fill(1);
   for (unsigned int a = 0; a < D && a < 3; ++a)
   {
@@ -49,7 +66,7 @@ KernelFromImage(const TKernelImage * image, bool normalize)
   if (image->GetBufferedRegion() != region)
   {
     itkGenericExceptionMacro("the kernel image must be buffered whole (buffered " << image->GetBufferedRegion()
-                                                                                   << ", largest " << region << ")");
+                                                                                  << ", largest " << region << ")");
   }
   for (unsigned int a = 0; a < D; ++a)
   {

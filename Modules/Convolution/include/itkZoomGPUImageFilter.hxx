@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkZoomGPUImageFilter_hxx
 #define itkZoomGPUImageFilter_hxx
 
@@ -69,7 +86,7 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateOutputInformation()
   if (m_CutOutSize[0] == 0 || m_CutOutSize[1] == 0)
   {
     itkExceptionMacro("the cut-out needs a width and a height of at least 1 pixel (got " << m_CutOutSize[0] << " x "
-                                                                                          << m_CutOutSize[1] << ")");
+                                                                                         << m_CutOutSize[1] << ")");
   }
   const RegionType image = input->GetLargestPossibleRegion();
   IndexType        start;
@@ -81,18 +98,18 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateOutputInformation()
   if (!image.IsInside(m_CutOutRegion))
   {
     itkExceptionMacro("the cut-out of " << m_CutOutSize[0] << " x " << m_CutOutSize[1] << " pixels centred at ("
-                                        << m_CutOutCenter[0] << ", " << m_CutOutCenter[1] << ") spans ["
-                                        << start[0] << ", " << start[0] + IndexValueType(m_CutOutSize[0]) - 1
-                                        << "] x [" << start[1] << ", " << start[1] + IndexValueType(m_CutOutSize[1]) - 1
+                                        << m_CutOutCenter[0] << ", " << m_CutOutCenter[1] << ") spans [" << start[0]
+                                        << ", " << start[0] + IndexValueType(m_CutOutSize[0]) - 1 << "] x [" << start[1]
+                                        << ", " << start[1] + IndexValueType(m_CutOutSize[1]) - 1
                                         << "], which is not inside the image " << image.GetIndex() << " + "
                                         << image.GetSize());
   }
 
-  SizeType     outSize;
-  IndexType    canvasStart;
-  SizeType     canvasSize;
-  IndexType    regionStart;
-  SizeType     regionSize;
+  SizeType  outSize;
+  IndexType canvasStart;
+  SizeType  canvasSize;
+  IndexType regionStart;
+  SizeType  regionSize;
   for (unsigned int a = 0; a < 2; ++a)
   {
     // floor, not round: every output sample then lies strictly inside the cut-out's
@@ -107,11 +124,11 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateOutputInformation()
     const std::int64_t radius = m_HasKernel ? m_Kernel.size[a] / 2 : 0;
     // The canvas: the output plus the kernel radius, kept to samples inside the image
     // (ITK's inside test, start - 1/2 <= x < end + 1/2).
-    const double       cut = static_cast<double>(start[a]);
-    const double       low = static_cast<double>(image.GetIndex()[a]) - 0.5;
-    const double       high = static_cast<double>(image.GetIndex()[a] + IndexValueType(image.GetSize()[a])) - 0.5;
-    auto               position = [&](std::int64_t i) { return cut + (static_cast<double>(i) + 0.5) / zoom - 0.5; };
-    std::int64_t       first = -radius;
+    const double cut = static_cast<double>(start[a]);
+    const double low = static_cast<double>(image.GetIndex()[a]) - 0.5;
+    const double high = static_cast<double>(image.GetIndex()[a] + IndexValueType(image.GetSize()[a])) - 0.5;
+    auto         position = [&](std::int64_t i) { return cut + (static_cast<double>(i) + 0.5) / zoom - 0.5; };
+    std::int64_t first = -radius;
     while (position(first) < low)
     {
       ++first;
@@ -125,8 +142,8 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateOutputInformation()
     canvasSize[a] = static_cast<SizeValueType>(last - first + 1);
     // The interpolation region: the canvas's support plus, for the spline, 20 more
     // samples (|pole|^20 < 1e-11: beyond that the image no longer changes the fit).
-    const std::int64_t margin =
-      static_cast<std::int64_t>(std::ceil((radius + 1) / zoom)) + 2 + (m_Interpolation == Interpolation::Cubic ? 20 : 0);
+    const std::int64_t margin = static_cast<std::int64_t>(std::ceil((radius + 1) / zoom)) + 2 +
+                                (m_Interpolation == Interpolation::Cubic ? 20 : 0);
     const std::int64_t from = std::max<std::int64_t>(start[a] - margin, image.GetIndex()[a]);
     const std::int64_t to = std::min<std::int64_t>(start[a] + IndexValueType(m_CutOutSize[a]) - 1 + margin,
                                                    image.GetIndex()[a] + IndexValueType(image.GetSize()[a]) - 1);
@@ -253,8 +270,8 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     const bool cubic = m_Interpolation == Interpolation::Cubic;
     // Stages, on either path: the region in planar float, both prefilter axes of every
     // component (cubic), the zoom, the enhancement (with a kernel), the output.
-    FilterStageProgress progress(this, 1 + (cubic ? 2 * static_cast<unsigned int>(components) : 0) + 1 +
-                                         (m_HasKernel ? 1 : 0) + 1);
+    FilterStageProgress progress(
+      this, 1 + (cubic ? 2 * static_cast<unsigned int>(components) : 0) + 1 + (m_HasKernel ? 1 : 0) + 1);
 
     if (this->RunsOnGPU())
     {
@@ -275,8 +292,11 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
           {
             for (int c = 0; c < components; ++c)
             {
-              cif::PrefilterOnDevice<float>(planarRegion.As<float>() + c * regionPixels, shape, poles,
-                                            cif::BoundaryMode::Mirror, progress.DeviceCallback());
+              cif::PrefilterOnDevice<float>(planarRegion.As<float>() + c * regionPixels,
+                                            shape,
+                                            poles,
+                                            cif::BoundaryMode::Mirror,
+                                            progress.DeviceCallback());
             }
           }
           cif::Synchronize();
@@ -291,8 +311,8 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
           cif::DeviceBuffer weights(plan.weights.size() * sizeof(float));
           weights.Upload(plan.weights.data(), plan.weights.size() * sizeof(float));
           enhanced.Allocate(outPixels * components * sizeof(float));
-          cif::RunConvolutionOnDevice(plan, canvas.As<const float>(), weights.As<const float>(), enhanced.As<float>(),
-                                      nullptr);
+          cif::RunConvolutionOnDevice(
+            plan, canvas.As<const float>(), weights.As<const float>(), enhanced.As<float>(), nullptr);
           cif::Synchronize(); // before the weights are released
           progress.Completed();
           result = enhanced.As<const float>();
@@ -315,8 +335,12 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
       {
         for (int c = 0; c < components; ++c)
         {
-          cif::PrefilterOnHost(planarRegion.data() + c * regionPixels, shape, poles, cif::BoundaryMode::Mirror,
-                               parallelFor, progress.HostCallback());
+          cif::PrefilterOnHost(planarRegion.data() + c * regionPixels,
+                               shape,
+                               poles,
+                               cif::BoundaryMode::Mirror,
+                               parallelFor,
+                               progress.HostCallback());
         }
       }
       std::vector<float> canvas(static_cast<std::size_t>(canvasScalars));
@@ -331,8 +355,8 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
         progress.Completed();
         result = enhanced.data();
       }
-      cif::FromPlanarOnHost(result, outPixels, components, reinterpret_cast<TOut *>(output->GetBufferPointer()),
-                            parallelFor);
+      cif::FromPlanarOnHost(
+        result, outPixels, components, reinterpret_cast<TOut *>(output->GetBufferPointer()), parallelFor);
       progress.Completed();
       this->SetLastExecutionPath(ExecutionPath::CPU);
     }

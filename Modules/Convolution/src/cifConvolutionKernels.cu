@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // CUDA kernels of the convolution and the zoom. The arithmetic (index clamping, the
 // order of the sums, the zoom's sampling) comes from cifConvolutionMath.h and
 // cifZoomMath.h, which the CPU path runs as well.
@@ -21,7 +38,7 @@ namespace cif
 {
 namespace
 {
-constexpr int GeneralTileX = 32;  // threads along x: one output column each
+constexpr int GeneralTileX = 32; // threads along x: one output column each
 constexpr int GeneralThreadsY = 4;
 constexpr int GeneralOutputs = 16; // outputs per thread, down its column
 constexpr int GeneralTileY = GeneralThreadsY * GeneralOutputs;
@@ -33,7 +50,7 @@ constexpr int SeparableTileY = SeparableThreadsY * SeparableOutputs;
 constexpr int SeparableRowPitch = SeparableTileX + 1; // the row pass's shared rows: 33 floats, no bank conflicts
 
 /** Taps padded with zeros to a multiple of 4 (one float4 of weights per step). */
-__host__ __device__ constexpr int
+constexpr __host__ __device__ int
 SeparablePadded(int k)
 {
   return (k + 3) / 4 * 4;
@@ -68,16 +85,20 @@ LaunchInGridBatches(std::int64_t blocksX, std::int64_t blocksY, std::int64_t blo
 }
 
 __global__ void
-GeneralKernel(const float * __restrict__ in, ConvolutionGeometry g, const float * __restrict__ packed,
-              float * __restrict__ out, std::int64_t firstBlockY, std::int64_t firstBlockZ)
+GeneralKernel(const float * __restrict__ in,
+              ConvolutionGeometry g,
+              const float * __restrict__ packed,
+              float * __restrict__ out,
+              std::int64_t firstBlockY,
+              std::int64_t firstBlockZ)
 {
   CIF_DYNAMIC_SHARED(float4, sharedRaw);
-  const int   kx = g.kernelSize[0], column = PaddedColumn(g.kernelSize[1]);
-  float *     weights = reinterpret_cast<float *>(sharedRaw); // [kx][column] of the current kernel slice
-  float *     tile = weights + kx * column;
-  const int   width = GeneralTileX + kx - 1;
-  const int   rows = GeneralTileY + column - 1;
-  const int   tx = threadIdx.x, ty = threadIdx.y, tid = ty * GeneralTileX + tx;
+  const int kx = g.kernelSize[0], column = PaddedColumn(g.kernelSize[1]);
+  float *   weights = reinterpret_cast<float *>(sharedRaw); // [kx][column] of the current kernel slice
+  float *   tile = weights + kx * column;
+  const int width = GeneralTileX + kx - 1;
+  const int rows = GeneralTileY + column - 1;
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * GeneralTileX + tx;
   // 64-bit block numbers: the launch runs in batches of 65535 along y and z.
   const std::int64_t blockZ = firstBlockZ + blockIdx.z;
   const std::int64_t oz = blockZ % g.outSize[2];
@@ -183,22 +204,28 @@ GeneralKernel(const float * __restrict__ in, ConvolutionGeometry g, const float 
  * \a BlocksPerSM caps the registers so that many blocks share an SM: their loads and
  * barriers overlap the others' arithmetic (see ConvolveSeparableOnDevice). */
 template <int Padded, int BlocksPerSM>
-__global__ void CIF_LAUNCH_BOUNDS(SeparableTileX * SeparableThreadsY, BlocksPerSM)
-SeparablePlaneKernel(const float * __restrict__ in, ConvolutionGeometry g, const float * __restrict__ factors,
-                     float * __restrict__ out, std::int64_t slices, bool throughScratch, std::int64_t firstBlockY,
-                     std::int64_t firstBlockZ)
+__global__ void
+CIF_LAUNCH_BOUNDS(SeparableTileX * SeparableThreadsY, BlocksPerSM)
+  SeparablePlaneKernel(const float * __restrict__ in,
+                       ConvolutionGeometry g,
+                       const float * __restrict__ factors,
+                       float * __restrict__ out,
+                       std::int64_t slices,
+                       bool         throughScratch,
+                       std::int64_t firstBlockY,
+                       std::int64_t firstBlockZ)
 {
   CIF_DYNAMIC_SHARED(float4, sharedRaw);
-  const int kx = g.kernelSize[0], ky = g.kernelSize[1];
-  const int kxp = Padded > 0 ? Padded : SeparablePadded(kx);
-  const int kyp = Padded > 0 ? Padded : SeparablePadded(ky);
-  const int width = SeparableTileX + kxp - 1; // odd
-  const int rows = SeparableTileY + kyp - 1;
-  float *   wx = reinterpret_cast<float *>(sharedRaw);
-  float *   wy = wx + kxp;
-  float *   tile = wy + kyp;               // [rows][width] input
-  float *   rowPass = tile + rows * width; // [rows][SeparableRowPitch]
-  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * SeparableTileX + tx;
+  const int     kx = g.kernelSize[0], ky = g.kernelSize[1];
+  const int     kxp = Padded > 0 ? Padded : SeparablePadded(kx);
+  const int     kyp = Padded > 0 ? Padded : SeparablePadded(ky);
+  const int     width = SeparableTileX + kxp - 1; // odd
+  const int     rows = SeparableTileY + kyp - 1;
+  float *       wx = reinterpret_cast<float *>(sharedRaw);
+  float *       wy = wx + kxp;
+  float *       tile = wy + kyp;               // [rows][width] input
+  float *       rowPass = tile + rows * width; // [rows][SeparableRowPitch]
+  const int     tx = threadIdx.x, ty = threadIdx.y, tid = ty * SeparableTileX + tx;
   constexpr int threads = SeparableTileX * SeparableThreadsY;
   // 64-bit block numbers: the launch runs in batches of 65535 along y and z, and
   // slices * planes may pass 2^31.
@@ -367,7 +394,9 @@ SeparablePlaneKernel(const float * __restrict__ in, ConvolutionGeometry g, const
 }
 
 __global__ void
-SeparableZKernel(const float * __restrict__ xy, ConvolutionGeometry g, const float * __restrict__ wz,
+SeparableZKernel(const float * __restrict__ xy,
+                 ConvolutionGeometry g,
+                 const float * __restrict__ wz,
                  float * __restrict__ out)
 {
   const std::int64_t slab = g.outSize[0] * g.outSize[1];
@@ -417,7 +446,10 @@ FromPlanarKernel(const float * __restrict__ planar, std::int64_t pixels, int com
 }
 
 __global__ void
-ZoomKernel(const float * __restrict__ region, ZoomGeometry g, float * __restrict__ canvas, std::int64_t firstBlockY,
+ZoomKernel(const float * __restrict__ region,
+           ZoomGeometry g,
+           float * __restrict__ canvas,
+           std::int64_t firstBlockY,
            std::int64_t firstBlockZ)
 {
   const std::int64_t cx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -447,13 +479,19 @@ SeparableSharedBytes(const ConvolutionGeometry & g)
 
 template <int Padded, int BlocksPerSM>
 void
-LaunchSeparablePlane(const float * in, const ConvolutionGeometry & g, const float * packedFactors, float * out,
-                     std::int64_t slices, bool throughScratch)
+LaunchSeparablePlane(const float *               in,
+                     const ConvolutionGeometry & g,
+                     const float *               packedFactors,
+                     float *                     out,
+                     std::int64_t                slices,
+                     bool                        throughScratch)
 {
   const auto        kernel = SeparablePlaneKernel<Padded, BlocksPerSM>;
   const std::size_t bytes = SeparableSharedBytes(g);
   AllowSharedMemory(kernel, bytes, "separable convolution");
-  LaunchInGridBatches(Blocks(g.outSize[0], SeparableTileX), Blocks(g.outSize[1], SeparableTileY), slices * g.planes,
+  LaunchInGridBatches(Blocks(g.outSize[0], SeparableTileX),
+                      Blocks(g.outSize[1], SeparableTileY),
+                      slices * g.planes,
                       [&](dim3 grid, std::int64_t firstBlockY, std::int64_t firstBlockZ) {
                         CIF_LAUNCH(kernel, grid, dim3(SeparableTileX, SeparableThreadsY), bytes)(
                           in, g, packedFactors, out, slices, throughScratch, firstBlockY, firstBlockZ);
@@ -474,8 +512,10 @@ ConvolveGeneralOnDevice(const float * in, const ConvolutionGeometry & g, const f
     sizeof(float) * (std::size_t(g.kernelSize[0]) * column +
                      std::size_t(GeneralTileY + column - 1) * (GeneralTileX + g.kernelSize[0] - 1));
   AllowSharedMemory(GeneralKernel, bytes, "general convolution");
-  LaunchInGridBatches(Blocks(g.outSize[0], GeneralTileX), Blocks(g.outSize[1], GeneralTileY),
-                      g.outSize[2] * g.planes, [&](dim3 grid, std::int64_t firstBlockY, std::int64_t firstBlockZ) {
+  LaunchInGridBatches(Blocks(g.outSize[0], GeneralTileX),
+                      Blocks(g.outSize[1], GeneralTileY),
+                      g.outSize[2] * g.planes,
+                      [&](dim3 grid, std::int64_t firstBlockY, std::int64_t firstBlockZ) {
                         CIF_LAUNCH(GeneralKernel, grid, dim3(GeneralTileX, GeneralThreadsY), bytes)(
                           in, g, packedWeights, out, firstBlockY, firstBlockZ);
                         CIF_CUDA_CHECK_LAUNCH();
@@ -483,8 +523,11 @@ ConvolveGeneralOnDevice(const float * in, const ConvolutionGeometry & g, const f
 }
 
 void
-ConvolveSeparableOnDevice(const float * in, const ConvolutionGeometry & g, const float * packedFactors, float * out,
-                          float * scratch)
+ConvolveSeparableOnDevice(const float *               in,
+                          const ConvolutionGeometry & g,
+                          const float *               packedFactors,
+                          float *                     out,
+                          float *                     scratch)
 {
   if (g.OutVolume() == 0 || g.planes == 0)
   {
@@ -496,8 +539,8 @@ ConvolveSeparableOnDevice(const float * in, const ConvolutionGeometry & g, const
   {
     throw CudaError("separable convolution along z needs a scratch buffer");
   }
-  const int  kx = g.kernelSize[0], ky = g.kernelSize[1];
-  float * target = threeD ? scratch : out;
+  const int kx = g.kernelSize[0], ky = g.kernelSize[1];
+  float *   target = threeD ? scratch : out;
   // Kernels of up to 15 x 15 taps (square ones, mostly) have a compiled tile shape and
   // 32 registers, for 8 blocks an SM. Larger ones run the generic kernel: capped at 40
   // registers (6 blocks) where 6 tiles fit in an SM's shared memory (228 KiB on an
@@ -566,7 +609,9 @@ ZoomOnDevice(const float * region, const ZoomGeometry & g, float * canvas)
     return;
   }
   const dim3 block(32, 8);
-  LaunchInGridBatches(Blocks(g.canvasSize[0], 32), Blocks(g.canvasSize[1], 8), g.planes,
+  LaunchInGridBatches(Blocks(g.canvasSize[0], 32),
+                      Blocks(g.canvasSize[1], 8),
+                      g.planes,
                       [&](dim3 grid, std::int64_t firstBlockY, std::int64_t firstBlockZ) {
                         CIF_LAUNCH(ZoomKernel, grid, block)(region, g, canvas, firstBlockY, firstBlockZ);
                         CIF_CUDA_CHECK_LAUNCH();

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #include "cifKernelFile.h"
 
 #include <cerrno>
@@ -56,13 +73,15 @@ ParseKernelText(const std::string & text, const std::string & source)
     }
     if (!rows.empty() && row.size() != rows.front().size())
     {
-      throw KernelFileError(source, number,
+      throw KernelFileError(source,
+                            number,
                             "row has " + std::to_string(row.size()) + " numbers, the first row has " +
                               std::to_string(rows.front().size()) + " (the kernel must be square)");
     }
     if (static_cast<int>(row.size()) > MaxKernelSide)
     {
-      throw KernelFileError(source, number,
+      throw KernelFileError(source,
+                            number,
                             "row has " + std::to_string(row.size()) + " numbers; the largest kernel side is " +
                               std::to_string(MaxKernelSide));
     }
@@ -77,14 +96,15 @@ ParseKernelText(const std::string & text, const std::string & source)
   if (static_cast<int>(rows.size()) != side)
   {
     const int line = static_cast<int>(rows.size()) > side ? rowLine[side] : rowLine.back();
-    throw KernelFileError(source, line,
+    throw KernelFileError(source,
+                          line,
                           std::to_string(rows.size()) + " rows of " + std::to_string(side) +
                             " numbers: the kernel must be square");
   }
   if (side % 2 == 0)
   {
-    throw KernelFileError(source, rowLine.front(),
-                          "side " + std::to_string(side) + " is even; the kernel needs a centre (odd side)");
+    throw KernelFileError(
+      source, rowLine.front(), "side " + std::to_string(side) + " is even; the kernel needs a centre (odd side)");
   }
   ConvolutionKernel k;
   k.dimension = 2;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // What the command-line programs (Slicer CLI modules, tools) share: reading a
 // volume's header with a clear error, writing an output volume atomically (a
 // temporary file beside the target, then a rename, so that a failure such as a full
@@ -82,7 +99,8 @@ ParseIntegerList(const std::string & text, std::size_t count)
   }
   if (!valid || values.size() != count)
   {
-    throw std::invalid_argument("expected " + std::to_string(count) + " comma-separated integers, got \"" + text + "\"");
+    throw std::invalid_argument("expected " + std::to_string(count) + " comma-separated integers, got \"" + text +
+                                "\"");
   }
   return values;
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifCudaRuntime_h
 #define cifCudaRuntime_h
 
@@ -59,7 +76,7 @@ GetDeviceCount();
  * device, or a device this build has no kernels for (its architecture and the
  * built ones named). */
 CudaImageFilters_EXPORT std::string
-GetNoDeviceReason();
+                        GetNoDeviceReason();
 
 /** True when the current CUDA device can run this library's kernels. The first call
  * looks for a device and, when there is one, launches an empty probe kernel on it:
@@ -84,7 +101,7 @@ DeviceRunsThisBuildsKernels(int index);
  * (nvcc's __CUDA_ARCH_LIST__); "" in a build without the CUDA toolkit. A device of
  * a newer architecture may still run them by compiling their PTX at load time. */
 CudaImageFilters_EXPORT std::string
-BuiltCudaArchitectures();
+                        BuiltCudaArchitectures();
 
 /** Properties and current free memory of device \a index (the current one if -1). */
 CudaImageFilters_EXPORT DeviceInfo
@@ -103,7 +120,7 @@ Synchronize();
 /** Free memory of the current device plus what this library's pool caches (one
  * cudaMemGetInfo: cheap enough for every update, unlike GetDeviceInfo). */
 CudaImageFilters_EXPORT std::size_t
-GetAvailableDeviceMemory();
+                        GetAvailableDeviceMemory();
 
 /** Throws CudaOutOfMemory, naming \a what and the sizes, when \a bytes exceed the
  * free memory of the current device, or the device memory limit

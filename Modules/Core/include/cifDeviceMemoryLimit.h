@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDeviceMemoryLimit_h
 #define cifDeviceMemoryLimit_h
 
@@ -26,7 +43,7 @@ SetDeviceMemoryLimit(std::size_t bytes);
  * reported once on stderr and ignored, so a typo cannot silently change results'
  * timing without a word. */
 CudaImageFilters_EXPORT std::size_t
-GetDeviceMemoryLimit();
+                        GetDeviceMemoryLimit();
 
 /** \a text as a byte count ("4194304", "512M", "16 GiB"); false where it is not one. */
 CudaImageFilters_EXPORT bool
@@ -36,7 +53,7 @@ ParseByteCount(const std::string & text, std::size_t & bytes);
  * \a fallback: where it is unset, empty, or not a byte count — the last reported on
  * stderr, so that a typo cannot change a setting without a word. Callers read it once. */
 CudaImageFilters_EXPORT std::size_t
-ByteCountFromEnvironment(const char * name, std::size_t fallback);
+                        ByteCountFromEnvironment(const char * name, std::size_t fallback);
 
 /** Device memory a plan leaves free for what the driver takes when a kernel first
  * runs (its module, lazily loaded, and any growth of the local memory reservation):
@@ -49,11 +66,11 @@ constexpr std::size_t kDeviceLaunchHeadroomBytes = std::size_t{ 32 } << 20;
  * (the CPU path, which runs the same slab plans so that CI tests them) only the cap
  * counts, and no cap means no limit (SIZE_MAX). */
 CudaImageFilters_EXPORT std::size_t
-GetDeviceMemoryBudget(bool onDevice);
+                        GetDeviceMemoryBudget(bool onDevice);
 
 /** "12.50 MiB": sizes in messages. */
 CudaImageFilters_EXPORT std::string
-FormatMiB(std::size_t bytes);
+                        FormatMiB(std::size_t bytes);
 } // namespace cif
 
 #endif

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDeviceMemoryPool_h
 #define cifDeviceMemoryPool_h
 
@@ -23,7 +40,7 @@ namespace cif
 /** Device memory this library holds for reuse (freed by its buffers, not yet given
  * back) on the current device; 0 without CUDA or without pool support. */
 CudaImageFilters_EXPORT std::size_t
-GetCachedDeviceMemoryBytes();
+                        GetCachedDeviceMemoryBytes();
 
 /** Gives the memory cached on the current device back to the driver (after the work
  * queued on the device has finished), so that other libraries or processes can use

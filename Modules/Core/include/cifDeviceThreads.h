@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDeviceThreads_h
 #define cifDeviceThreads_h
 
@@ -43,7 +60,7 @@ DevicesToSpreadOver(unsigned int numberOfDevices, const std::vector<int> & liste
     }
     return listed.size() > 1 ? listed : std::vector<int>{};
   }
-  const int n = numberOfDevices == 0 ? visible : std::min(static_cast<int>(numberOfDevices), visible);
+  const int        n = numberOfDevices == 0 ? visible : std::min(static_cast<int>(numberOfDevices), visible);
   std::vector<int> devices;
   for (int d = 0; n > 1 && d < n; ++d)
   {
@@ -96,8 +113,7 @@ RunOnDeviceThreads(const std::vector<int> & devices, WorkerRendezvous * rendezvo
             Synchronize();
           }
           catch (...)
-          {
-          }
+          {}
           if (rendezvous != nullptr)
           {
             rendezvous->CallOff();

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifPinnedHostMemory_h
 #define cifPinnedHostMemory_h
 
@@ -38,11 +55,11 @@ FreePinnedHostMemory(void * memory) noexcept;
 
 /** Bytes currently held by AllocatePinnedHostMemory's allocations. */
 CudaImageFilters_EXPORT std::size_t
-GetPinnedHostBytes();
+                        GetPinnedHostBytes();
 
 /** The cap on GetPinnedHostBytes() (see above). */
 CudaImageFilters_EXPORT std::size_t
-GetPinnedHostLimit();
+                        GetPinnedHostLimit();
 
 /** Changes the cap; 0 turns pinned allocations off. Memory already held stays. */
 CudaImageFilters_EXPORT void
@@ -58,7 +75,7 @@ SetPinnedHostLimit(std::size_t bytes);
  * 28 ms at 512 MiB: small outputs would need 20 to 30 more updates to win back their
  * pinning. */
 CudaImageFilters_EXPORT std::size_t
-GetPinnedOutputMinimumBytes();
+                        GetPinnedOutputMinimumBytes();
 
 /** Changes that size (0: pin every output the filters would pin). */
 CudaImageFilters_EXPORT void

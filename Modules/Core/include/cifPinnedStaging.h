@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifPinnedStaging_h
 #define cifPinnedStaging_h
 
@@ -60,7 +77,7 @@ SetPinnedStagingSettings(const PinnedStagingSettings & settings);
 
 /** Pinned host memory held by the staging rings, all devices (0 without CUDA). */
 CudaImageFilters_EXPORT std::size_t
-GetPinnedStagingBytes();
+                        GetPinnedStagingBytes();
 
 /** Frees the rings (their pinned memory and threads): idle ones at once, busy ones
  * when their copy ends; the next large copy makes a ring again. Nothing to do

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifSlabPlan_h
 #define cifSlabPlan_h
 
@@ -55,7 +72,10 @@ struct SlabPlan
 /** Plans slabs within \a budget bytes. Throws CudaOutOfMemory, naming \a what and
  * every size, when even a slab of one plane does not fit. */
 inline SlabPlan
-PlanSlabs(std::int64_t units, std::size_t bytesPerUnit, std::size_t fixedBytes, std::size_t budget,
+PlanSlabs(std::int64_t        units,
+          std::size_t         bytesPerUnit,
+          std::size_t         fixedBytes,
+          std::size_t         budget,
           const std::string & what)
 {
   SlabPlan plan;
@@ -78,9 +98,9 @@ PlanSlabs(std::int64_t units, std::size_t bytesPerUnit, std::size_t fixedBytes, 
     }
     throw CudaOutOfMemory(s.str());
   }
-  const std::size_t fitting = (budget - fixedBytes) / perUnit;
-  const std::int64_t most =
-    static_cast<std::int64_t>(std::min<std::size_t>(fitting, static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())));
+  const std::size_t  fitting = (budget - fixedBytes) / perUnit;
+  const std::int64_t most = static_cast<std::int64_t>(
+    std::min<std::size_t>(fitting, static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())));
   if (most >= units)
   {
     return plan;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifSlabReservation_h
 #define cifSlabReservation_h
 
@@ -38,12 +55,11 @@ struct PlannedBytes
  * must leave nothing allocated when it throws. */
 template <typename TPlanner, typename TBytesOf, typename TReserve>
 auto
-PlanAndReserve(std::size_t budget, TPlanner && plan, TBytesOf && bytesOf, TReserve && reserve)
-  -> decltype(plan(budget))
+PlanAndReserve(std::size_t budget, TPlanner && plan, TBytesOf && bytesOf, TReserve && reserve) -> decltype(plan(budget))
 {
   for (;;)
   {
-    auto              planned = plan(budget);
+    auto               planned = plan(budget);
     const PlannedBytes bytes = bytesOf(planned);
     try
     {

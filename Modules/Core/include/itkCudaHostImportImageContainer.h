@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkCudaHostImportImageContainer_h
 #define itkCudaHostImportImageContainer_h
 
@@ -60,8 +77,9 @@ public:
   IsPinned() const
   {
     const TElement * current = const_cast<Self *>(this)->GetImportPointer();
-    return std::any_of(m_Allocations.begin(), m_Allocations.end(),
-                       [current](const Allocation & a) { return a.memory == current && a.kind == Kind::Pinned; });
+    return std::any_of(m_Allocations.begin(), m_Allocations.end(), [current](const Allocation & a) {
+      return a.memory == current && a.kind == Kind::Pinned;
+    });
   }
 
 protected:
@@ -103,8 +121,8 @@ protected:
     // with SetImportPointer is the caller's (or new[]'s, when the container manages
     // it). When Reserve grows the buffer, the new one is allocated before the old one
     // is freed: both are listed then.
-    const auto ours = std::find_if(m_Allocations.begin(), m_Allocations.end(),
-                                   [current](const Allocation & a) { return a.memory == current; });
+    const auto ours = std::find_if(
+      m_Allocations.begin(), m_Allocations.end(), [current](const Allocation & a) { return a.memory == current; });
     if (this->GetContainerManageMemory() && current != nullptr && ours != m_Allocations.end())
     {
       if (!(ours->kind == Kind::Pinned && cif::FreePinnedHostMemory(current)))
@@ -124,8 +142,8 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override
   {
     Superclass::PrintSelf(os, indent);
-    os << indent << "Pinned: " << (m_Pinned ? "On" : "Off") << ", buffer "
-       << (this->IsPinned() ? "pinned" : "ordinary") << std::endl;
+    os << indent << "Pinned: " << (m_Pinned ? "On" : "Off") << ", buffer " << (this->IsPinned() ? "pinned" : "ordinary")
+       << std::endl;
   }
 
 private:

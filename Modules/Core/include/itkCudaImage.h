@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkCudaImage_h
 #define itkCudaImage_h
 
@@ -71,8 +88,7 @@ public:
   const TPixel *
   GetBufferPointer() const override
   {
-    m_DataManager->SynchronizeHost(
-      const_cast<TPixel *>(Superclass::GetBufferPointer()), this->GetBufferBytes(), false);
+    m_DataManager->SynchronizeHost(const_cast<TPixel *>(Superclass::GetBufferPointer()), this->GetBufferBytes(), false);
     return Superclass::GetBufferPointer();
   }
 
@@ -113,8 +129,16 @@ public:
     this->GetBufferPointer();
     Superclass::SetPixel(index, value);
   }
-  const TPixel & operator[](const IndexType & index) const { return this->GetPixel(index); }
-  TPixel & operator[](const IndexType & index) { return this->GetPixel(index); }
+  const TPixel &
+  operator[](const IndexType & index) const
+  {
+    return this->GetPixel(index);
+  }
+  TPixel &
+  operator[](const IndexType & index)
+  {
+    return this->GetPixel(index);
+  }
 
   void
   FillBuffer(const TPixel & value)
@@ -169,7 +193,8 @@ public:
   void *
   GetDeviceBufferForWriting(bool keepContents)
   {
-    return m_DataManager->GetDeviceBufferForWriting(Superclass::GetBufferPointer(), this->GetBufferBytes(), keepContents);
+    return m_DataManager->GetDeviceBufferForWriting(
+      Superclass::GetBufferPointer(), this->GetBufferBytes(), keepContents);
   }
   DataManagerType *
   GetDataManager() const

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #include "cifCudaCheck.cuh"
 #include "cifDeviceBuffer.h"
 #include "cifDeviceRowCopy.h"
@@ -83,7 +100,8 @@ SimulatedUnsupportedArchitecture(int & major, int & minor)
   if (!ParseArchitecture(value, major, minor))
   {
     static const bool once = [value] {
-      std::fprintf(stderr, "CudaImageFilters: CIF_SIMULATE_UNSUPPORTED_GPU=%s is not an architecture like sm_61; ignored.\n",
+      std::fprintf(stderr,
+                   "CudaImageFilters: CIF_SIMULATE_UNSUPPORTED_GPU=%s is not an architecture like sm_61; ignored.\n",
                    value);
       return true;
     }();
@@ -100,7 +118,9 @@ ProbeDevice(int index)
   int         major = 0, minor = 0;
   if (SimulatedUnsupportedArchitecture(major, minor))
   {
-    result.reason = DescribeGPUWithoutKernels("(simulated by CIF_SIMULATE_UNSUPPORTED_GPU)", major, minor,
+    result.reason = DescribeGPUWithoutKernels("(simulated by CIF_SIMULATE_UNSUPPORTED_GPU)",
+                                              major,
+                                              minor,
                                               BuiltCudaArchitectures(),
                                               "cudaErrorNoKernelImageForDevice, simulated");
     return result;
@@ -129,9 +149,12 @@ ProbeDevice(int index)
   result.runsKernels = status == cudaSuccess;
   if (!result.runsKernels)
   {
-    result.reason = DescribeGPUWithoutKernels(prop.name, prop.major, prop.minor, BuiltCudaArchitectures(),
-                                              std::string(cudaGetErrorName(status)) + ": " +
-                                                cudaGetErrorString(status));
+    result.reason =
+      DescribeGPUWithoutKernels(prop.name,
+                                prop.major,
+                                prop.minor,
+                                BuiltCudaArchitectures(),
+                                std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status));
   }
   return result;
 }
@@ -493,8 +516,7 @@ CopyDeviceToDevice(void * destination, const void * source, std::size_t bytes)
 }
 
 void
-CopyBetweenDevices(void * destination, int destinationDevice, const void * source, int sourceDevice,
-                   std::size_t bytes)
+CopyBetweenDevices(void * destination, int destinationDevice, const void * source, int sourceDevice, std::size_t bytes)
 {
   if (bytes == 0)
   {
@@ -506,13 +528,18 @@ CopyBetweenDevices(void * destination, int destinationDevice, const void * sourc
     return;
   }
   detail::LetDeviceReadPool(destinationDevice, sourceDevice);
-  CIF_CUDA_CHECK(
-    cudaMemcpyPeerAsync(destination, destinationDevice, source, sourceDevice, bytes, cudaStreamPerThread));
+  CIF_CUDA_CHECK(cudaMemcpyPeerAsync(destination, destinationDevice, source, sourceDevice, bytes, cudaStreamPerThread));
 }
 
 void
-CopyRowsBetweenDevices(void * destination, int destinationDevice, std::size_t destinationPitch, const void * source,
-                       int sourceDevice, std::size_t sourcePitch, std::size_t rowBytes, std::size_t rows)
+CopyRowsBetweenDevices(void *       destination,
+                       int          destinationDevice,
+                       std::size_t  destinationPitch,
+                       const void * source,
+                       int          sourceDevice,
+                       std::size_t  sourcePitch,
+                       std::size_t  rowBytes,
+                       std::size_t  rows)
 {
   if (rowBytes == 0 || rows == 0)
   {
@@ -523,15 +550,24 @@ CopyRowsBetweenDevices(void * destination, int destinationDevice, std::size_t de
   {
     for (std::size_t r = 0; r < rows; ++r)
     {
-      CopyBetweenDevices(static_cast<char *>(destination) + r * destinationPitch, destinationDevice,
-                         static_cast<const char *>(source) + r * sourcePitch, sourceDevice, rowBytes);
+      CopyBetweenDevices(static_cast<char *>(destination) + r * destinationPitch,
+                         destinationDevice,
+                         static_cast<const char *>(source) + r * sourcePitch,
+                         sourceDevice,
+                         rowBytes);
     }
     return;
   }
   if (destinationDevice == sourceDevice)
   {
-    CIF_CUDA_CHECK(cudaMemcpy2DAsync(destination, destinationPitch, source, sourcePitch, rowBytes, rows,
-                                     cudaMemcpyDeviceToDevice, cudaStreamPerThread));
+    CIF_CUDA_CHECK(cudaMemcpy2DAsync(destination,
+                                     destinationPitch,
+                                     source,
+                                     sourcePitch,
+                                     rowBytes,
+                                     rows,
+                                     cudaMemcpyDeviceToDevice,
+                                     cudaStreamPerThread));
     return;
   }
   detail::LetDeviceReadPool(destinationDevice, sourceDevice);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The device memory cap: a process-wide value, set by the caller or read once from
 // CIF_DEVICE_MEMORY_LIMIT (the Slicer CLI modules have no other way to be told).
 #include "cifDeviceMemoryLimit.h"
@@ -16,7 +33,7 @@ namespace cif
 {
 namespace
 {
-constexpr std::size_t kUnset = std::numeric_limits<std::size_t>::max();
+constexpr std::size_t    kUnset = std::numeric_limits<std::size_t>::max();
 std::atomic<std::size_t> g_Limit{ kUnset };
 std::atomic<std::size_t> g_SimulatedCeiling{ 0 };
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The bookkeeping of pinned host memory: which pointers are ours (so that a pixel
 // container frees only what it pinned, and only registered ranges are unregistered),
 // how many bytes are held, and the cap. The driver's calls are detail::
@@ -83,8 +100,11 @@ ReserveLocked(Registry & r, std::size_t bytes)
 /** After the driver's (slow) call for the \a bytes ReserveLocked reserved: keeps
  * \a memory in \a kept, or gives the bytes back where the call failed. */
 void
-SettleLocked(Registry & r, std::unordered_map<void *, std::size_t> & kept, void * memory, bool succeeded,
-             std::size_t bytes)
+SettleLocked(Registry &                                r,
+             std::unordered_map<void *, std::size_t> & kept,
+             void *                                    memory,
+             bool                                      succeeded,
+             std::size_t                               bytes)
 {
   if (succeeded)
   {
@@ -134,7 +154,7 @@ AllocatePinnedHostMemory(std::size_t bytes)
       return nullptr;
     }
   }
-  void * memory = detail::AllocatePageLocked(bytes);
+  void *                            memory = detail::AllocatePageLocked(bytes);
   const std::lock_guard<std::mutex> lock(r.mutex);
   SettleLocked(r, r.sizes, memory, memory != nullptr, bytes);
   return memory;
@@ -215,7 +235,8 @@ RegisterHostMemory(void * memory, std::size_t bytes)
     }
   }
   const detail::PageLocking * replacement = PageLockingReplacement();
-  const bool locked = replacement != nullptr ? replacement->lock(memory, bytes) : detail::RegisterPageLocked(memory, bytes);
+  const bool                  locked =
+    replacement != nullptr ? replacement->lock(memory, bytes) : detail::RegisterPageLocked(memory, bytes);
   const std::lock_guard<std::mutex> lock(r.mutex);
   SettleLocked(r, r.registered, memory, locked, bytes);
   return locked;

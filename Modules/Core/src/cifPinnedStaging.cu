@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The pinned staging rings (see cifPinnedStaging.h).
 #include "cifCudaCheck.cuh"
 #include "cifPinnedStaging.h"
@@ -214,8 +231,7 @@ private:
       }
       const std::size_t offset = Offset(job, c), length = Length(job, c);
       std::memcpy(chunk.pinned, job.host + offset, length);
-      CIF_CUDA_CHECK(
-        cudaMemcpyAsync(job.device + offset, chunk.pinned, length, cudaMemcpyHostToDevice, m_Stream));
+      CIF_CUDA_CHECK(cudaMemcpyAsync(job.device + offset, chunk.pinned, length, cudaMemcpyHostToDevice, m_Stream));
       CIF_CUDA_CHECK(cudaEventRecord(chunk.done, m_Stream));
     }
   }
@@ -231,8 +247,8 @@ private:
     const auto         enqueue = [&](std::int64_t j) {
       Chunk &            chunk = this->ChunkOf(p, j);
       const std::int64_t c = chunkIndex(j);
-      CIF_CUDA_CHECK(cudaMemcpyAsync(chunk.pinned, job.device + Offset(job, c), Length(job, c),
-                                     cudaMemcpyDeviceToHost, m_Stream));
+      CIF_CUDA_CHECK(
+        cudaMemcpyAsync(chunk.pinned, job.device + Offset(job, c), Length(job, c), cudaMemcpyDeviceToHost, m_Stream));
       CIF_CUDA_CHECK(cudaEventRecord(chunk.done, m_Stream));
     };
     for (std::int64_t j = 0; j < std::min<std::int64_t>(mine, m_Settings.chunksPerThread); ++j)
@@ -305,8 +321,8 @@ private:
       {
         const std::lock_guard<std::mutex> lock(m_ErrorMutex);
         m_Error = m_Error ? m_Error
-                          : std::make_exception_ptr(CudaError(std::string("staging thread: cudaSetDevice: ") +
-                                                              cudaGetErrorString(selected)));
+                          : std::make_exception_ptr(
+                              CudaError(std::string("staging thread: cudaSetDevice: ") + cudaGetErrorString(selected)));
         m_Failed = true;
       }
       else
@@ -404,11 +420,11 @@ struct Pool
     std::vector<std::unique_ptr<Ring>> idle;
     int                                made = 0; ///< rings of the current generation, idle or busy
   };
-  std::mutex                  mutex;
-  std::condition_variable     returned;
-  PinnedStagingSettings       settings;
-  std::uint64_t               generation = 0;
-  std::map<int, DeviceRings>  devices;
+  std::mutex                 mutex;
+  std::condition_variable    returned;
+  PinnedStagingSettings      settings;
+  std::uint64_t              generation = 0;
+  std::map<int, DeviceRings> devices;
 };
 
 int
@@ -435,8 +451,7 @@ ThePool()
     // 1.42-1.52x in 2), 1.25-1.29x with 12 (the convolution; the prefilter and the
     // resampler 1.19-1.25x), 1.29-1.30x with 14 and 1.28-1.33x with 16.
     PinnedStagingSettings & s = p->settings;
-    const int threeQuartersOfTheCores =
-      static_cast<int>(std::max(2u, std::thread::hardware_concurrency()) * 3 / 4);
+    const int threeQuartersOfTheCores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()) * 3 / 4);
     s.chunkBytes = static_cast<std::size_t>(std::max(64, EnvironmentInt("CIF_STAGING_CHUNK_KIB", 2048))) << 10;
     s.threads = std::max(0, EnvironmentInt("CIF_STAGING_THREADS", std::min(12, threeQuartersOfTheCores)));
     s.rings = std::max(1, EnvironmentInt("CIF_STAGING_RINGS", s.rings));

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The watch over host input buffers: upload counts per pixel container, the
 // registration at the (N+1)-th upload, and its end before the buffer can be freed.
 // See itkCudaHostInputRegistration.h for why each event ends it.
@@ -42,10 +59,10 @@ struct WatchedBuffer
 
 struct Watch
 {
-  std::mutex                                            mutex;
+  std::mutex                                             mutex;
   std::unordered_map<const itk::Object *, WatchedBuffer> watched;
-  unsigned                                              uploadsBefore = kUnset;
-  HostInputRegistrationStatistics                       statistics;
+  unsigned                                               uploadsBefore = kUnset;
+  HostInputRegistrationStatistics                        statistics;
 };
 
 Watch &

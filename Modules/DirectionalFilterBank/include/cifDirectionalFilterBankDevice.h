@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDirectionalFilterBankDevice_h
 #define cifDirectionalFilterBankDevice_h
 
@@ -18,8 +35,7 @@ template <typename T>
 CudaImageFilters_EXPORT void
 RunDFBOpsOnDevice(const DFBOp * ops, std::size_t count, T * const * deviceBuffers, const T * deviceTaps);
 
-#define CIF_INSTANTIATE_DFB(T)                                                                                       \
-  template void RunDFBOpsOnDevice<T>(const DFBOp *, std::size_t, T * const *, const T *);
+#define CIF_INSTANTIATE_DFB(T) template void RunDFBOpsOnDevice<T>(const DFBOp *, std::size_t, T * const *, const T *);
 
 /** \class DFBDeviceWorkspace
  * A plan's work buffers and taps on the device (RAII): one upload (the image into
@@ -80,8 +96,8 @@ public:
     }
     if (begin < m_Plan.ops.size()) // operations after the last stage end (none in the plans built here)
     {
-      RunDFBOpsOnDevice<T>(m_Plan.ops.data() + begin, m_Plan.ops.size() - begin, m_Pointers.data(),
-                           m_Taps.template As<T>());
+      RunDFBOpsOnDevice<T>(
+        m_Plan.ops.data() + begin, m_Plan.ops.size() - begin, m_Pointers.data(), m_Taps.template As<T>());
     }
   }
   T *

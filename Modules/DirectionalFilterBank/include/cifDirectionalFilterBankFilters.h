@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDirectionalFilterBankFilters_h
 #define cifDirectionalFilterBankFilters_h
 
@@ -56,7 +73,8 @@ ToString(DirectionalFilterSet set)
 inline const DirectionalFilterSet kDirectionalFilterSets[] = { DirectionalFilterSet::LadderPKVA12,
                                                                DirectionalFilterSet::LadderPKVA8,
                                                                DirectionalFilterSet::LadderPKVA6,
-                                                               DirectionalFilterSet::QMF8, DirectionalFilterSet::QMF16 };
+                                                               DirectionalFilterSet::QMF8,
+                                                               DirectionalFilterSet::QMF16 };
 
 /** The filter set ToString names \a name; std::invalid_argument listing the names
  * for any other. */
@@ -136,7 +154,7 @@ QMFLowpass(DirectionalFilterSet set)
 {
   if (set == DirectionalFilterSet::QMF8)
   {
-    return { .93871500e-02, -.70651830e-01, .69428270e-01, .48998080e+00,
+    return { .93871500e-02, -.70651830e-01, .69428270e-01,  .48998080e+00,
              .48998080e+00, .69428270e-01,  -.70651830e-01, .93871500e-02 };
   }
   if (set == DirectionalFilterSet::QMF16)
@@ -185,7 +203,7 @@ QMFPolyphaseKernel(DirectionalFilterSet set, int phase)
 inline CorrelationKernel
 InversePeriodicKernel(const CorrelationKernel & kernel, long long period)
 {
-  const double pi = 3.14159265358979323846;
+  const double                      pi = 3.14159265358979323846;
   std::vector<std::complex<double>> inverseSpectrum(static_cast<std::size_t>(period));
   for (long long k = 0; k < period; ++k)
   {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDirectionalFilterBankOps_h
 #define cifDirectionalFilterBankOps_h
 
@@ -16,13 +33,13 @@ namespace cif
 /** A rows × cols array stored row-major at `offset` in work buffer `buffer`. */
 struct DFBArray
 {
-  int           buffer = 0;
-  std::int64_t  offset = 0;
-  int           rows = 0;
-  int           cols = 0;
+  int          buffer = 0;
+  std::int64_t offset = 0;
+  int          rows = 0;
+  int          cols = 0;
 
   CIF_HD std::int64_t
-  Size() const
+         Size() const
   {
     return static_cast<std::int64_t>(rows) * cols;
   }
@@ -30,16 +47,16 @@ struct DFBArray
 
 enum class DFBOpKind
 {
-  Split,           ///< source → out0 (coset 0), out1 (coset 1), by `split`
-  Merge,           ///< out0 ← in0 (coset 0), in1 (coset 1): the inverse of Split
-  FilterRows,      ///< out = kernel along each row (j), periodic
-  FilterColumns,   ///< out = alpha·aux + beta·(kernel along each column (i)), periodic,
-                   ///< a wrap past the last row shifting the columns by `wrapShift`
-  Butterfly,       ///< (out0, out1) ← ((a − b)/√2, (a + b)/√2), a = out0, b = out1, in place
-  InverseButterfly,///< (out0, out1) ← ((a + b)/√2, (b − a)/√2): undoes Butterfly
-  Resample,        ///< out = source ∘ R_shearType^shift
-  BacksampleOneLevel,       ///< out = backsampled source (one-level tree)
-  UndoBacksampleOneLevel    ///< its inverse
+  Split,                 ///< source → out0 (coset 0), out1 (coset 1), by `split`
+  Merge,                 ///< out0 ← in0 (coset 0), in1 (coset 1): the inverse of Split
+  FilterRows,            ///< out = kernel along each row (j), periodic
+  FilterColumns,         ///< out = alpha·aux + beta·(kernel along each column (i)), periodic,
+                         ///< a wrap past the last row shifting the columns by `wrapShift`
+  Butterfly,             ///< (out0, out1) ← ((a − b)/√2, (a + b)/√2), a = out0, b = out1, in place
+  InverseButterfly,      ///< (out0, out1) ← ((a + b)/√2, (b − a)/√2): undoes Butterfly
+  Resample,              ///< out = source ∘ R_shearType^shift
+  BacksampleOneLevel,    ///< out = backsampled source (one-level tree)
+  UndoBacksampleOneLevel ///< its inverse
 };
 
 /** One operation. Arrays not used by a kind are left default. */
@@ -75,9 +92,7 @@ template <typename T>
 inline DFBOpPointers<T>
 ResolveDFBOp(const DFBOp & op, T * const * buffers)
 {
-  auto at = [buffers](const DFBArray & a) -> T * {
-    return a.Size() > 0 ? buffers[a.buffer] + a.offset : nullptr;
-  };
+  auto at = [buffers](const DFBArray & a) -> T * { return a.Size() > 0 ? buffers[a.buffer] + a.offset : nullptr; };
   return { at(op.in0), at(op.in1), at(op.aux), at(op.out0), at(op.out1) };
 }
 
@@ -169,9 +184,9 @@ RunDFBOpKindAt(const DFBOp & op, const DFBOpPointers<T> & p, const T * taps, int
   }
   else if (K == static_cast<int>(DFBOpKind::Butterfly) || K == static_cast<int>(DFBOpKind::InverseButterfly))
   {
-    const T a = p.out0[outIndex];
-    const T b = p.out1[outIndex];
-    const T s = static_cast<T>(0.70710678118654752440);
+    const T    a = p.out0[outIndex];
+    const T    b = p.out1[outIndex];
+    const T    s = static_cast<T>(0.70710678118654752440);
     const bool inverse = K == static_cast<int>(DFBOpKind::InverseButterfly);
     p.out0[outIndex] = (inverse ? a + b : a - b) * s;
     p.out1[outIndex] = (inverse ? b - a : a + b) * s;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDirectionalFilterBankPlan_h
 #define cifDirectionalFilterBankPlan_h
 
@@ -70,9 +87,9 @@ DirectionalFilterBankSizeProblem(int rows, int cols, int levels)
   if (rows % rowFactor != 0 || cols % colFactor != 0 || rows < minimumRows || cols < minimumCols)
   {
     return "a " + std::to_string(levels) + "-level directional filter bank needs the image width to be a multiple of " +
-           std::to_string(colFactor) + " (at least " + std::to_string(minimumCols) +
-           ") and the height a multiple of " + std::to_string(rowFactor) + " (at least " +
-           std::to_string(minimumRows) + "); got " + std::to_string(cols) + " x " + std::to_string(rows);
+           std::to_string(colFactor) + " (at least " + std::to_string(minimumCols) + ") and the height a multiple of " +
+           std::to_string(rowFactor) + " (at least " + std::to_string(minimumRows) + "); got " + std::to_string(cols) +
+           " x " + std::to_string(rows);
   }
   return {};
 }
@@ -123,9 +140,16 @@ ColumnPeriod(int rows, int cols, int wrapShift)
 /** Adds out = kernel ⊗ kernel applied to `in` (rows, then columns), optionally
  * combined as alpha·aux + beta·filtered; `temp` holds the row pass. */
 inline void
-AddSeparable(DFBPlan & plan, const CorrelationKernel & rowKernel, const CorrelationKernel & columnKernel,
-             const DFBArray & in, const DFBArray & out, const DFBArray & temp, int wrapShift, double alpha,
-             const DFBArray & aux, double beta)
+AddSeparable(DFBPlan &                 plan,
+             const CorrelationKernel & rowKernel,
+             const CorrelationKernel & columnKernel,
+             const DFBArray &          in,
+             const DFBArray &          out,
+             const DFBArray &          temp,
+             int                       wrapShift,
+             double                    alpha,
+             const DFBArray &          aux,
+             double                    beta)
 {
   DFBOp rowsOp = Filter(DFBOpKind::FilterRows, in, temp);
   AddKernel(plan, rowKernel, rowsOp);
@@ -202,11 +226,12 @@ AddSynthesisStage(DFBPlan & plan, const Stage & s, const DFBArray & tempBase)
     {
       const CorrelationKernel forward = QMFPolyphaseKernel(plan.filterSet, phase);
       const DFBArray &        c = phase == 0 ? s.child0 : s.child1;
-      auto inverseOf = [&](long long period) -> const CorrelationKernel & {
+      auto                    inverseOf = [&](long long period) -> const CorrelationKernel & {
         auto found = plan.inverseKernels.find({ phase, period });
         if (found == plan.inverseKernels.end())
         {
-          found = plan.inverseKernels.emplace(std::make_pair(phase, period), InversePeriodicKernel(forward, period)).first;
+          found =
+            plan.inverseKernels.emplace(std::make_pair(phase, period), InversePeriodicKernel(forward, period)).first;
         }
         return found->second;
       };
@@ -239,11 +264,11 @@ BuildTree(int rows, int cols, int levels)
   std::vector<DFBArray> current{ DFBArray{ 0, 0, rows, cols } };
   for (int level = 1; level <= levels; ++level)
   {
-    const int                buffer = (level % 2 == 1) ? 1 : 2;
-    const int                parents = static_cast<int>(current.size());
-    std::vector<DFBArray>    next(2 * parents);
-    std::vector<Stage>       stages;
-    std::int64_t             offset = 0;
+    const int                 buffer = (level % 2 == 1) ? 1 : 2;
+    const int                 parents = static_cast<int>(current.size());
+    std::vector<DFBArray>     next(2 * parents);
+    std::vector<Stage>        stages;
+    std::int64_t              offset = 0;
     std::vector<std::int64_t> childSize(2 * parents);
     // The outputs of parent k are channels 2k and 2k+1 (0-based); which of them is
     // y0 follows the toolbox: [y{2k}, y{2k-1}] = fbdec(...) for levels ≥ 2.
@@ -384,8 +409,8 @@ MakeDirectionalSynthesisPlan(int rows, int cols, int levels, DirectionalFilterSe
   using namespace dfb_detail;
   DFBPlan plan;
   InitializePlan(plan, rows, cols, levels, set);
-  const Tree     tree = BuildTree(rows, cols, levels);
-  const DFBArray temp{ 3, 0, 0, 0 };
+  const Tree            tree = BuildTree(rows, cols, levels);
+  const DFBArray        temp{ 3, 0, 0, 0 };
   std::vector<DFBArray> leaves = tree.leaves;
   if (levels != 2)
   {

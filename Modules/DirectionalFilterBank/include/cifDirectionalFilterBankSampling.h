@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifDirectionalFilterBankSampling_h
 #define cifDirectionalFilterBankSampling_h
 
@@ -100,10 +117,10 @@ ShearDestination(GridIndex in, int type, int shift, int rows, int cols)
  * (the coset vector carried through the pre-shear). */
 struct PolyphaseSplit
 {
-  int  preShear;      ///< 0 (none) or a resampling type applied to the input
-  bool decimateRows;  ///< D1 (rows halved) or D2 (columns halved)
-  int  cosetShift;    ///< 0 or 1
-  int  postShear;     ///< resampling type applied to each decimated component
+  int  preShear;     ///< 0 (none) or a resampling type applied to the input
+  bool decimateRows; ///< D1 (rows halved) or D2 (columns halved)
+  int  cosetShift;   ///< 0 or 1
+  int  postShear;    ///< resampling type applied to each decimated component
 };
 
 /** The six decompositions of the tree: quincunx '1r' (level 1), quincunx '2c'

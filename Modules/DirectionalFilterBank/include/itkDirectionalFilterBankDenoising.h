@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Denoising with the directional filter bank: noise estimated from the data, a
 // two-scale front end, hard thresholding of each scale's directional subbands at a
 // multiple of the noise level in each subband, and cycle spinning. Used by the
@@ -98,8 +115,8 @@ EstimateNoise(const Image * image)
   {
     for (std::size_t x = 0; x + 1 < size[0]; x += 2)
     {
-      const double d = 0.5 * (p[y * size[0] + x] - p[y * size[0] + x + 1] - p[(y + 1) * size[0] + x] +
-                              p[(y + 1) * size[0] + x + 1]);
+      const double d =
+        0.5 * (p[y * size[0] + x] - p[y * size[0] + x + 1] - p[(y + 1) * size[0] + x] + p[(y + 1) * size[0] + x + 1]);
       detail.push_back(std::fabs(d));
     }
   }
@@ -181,7 +198,7 @@ NoiseGains(const Image * like, const Settings & s, double scaleWidth)
 inline Image::Pointer
 CircularShift(const Image * image, long dx, long dy)
 {
-  auto       shifted = Image::New();
+  auto shifted = Image::New();
   shifted->CopyInformation(image);
   shifted->SetRegions(image->GetLargestPossibleRegion());
   shifted->Allocate();
@@ -200,7 +217,7 @@ CircularShift(const Image * image, long dx, long dy)
 inline Image::Pointer
 DenoiseOnce(const Image * noisy, const Settings & s, double threshold, double sigma, const std::vector<double> & gains)
 {
-  auto analysis = Decompose(noisy, s);
+  auto                        analysis = Decompose(noisy, s);
   std::vector<Image::Pointer> subbands = Detach(analysis);
   for (unsigned int b = 0; b < subbands.size(); ++b)
   {
@@ -237,7 +254,7 @@ Denoise(const Image * noisy, const Settings & s, double * sigmaOut = nullptr)
   {
     *sigmaOut = sigma;
   }
-  auto       sum = Image::New();
+  auto sum = Image::New();
   sum->CopyInformation(noisy);
   sum->SetRegions(noisy->GetLargestPossibleRegion());
   sum->Allocate();

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkDirectionalFilterBankGPUImageFilter_h
 #define itkDirectionalFilterBankGPUImageFilter_h
 
@@ -40,7 +57,8 @@ namespace itk
  * \ingroup CudaImageFilters
  */
 template <typename TInputImage, typename TOutputImage = Image<float, TInputImage::ImageDimension>>
-class ITK_TEMPLATE_EXPORT DirectionalFilterBankGPUImageFilter : public CudaImageFilterBase<ImageToImageFilter<TInputImage, TOutputImage>>
+class ITK_TEMPLATE_EXPORT DirectionalFilterBankGPUImageFilter
+  : public CudaImageFilterBase<ImageToImageFilter<TInputImage, TOutputImage>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(DirectionalFilterBankGPUImageFilter);
@@ -104,8 +122,8 @@ protected:
   PrintSelf(std::ostream & os, Indent indent) const override;
 
 private:
-  unsigned int      m_NumberOfLevels = 3;
-  FilterSetType     m_FilterSet = FilterSetType::LadderPKVA12;
+  unsigned int  m_NumberOfLevels = 3;
+  FilterSetType m_FilterSet = FilterSetType::LadderPKVA12;
 };
 } // namespace itk
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkDirectionalFilterBankGeometryITK_h
 #define itkDirectionalFilterBankGeometryITK_h
 
@@ -13,7 +30,7 @@ template <typename TImage, typename TSubband>
 void
 SetSubbandInformation(const TImage & image, const cif::DFBArray & subband, TSubband & output)
 {
-  const auto imageSize = image.GetLargestPossibleRegion().GetSize();
+  const auto                     imageSize = image.GetLargestPossibleRegion().GetSize();
   typename TSubband::RegionType  region;
   typename TSubband::SpacingType spacing = image.GetSpacing();
   region.SetSize(0, static_cast<SizeValueType>(subband.cols));
@@ -32,8 +49,11 @@ SetSubbandInformation(const TImage & image, const cif::DFBArray & subband, TSubb
 /** The inverse: the image information of the reconstruction from one subband. */
 template <typename TSubband, typename TImage>
 void
-SetImageInformationFromSubband(const TSubband & subband, const cif::DFBArray & layout, int rows, int cols,
-                               TImage & output)
+SetImageInformationFromSubband(const TSubband &      subband,
+                               const cif::DFBArray & layout,
+                               int                   rows,
+                               int                   cols,
+                               TImage &              output)
 {
   typename TImage::RegionType  region;
   typename TImage::SpacingType spacing = subband.GetSpacing();

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkDirectionalFilterBankSynthesisGPUImageFilter_hxx
 #define itkDirectionalFilterBankSynthesisGPUImageFilter_hxx
 
@@ -66,8 +83,8 @@ DirectionalFilterBankSynthesisGPUImageFilter<TInputImage, TOutputImage>::ImageSi
         static_cast<int>(s[InputImageType::ImageDimension > 1 ? 1 : 0]) != plan.subbands[b].rows)
     {
       itkExceptionMacro("subband " << b << " is " << s[0] << " x " << s[InputImageType::ImageDimension > 1 ? 1 : 0]
-                                   << "; a " << n << "-level bank of a " << cols << " x " << rows
-                                   << " image has it " << plan.subbands[b].cols << " x " << plan.subbands[b].rows);
+                                   << "; a " << n << "-level bank of a " << cols << " x " << rows << " image has it "
+                                   << plan.subbands[b].cols << " x " << plan.subbands[b].rows);
     }
   }
 }
@@ -78,8 +95,8 @@ DirectionalFilterBankSynthesisGPUImageFilter<TInputImage, TOutputImage>::Generat
 {
   int rows, cols;
   this->ImageSize(rows, cols);
-  const cif::DFBPlan plan =
-    cif::MakeDirectionalAnalysisPlan(rows, cols, static_cast<int>(m_NumberOfLevels), cif::DirectionalFilterSet::LadderPKVA6);
+  const cif::DFBPlan plan = cif::MakeDirectionalAnalysisPlan(
+    rows, cols, static_cast<int>(m_NumberOfLevels), cif::DirectionalFilterSet::LadderPKVA6);
   SetImageInformationFromSubband(*this->GetInput(0), plan.subbands[0], rows, cols, *this->GetOutput());
 }
 
@@ -114,7 +131,8 @@ DirectionalFilterBankSynthesisGPUImageFilter<TInputImage, TOutputImage>::Generat
   using T = ComputePixelType;
   int rows, cols;
   this->ImageSize(rows, cols);
-  const cif::DFBPlan plan = cif::MakeDirectionalSynthesisPlan(rows, cols, static_cast<int>(m_NumberOfLevels), m_FilterSet);
+  const cif::DFBPlan plan =
+    cif::MakeDirectionalSynthesisPlan(rows, cols, static_cast<int>(m_NumberOfLevels), m_FilterSet);
 
   OutputImageType * output = this->GetOutput();
   try

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // GPU path of the directional filter bank: one kernel launch per plan operation,
 // each thread computing one output element with the per-sample code the CPU
 // reference runs (cifDirectionalFilterBankOps.h). The data stays on the device for
@@ -40,20 +57,24 @@ constexpr int kTile = 32;
 
 template <typename T>
 __global__ void
-FusedSeparableKernel(const DFBOp rowsOp, const DFBOp columnsOp, const T * __restrict__ input, const T * aux,
-                     T * output, const T * __restrict__ taps)
+FusedSeparableKernel(const DFBOp rowsOp,
+                     const DFBOp columnsOp,
+                     const T * __restrict__ input,
+                     const T * aux,
+                     T *       output,
+                     const T * __restrict__ taps)
 {
   extern __shared__ unsigned char sharedBytes[];
-  T *       inputTile = reinterpret_cast<T *>(sharedBytes);
-  const int rowSpan = rowsOp.kernelCount;
-  const int columnSpan = columnsOp.kernelCount;
-  const int tileRows = kTile + columnSpan - 1;
-  const int inputCols = kTile + rowSpan - 1;
-  T *       rowTile = inputTile + tileRows * inputCols;
-  const int rows = rowsOp.in0.rows;
-  const int cols = rowsOp.in0.cols;
-  const int i0 = blockIdx.y * kTile;
-  const int j0 = blockIdx.x * kTile;
+  T *                             inputTile = reinterpret_cast<T *>(sharedBytes);
+  const int                       rowSpan = rowsOp.kernelCount;
+  const int                       columnSpan = columnsOp.kernelCount;
+  const int                       tileRows = kTile + columnSpan - 1;
+  const int                       inputCols = kTile + rowSpan - 1;
+  T *                             rowTile = inputTile + tileRows * inputCols;
+  const int                       rows = rowsOp.in0.rows;
+  const int                       cols = rowsOp.in0.cols;
+  const int                       i0 = blockIdx.y * kTile;
+  const int                       j0 = blockIdx.x * kTile;
 
   // 1. the input rows of the tile's column windows, each at its wrap's column shift
   //    (one row per warp; the wrap arithmetic once per row)
@@ -124,9 +145,12 @@ FusedSeparableKernel(const DFBOp rowsOp, const DFBOp columnsOp, const T * __rest
  * K + 3 shared-memory loads, instead of 4 K. Same sums in the same order as the
  * generic kernel. Tile: 32 × 32 outputs, block 32 × 8 threads. */
 template <typename T, int K>
-__global__ void __launch_bounds__(256, 6)
-FusedSeparableKernelK(const DFBOp rowsOp, const DFBOp columnsOp, const T * __restrict__ input, const T * aux,
-                      T * output, const T * __restrict__ taps)
+__global__ void __launch_bounds__(256, 6) FusedSeparableKernelK(const DFBOp rowsOp,
+                                                                const DFBOp columnsOp,
+                                                                const T * __restrict__ input,
+                                                                const T * aux,
+                                                                T *       output,
+                                                                const T * __restrict__ taps)
 {
   constexpr int tileRows = kTile + K - 1;
   constexpr int inputCols = kTile + K - 1 + 1; // +1: odd stride, conflict-free column access
@@ -282,20 +306,20 @@ LaunchFused(const DFBOp & rowsOp, const DFBOp & columnsOp, T * const * deviceBuf
   switch (taps)
   {
     case 6:
-      FusedSeparableKernelK<T, 6><<<grid, block>>>(rowsOp, columnsOp, rowsPointers.in0, columnPointers.aux,
-                                                   columnPointers.out0, deviceTaps);
+      FusedSeparableKernelK<T, 6>
+        <<<grid, block>>>(rowsOp, columnsOp, rowsPointers.in0, columnPointers.aux, columnPointers.out0, deviceTaps);
       return;
     case 8:
-      FusedSeparableKernelK<T, 8><<<grid, block>>>(rowsOp, columnsOp, rowsPointers.in0, columnPointers.aux,
-                                                   columnPointers.out0, deviceTaps);
+      FusedSeparableKernelK<T, 8>
+        <<<grid, block>>>(rowsOp, columnsOp, rowsPointers.in0, columnPointers.aux, columnPointers.out0, deviceTaps);
       return;
     case 12:
-      FusedSeparableKernelK<T, 12><<<grid, block>>>(rowsOp, columnsOp, rowsPointers.in0, columnPointers.aux,
-                                                    columnPointers.out0, deviceTaps);
+      FusedSeparableKernelK<T, 12>
+        <<<grid, block>>>(rowsOp, columnsOp, rowsPointers.in0, columnPointers.aux, columnPointers.out0, deviceTaps);
       return;
     default:
-      FusedSeparableKernel<T><<<grid, block, shared>>>(rowsOp, columnsOp, rowsPointers.in0, columnPointers.aux,
-                                                       columnPointers.out0, deviceTaps);
+      FusedSeparableKernel<T><<<grid, block, shared>>>(
+        rowsOp, columnsOp, rowsPointers.in0, columnPointers.aux, columnPointers.out0, deviceTaps);
   }
 }
 } // namespace
@@ -323,9 +347,8 @@ RunDFBOpsOnDevice(const DFBOp * ops, std::size_t count, T * const * deviceBuffer
     const DFBOpPointers<T> pointers = ResolveDFBOp(op, deviceBuffers);
     const dim3             grid((op.out0.cols + block.x - 1) / block.x,
                     std::min<unsigned int>((op.out0.rows + block.y - 1) / block.y, 65535u));
-    DispatchDFBOpKind(op.kind, [&](auto kind) {
-      DFBOpKernel<decltype(kind)::value, T><<<grid, block>>>(op, pointers, deviceTaps);
-    });
+    DispatchDFBOpKind(
+      op.kind, [&](auto kind) { DFBOpKernel<decltype(kind)::value, T><<<grid, block>>>(op, pointers, deviceTaps); });
     CIF_CUDA_CHECK_LAUNCH();
   }
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifControlPlaneArrival_h
 #define cifControlPlaneArrival_h
 
@@ -69,7 +86,7 @@ constexpr long long kControlPlaneWaitLimitNs = 20000000000LL;
 /** The arrival counter, read relaxed: a block reads it first of all, so that its
  * latency overlaps the block's other first loads (WaitForControlPlane then reads
  * it again only while planes are missing). */
-__device__ inline unsigned int
+inline __device__ unsigned int
 ReadControlPlaneCount(const ControlPlaneArrival & arrival)
 {
   unsigned int seen;
@@ -86,7 +103,7 @@ ReadControlPlaneCount(const ControlPlaneArrival & arrival)
  * for a value of the last plane may hold the first values of the next, which must
  * not be cached from before they came (a plane holds at least 4 control points, so
  * a sector spans at most two planes); plain loads then read the coefficients. */
-__device__ inline void
+inline __device__ void
 WaitForControlPlane(const ControlPlaneArrival & arrival, std::int64_t lastPlane, unsigned int seen)
 {
   const unsigned int target =

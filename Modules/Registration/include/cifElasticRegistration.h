@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Elastic registration laid out as ITK's and elastix's pipelines lay it out: an
 // optional rigid or affine stage from the images' centres, then an optional cubic
 // B-spline stage on top of it, each through ITK's ImageRegistrationMethodv4 with the
@@ -79,7 +96,7 @@ struct ElasticRegistrationSettings
   double               gridSpacing = 10.0;
   RegistrationSampling sampling = RegistrationSampling::Dense;
   /** Random, Regular: the fraction of the level's voxels evaluated, (0, 1]. */
-  double       samplingPercentage = 1.0;
+  double samplingPercentage = 1.0;
   /** RandomEveryIteration: the points drawn per iteration (elastix's
    * NumberOfSpatialSamples). */
   unsigned int pointsPerIteration = 2048;
@@ -269,8 +286,8 @@ public:
     for (unsigned int a = 0; a < D; ++a)
     {
       const double extent = image->GetLargestPossibleRegion().GetSize()[a] * image->GetSpacing()[a];
-      const auto   finest = std::max<unsigned int>(1u << coarsening,
-                                                   static_cast<unsigned int>(std::floor(extent / settings.gridSpacing + 1e-9)));
+      const auto   finest = std::max<unsigned int>(
+        1u << coarsening, static_cast<unsigned int>(std::floor(extent / settings.gridSpacing + 1e-9)));
       mesh[a] = std::max(1u, (finest >> coarsening) << level);
     }
     return mesh;
@@ -357,11 +374,11 @@ private:
       }
     }
 
-    ElasticRegistration *                m_Owner = nullptr;
-    const TRegistration *                m_Registration = nullptr;
+    ElasticRegistration *                           m_Owner = nullptr;
+    const TRegistration *                           m_Registration = nullptr;
     std::function<void(unsigned int, unsigned int)> m_SetLevel; // (level, iterations)
-    RegistrationIterationReport          m_Report;
-    std::vector<unsigned int>            m_Iterations;
+    RegistrationIterationReport                     m_Report;
+    std::vector<unsigned int>                       m_Iterations;
 
   private:
     double
@@ -377,7 +394,7 @@ private:
   MakeMetric() const
   {
     const auto & s = m_Settings;
-    auto metric = MakeRegistrationMetric<TImage>(s.metric, s.histogramBins, s.useGPU, s.itkMetric);
+    auto         metric = MakeRegistrationMetric<TImage>(s.metric, s.histogramBins, s.useGPU, s.itkMetric);
     if (m_FixedMask)
     {
       auto mask = itk::ImageMaskSpatialObject<D, unsigned char>::New();
@@ -498,10 +515,10 @@ private:
     // A plain pointer: the optimizer keeps the observer that keeps this function, so a
     // SmartPointer here would be a cycle that never frees the optimizer, its metric
     // and the metric's device buffers (memcheck's leak check found 2.3 MB a run).
-    this->RunStage(registration.GetPointer(), stage,
-                   [optimizer = optimizer.GetPointer()](unsigned int, unsigned int iterations) {
-                     optimizer->SetNumberOfIterations(iterations);
-                   });
+    this->RunStage(
+      registration.GetPointer(), stage, [optimizer = optimizer.GetPointer()](unsigned int, unsigned int iterations) {
+        optimizer->SetNumberOfIterations(iterations);
+      });
     return registration->GetModifiableTransform();
   }
 
@@ -547,7 +564,8 @@ private:
     optimizer->SetGradientConvergenceTolerance(1e-6);
     registration->SetOptimizer(optimizer);
     // A plain pointer, as in RunLinearStage: no cycle through the optimizer's observer.
-    this->RunStage(registration.GetPointer(), "B-spline",
+    this->RunStage(registration.GetPointer(),
+                   "B-spline",
                    [optimizer = optimizer.GetPointer()](unsigned int, unsigned int iterations) {
                      optimizer->SetNumberOfIterations(iterations);
                      optimizer->SetMaximumNumberOfFunctionEvaluations(2 * iterations);
@@ -563,7 +581,7 @@ private:
   void
   RunStochasticStage(TRegistration * registration, const char * stage, bool localSupport)
   {
-    auto * metric = dynamic_cast<MetricType *>(registration->GetModifiableMetric());
+    auto *     metric = dynamic_cast<MetricType *>(registration->GetModifiableMetric());
     const auto points =
       GridPointsOver<typename MetricType::VirtualPointSetType>(m_Fixed.GetPointer(), D == 3 ? 16u : 64u);
     auto   optimizer = MakeStochasticGradientDescent<MetricType>(metric, points.GetPointer(), localSupport);
@@ -574,25 +592,25 @@ private:
     }
     registration->SetOptimizer(optimizer);
     // A plain pointer, as in RunLinearStage: no cycle through the optimizer's observer.
-    this->RunStage(registration, stage,
-                   [optimizer = optimizer.GetPointer(), spacing](unsigned int level, unsigned int iterations) {
-                     optimizer->SetNumberOfIterations(iterations);
-                     (void)level;
-                     optimizer->SetMaximumStepSizeInPhysicalUnits(spacing);
-                   });
+    this->RunStage(
+      registration, stage, [optimizer = optimizer.GetPointer(), spacing](unsigned int level, unsigned int iterations) {
+        optimizer->SetNumberOfIterations(iterations);
+        (void)level;
+        optimizer->SetMaximumStepSizeInPhysicalUnits(spacing);
+      });
   }
 
-  typename TImage::ConstPointer                  m_Fixed;
-  typename TImage::ConstPointer                  m_Moving;
-  typename MaskImageType::ConstPointer           m_FixedMask;
-  typename MaskImageType::ConstPointer           m_MovingMask;
-  const ElasticRegistrationSettings              m_Settings;
-  Observer                                       m_Observer;
-  std::vector<StageReport>                       m_Stages;
-  unsigned int                                   m_NumberOfStages = 0;
-  typename CompositeTransformType::Pointer       m_Transform;
-  typename LinearTransformType::Pointer          m_LinearTransform;
-  typename BSplineTransformType::Pointer         m_BSplineTransform;
+  typename TImage::ConstPointer            m_Fixed;
+  typename TImage::ConstPointer            m_Moving;
+  typename MaskImageType::ConstPointer     m_FixedMask;
+  typename MaskImageType::ConstPointer     m_MovingMask;
+  const ElasticRegistrationSettings        m_Settings;
+  Observer                                 m_Observer;
+  std::vector<StageReport>                 m_Stages;
+  unsigned int                             m_NumberOfStages = 0;
+  typename CompositeTransformType::Pointer m_Transform;
+  typename LinearTransformType::Pointer    m_LinearTransform;
+  typename BSplineTransformType::Pointer   m_BSplineTransform;
 };
 } // namespace cif
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifImageMetricMath_h
 #define cifImageMetricMath_h
 
@@ -46,12 +63,12 @@ struct MetricImage
   /** start and start + size as doubles, and IsInsideBuffer's limits (start - 1/2,
    * start + size - 1/2): SetBufferGrid keeps them, so that the per-point tests
    * convert no integer. */
-  double         first[3] = { 0, 0, 0 };
-  double         end[3] = { 1, 1, 1 };
-  double         insideLow[3] = { -0.5, -0.5, -0.5 };
-  double         insideHigh[3] = { 0.5, 0.5, 0.5 };
-  double         origin[3] = { 0, 0, 0 };
-  double         pointToIndex[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  double first[3] = { 0, 0, 0 };
+  double end[3] = { 1, 1, 1 };
+  double insideLow[3] = { -0.5, -0.5, -0.5 };
+  double insideHigh[3] = { 0.5, 0.5, 0.5 };
+  double origin[3] = { 0, 0, 0 };
+  double pointToIndex[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 
   /** The buffer's grid along \a axis. */
   void
@@ -424,8 +441,11 @@ MetricLinearInterpolate(const MetricImage<TValue> & image, const double x[3], do
  * corners found once. */
 template <int D, typename TValue>
 CIF_HD void
-MetricLinearInterpolateWithGradient(const MetricImage<TValue> & image, const MetricImage<TValue> & gradientImage,
-                                    const double x[3], double & value, double gradient[3])
+MetricLinearInterpolateWithGradient(const MetricImage<TValue> & image,
+                                    const MetricImage<TValue> & gradientImage,
+                                    const double                x[3],
+                                    double &                    value,
+                                    double                      gradient[3])
 {
   const LinearCorners<D> corners(image, x);
   double                 v, g[D];
@@ -444,8 +464,11 @@ MetricLinearInterpolateWithGradient(const MetricImage<TValue> & image, const Met
  * four: MetricFourComponents): one load a corner instead of 1 + D, the same sums. */
 template <int D, typename TValue>
 CIF_HD void
-MetricLinearInterpolateValueAndGradient(const MetricImage<TValue> & image, const TValue * valueAndGradient,
-                                        const double x[3], double & value, double gradient[3])
+MetricLinearInterpolateValueAndGradient(const MetricImage<TValue> & image,
+                                        const TValue *              valueAndGradient,
+                                        const double                x[3],
+                                        double &                    value,
+                                        double                      gradient[3])
 {
   static_assert(D + 1 <= 4, "value and gradient in four components");
   const LinearCorners<D> corners(image, x);
@@ -490,12 +513,12 @@ struct MovingSampling
   MetricImage<TValue> gradient; ///< data null: central differences
   /** Whether the gradient image shares the image's buffer grid (SameBufferGrid), so
    * that one set of corners serves both; set where the scene is built. */
-  bool                gradientOnImageGrid = false;
+  bool gradientOnImageGrid = false;
   /** Where not null: per voxel of the image's buffer grid the value and its gradient
    * in four components (MetricFourComponents; the GPU path builds it where the
    * gradient image shares the image's grid), read in place of both images. */
-  const TValue *      valueAndGradient = nullptr;
-  double              spacing[3] = { 1, 1, 1 };
+  const TValue * valueAndGradient = nullptr;
+  double         spacing[3] = { 1, 1, 1 };
 };
 
 /** The moving value at physical point \a p with continuous index \a x (inside). */
@@ -539,8 +562,8 @@ MovingGradientAt(const MovingSampling<TValue> & moving, const double p[3], const
   CIF_UNROLL
   for (int dim = 0; dim < D; ++dim)
   {
-    double below[3] = { p[0], p[1], p[2] };
-    double above[3] = { p[0], p[1], p[2] };
+    double       below[3] = { p[0], p[1], p[2] };
+    double       above[3] = { p[0], p[1], p[2] };
     const double offset = 0.5 * moving.spacing[dim];
     below[dim] = p[dim] - offset;
     above[dim] = p[dim] + offset;
@@ -579,8 +602,8 @@ struct MetricMovingTransform
   TransformStage     bspline;
   AffineMap          after;
   /** Set by MarkIdentityStages just before a launch (false: always multiply). */
-  bool               beforeIsIdentity = false;
-  bool               afterIsIdentity = false;
+  bool beforeIsIdentity = false;
+  bool afterIsIdentity = false;
 };
 
 /** The virtual domain's points: a dense grid (every index of the virtual region)
@@ -645,13 +668,13 @@ VirtualPointOf(const MetricDomain & domain, std::int64_t n, double v[3])
 template <typename TValue>
 struct MetricScene
 {
-  MetricDomain                domain;
-  AffineMap                   fixedTransform; ///< virtual -> fixed
-  bool                        fixedIsIdentity = false; ///< set by MarkIdentityStages (false: always multiply)
-  MetricImage<TValue>         fixed;
-  MetricImage<std::uint8_t>   fixedMask;      ///< data null: no mask
-  MovingSampling<TValue>      moving;
-  MetricImage<std::uint8_t>   movingMask;     ///< data null: no mask
+  MetricDomain              domain;
+  AffineMap                 fixedTransform;          ///< virtual -> fixed
+  bool                      fixedIsIdentity = false; ///< set by MarkIdentityStages (false: always multiply)
+  MetricImage<TValue>       fixed;
+  MetricImage<std::uint8_t> fixedMask; ///< data null: no mask
+  MovingSampling<TValue>    moving;
+  MetricImage<std::uint8_t> movingMask; ///< data null: no mask
 };
 
 /** The identity flags of \a scene's fixed transform and \a transform's surrounding
@@ -704,8 +727,11 @@ struct OptimizedStageOf
  * it has already formed separably for the point. */
 template <int D, typename TValue, typename TStage>
 CIF_HD MetricPointSample
-SampleMetricPointThrough(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                         const TStage & stage, const double v[3], bool withGradient)
+SampleMetricPointThrough(const MetricScene<TValue> &   scene,
+                         const MetricMovingTransform & transform,
+                         const TStage &                stage,
+                         const double                  v[3],
+                         bool                          withGradient)
 {
   // Locals, and the sample formed once at the end: a sample filled in place stayed
   // in a kernel's local memory.
@@ -775,8 +801,10 @@ SampleMetricPointThrough(const MetricScene<TValue> & scene, const MetricMovingTr
 /** ProcessVirtualPoint for virtual point \a v. */
 template <int D, typename TValue>
 CIF_HD MetricPointSample
-SampleMetricPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform, const double v[3],
-                  bool withGradient)
+SampleMetricPoint(const MetricScene<TValue> &   scene,
+                  const MetricMovingTransform & transform,
+                  const double                  v[3],
+                  bool                          withGradient)
 {
   return SampleMetricPointThrough<D>(scene, transform, OptimizedStageOf{ transform }, v, withGradient);
 }

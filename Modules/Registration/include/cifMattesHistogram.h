@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifMattesHistogram_h
 #define cifMattesHistogram_h
 
@@ -53,8 +70,11 @@ struct MattesSummary
 /** One point's Parzen contributions: false where Mattes leaves the point out (not
  * sampled, or a moving value outside the moving true range). */
 CIF_HD bool
-MattesPointBins(const MattesParzen & parzen, const MetricPointSample & s, std::int64_t & fixedBin,
-                std::int64_t & firstMovingBin, std::int64_t weights[4])
+MattesPointBins(const MattesParzen &      parzen,
+                const MetricPointSample & s,
+                std::int64_t &            fixedBin,
+                std::int64_t &            firstMovingBin,
+                std::int64_t              weights[4])
 {
   double argument;
   if (!s.valid || !parzen.MovingWindow(s.movingValue, firstMovingBin, argument))
@@ -72,8 +92,11 @@ MattesPointBins(const MattesParzen & parzen, const MetricPointSample & s, std::i
 /** The first pass on the CPU. \a parallelFor: a callable (count, body(i)). */
 template <int D, typename TValue, typename TParallelFor>
 void
-MattesHistogramOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                      const MattesParzen & parzen, TParallelFor && parallelFor, MattesHistogram & histogram)
+MattesHistogramOnHost(const MetricScene<TValue> &   scene,
+                      const MetricMovingTransform & transform,
+                      const MattesParzen &          parzen,
+                      TParallelFor &&               parallelFor,
+                      MattesHistogram &             histogram)
 {
   constexpr std::int64_t       slices = 64;
   const std::int64_t           count = scene.domain.count;
@@ -132,8 +155,10 @@ JointPDFSum(const MattesParzen & parzen, const MattesHistogram & histogram)
  * nFactor x pRatio for the second pass. The caller has checked ITK's errors
  * (MattesSummary::HasResults()). */
 inline double
-MattesValueAndRatios(const MattesParzen & parzen, const MattesHistogram & histogram, double jointPDFSum,
-                     std::vector<double> & ratioTable)
+MattesValueAndRatios(const MattesParzen &    parzen,
+                     const MattesHistogram & histogram,
+                     double                  jointPDFSum,
+                     std::vector<double> &   ratioTable)
 {
   const int           bins = parzen.bins;
   const double        normalization = 1.0 / jointPDFSum;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifMetricCellBoxes_h
 #define cifMetricCellBoxes_h
 
@@ -45,9 +62,9 @@ struct MetricCellBoxes
   std::int64_t longestRow = 0;
   bool         anyOutside = false; ///< some index lies outside the B-spline's valid region
   /** Per axis, per index of the domain (from its start): the 4 kernel weights. */
-  std::vector<double>         weights[3];
+  std::vector<double> weights[3];
   /** Per axis, per index: 1 where the index lies inside the valid region. */
-  std::vector<std::uint8_t>   inside[3];
+  std::vector<std::uint8_t> inside[3];
   /** Per axis, per cell: the first index and one past the last (from the domain's start). */
   std::vector<std::int64_t>   range[3];
   std::vector<MetricWorkItem> items;         ///< cell, then [begin, end) of its rows (y fastest)
@@ -91,8 +108,7 @@ HostView(const MetricCellBoxes & boxes)
  * (offset \a step along \a along from the domain's start). */
 template <int D>
 double
-CellBoxGridIndex(const MetricDomain & domain, const MetricMovingTransform & t, int axis, int along,
-                 std::int64_t step)
+CellBoxGridIndex(const MetricDomain & domain, const MetricMovingTransform & t, int axis, int along, std::int64_t step)
 {
   double index[3] = { 0, 0, 0 };
   for (int a = 0; a < D; ++a)
@@ -215,8 +231,8 @@ BuildMetricCellBoxes(const MetricDomain & domain, const MetricMovingTransform & 
     const std::int64_t sy = (c / boxes.cellsPerAxis[0]) % boxes.cellsPerAxis[1];
     const std::int64_t sz = c / (boxes.cellsPerAxis[0] * boxes.cellsPerAxis[1]);
     const std::int64_t nx = boxes.range[0][2 * sx + 1] - boxes.range[0][2 * sx];
-    const std::int64_t rows = (boxes.range[1][2 * sy + 1] - boxes.range[1][2 * sy]) *
-                              (boxes.range[2][2 * sz + 1] - boxes.range[2][2 * sz]);
+    const std::int64_t rows =
+      (boxes.range[1][2 * sy + 1] - boxes.range[1][2 * sy]) * (boxes.range[2][2 * sz + 1] - boxes.range[2][2 * sz]);
     if (nx == 0 || rows == 0)
     {
       continue;
@@ -287,9 +303,9 @@ template <int D>
 CIF_HD double
 CellBoxCoefficient(const TransformStage & s, const std::int64_t cell[3], int slot, int axis)
 {
-  const int a = slot % 4, b = (slot / 4) % 4, c = slot / 16;
-  const std::int64_t k = ((cell[2] + (D > 2 ? c : 0)) * s.gridSize[1] + cell[1] + (D > 1 ? b : 0)) * s.gridSize[0] +
-                         cell[0] + a;
+  const int          a = slot % 4, b = (slot / 4) % 4, c = slot / 16;
+  const std::int64_t k =
+    ((cell[2] + (D > 2 ? c : 0)) * s.gridSize[1] + cell[1] + (D > 1 ? b : 0)) * s.gridSize[0] + cell[0] + a;
   return s.coefficients[axis][k];
 }
 
@@ -446,14 +462,19 @@ CellBoxSliceTerm(const double * sliceEntries, const double wz[4], int o)
  * group, both paths' one reading of them. */
 template <int D>
 CIF_HD double
-CellBoxGroupSliceEntry(const MetricCellBoxView & boxes, const CellBoxExtent & e, const double * rowForces,
-                       int group, int groupEnd, int s, int k)
+CellBoxGroupSliceEntry(const MetricCellBoxView & boxes,
+                       const CellBoxExtent &     e,
+                       const double *            rowForces,
+                       int                       group,
+                       int                       groupEnd,
+                       int                       s,
+                       int                       k)
 {
   const int perSlice = e.rowsPerSlice;
   const int first = s * perSlice > group ? s * perSlice : group;
   const int end = (s + 1) * perSlice < groupEnd ? (s + 1) * perSlice : groupEnd;
-  return CellBoxSliceEntry<D>(rowForces + (first - group) * 4 * D, end - first,
-                              boxes.weights[1] + 4 * (e.start[1] + first - s * perSlice), k);
+  return CellBoxSliceEntry<D>(
+    rowForces + (first - group) * 4 * D, end - first, boxes.weights[1] + 4 * (e.start[1] + first - s * perSlice), k);
 }
 
 /** The z weights of slice \a s of a box (its z from the box's first). */
@@ -469,8 +490,12 @@ CellBoxSliceZWeights(const MetricCellBoxView & boxes, const CellBoxExtent & e, i
  * order). */
 template <int D>
 void
-AddCellBoxGroupPartials(const MetricCellBoxView & boxes, const CellBoxExtent & e, const double * rowForces,
-                        int group, int groupEnd, double * partials)
+AddCellBoxGroupPartials(const MetricCellBoxView & boxes,
+                        const CellBoxExtent &     e,
+                        const double *            rowForces,
+                        int                       group,
+                        int                       groupEnd,
+                        double *                  partials)
 {
   constexpr int kOutputs = (D > 2 ? 64 : (D > 1 ? 16 : 4)) * D;
   for (int s = group / e.rowsPerSlice; s * e.rowsPerSlice < groupEnd; ++s)
@@ -509,9 +534,13 @@ OutsideCellBoxes(const MetricDomain & domain, const MetricCellBoxView & boxes, s
  * B-spline leaves it in place and it adds to the value only. */
 template <int D, typename TValue, typename TTerm>
 CIF_HD void
-AddOutsideCellBoxesPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                         const TTerm & term, const MetricCellBoxView & boxes, std::int64_t n, double & count,
-                         double & value)
+AddOutsideCellBoxesPoint(const MetricScene<TValue> &   scene,
+                         const MetricMovingTransform & transform,
+                         const TTerm &                 term,
+                         const MetricCellBoxView &     boxes,
+                         std::int64_t                  n,
+                         double &                      count,
+                         double &                      value)
 {
   if (!OutsideCellBoxes<D>(scene.domain, boxes, n))
   {
@@ -534,9 +563,13 @@ AddOutsideCellBoxesPoint(const MetricScene<TValue> & scene, const MetricMovingTr
  * the metric's sum). \a parallelFor: a callable (count, body(i)). */
 template <int D, typename TValue, typename TTerm, typename TParallelFor>
 void
-EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                                    const TTerm & term, const MetricCellBoxView & boxes, TParallelFor && parallelFor,
-                                    double sums[2], std::vector<double> * bsplineDerivative)
+EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> &   scene,
+                                    const MetricMovingTransform & transform,
+                                    const TTerm &                 term,
+                                    const MetricCellBoxView &     boxes,
+                                    TParallelFor &&               parallelFor,
+                                    double                        sums[2],
+                                    std::vector<double> *         bsplineDerivative)
 {
   constexpr int       kSupport = (D > 2 ? 64 : (D > 1 ? 16 : 4));
   constexpr int       kOutputs = kSupport * D;
@@ -551,11 +584,11 @@ EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const Met
     {
       coefficient[o] = CellBoxCoefficient<D>(transform.bspline, e.cell, o / D, o % D);
     }
-    double *     partials = itemPartials.data() + i * kOutputs;
-    double       count = 0.0, value = 0.0;
-    const int    groupRows = CellBoxGroupRows(e.rowLength);
-    double       rowForces[kCellBoxMaxGroupRows * 4 * D];
-    const auto   begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
+    double *   partials = itemPartials.data() + i * kOutputs;
+    double     count = 0.0, value = 0.0;
+    const int  groupRows = CellBoxGroupRows(e.rowLength);
+    double     rowForces[kCellBoxMaxGroupRows * 4 * D];
+    const auto begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
     for (int group = begin; group < end; group += groupRows)
     {
       const int groupEnd = end < group + groupRows ? end : group + groupRows;
@@ -627,8 +660,8 @@ EvaluateMetricSumsInCellBoxesOnHost(const MetricScene<TValue> & scene, const Met
     sums[0] += outsideSums[2 * c];
     sums[1] += outsideSums[2 * c + 1];
   }
-  GatherBSplineDerivativeOnHost<D>(itemPartials.data(), boxes.cellItemBegin, boxes.cellsPerAxis, transform.bspline,
-                                   parallelFor, bsplineDerivative);
+  GatherBSplineDerivativeOnHost<D>(
+    itemPartials.data(), boxes.cellItemBegin, boxes.cellsPerAxis, transform.bspline, parallelFor, bsplineDerivative);
 }
 
 } // namespace cif

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifMetricPointOrder_h
 #define cifMetricPointOrder_h
 
@@ -46,7 +63,7 @@ struct MetricPointOrder
 
 /** The work items that a cell holding \a points points splits into. */
 CIF_HD std::int64_t
-MetricItemsOfCell(std::int64_t points)
+       MetricItemsOfCell(std::int64_t points)
 {
   return (points + kMetricItemPoints - 1) / kMetricItemPoints;
 }
@@ -56,8 +73,11 @@ MetricItemsOfCell(std::int64_t points)
  * index after its last. The host's order and both device builds use it, so that the
  * items, and with them the sums' order, are the same on every path. */
 CIF_HD std::int64_t
-WriteMetricCellItems(std::int64_t cell, std::int64_t begin, std::int64_t end, MetricWorkItem * items,
-                     std::int64_t firstItem)
+       WriteMetricCellItems(std::int64_t     cell,
+                            std::int64_t     begin,
+                            std::int64_t     end,
+                            MetricWorkItem * items,
+                            std::int64_t     firstItem)
 {
   std::int64_t item = firstItem;
   for (std::int64_t b = begin; b < end; b += kMetricItemPoints, ++item)
@@ -73,8 +93,10 @@ WriteMetricCellItems(std::int64_t cell, std::int64_t begin, std::int64_t end, Me
  * \a q, or \a cellCount outside the valid region. */
 template <int D>
 CIF_HD std::int64_t
-BSplineCellOf(const TransformStage & bspline, const std::int64_t cellsPerAxis[3], std::int64_t cellCount,
-              const double q[3])
+       BSplineCellOf(const TransformStage & bspline,
+                     const std::int64_t     cellsPerAxis[3],
+                     std::int64_t           cellCount,
+                     const double           q[3])
 {
   std::int64_t start[3];
   double       w[3][4];
@@ -89,8 +111,9 @@ BSplineCellOf(const TransformStage & bspline, const std::int64_t cellsPerAxis[3]
  * is a callable (count, body(i)). */
 template <int D, typename TValue, typename TParallelFor>
 MetricPointOrder
-BuildMetricPointOrder(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                      TParallelFor && parallelFor)
+BuildMetricPointOrder(const MetricScene<TValue> &   scene,
+                      const MetricMovingTransform & transform,
+                      TParallelFor &&               parallelFor)
 {
   MetricPointOrder result;
   result.cellCount = 1;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifMetricSumsDevice_h
 #define cifMetricSumsDevice_h
 
@@ -30,9 +47,9 @@ struct MetricPointOrderView
   /** At least the number of items (the blocks a pass launches): the exact count,
    * cellItemBegin[cellCount + 1], stays on the device, so that building the order
    * for new points at every evaluation waits for no readback. */
-  std::int64_t           itemCapacity = 0;
-  std::int64_t           cellCount = 0;
-  std::int64_t           cellsPerAxis[3] = { 1, 1, 1 };
+  std::int64_t itemCapacity = 0;
+  std::int64_t cellCount = 0;
+  std::int64_t cellsPerAxis[3] = { 1, 1, 1 };
 };
 
 /** A point order built on the device (BuildMetricPointOrderOnDevice): its arrays
@@ -127,8 +144,7 @@ public:
    * caller until Send()) without sending them; \a device receives their device
    * copies' addresses. */
   void
-  Bind(const double * const * host, int arrays, std::int64_t planeValues, std::int64_t planes,
-       const double ** device);
+  Bind(const double * const * host, int arrays, std::int64_t planeValues, std::int64_t planes, const double ** device);
 
   /** Whether bound arrays are still to be sent. */
   bool
@@ -175,9 +191,9 @@ private:
   DeviceBuffer           m_Device;
   void *                 m_Arrived = nullptr; ///< the device counter (cudaMalloc)
   bool                   m_CanSignal = false; ///< the driver writes the counter from a stream
-  void *                 m_Stream = nullptr;   ///< cudaStream_t, the copies'
-  void *                 m_Earlier = nullptr;  ///< cudaEvent_t: the launch stream's work before this upload
-  void *                 m_Sent = nullptr;     ///< cudaEvent_t: the last chunk copied
+  void *                 m_Stream = nullptr;  ///< cudaStream_t, the copies'
+  void *                 m_Earlier = nullptr; ///< cudaEvent_t: the launch stream's work before this upload
+  void *                 m_Sent = nullptr;    ///< cudaEvent_t: the last chunk copied
 };
 
 /** The smallest and largest of \a count values on the current device (CUB's
@@ -192,8 +208,11 @@ ValueRangeOnDevice(const TValue * values, std::int64_t count, TValue & minimum, 
  * the gradient, zeros), on the current device. */
 template <typename TValue>
 CudaImageFilters_EXPORT void
-InterleaveValueAndGradientOnDevice(const TValue * values, const TValue * gradient, int components,
-                                   std::int64_t count, TValue * valueAndGradient);
+InterleaveValueAndGradientOnDevice(const TValue * values,
+                                   const TValue * gradient,
+                                   int            components,
+                                   std::int64_t   count,
+                                   TValue *       valueAndGradient);
 
 /** Device memory an evaluation reuses from one iteration to the next. */
 struct MetricDeviceWorkspace
@@ -233,41 +252,55 @@ enum class DerivativeScale
  * until the workspace's next evaluation). */
 template <int D, typename TValue, typename TTerm>
 CudaImageFilters_EXPORT MetricSums
-EvaluateMetricSumsOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                           const TTerm & term, const MetricPointOrderView * order, const double reference[3],
-                           bool withDerivative, DerivativeScale scale, MetricDeviceWorkspace & workspace,
-                           const double ** bsplineDerivative);
+EvaluateMetricSumsOnDevice(const MetricScene<TValue> &   scene,
+                           const MetricMovingTransform & transform,
+                           const TTerm &                 term,
+                           const MetricPointOrderView *  order,
+                           const double                  reference[3],
+                           bool                          withDerivative,
+                           DerivativeScale               scale,
+                           MetricDeviceWorkspace &       workspace,
+                           const double **               bsplineDerivative);
 
 /** EvaluateMetricSumsInDomainOrderOnHost without a derivative on the current device: a
  * value pass of a term of one or more values (Correlation's means and centred sums). */
 template <int D, typename TValue, typename TTerm>
 CudaImageFilters_EXPORT MetricSums
-EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                                const TTerm & term, MetricDeviceWorkspace & workspace);
+EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> &   scene,
+                                const MetricMovingTransform & transform,
+                                const TTerm &                 term,
+                                MetricDeviceWorkspace &       workspace);
 
 /** EvaluateMetricSumsInCellBoxesOnHost (cifMetricCellBoxes.h) on the current device:
  * sums[0..1] and the B-spline derivative (\a bsplineDerivative and \a scale, as above). */
 template <int D, typename TValue, typename TTerm>
 CudaImageFilters_EXPORT MetricSums
-EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                                      const TTerm & term, const MetricCellBoxView & boxes, DerivativeScale scale,
-                                      MetricDeviceWorkspace & workspace, const double ** bsplineDerivative);
+EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> &   scene,
+                                      const MetricMovingTransform & transform,
+                                      const TTerm &                 term,
+                                      const MetricCellBoxView &     boxes,
+                                      DerivativeScale               scale,
+                                      MetricDeviceWorkspace &       workspace,
+                                      const double **               bsplineDerivative);
 
 /** MattesFirstPassOnDevice over a dense domain in cell boxes: the separable
  * B-spline displacement for the points inside its valid region. */
 template <int D, typename TValue>
 CudaImageFilters_EXPORT void
-MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                                   const MattesParzen & parzen, const MetricCellBoxView & boxes,
-                                   MetricDeviceWorkspace & workspace);
+MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> &   scene,
+                                   const MetricMovingTransform & transform,
+                                   const MattesParzen &          parzen,
+                                   const MetricCellBoxView &     boxes,
+                                   MetricDeviceWorkspace &       workspace);
 
 /** BuildMetricPointOrder (cifMetricPointOrder.h) on the current device, from a scene
  * and transform with device pointers: the same arrays (a stable radix sort by cell,
  * so the same order within each cell). */
 template <int D, typename TValue>
 CudaImageFilters_EXPORT void
-BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                              DeviceMetricPointOrder & order);
+BuildMetricPointOrderOnDevice(const MetricScene<TValue> &   scene,
+                              const MetricMovingTransform & transform,
+                              DeviceMetricPointOrder &      order);
 
 /** Mattes' first pass on the current device, all of it left there: the histogram
  * (MattesHistogramOnHost), then ITK's ComputeResults from it (MattesValueAndRatios)
@@ -278,8 +311,10 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
  * log); two runs give the same bits. */
 template <int D, typename TValue>
 CudaImageFilters_EXPORT void
-MattesFirstPassOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                        const MattesParzen & parzen, MetricDeviceWorkspace & workspace);
+MattesFirstPassOnDevice(const MetricScene<TValue> &   scene,
+                        const MetricMovingTransform & transform,
+                        const MattesParzen &          parzen,
+                        MetricDeviceWorkspace &       workspace);
 
 /** The workspace's ratio table on the device, for MattesDerivativeTerm. */
 inline const double *
@@ -294,30 +329,45 @@ CudaImageFilters_EXPORT MattesSummary
 ReadBackMattesSummary(MetricDeviceWorkspace & workspace, bool readNow);
 
 /** The sums of one force term (a point term of cifMetricPointTerms.h with one value). */
-#define CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, TTerm)                                            \
-  template MetricSums EvaluateMetricSumsOnDevice<D, TValue, TTerm>(                                              \
-    const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &, const MetricPointOrderView *,     \
-    const double[3], bool, DerivativeScale, MetricDeviceWorkspace &, const double **);                         \
-  template MetricSums EvaluateMetricSumsInCellBoxesOnDevice<D, TValue, TTerm>(                                   \
-    const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &, const MetricCellBoxView &,        \
-    DerivativeScale, MetricDeviceWorkspace &, const double **);
-#define CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE(D, TValue)                                                          \
-  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MeanSquaresTerm<TValue>)                                \
-  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MattesDerivativeTerm)                                   \
-  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, CorrelationDerivativeTerm)                              \
-  template MetricSums EvaluateMetricValueSumsOnDevice<D, TValue, CorrelationMeansTerm>(                          \
-    const MetricScene<TValue> &, const MetricMovingTransform &, const CorrelationMeansTerm &,                    \
-    MetricDeviceWorkspace &);                                                                                  \
-  template MetricSums EvaluateMetricValueSumsOnDevice<D, TValue, CorrelationCentredTerm>(                        \
-    const MetricScene<TValue> &, const MetricMovingTransform &, const CorrelationCentredTerm &,                  \
-    MetricDeviceWorkspace &);                                                                                  \
-  template void MattesFirstPassInCellBoxesOnDevice<D, TValue>(                                                  \
-    const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &, const MetricCellBoxView &, \
-    MetricDeviceWorkspace &);                                                                                  \
-  template void MattesFirstPassOnDevice<D, TValue>(const MetricScene<TValue> &, const MetricMovingTransform &, \
-                                                   const MattesParzen &, MetricDeviceWorkspace &);             \
-  template void BuildMetricPointOrderOnDevice<D, TValue>(const MetricScene<TValue> &,                           \
-                                                         const MetricMovingTransform &, DeviceMetricPointOrder &);
+#define CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, TTerm)                                        \
+  template MetricSums EvaluateMetricSumsOnDevice<D, TValue, TTerm>(const MetricScene<TValue> &,              \
+                                                                   const MetricMovingTransform &,            \
+                                                                   const TTerm &,                            \
+                                                                   const MetricPointOrderView *,             \
+                                                                   const double[3],                          \
+                                                                   bool,                                     \
+                                                                   DerivativeScale,                          \
+                                                                   MetricDeviceWorkspace &,                  \
+                                                                   const double **);                         \
+  template MetricSums EvaluateMetricSumsInCellBoxesOnDevice<D, TValue, TTerm>(const MetricScene<TValue> &,   \
+                                                                              const MetricMovingTransform &, \
+                                                                              const TTerm &,                 \
+                                                                              const MetricCellBoxView &,     \
+                                                                              DerivativeScale,               \
+                                                                              MetricDeviceWorkspace &,       \
+                                                                              const double **);
+#define CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE(D, TValue)                                                              \
+  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MeanSquaresTerm<TValue>)                                     \
+  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, MattesDerivativeTerm)                                        \
+  CIF_INSTANTIATE_METRIC_FORCE_TERM_ON_DEVICE(D, TValue, CorrelationDerivativeTerm)                                   \
+  template MetricSums EvaluateMetricValueSumsOnDevice<D, TValue, CorrelationMeansTerm>(const MetricScene<TValue> &,   \
+                                                                                       const MetricMovingTransform &, \
+                                                                                       const CorrelationMeansTerm &,  \
+                                                                                       MetricDeviceWorkspace &);      \
+  template MetricSums EvaluateMetricValueSumsOnDevice<D, TValue, CorrelationCentredTerm>(                             \
+    const MetricScene<TValue> &,                                                                                      \
+    const MetricMovingTransform &,                                                                                    \
+    const CorrelationCentredTerm &,                                                                                   \
+    MetricDeviceWorkspace &);                                                                                         \
+  template void MattesFirstPassInCellBoxesOnDevice<D, TValue>(const MetricScene<TValue> &,                            \
+                                                              const MetricMovingTransform &,                          \
+                                                              const MattesParzen &,                                   \
+                                                              const MetricCellBoxView &,                              \
+                                                              MetricDeviceWorkspace &);                               \
+  template void MattesFirstPassOnDevice<D, TValue>(                                                                   \
+    const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &, MetricDeviceWorkspace &);       \
+  template void BuildMetricPointOrderOnDevice<D, TValue>(                                                             \
+    const MetricScene<TValue> &, const MetricMovingTransform &, DeviceMetricPointOrder &);
 #define CIF_FOR_EACH_METRIC_INSTANCE(M) M(2, float) M(2, double) M(3, float) M(3, double)
 } // namespace cif
 

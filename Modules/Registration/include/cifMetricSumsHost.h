@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifMetricSumsHost_h
 #define cifMetricSumsHost_h
 
@@ -53,9 +70,12 @@ AddAffineMoments(const double h[3], const double q[3], const double reference[3]
  * before any is used. The host's and the GPU's gathers both sum here. */
 template <int D, typename TIndex = std::int64_t>
 CIF_HD double
-GatherControlPointDerivative(const double * itemPartials, const std::int64_t * cellItemBegin,
-                             const std::int64_t cellsPerAxis[3], const std::int64_t gridSize[3], TIndex controlPoint,
-                             int axis)
+GatherControlPointDerivative(const double *       itemPartials,
+                             const std::int64_t * cellItemBegin,
+                             const std::int64_t   cellsPerAxis[3],
+                             const std::int64_t   gridSize[3],
+                             TIndex               controlPoint,
+                             int                  axis)
 {
   using Coordinate = std::conditional_t<sizeof(TIndex) <= 4, int, std::int64_t>; // signed: cells k - a may be < 0
   constexpr int KY = D > 1 ? 4 : 1;
@@ -122,9 +142,12 @@ GatherControlPointDerivative(const double * itemPartials, const std::int64_t * c
  * layout) gathered from the work items' partials into \a bsplineDerivative. */
 template <int D, typename TParallelFor>
 void
-GatherBSplineDerivativeOnHost(const double * itemPartials, const std::int64_t * cellItemBegin,
-                              const std::int64_t cellsPerAxis[3], const TransformStage & grid,
-                              TParallelFor && parallelFor, std::vector<double> * bsplineDerivative)
+GatherBSplineDerivativeOnHost(const double *         itemPartials,
+                              const std::int64_t *   cellItemBegin,
+                              const std::int64_t     cellsPerAxis[3],
+                              const TransformStage & grid,
+                              TParallelFor &&        parallelFor,
+                              std::vector<double> *  bsplineDerivative)
 {
   const std::int64_t controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
   bsplineDerivative->assign(static_cast<std::size_t>(D * controlPoints), 0.0);
@@ -175,9 +198,12 @@ AddBSplinePartials(const TransformStage & bspline, const double h[3], const doub
  * moments about \a reference. \a parallelFor: a callable (count, body(i)). */
 template <int D, typename TValue, typename TTerm, typename TParallelFor>
 MetricSums
-EvaluateMetricSumsInDomainOrderOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                                      const TTerm & term, const double reference[3], bool withDerivative,
-                                      TParallelFor && parallelFor)
+EvaluateMetricSumsInDomainOrderOnHost(const MetricScene<TValue> &   scene,
+                                      const MetricMovingTransform & transform,
+                                      const TTerm &                 term,
+                                      const double                  reference[3],
+                                      bool                          withDerivative,
+                                      TParallelFor &&               parallelFor)
 {
   constexpr int kValues = MetricTermValues<TTerm>::value;
   static_assert(1 + kValues <= kMaxMetricSums, "too many values per point");
@@ -238,9 +264,14 @@ EvaluateMetricSumsInDomainOrderOnHost(const MetricScene<TValue> & scene, const M
  * divided by the number of points yet. \a parallelFor: a callable (count, body(i)). */
 template <int D, typename TValue, typename TTerm, typename TParallelFor>
 MetricSums
-EvaluateMetricSumsOnHost(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                         const TTerm & term, const MetricPointOrder * order, const double reference[3],
-                         bool withDerivative, TParallelFor && parallelFor, std::vector<double> * bsplineDerivative)
+EvaluateMetricSumsOnHost(const MetricScene<TValue> &   scene,
+                         const MetricMovingTransform & transform,
+                         const TTerm &                 term,
+                         const MetricPointOrder *      order,
+                         const double                  reference[3],
+                         bool                          withDerivative,
+                         TParallelFor &&               parallelFor,
+                         std::vector<double> *         bsplineDerivative)
 {
   const bool bsplineGather = withDerivative && transform.kind == OptimizedStageKind::BSpline;
   if (!bsplineGather)
@@ -248,10 +279,10 @@ EvaluateMetricSumsOnHost(const MetricScene<TValue> & scene, const MetricMovingTr
     return EvaluateMetricSumsInDomainOrderOnHost<D>(scene, transform, term, reference, withDerivative, parallelFor);
   }
 
-  MetricSums           total;
-  constexpr int        kSupport = (D > 2 ? 64 : (D > 1 ? 16 : 4));
-  const std::int64_t   itemCount = static_cast<std::int64_t>(order->items.size());
-  std::vector<double>  itemPartials(static_cast<std::size_t>(itemCount * kSupport * D), 0.0);
+  MetricSums              total;
+  constexpr int           kSupport = (D > 2 ? 64 : (D > 1 ? 16 : 4));
+  const std::int64_t      itemCount = static_cast<std::int64_t>(order->items.size());
+  std::vector<double>     itemPartials(static_cast<std::size_t>(itemCount * kSupport * D), 0.0);
   std::vector<MetricSums> itemSums(static_cast<std::size_t>(itemCount));
   parallelFor(itemCount, [&](std::int64_t i) {
     const MetricWorkItem & item = order->items[i];
@@ -285,8 +316,12 @@ EvaluateMetricSumsOnHost(const MetricScene<TValue> & scene, const MetricMovingTr
     total.value[0] += sums.value[0];
     total.value[1] += sums.value[1];
   }
-  GatherBSplineDerivativeOnHost<D>(itemPartials.data(), order->cellItemBegin.data(), order->cellsPerAxis,
-                                   transform.bspline, parallelFor, bsplineDerivative);
+  GatherBSplineDerivativeOnHost<D>(itemPartials.data(),
+                                   order->cellItemBegin.data(),
+                                   order->cellsPerAxis,
+                                   transform.bspline,
+                                   parallelFor,
+                                   bsplineDerivative);
   return total;
 }
 } // namespace cif

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The optimizer for new random points at every iteration (elastix's
 // NewSamplesEveryIteration). A gradient from a few thousand points is noisy: a line
 // search (L-BFGS) fails on it and a step that shrinks whenever the direction turns
@@ -117,8 +134,7 @@ private:
  * \a points of the virtual domain) unless \a localSupport, where they stay 1. */
 template <typename TMetric>
 StochasticGradientDescentOptimizerv4::Pointer
-MakeStochasticGradientDescent(TMetric * metric, const typename TMetric::VirtualPointSetType * points,
-                              bool localSupport)
+MakeStochasticGradientDescent(TMetric * metric, const typename TMetric::VirtualPointSetType * points, bool localSupport)
 {
   auto estimator = itk::RegistrationParameterScalesFromPhysicalShift<TMetric>::New();
   estimator->SetMetric(metric);

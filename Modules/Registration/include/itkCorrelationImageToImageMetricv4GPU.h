@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkCorrelationImageToImageMetricv4GPU_h
 #define itkCorrelationImageToImageMetricv4GPU_h
 
@@ -30,20 +47,28 @@ namespace itk
  *
  * \ingroup CudaImageFilters
  */
-template <typename TFixedImage, typename TMovingImage, typename TVirtualImage = TFixedImage,
+template <typename TFixedImage,
+          typename TMovingImage,
+          typename TVirtualImage = TFixedImage,
           typename TInternalComputationValueType = double,
           typename TMetricTraits =
             DefaultImageToImageMetricTraitsv4<TFixedImage, TMovingImage, TVirtualImage, TInternalComputationValueType>>
 class ITK_TEMPLATE_EXPORT CorrelationImageToImageMetricv4GPU
-  : public ImageMetricv4GPUBase<CorrelationImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
-                                                                TInternalComputationValueType, TMetricTraits>>
+  : public ImageMetricv4GPUBase<CorrelationImageToImageMetricv4<TFixedImage,
+                                                                TMovingImage,
+                                                                TVirtualImage,
+                                                                TInternalComputationValueType,
+                                                                TMetricTraits>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CorrelationImageToImageMetricv4GPU);
 
   using Self = CorrelationImageToImageMetricv4GPU;
-  using MetricType = CorrelationImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
-                                                     TInternalComputationValueType, TMetricTraits>;
+  using MetricType = CorrelationImageToImageMetricv4<TFixedImage,
+                                                     TMovingImage,
+                                                     TVirtualImage,
+                                                     TInternalComputationValueType,
+                                                     TMetricTraits>;
   using Superclass = ImageMetricv4GPUBase<MetricType>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
@@ -120,8 +145,8 @@ protected:
       term.scale = 2.0 * fm / (f2 * m2);
       term.ratio = fm / m2;
       cif::MetricSums forces;
-      scene.EvaluateSums(term, true, this->GetThreader(), forces, this->m_DerivativeResult,
-                         this->DerivativeZerosPending());
+      scene.EvaluateSums(
+        term, true, this->GetThreader(), forces, this->m_DerivativeResult, this->DerivativeZerosPending());
     }
   }
 };

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkImageMetricv4GPUBase_h
 #define itkImageMetricv4GPUBase_h
 
@@ -90,7 +107,7 @@ public:
       m_Threader = MultiThreaderBase::New();
     }
     this->InitializeAsITK();
-    const auto itkDone = std::chrono::steady_clock::now();
+    const auto                  itkDone = std::chrono::steady_clock::now();
     ImageMetricv4State<TMetric> state;
     state.fixedImage = this->m_FixedImage.GetPointer();
     state.movingImage = this->m_MovingImage.GetPointer();
@@ -184,8 +201,9 @@ public:
     }
     if (m_Scene && m_Scene->OnGPU())
     {
-      s << " (transforms bound " << m_Scene->BindSeconds() << " s, waiting for the device " << m_Scene->ReadbackSeconds()
-        << " s; of which the first evaluation's " << m_Timing.firstBind << " s and " << m_Timing.firstWait << " s)";
+      s << " (transforms bound " << m_Scene->BindSeconds() << " s, waiting for the device "
+        << m_Scene->ReadbackSeconds() << " s; of which the first evaluation's " << m_Timing.firstBind << " s and "
+        << m_Timing.firstWait << " s)";
     }
     if (m_Timing.evaluations > 1)
     {
@@ -302,7 +320,7 @@ protected:
       const Self & metric;
       ~ZerosWhereUnwritten() { metric.ZeroDerivativeIfPending(); }
     } zerosWhereUnwritten{ *this };
-    const auto  start = std::chrono::steady_clock::now();
+    const auto start = std::chrono::steady_clock::now();
     if (m_NumberOfRandomPointsPerEvaluation > 0)
     {
       const_cast<Self *>(this)->DrawRandomPoints();
@@ -329,7 +347,7 @@ protected:
     {
       this->RunITK(reason);
     }
-    const auto end = std::chrono::steady_clock::now();
+    const auto   end = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(end - start).count();
     if (m_Timing.evaluations == 0)
     {
@@ -377,8 +395,8 @@ protected:
     }
     // ITK's point set filled in one piece, through the STL vector (SetPoint and
     // ElementAt mark the container modified at each point: a global atomic counter).
-    auto points = TMetric::VirtualPointSetType::New();
-    auto container = TMetric::VirtualPointSetType::PointsContainer::New();
+    auto   points = TMetric::VirtualPointSetType::New();
+    auto   container = TMetric::VirtualPointSetType::PointsContainer::New();
     auto & vector = container->CastToSTLContainer();
     vector.resize(m_NumberOfRandomPointsPerEvaluation);
     for (SizeValueType n = 0; n < m_NumberOfRandomPointsPerEvaluation; ++n)
@@ -409,15 +427,24 @@ protected:
     const auto   mapToFixed = [&](const VirtualPoint & p) { return fixedTransform->TransformPoint(p); };
     if (fixedMask == nullptr)
     {
-      DrawRandomVirtualCoordinates<D, Coordinate>(this->m_VirtualImage.GetPointer(), this->GetVirtualRegion(),
-                                                  m_NumberOfRandomPointsPerEvaluation, m_RandomEngine, mapToFixed,
-                                                  NoFixedMask{}, coordinates);
+      DrawRandomVirtualCoordinates<D, Coordinate>(this->m_VirtualImage.GetPointer(),
+                                                  this->GetVirtualRegion(),
+                                                  m_NumberOfRandomPointsPerEvaluation,
+                                                  m_RandomEngine,
+                                                  mapToFixed,
+                                                  NoFixedMask{},
+                                                  coordinates);
     }
     else
     {
       DrawRandomVirtualCoordinates<D, Coordinate>(
-        this->m_VirtualImage.GetPointer(), this->GetVirtualRegion(), m_NumberOfRandomPointsPerEvaluation,
-        m_RandomEngine, mapToFixed, [&](const auto & p) { return fixedMask->IsInsideInWorldSpace(p); }, coordinates);
+        this->m_VirtualImage.GetPointer(),
+        this->GetVirtualRegion(),
+        m_NumberOfRandomPointsPerEvaluation,
+        m_RandomEngine,
+        mapToFixed,
+        [&](const auto & p) { return fixedMask->IsInsideInWorldSpace(p); },
+        coordinates);
     }
   }
 
@@ -535,8 +562,8 @@ private:
     double scenePrepare = 0.0;
     long   evaluations = 0;
     double evaluationSeconds = 0.0;
-    double movingGradient = 0.0; ///< of itkInitialize
-    double randomDraw = 0.0;     ///< of evaluationSeconds
+    double movingGradient = 0.0;             ///< of itkInitialize
+    double randomDraw = 0.0;                 ///< of evaluationSeconds
     double randomDrawWhileDeviceWorks = 0.0; ///< of evaluationSeconds, hidden behind the device's work
     double firstEvaluation = 0.0;            ///< of evaluationSeconds
     double firstBind = 0.0;                  ///< the scene's BindSeconds() after the first evaluation
@@ -545,23 +572,23 @@ private:
     std::chrono::steady_clock::time_point lastEvaluationEnd;
   };
 
-  SizeValueType                                         m_NumberOfRandomPointsPerEvaluation = 0;
-  unsigned int                                          m_RandomPointSeed = 0;
-  bool                                                  m_RandomPointsInUse = false;
-  cif::SplitMix64                                       m_RandomEngine;
-  std::vector<double>                                   m_NextRandomCoordinates; ///< drawn ahead
-  bool                                                  m_NextRandomPointsReady = false;
-  std::exception_ptr                                    m_NextRandomPointsError;
-  MultiThreaderBase::Pointer         m_Threader;
-  mutable Timing                     m_Timing;
-  mutable bool                       m_DerivativeZerosPending = false; ///< InitializeForIteration's zeros not yet written
+  SizeValueType              m_NumberOfRandomPointsPerEvaluation = 0;
+  unsigned int               m_RandomPointSeed = 0;
+  bool                       m_RandomPointsInUse = false;
+  cif::SplitMix64            m_RandomEngine;
+  std::vector<double>        m_NextRandomCoordinates; ///< drawn ahead
+  bool                       m_NextRandomPointsReady = false;
+  std::exception_ptr         m_NextRandomPointsError;
+  MultiThreaderBase::Pointer m_Threader;
+  mutable Timing             m_Timing;
+  mutable bool               m_DerivativeZerosPending = false; ///< InitializeForIteration's zeros not yet written
   std::chrono::steady_clock::time_point m_GradientStart;
   double                                m_GradientSeconds = 0.0; ///< the gradient filter's updates, all of them
   unsigned long                         m_GradientStartTag = 0;
   unsigned long                         m_GradientEndTag = 0;
   typename GradientRecursiveGaussianGPUImageFilter<typename TMetric::MovingImageType,
                                                    typename TMetric::MovingImageGradientImageType>::Pointer
-    m_MovingGradientFilterGPU;
+                                     m_MovingGradientFilterGPU;
   mutable std::unique_ptr<SceneType> m_Scene;
   mutable std::string                m_LastExecutionReason;
 };

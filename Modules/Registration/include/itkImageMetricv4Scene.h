@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkImageMetricv4Scene_h
 #define itkImageMetricv4Scene_h
 
@@ -39,24 +56,24 @@ struct ImageMetricv4State
   using VirtualImageType = typename TMetric::VirtualImageType;
   using MovingGradientImageType = typename TMetric::MovingImageGradientImageType;
 
-  const FixedImageType *                              fixedImage = nullptr;
-  const MovingImageType *                             movingImage = nullptr;
-  const VirtualImageType *                            virtualImage = nullptr;
-  typename VirtualImageType::RegionType               virtualRegion;
-  const typename TMetric::VirtualPointSetType *       sampledPoints = nullptr; ///< null: dense
-  const typename TMetric::FixedTransformType *        fixedTransform = nullptr;
-  const typename TMetric::FixedInterpolatorType *     fixedInterpolator = nullptr;
-  const typename TMetric::MovingInterpolatorType *    movingInterpolator = nullptr;
-  const typename TMetric::FixedImageMaskType *        fixedMask = nullptr;
-  const typename TMetric::MovingImageMaskType *       movingMask = nullptr;
-  const MovingGradientImageType *                     movingGradientImage = nullptr; ///< the filter's output
+  const FixedImageType *                           fixedImage = nullptr;
+  const MovingImageType *                          movingImage = nullptr;
+  const VirtualImageType *                         virtualImage = nullptr;
+  typename VirtualImageType::RegionType            virtualRegion;
+  const typename TMetric::VirtualPointSetType *    sampledPoints = nullptr; ///< null: dense
+  const typename TMetric::FixedTransformType *     fixedTransform = nullptr;
+  const typename TMetric::FixedInterpolatorType *  fixedInterpolator = nullptr;
+  const typename TMetric::MovingInterpolatorType * movingInterpolator = nullptr;
+  const typename TMetric::FixedImageMaskType *     fixedMask = nullptr;
+  const typename TMetric::MovingImageMaskType *    movingMask = nullptr;
+  const MovingGradientImageType *                  movingGradientImage = nullptr; ///< the filter's output
   /** The same gradient, kept on the device by the GPU gradient filter (D doubles a
    * pixel, interleaved), whose host output is then not filled: the GPU path takes it
    * from there. Null: the host image holds it. */
   const double * movingGradientOnDevice = nullptr;
-  bool                                                gradientFromDefaultCalculator = false;
-  bool                                                needsFixedGradient = false;
-  bool                                                floatingPointCorrection = false;
+  bool           gradientFromDefaultCalculator = false;
+  bool           needsFixedGradient = false;
+  bool           floatingPointCorrection = false;
 };
 
 /** \a image's buffer grid and geometry as the metric math reads it, over \a data (its
@@ -328,8 +345,8 @@ public:
           // ArrivingCoefficients), a cell-box pass while its first kernel runs.
           const std::int64_t * size = host.bspline.gridSize;
           const std::int64_t   planeValues = D > 2 ? size[0] * size[1] : size[0];
-          m_CoefficientUpload.Bind(host.bspline.coefficients, D, planeValues, size[D - 1],
-                                   m_DeviceTransform.bspline.coefficients);
+          m_CoefficientUpload.Bind(
+            host.bspline.coefficients, D, planeValues, size[D - 1], m_DeviceTransform.bspline.coefficients);
         });
       }
       return true;
@@ -344,8 +361,10 @@ public:
    * back with the second pass's sums: one readback per evaluation. \a zerosPending:
    * as for EvaluateSums. */
   cif::MattesSummary
-  EvaluateMattes(const cif::MattesParzen & windows, MultiThreaderBase * threader, DerivativeType * derivative,
-                 bool & zerosPending)
+  EvaluateMattes(const cif::MattesParzen & windows,
+                 MultiThreaderBase *       threader,
+                 DerivativeType *          derivative,
+                 bool &                    zerosPending)
   {
     cif::MattesSummary summary;
     if constexpr (kTypesSupported)
@@ -365,14 +384,13 @@ public:
           if (m_UseBoxes && host.kind == cif::OptimizedStageKind::BSpline)
           {
             this->WithArrivingCoefficients([&](const cif::MetricMovingTransform & transform) {
-              cif::MattesFirstPassInCellBoxesOnDevice<D, ValueType>(m_DeviceScene, transform, parzen,
-                                                                    m_DeviceBoxes.view, m_Workspace);
+              cif::MattesFirstPassInCellBoxesOnDevice<D, ValueType>(
+                m_DeviceScene, transform, parzen, m_DeviceBoxes.view, m_Workspace);
             });
           }
           else
           {
-            cif::MattesFirstPassOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), parzen,
-                                                       m_Workspace);
+            cif::MattesFirstPassOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), parzen, m_Workspace);
           }
         });
         term.ratioTable = cif::MattesRatioTableOnDevice(m_Workspace);
@@ -414,15 +432,15 @@ public:
       if (m_OnGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
-          sums = cif::EvaluateMetricValueSumsOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), term,
-                                                                    m_Workspace);
+          sums = cif::EvaluateMetricValueSumsOnDevice<D, ValueType>(
+            m_DeviceScene, this->SentDeviceTransform(), term, m_Workspace);
         });
       }
       else
       {
         const double reference[3] = { 0, 0, 0 };
-        sums = cif::EvaluateMetricSumsInDomainOrderOnHost<D, ValueType>(m_HostScene, m_Split->Host(), term,
-                                                                        reference, false, MakeParallelFor(threader));
+        sums = cif::EvaluateMetricSumsInDomainOrderOnHost<D, ValueType>(
+          m_HostScene, m_Split->Host(), term, reference, false, MakeParallelFor(threader));
       }
     }
   }
@@ -437,8 +455,13 @@ public:
    * zeros; the flag is cleared. */
   template <typename TTerm>
   void
-  EvaluateSums(const TTerm & term, bool withDerivative, MultiThreaderBase * threader, cif::MetricSums & sums,
-               DerivativeType * derivative, bool & zerosPending, cif::DerivativeScale scale = cif::DerivativeScale::Sum)
+  EvaluateSums(const TTerm &        term,
+               bool                 withDerivative,
+               MultiThreaderBase *  threader,
+               cif::MetricSums &    sums,
+               DerivativeType *     derivative,
+               bool &               zerosPending,
+               cif::DerivativeScale scale = cif::DerivativeScale::Sum)
   {
     if constexpr (kTypesSupported)
     {
@@ -466,8 +489,12 @@ public:
         }
         else
         {
-          cif::EvaluateMetricSumsInCellBoxesOnHost<D, ValueType>(m_HostScene, host, term, cif::HostView(m_Boxes),
-                                                                 MakeParallelFor(threader), sums.value,
+          cif::EvaluateMetricSumsInCellBoxesOnHost<D, ValueType>(m_HostScene,
+                                                                 host,
+                                                                 term,
+                                                                 cif::HostView(m_Boxes),
+                                                                 MakeParallelFor(threader),
+                                                                 sums.value,
                                                                  &m_BSplineDerivative);
           bsplineDerivative = m_BSplineDerivative.data();
         }
@@ -475,22 +502,33 @@ public:
       else if (m_OnGPU)
       {
         CIF_ITK_TRY_CUDA([&] {
-          sums = cif::EvaluateMetricSumsOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), term,
-                                                              gather ? &m_DeviceOrder.view : nullptr, reference,
-                                                              withDerivative, scale, m_Workspace, &bsplineDerivative);
+          sums = cif::EvaluateMetricSumsOnDevice<D, ValueType>(m_DeviceScene,
+                                                               this->SentDeviceTransform(),
+                                                               term,
+                                                               gather ? &m_DeviceOrder.view : nullptr,
+                                                               reference,
+                                                               withDerivative,
+                                                               scale,
+                                                               m_Workspace,
+                                                               &bsplineDerivative);
         });
       }
       else
       {
-        sums = cif::EvaluateMetricSumsOnHost<D, ValueType>(m_HostScene, host, term, gather ? m_Order.get() : nullptr,
-                                                           reference, withDerivative, MakeParallelFor(threader),
+        sums = cif::EvaluateMetricSumsOnHost<D, ValueType>(m_HostScene,
+                                                           host,
+                                                           term,
+                                                           gather ? m_Order.get() : nullptr,
+                                                           reference,
+                                                           withDerivative,
+                                                           MakeParallelFor(threader),
                                                            &m_BSplineDerivative);
         bsplineDerivative = m_BSplineDerivative.data();
       }
       if (withDerivative)
       {
         // Divided here unless the device did it as it gathered.
-        bool divide = scale == cif::DerivativeScale::PerValidPoint;
+        bool       divide = scale == cif::DerivativeScale::PerValidPoint;
         const bool zeroed = !zerosPending;
         zerosPending = false;
         if (host.kind == cif::OptimizedStageKind::Affine)
@@ -580,7 +618,7 @@ private:
   FitsDeviceOffsets() const
   {
     const cif::MetricScene<ValueType> & s = m_HostScene;
-    bool fits = cif::FitsDeviceOffsets(s.fixed) && cif::FitsDeviceOffsets(s.fixedMask) &&
+    bool                                fits = cif::FitsDeviceOffsets(s.fixed) && cif::FitsDeviceOffsets(s.fixedMask) &&
                 cif::FitsDeviceOffsets(s.moving.image) && cif::FitsDeviceOffsets(s.movingMask);
     if (m_GradientImage != nullptr)
     {
@@ -763,7 +801,7 @@ private:
   {
     m_DeviceBuffers.clear();
     m_DeviceScene = m_HostScene;
-    cif::MetricScene<ValueType> & d = m_DeviceScene;
+    cif::MetricScene<ValueType> &       d = m_DeviceScene;
     const cif::MetricScene<ValueType> & h = m_HostScene;
     d.domain.points = this->UploadArray(h.domain.points, m_Points.size());
     d.fixed.data = this->UploadArray(h.fixed.data, CountOf(h.fixed));
@@ -773,9 +811,9 @@ private:
     d.moving.coefficients = this->UploadArray(h.moving.coefficients, CountOf(h.moving.image));
     if (m_GradientImage != nullptr)
     {
-      d.moving.gradient = MetricImageOf(m_GradientImage, m_GradientOnDevice != nullptr
-                                                           ? this->ConvertGradientOnDevice()
-                                                           : this->UploadGradient(threader));
+      d.moving.gradient =
+        MetricImageOf(m_GradientImage,
+                      m_GradientOnDevice != nullptr ? this->ConvertGradientOnDevice() : this->UploadGradient(threader));
       d.moving.gradientOnImageGrid = cif::SameBufferGrid<D>(d.moving.image, d.moving.gradient);
       if (d.moving.gradientOnImageGrid && d.moving.coefficients == nullptr)
       {
@@ -808,8 +846,8 @@ private:
       return;
     }
     auto * valueAndGradient = m_DeviceBuffers.back().template As<ValueType>();
-    cif::InterleaveValueAndGradientOnDevice<ValueType>(d.moving.image.data, d.moving.gradient.data, D,
-                                                       static_cast<std::int64_t>(count), valueAndGradient);
+    cif::InterleaveValueAndGradientOnDevice<ValueType>(
+      d.moving.image.data, d.moving.gradient.data, D, static_cast<std::int64_t>(count), valueAndGradient);
     d.moving.valueAndGradient = valueAndGradient;
   }
 
@@ -818,8 +856,7 @@ private:
   const ValueType *
   ConvertGradientOnDevice()
   {
-    const std::int64_t count =
-      static_cast<std::int64_t>(m_GradientImage->GetBufferedRegion().GetNumberOfPixels()) * D;
+    const std::int64_t count = static_cast<std::int64_t>(m_GradientImage->GetBufferedRegion().GetNumberOfPixels()) * D;
     m_DeviceBuffers.emplace_back(std::max<std::size_t>(1, static_cast<std::size_t>(count) * sizeof(ValueType)));
     auto * device = m_DeviceBuffers.back().template As<ValueType>();
     cif::ConvertOnDevice<double, ValueType>(m_GradientOnDevice, device, count);
@@ -859,7 +896,8 @@ private:
     {
       const std::int64_t end = std::min(count, begin + piece);
       ConvertGradient(threader, begin, end, staging.data());
-      cif::CopyHostToDevice(device + begin * D, staging.data(), static_cast<std::size_t>((end - begin) * D) * sizeof(ValueType));
+      cif::CopyHostToDevice(
+        device + begin * D, staging.data(), static_cast<std::size_t>((end - begin) * D) * sizeof(ValueType));
     }
     return device;
   }
@@ -941,8 +979,9 @@ private:
       if (!m_UseBoxes && m_OnGPU)
       {
         // Sorted on the device (the points of a 256^3 domain in milliseconds).
-        CIF_ITK_TRY_CUDA(
-          [&] { cif::BuildMetricPointOrderOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), m_DeviceOrder); });
+        CIF_ITK_TRY_CUDA([&] {
+          cif::BuildMetricPointOrderOnDevice<D, ValueType>(m_DeviceScene, this->SentDeviceTransform(), m_DeviceOrder);
+        });
       }
       else if (!m_UseBoxes)
       {
@@ -962,36 +1001,36 @@ private:
     double        gridOrigin[3] = {};
     double        gridPointToIndex[3][3] = {};
   };
-  bool                                     m_Supported = false;
-  bool                                     m_OnGPU = false;
-  double                                   m_OrderSeconds = 0.0;
-  double                                   m_BindSeconds = 0.0;
-  std::string                              m_Reason;
-  cif::MetricScene<ValueType>              m_HostScene;
-  cif::MetricScene<ValueType>              m_DeviceScene;
-  typename MovingCoefficientImage::Pointer m_MovingCoefficients;
-  std::vector<ValueType>                   m_Gradient;      ///< CPU path only
+  bool                                                m_Supported = false;
+  bool                                                m_OnGPU = false;
+  double                                              m_OrderSeconds = 0.0;
+  double                                              m_BindSeconds = 0.0;
+  std::string                                         m_Reason;
+  cif::MetricScene<ValueType>                         m_HostScene;
+  cif::MetricScene<ValueType>                         m_DeviceScene;
+  typename MovingCoefficientImage::Pointer            m_MovingCoefficients;
+  std::vector<ValueType>                              m_Gradient; ///< CPU path only
   const typename StateType::MovingGradientImageType * m_GradientImage = nullptr;
-  const double * m_GradientOnDevice = nullptr; ///< the filter's device result, when it kept one
-  std::vector<double>                      m_Points;
-  double                                   m_VirtualCenter[3] = { 0, 0, 0 };
-  std::vector<cif::DeviceBuffer>           m_DeviceBuffers;
-  cif::ControlPlaneUpload                  m_CoefficientUpload;  ///< the B-spline's D arrays
-  cif::MetricUpload                        m_PointsUpload;       ///< UseSampledPoints' points
-  std::vector<double>                      m_RatioTable;         ///< Mattes' second pass, CPU path
-  std::vector<double>                      m_BSplineDerivative;  ///< CPU path
-  cif::MetricDeviceWorkspace               m_Workspace;
-  std::unique_ptr<SplitType>               m_Split;
-  cif::MetricMovingTransform               m_DeviceTransform;
-  std::unique_ptr<cif::MetricPointOrder>   m_Order;
-  OrderKey                                 m_OrderKey;
-  cif::DeviceMetricPointOrder              m_DeviceOrder;
-  bool                                     m_HaveOrder = false;
-  cif::MetricCellBoxes                     m_Boxes;
-  cif::DeviceMetricCellBoxes               m_DeviceBoxes;
-  OrderKey                                 m_BoxesKey;
-  bool                                     m_HaveBoxesKey = false;
-  bool                                     m_UseBoxes = false;
+  const double *                         m_GradientOnDevice = nullptr; ///< the filter's device result, when it kept one
+  std::vector<double>                    m_Points;
+  double                                 m_VirtualCenter[3] = { 0, 0, 0 };
+  std::vector<cif::DeviceBuffer>         m_DeviceBuffers;
+  cif::ControlPlaneUpload                m_CoefficientUpload; ///< the B-spline's D arrays
+  cif::MetricUpload                      m_PointsUpload;      ///< UseSampledPoints' points
+  std::vector<double>                    m_RatioTable;        ///< Mattes' second pass, CPU path
+  std::vector<double>                    m_BSplineDerivative; ///< CPU path
+  cif::MetricDeviceWorkspace             m_Workspace;
+  std::unique_ptr<SplitType>             m_Split;
+  cif::MetricMovingTransform             m_DeviceTransform;
+  std::unique_ptr<cif::MetricPointOrder> m_Order;
+  OrderKey                               m_OrderKey;
+  cif::DeviceMetricPointOrder            m_DeviceOrder;
+  bool                                   m_HaveOrder = false;
+  cif::MetricCellBoxes                   m_Boxes;
+  cif::DeviceMetricCellBoxes             m_DeviceBoxes;
+  OrderKey                               m_BoxesKey;
+  bool                                   m_HaveBoxesKey = false;
+  bool                                   m_UseBoxes = false;
 };
 } // namespace itk
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkMattesMutualInformationImageToImageMetricv4GPU_h
 #define itkMattesMutualInformationImageToImageMetricv4GPU_h
 
@@ -36,20 +53,28 @@ namespace itk
  *
  * \ingroup CudaImageFilters
  */
-template <typename TFixedImage, typename TMovingImage, typename TVirtualImage = TFixedImage,
+template <typename TFixedImage,
+          typename TMovingImage,
+          typename TVirtualImage = TFixedImage,
           typename TInternalComputationValueType = double,
           typename TMetricTraits =
             DefaultImageToImageMetricTraitsv4<TFixedImage, TMovingImage, TVirtualImage, TInternalComputationValueType>>
 class ITK_TEMPLATE_EXPORT MattesMutualInformationImageToImageMetricv4GPU
-  : public ImageMetricv4GPUBase<MattesMutualInformationImageToImageMetricv4<
-      TFixedImage, TMovingImage, TVirtualImage, TInternalComputationValueType, TMetricTraits>>
+  : public ImageMetricv4GPUBase<MattesMutualInformationImageToImageMetricv4<TFixedImage,
+                                                                            TMovingImage,
+                                                                            TVirtualImage,
+                                                                            TInternalComputationValueType,
+                                                                            TMetricTraits>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(MattesMutualInformationImageToImageMetricv4GPU);
 
   using Self = MattesMutualInformationImageToImageMetricv4GPU;
-  using MetricType = MattesMutualInformationImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
-                                                                 TInternalComputationValueType, TMetricTraits>;
+  using MetricType = MattesMutualInformationImageToImageMetricv4<TFixedImage,
+                                                                 TMovingImage,
+                                                                 TVirtualImage,
+                                                                 TInternalComputationValueType,
+                                                                 TMetricTraits>;
   using Superclass = ImageMetricv4GPUBase<MetricType>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
@@ -108,10 +133,13 @@ protected:
     }
     if (!found)
     {
-      MetricIntensityRange(this->m_FixedImage.GetPointer(), this->m_FixedImageMask.GetPointer(), this->GetThreader(),
-                           fixedMin, fixedMax);
-      MetricIntensityRange(this->m_MovingImage.GetPointer(), this->m_MovingImageMask.GetPointer(),
-                           this->GetThreader(), movingMin, movingMax);
+      MetricIntensityRange(
+        this->m_FixedImage.GetPointer(), this->m_FixedImageMask.GetPointer(), this->GetThreader(), fixedMin, fixedMax);
+      MetricIntensityRange(this->m_MovingImage.GetPointer(),
+                           this->m_MovingImageMask.GetPointer(),
+                           this->GetThreader(),
+                           movingMin,
+                           movingMax);
     }
     this->m_FixedImageTrueMin = fixedMin;
     this->m_FixedImageTrueMax = fixedMax;
@@ -145,7 +173,9 @@ protected:
     // The module's first pass, ITK's ComputeResults and (with the derivative) the
     // second pass in one call: on the GPU one readback, ITK's errors raised after it.
     const cif::MattesSummary summary =
-      scene.EvaluateMattes(parzen, this->GetThreader(), this->GetComputeDerivative() ? this->m_DerivativeResult : nullptr,
+      scene.EvaluateMattes(parzen,
+                           this->GetThreader(),
+                           this->GetComputeDerivative() ? this->m_DerivativeResult : nullptr,
                            this->DerivativeZerosPending());
     this->m_NumberOfValidPoints = static_cast<SizeValueType>(summary.validPoints);
     if (this->m_NumberOfValidPoints == 0)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkMeanSquaresImageToImageMetricv4GPU_h
 #define itkMeanSquaresImageToImageMetricv4GPU_h
 
@@ -30,20 +47,28 @@ namespace itk
  *
  * \ingroup CudaImageFilters
  */
-template <typename TFixedImage, typename TMovingImage, typename TVirtualImage = TFixedImage,
+template <typename TFixedImage,
+          typename TMovingImage,
+          typename TVirtualImage = TFixedImage,
           typename TInternalComputationValueType = double,
           typename TMetricTraits =
             DefaultImageToImageMetricTraitsv4<TFixedImage, TMovingImage, TVirtualImage, TInternalComputationValueType>>
 class ITK_TEMPLATE_EXPORT MeanSquaresImageToImageMetricv4GPU
-  : public ImageMetricv4GPUBase<MeanSquaresImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
-                                                                TInternalComputationValueType, TMetricTraits>>
+  : public ImageMetricv4GPUBase<MeanSquaresImageToImageMetricv4<TFixedImage,
+                                                                TMovingImage,
+                                                                TVirtualImage,
+                                                                TInternalComputationValueType,
+                                                                TMetricTraits>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(MeanSquaresImageToImageMetricv4GPU);
 
   using Self = MeanSquaresImageToImageMetricv4GPU;
-  using MetricType = MeanSquaresImageToImageMetricv4<TFixedImage, TMovingImage, TVirtualImage,
-                                                     TInternalComputationValueType, TMetricTraits>;
+  using MetricType = MeanSquaresImageToImageMetricv4<TFixedImage,
+                                                     TMovingImage,
+                                                     TVirtualImage,
+                                                     TInternalComputationValueType,
+                                                     TMetricTraits>;
   using Superclass = ImageMetricv4GPUBase<MetricType>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
@@ -65,9 +90,13 @@ protected:
     cif::MetricSums sums;
     // The derivative comes divided by the valid points (ITK's average); with none,
     // VerifyNumberOfValidPoints sets ITK's value and zeros.
-    scene.EvaluateSums(cif::MeanSquaresTerm<typename Superclass::SceneType::ValueType>{}, withDerivative,
-                        this->GetThreader(), sums, this->m_DerivativeResult, this->DerivativeZerosPending(),
-                        cif::DerivativeScale::PerValidPoint);
+    scene.EvaluateSums(cif::MeanSquaresTerm<typename Superclass::SceneType::ValueType>{},
+                       withDerivative,
+                       this->GetThreader(),
+                       sums,
+                       this->m_DerivativeResult,
+                       this->DerivativeZerosPending(),
+                       cif::DerivativeScale::PerValidPoint);
     this->m_NumberOfValidPoints = static_cast<SizeValueType>(sums.value[0]);
     if (this->VerifyNumberOfValidPoints(this->m_Value, *this->m_DerivativeResult))
     {

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkMetricRandomCoordinates_h
 #define itkMetricRandomCoordinates_h
 
@@ -15,8 +32,7 @@ namespace itk
 /** The mask test where there is no fixed mask: every point is inside, and the point
  * is not mapped to the fixed image at all. */
 struct NoFixedMask
-{
-};
+{};
 
 /** \brief Draws \a count physical points of the virtual domain uniformly at random,
  * as elastix's RandomCoordinate sampler does: each coordinate uniform between the
@@ -35,23 +51,27 @@ struct NoFixedMask
  * UniformRandomBitGenerator (cif::SplitMix64, std::mt19937_64). */
 template <unsigned int D, typename TCoordinate, typename TMapToFixed, typename TInsideFixedMask, typename TEngine>
 void
-DrawRandomVirtualCoordinates(const ImageBase<D> * virtualImage, const ImageRegion<D> & region, std::size_t count,
-                             TEngine & rng, const TMapToFixed & mapToFixed,
-                             const TInsideFixedMask & insideFixedMask, std::vector<double> & coordinates)
+DrawRandomVirtualCoordinates(const ImageBase<D> *     virtualImage,
+                             const ImageRegion<D> &   region,
+                             std::size_t              count,
+                             TEngine &                rng,
+                             const TMapToFixed &      mapToFixed,
+                             const TInsideFixedMask & insideFixedMask,
+                             std::vector<double> &    coordinates)
 {
   // One 64-bit draw per coordinate (53 random bits; a uniform_real_distribution over
   // a 32-bit engine takes two): the draw is per evaluation, so its cost counts.
   static_assert(TEngine::max() - TEngine::min() == ~std::uint64_t(0), "a 64-bit engine");
-  const auto unit = [&rng] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
-  const std::size_t                      limit = 1000 * count;
-  std::size_t                            drawn = 0, kept = 0;
+  const auto        unit = [&rng] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+  const std::size_t limit = 1000 * count;
+  std::size_t       drawn = 0, kept = 0;
   coordinates.reserve(coordinates.size() + count * D);
   while (kept < count)
   {
     if (drawn++ >= limit)
     {
-      itkGenericExceptionMacro(<< "No random point of the virtual domain maps into the fixed image mask ("
-                               << kept << " of " << count << " after " << limit << " draws)");
+      itkGenericExceptionMacro(<< "No random point of the virtual domain maps into the fixed image mask (" << kept
+                               << " of " << count << " after " << limit << " draws)");
     }
     ContinuousIndex<double, D> index;
     for (unsigned int a = 0; a < D; ++a)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The GPU path of the metrics' sums (cifMetricSumsDevice.h): the per-point math of
 // cifImageMetricMath.h and cifMetricPointTerms.h in kernels whose sums are reduced
 // in a fixed order (or, for Mattes' histogram, in integers), so that every run
@@ -97,7 +114,7 @@ TreeReduce(double (*shared)[S])
 
 /** Adds a block's or warp's valid points (a whole number held in a double) to
  * \a validCount where it is given: integer additions, exact in any order. */
-__device__ inline void
+inline __device__ void
 AddValidCount(unsigned long long * validCount, double points)
 {
   if (validCount != nullptr)
@@ -110,9 +127,12 @@ AddValidCount(unsigned long long * validCount, double points)
  * moments (EvaluateMetricSumsInDomainOrderOnHost's layout): a block per 4096 points
  * in the domain's own order. */
 template <int D, typename TValue, typename TTerm, bool WithDerivative>
-__global__ void __launch_bounds__(kNaturalThreads, 2)
-  NaturalOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
-                     const Point3 reference, double * blockSums)
+__global__ void
+__launch_bounds__(kNaturalThreads, 2) NaturalOrderKernel(const MetricScene<TValue>   scene,
+                                                         const MetricMovingTransform transform,
+                                                         const TTerm                 term,
+                                                         const Point3                reference,
+                                                         double *                    blockSums)
 {
   constexpr int kValues = MetricTermValues<TTerm>::value;
   static_assert(!WithDerivative || kValues == 1, "the force's moments follow a single value");
@@ -168,15 +188,19 @@ __global__ void __launch_bounds__(kNaturalThreads, 2)
  * 2048 random points over thousands of cells) an item holds one or two points, and a
  * block per item left most of its threads idle while one thread mapped its point. */
 template <int D, typename TValue, typename TTerm>
-__global__ void __launch_bounds__(kItemThreads)
-  WorkItemKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
-                 const MetricPointOrderView order, double * itemSums, double * itemPartials,
-                 unsigned long long * validCount)
+__global__ void
+__launch_bounds__(kItemThreads) WorkItemKernel(const MetricScene<TValue>   scene,
+                                               const MetricMovingTransform transform,
+                                               const TTerm                 term,
+                                               const MetricPointOrderView  order,
+                                               double *                    itemSums,
+                                               double *                    itemPartials,
+                                               unsigned long long *        validCount)
 {
-  constexpr int     kOutputs = kSupportPoints<D> * D;
-  constexpr int     kOutputsPerLane = (kOutputs + kWarpThreads - 1) / kWarpThreads;
-  __shared__ double force[kItemThreads][D];
-  __shared__ double weight[kItemThreads][D][4];
+  constexpr int      kOutputs = kSupportPoints<D> * D;
+  constexpr int      kOutputsPerLane = (kOutputs + kWarpThreads - 1) / kWarpThreads;
+  __shared__ double  force[kItemThreads][D];
+  __shared__ double  weight[kItemThreads][D][4];
   const int          lane = static_cast<int>(threadIdx.x) % kWarpThreads;
   const int          warpFirst = static_cast<int>(threadIdx.x) - lane; // the warp's rows of force and weight
   const std::int64_t itemIndex = static_cast<std::int64_t>(blockIdx.x) * kItemsPerBlock + threadIdx.x / kWarpThreads;
@@ -202,7 +226,7 @@ __global__ void __launch_bounds__(kItemThreads)
       double v[3];
       VirtualPointOf<D>(scene.domain, order.order[p], v);
       const MetricPointSample s = SampleMetricPoint<D>(scene, transform, v, true);
-      double f[3], term_value;
+      double                  f[3], term_value;
       if (s.valid && term.template Apply<D>(s, term_value, f))
       {
         count += 1.0;
@@ -308,8 +332,8 @@ SumRowsInBlock(const double * rows, std::int64_t rowCount, double * out)
 }
 
 template <int Width>
-__global__ void __launch_bounds__(kSumThreads)
-  SumRowsKernel(const double * rows, std::int64_t rowCount, double * out)
+__global__ void
+__launch_bounds__(kSumThreads) SumRowsKernel(const double * rows, std::int64_t rowCount, double * out)
 {
   SumRowsInBlock<Width>(rows, rowCount, out);
 }
@@ -333,11 +357,18 @@ struct CellsPerAxis
  * loads touch about a third of the sectors they would with the axis slowest (the
  * derivative's layout, axis then control point, is kept in the stores). */
 template <int D>
-__global__ void __launch_bounds__(kSumThreads)
-  SumRowsAndGatherKernel(const double * rows, std::int64_t rowCountOnHost, const std::int64_t * rowCountOnDevice,
-                         double * sums, const double * itemPartials, const std::int64_t * cellItemBegin,
-                         const CellsPerAxis cells, const TransformStage grid, std::uint32_t controlPoints,
-                         const unsigned long long * validCount, double * derivative)
+__global__ void
+__launch_bounds__(kSumThreads) SumRowsAndGatherKernel(const double *             rows,
+                                                      std::int64_t               rowCountOnHost,
+                                                      const std::int64_t *       rowCountOnDevice,
+                                                      double *                   sums,
+                                                      const double *             itemPartials,
+                                                      const std::int64_t *       cellItemBegin,
+                                                      const CellsPerAxis         cells,
+                                                      const TransformStage       grid,
+                                                      std::uint32_t              controlPoints,
+                                                      const unsigned long long * validCount,
+                                                      double *                   derivative)
 {
   if (blockIdx.x == 0)
   {
@@ -351,8 +382,8 @@ __global__ void __launch_bounds__(kSumThreads)
   }
   const std::uint32_t k = n / static_cast<std::uint32_t>(D);
   const int           axis = static_cast<int>(n - k * static_cast<std::uint32_t>(D));
-  const double sum = GatherControlPointDerivative<D, std::uint32_t>(itemPartials, cellItemBegin, cells.n, grid.gridSize,
-                                                                    k, axis);
+  const double        sum =
+    GatherControlPointDerivative<D, std::uint32_t>(itemPartials, cellItemBegin, cells.n, grid.gridSize, k, axis);
   derivative[static_cast<std::uint32_t>(axis) * controlPoints + k] =
     validCount != nullptr ? sum / static_cast<double>(*validCount) : sum;
 }
@@ -379,8 +410,7 @@ ZeroedValidCount(DerivativeScale scale, MetricDeviceWorkspace & workspace)
 ControlPlaneArrival
 ArrivingCoefficients(MetricDeviceWorkspace & workspace)
 {
-  return workspace.arrivingCoefficients != nullptr ? workspace.arrivingCoefficients->Arriving()
-                                                   : ControlPlaneArrival{};
+  return workspace.arrivingCoefficients != nullptr ? workspace.arrivingCoefficients->Arriving() : ControlPlaneArrival{};
 }
 
 /** Sends the coefficients left to arrive, after the kernel that waits for them was
@@ -400,9 +430,15 @@ SendArrivingCoefficients(MetricDeviceWorkspace & workspace)
  * SumRowsAndGatherKernel. */
 template <int D>
 void
-SumRowsAndGather(const double * rows, std::int64_t rowCountOnHost, const std::int64_t * rowCountOnDevice,
-                 const double * itemPartials, const std::int64_t * cellItemBegin, const std::int64_t cellsPerAxis[3],
-                 const TransformStage & grid, const unsigned long long * validCount, MetricDeviceWorkspace & workspace)
+SumRowsAndGather(const double *             rows,
+                 std::int64_t               rowCountOnHost,
+                 const std::int64_t *       rowCountOnDevice,
+                 const double *             itemPartials,
+                 const std::int64_t *       cellItemBegin,
+                 const std::int64_t         cellsPerAxis[3],
+                 const TransformStage &     grid,
+                 const unsigned long long * validCount,
+                 MetricDeviceWorkspace &    workspace)
 {
   const std::int64_t controlPoints = grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2];
   const std::int64_t outputs = D * controlPoints;
@@ -414,8 +450,17 @@ SumRowsAndGather(const double * rows, std::int64_t rowCountOnHost, const std::in
   const CellsPerAxis cells = { { cellsPerAxis[0], cellsPerAxis[1], cellsPerAxis[2] } };
   double *           readback = workspace.readback.As<double>();
   SumRowsAndGatherKernel<D><<<static_cast<unsigned int>(1 + (outputs + kSumThreads - 1) / kSumThreads), kSumThreads>>>(
-    rows, rowCountOnHost, rowCountOnDevice, readback + kReadbackSums, itemPartials, cellItemBegin, cells, grid,
-    static_cast<std::uint32_t>(controlPoints), validCount, readback + kReadbackDerivative);
+    rows,
+    rowCountOnHost,
+    rowCountOnDevice,
+    readback + kReadbackSums,
+    itemPartials,
+    cellItemBegin,
+    cells,
+    grid,
+    static_cast<std::uint32_t>(controlPoints),
+    validCount,
+    readback + kReadbackDerivative);
   CIF_CUDA_CHECK_LAUNCH();
 }
 
@@ -439,8 +484,8 @@ ReserveReadback(MetricDeviceWorkspace & workspace, std::size_t derivativeValues)
     DeviceBuffer grown(bytes);
     if (workspace.readback.Bytes() > 0)
     {
-      CIF_CUDA_CHECK(cudaMemcpyAsync(grown.Data(), workspace.readback.Data(), workspace.readback.Bytes(),
-                                     cudaMemcpyDeviceToDevice, 0));
+      CIF_CUDA_CHECK(cudaMemcpyAsync(
+        grown.Data(), workspace.readback.Data(), workspace.readback.Bytes(), cudaMemcpyDeviceToDevice, 0));
     }
     workspace.readback = std::move(grown);
   }
@@ -470,14 +515,18 @@ ReadBack(MetricDeviceWorkspace & workspace, std::size_t values)
  * moments only for terms of one value. */
 template <int D, typename TValue, typename TTerm>
 MetricSums
-SumInDomainOrder(const MetricScene<TValue> & scene, const MetricMovingTransform & transform, const TTerm & term,
-                 const Point3 & ref, bool withDerivative, MetricDeviceWorkspace & workspace)
+SumInDomainOrder(const MetricScene<TValue> &   scene,
+                 const MetricMovingTransform & transform,
+                 const TTerm &                 term,
+                 const Point3 &                ref,
+                 bool                          withDerivative,
+                 MetricDeviceWorkspace &       workspace)
 {
   MetricSums         sums;
   const std::int64_t blocks = (scene.domain.count + kNaturalBlockPoints - 1) / kNaturalBlockPoints;
   double *           readback = ReserveReadback(workspace, 0);
-  Reserve(workspace.blockSums, static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)) * kMaxMetricSums *
-                                 sizeof(double));
+  Reserve(workspace.blockSums,
+          static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)) * kMaxMetricSums * sizeof(double));
   double * blockSums = workspace.blockSums.As<double>();
   if (blocks > 0)
   {
@@ -511,8 +560,10 @@ SumInDomainOrder(const MetricScene<TValue> & scene, const MetricMovingTransform 
 
 template <int D, typename TValue, typename TTerm>
 MetricSums
-EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
-                                const TTerm & term, MetricDeviceWorkspace & workspace)
+EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> &   sceneIn,
+                                const MetricMovingTransform & transformIn,
+                                const TTerm &                 term,
+                                MetricDeviceWorkspace &       workspace)
 {
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
@@ -523,10 +574,15 @@ EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> & sceneIn, const Metri
 
 template <int D, typename TValue, typename TTerm>
 MetricSums
-EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
-                           const TTerm & term, const MetricPointOrderView * order, const double reference[3],
-                           bool withDerivative, DerivativeScale scale, MetricDeviceWorkspace & workspace,
-                           const double ** bsplineDerivative)
+EvaluateMetricSumsOnDevice(const MetricScene<TValue> &   sceneIn,
+                           const MetricMovingTransform & transformIn,
+                           const TTerm &                 term,
+                           const MetricPointOrderView *  order,
+                           const double                  reference[3],
+                           bool                          withDerivative,
+                           DerivativeScale               scale,
+                           MetricDeviceWorkspace &       workspace,
+                           const double **               bsplineDerivative)
 {
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
@@ -540,20 +596,34 @@ EvaluateMetricSumsOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovi
   constexpr int          kOutputs = kSupportPoints<D> * D;
   const std::int64_t     items = order->itemCapacity; // the count itself stays on the device
   const TransformStage & grid = transform.bspline;
-  const std::size_t      derivativeValues = static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]);
+  const std::size_t      derivativeValues =
+    static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]);
   ReserveReadback(workspace, derivativeValues);
   Reserve(workspace.blockSums, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * 2 * sizeof(double));
-  Reserve(workspace.itemPartials, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
+  Reserve(workspace.itemPartials,
+          static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
   unsigned long long * validCount = ZeroedValidCount(scale, workspace);
   if (items > 0)
   {
-    WorkItemKernel<D, TValue, TTerm><<<static_cast<unsigned int>((items + kItemsPerBlock - 1) / kItemsPerBlock),
-                                       kItemThreads>>>(scene, transform, term, *order, workspace.blockSums.As<double>(),
-                                                       workspace.itemPartials.As<double>(), validCount);
+    WorkItemKernel<D, TValue, TTerm>
+      <<<static_cast<unsigned int>((items + kItemsPerBlock - 1) / kItemsPerBlock), kItemThreads>>>(
+        scene,
+        transform,
+        term,
+        *order,
+        workspace.blockSums.As<double>(),
+        workspace.itemPartials.As<double>(),
+        validCount);
     CIF_CUDA_CHECK_LAUNCH();
   }
-  SumRowsAndGather<D>(workspace.blockSums.As<double>(), 0, order->cellItemBegin + order->cellCount + 1,
-                      workspace.itemPartials.As<double>(), order->cellItemBegin, order->cellsPerAxis, grid, validCount,
+  SumRowsAndGather<D>(workspace.blockSums.As<double>(),
+                      0,
+                      order->cellItemBegin + order->cellCount + 1,
+                      workspace.itemPartials.As<double>(),
+                      order->cellItemBegin,
+                      order->cellsPerAxis,
+                      grid,
+                      validCount,
                       workspace);
   const double * host = ReadBack(workspace, kReadbackDerivative + derivativeValues);
   std::copy_n(host + kReadbackSums, 2, sums.value);
@@ -590,9 +660,12 @@ AddToMattesHistogram(const MattesParzen & parzen, const MetricPointSample & s, u
  * global sums. Integer additions give the same sums in any order. \a OnlyOutside:
  * only the points outside \a boxes' B-spline valid region (the cell-box path's rest). */
 template <int D, typename TValue, bool OnlyOutside>
-__global__ void __launch_bounds__(kHistogramThreads)
-  MattesHistogramKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
-                        const MattesParzen parzen, const MetricCellBoxView boxes, unsigned long long * global)
+__global__ void
+__launch_bounds__(kHistogramThreads) MattesHistogramKernel(const MetricScene<TValue>   scene,
+                                                           const MetricMovingTransform transform,
+                                                           const MattesParzen          parzen,
+                                                           const MetricCellBoxView     boxes,
+                                                           unsigned long long *        global)
 {
   extern __shared__ unsigned long long shared[];
   const int                            bins = parzen.bins;
@@ -607,8 +680,8 @@ __global__ void __launch_bounds__(kHistogramThreads)
     }
     __syncthreads();
   }
-  for (std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * kHistogramThreads + threadIdx.x;
-       n < scene.domain.count; n += static_cast<std::int64_t>(gridDim.x) * kHistogramThreads)
+  for (std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * kHistogramThreads + threadIdx.x; n < scene.domain.count;
+       n += static_cast<std::int64_t>(gridDim.x) * kHistogramThreads)
   {
     if (OnlyOutside && !OutsideCellBoxes<D>(scene.domain, boxes, n))
     {
@@ -657,9 +730,9 @@ constexpr int kResultsThreads = 256;
  * per fixed bin: its row of the ratio table and of the value's sum; the rows' sums
  * added in order. Each operation rounded as on the host (no fused multiply-adds).
  * \a table: bins x bins entries, then the moving marginal and the row sums. */
-__global__ void __launch_bounds__(kResultsThreads)
-  MattesResultsKernel(const unsigned long long * histogram, const MattesParzen parzen, double * table,
-                      double * summary)
+__global__ void
+__launch_bounds__(kResultsThreads)
+  MattesResultsKernel(const unsigned long long * histogram, const MattesParzen parzen, double * table, double * summary)
 {
   __shared__ long long jointSums[kResultsThreads];
   const int            bins = parzen.bins;
@@ -690,7 +763,8 @@ __global__ void __launch_bounds__(kResultsThreads)
     double sum = 0.0;
     for (int f = 0; f < bins; ++f)
     {
-      sum = AddUnfused(sum, MulUnfused(static_cast<double>(joint[f * bins + m]) / parzen.fixedPointScale, normalization));
+      sum =
+        AddUnfused(sum, MulUnfused(static_cast<double>(joint[f * bins + m]) / parzen.fixedPointScale, normalization));
     }
     movingMarginal[m] = sum;
   }
@@ -737,27 +811,33 @@ void
 MattesResultsOnDevice(const MattesParzen & parzen, MetricDeviceWorkspace & workspace)
 {
   const int bins = parzen.bins;
-  Reserve(workspace.table, (static_cast<std::size_t>(bins) * bins + 2 * static_cast<std::size_t>(bins)) * sizeof(double));
+  Reserve(workspace.table,
+          (static_cast<std::size_t>(bins) * bins + 2 * static_cast<std::size_t>(bins)) * sizeof(double));
   double * readback = ReserveReadback(workspace, 0);
-  MattesResultsKernel<<<1, kResultsThreads>>>(workspace.histogram.As<unsigned long long>(), parzen,
-                                              workspace.table.As<double>(), readback + kReadbackMattesSummary);
+  MattesResultsKernel<<<1, kResultsThreads>>>(workspace.histogram.As<unsigned long long>(),
+                                              parzen,
+                                              workspace.table.As<double>(),
+                                              readback + kReadbackMattesSummary);
   CIF_CUDA_CHECK_LAUNCH();
 }
 } // namespace
 
 template <int D, typename TValue>
 void
-MattesFirstPassOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
-                        const MattesParzen & parzen, MetricDeviceWorkspace & workspace)
+MattesFirstPassOnDevice(const MetricScene<TValue> &   sceneIn,
+                        const MetricMovingTransform & transformIn,
+                        const MattesParzen &          parzen,
+                        MetricDeviceWorkspace &       workspace)
 {
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
   MarkIdentityStages(scene, transform);
   const int            bins = parzen.bins;
   unsigned long long * global = ZeroedDeviceHistogram(workspace, bins);
-  const std::int64_t wanted = (scene.domain.count + kHistogramThreads - 1) / kHistogramThreads;
-  const unsigned int blocks = static_cast<unsigned int>(std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, 4096)));
-  const std::size_t  sharedBytes =
+  const std::int64_t   wanted = (scene.domain.count + kHistogramThreads - 1) / kHistogramThreads;
+  const unsigned int   blocks =
+    static_cast<unsigned int>(std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, 4096)));
+  const std::size_t sharedBytes =
     bins <= kMaxSharedHistogramBins ? HistogramEntries(bins) * sizeof(unsigned long long) : 0;
   MattesHistogramKernel<D, TValue, false>
     <<<blocks, kHistogramThreads, sharedBytes>>>(scene, transform, parzen, MetricCellBoxView{}, global);
@@ -771,9 +851,13 @@ namespace
  * per cell (integer atomics: the same counts in any order). */
 template <int D, typename TValue>
 __global__ void
-PointCellKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, std::int64_t cellCount,
-                const Point3 cellsPerAxis, std::uint32_t * keys, std::uint32_t * numbers,
-                unsigned long long * pointsPerCell)
+PointCellKernel(const MetricScene<TValue>   scene,
+                const MetricMovingTransform transform,
+                std::int64_t                cellCount,
+                const Point3                cellsPerAxis,
+                std::uint32_t *             keys,
+                std::uint32_t *             numbers,
+                unsigned long long *        pointsPerCell)
 {
   const std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (n >= scene.domain.count)
@@ -806,8 +890,11 @@ ItemsPerCellKernel(const unsigned long long * pointsPerCell, std::int64_t cells,
 /** Each cell's items from its first point (exclusive sums of the counts) and its
  * first item. */
 __global__ void
-FillItemsKernel(const unsigned long long * firstPoint, const unsigned long long * pointsPerCell,
-                const long long * firstItem, std::int64_t cells, MetricWorkItem * items)
+FillItemsKernel(const unsigned long long * firstPoint,
+                const unsigned long long * pointsPerCell,
+                const long long *          firstItem,
+                std::int64_t               cells,
+                MetricWorkItem *           items)
 {
   const std::int64_t c = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= cells)
@@ -882,10 +969,15 @@ FirstSortedPointOf(const std::uint32_t * cells, int count, std::uint32_t cell)
  *     written as soon as its first is known.
  * The cells are cellCount + 1 (the last: outside the grid's valid region). */
 template <int D, typename TValue, int kPointsPerThread>
-__global__ void __launch_bounds__(kSmallOrderThreads)
-SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, std::int64_t cellCount,
-                      const Point3 cellsPerAxis, int cellBits, std::uint32_t * order, MetricWorkItem * items,
-                      std::int64_t * cellItemBegin)
+__global__ void
+__launch_bounds__(kSmallOrderThreads) SmallPointOrderKernel(const MetricScene<TValue>   scene,
+                                                            const MetricMovingTransform transform,
+                                                            std::int64_t                cellCount,
+                                                            const Point3                cellsPerAxis,
+                                                            int                         cellBits,
+                                                            std::uint32_t *             order,
+                                                            MetricWorkItem *            items,
+                                                            std::int64_t *              cellItemBegin)
 {
   using Sort = cub::BlockRadixSort<std::uint32_t, kSmallOrderThreads, kPointsPerThread, std::uint32_t>;
   using Scan = cub::BlockScan<long long, kSmallOrderThreads>;
@@ -895,11 +987,11 @@ SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransfo
     std::uint32_t              cell[kSmallOrderThreads * kPointsPerThread]; // of each sorted point
   } shared;
   __shared__ typename Scan::TempStorage scanStorage;
-  const std::int64_t count = scene.domain.count;
-  const std::int64_t cells = cellCount + 1;
-  const std::int64_t perAxis[3] = { static_cast<std::int64_t>(cellsPerAxis.x[0]),
-                                    static_cast<std::int64_t>(cellsPerAxis.x[1]),
-                                    static_cast<std::int64_t>(cellsPerAxis.x[2]) };
+  const std::int64_t                    count = scene.domain.count;
+  const std::int64_t                    cells = cellCount + 1;
+  const std::int64_t                    perAxis[3] = { static_cast<std::int64_t>(cellsPerAxis.x[0]),
+                                                       static_cast<std::int64_t>(cellsPerAxis.x[1]),
+                                                       static_cast<std::int64_t>(cellsPerAxis.x[2]) };
 
   // 1. Cells and numbers. The padding (the last cell, numbers from count on) comes
   //    after every point in the blocked arrangement, so the stable sort keeps it last.
@@ -969,8 +1061,9 @@ SmallPointOrderKernel(const MetricScene<TValue> scene, const MetricMovingTransfo
 
 template <int D, typename TValue>
 void
-BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                              DeviceMetricPointOrder & result)
+BuildMetricPointOrderOnDevice(const MetricScene<TValue> &   scene,
+                              const MetricMovingTransform & transform,
+                              DeviceMetricPointOrder &      result)
 {
   MetricPointOrderView & view = result.view;
   view = MetricPointOrderView{};
@@ -1002,15 +1095,26 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
     // Two points a thread for elastix's 2048 (a quarter of the sort's work), else eight.
     if (count <= 2 * kSmallOrderThreads)
     {
-      SmallPointOrderKernel<D, TValue, 2><<<1, kSmallOrderThreads>>>(
-        scene, transform, view.cellCount, perAxis, cellBits, result.order.As<std::uint32_t>(),
-        result.items.As<MetricWorkItem>(), result.cellItemBegin.As<std::int64_t>());
+      SmallPointOrderKernel<D, TValue, 2><<<1, kSmallOrderThreads>>>(scene,
+                                                                     transform,
+                                                                     view.cellCount,
+                                                                     perAxis,
+                                                                     cellBits,
+                                                                     result.order.As<std::uint32_t>(),
+                                                                     result.items.As<MetricWorkItem>(),
+                                                                     result.cellItemBegin.As<std::int64_t>());
     }
     else
     {
-      SmallPointOrderKernel<D, TValue, kSmallOrderMostPointsPerThread><<<1, kSmallOrderThreads>>>(
-        scene, transform, view.cellCount, perAxis, cellBits, result.order.As<std::uint32_t>(),
-        result.items.As<MetricWorkItem>(), result.cellItemBegin.As<std::int64_t>());
+      SmallPointOrderKernel<D, TValue, kSmallOrderMostPointsPerThread>
+        <<<1, kSmallOrderThreads>>>(scene,
+                                    transform,
+                                    view.cellCount,
+                                    perAxis,
+                                    cellBits,
+                                    result.order.As<std::uint32_t>(),
+                                    result.items.As<MetricWorkItem>(),
+                                    result.cellItemBegin.As<std::int64_t>());
     }
     CIF_CUDA_CHECK_LAUNCH();
     return;
@@ -1028,23 +1132,33 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
   std::uint32_t * keyOut = keyIn + count;
   if (count > 0)
   {
-    PointCellKernel<D, TValue><<<BlocksFor(count, 256), 256>>>(scene, transform, view.cellCount, perAxis, keyIn,
-                                                               result.numbers.As<std::uint32_t>(), pointsPerCell);
+    PointCellKernel<D, TValue><<<BlocksFor(count, 256), 256>>>(
+      scene, transform, view.cellCount, perAxis, keyIn, result.numbers.As<std::uint32_t>(), pointsPerCell);
     CIF_CUDA_CHECK_LAUNCH();
     if (result.sortCount != count || result.sortEndBit != cellBits)
     {
-      CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, result.sortBytes, keyIn, keyOut,
+      CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr,
+                                                     result.sortBytes,
+                                                     keyIn,
+                                                     keyOut,
                                                      result.numbers.As<std::uint32_t>(),
-                                                     result.order.As<std::uint32_t>(), static_cast<int>(count), 0,
+                                                     result.order.As<std::uint32_t>(),
+                                                     static_cast<int>(count),
+                                                     0,
                                                      cellBits));
       result.sortCount = count;
       result.sortEndBit = cellBits;
     }
     std::size_t scratchBytes = result.sortBytes;
     Reserve(result.sortScratch, std::max<std::size_t>(1, scratchBytes));
-    CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(result.sortScratch.Data(), scratchBytes, keyIn, keyOut,
+    CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(result.sortScratch.Data(),
+                                                   scratchBytes,
+                                                   keyIn,
+                                                   keyOut,
                                                    result.numbers.As<std::uint32_t>(),
-                                                   result.order.As<std::uint32_t>(), static_cast<int>(count), 0,
+                                                   result.order.As<std::uint32_t>(),
+                                                   static_cast<int>(count),
+                                                   0,
                                                    cellBits));
   }
   // First point and first item of every cell (exclusive sums), items per cell.
@@ -1055,21 +1169,29 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> & scene, const MetricMov
   if (result.scanCells != cells)
   {
     std::size_t pointBytes = 0, itemBytes = 0;
-    CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, pointBytes, pointsPerCell,
-                                                 result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
-    CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, itemBytes, itemsPerCell,
-                                                 result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
+    CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
+      nullptr, pointBytes, pointsPerCell, result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
+    CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
+      nullptr, itemBytes, itemsPerCell, result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
     result.scanBytes = std::max(pointBytes, itemBytes);
     result.scanCells = cells;
   }
   Reserve(result.scanScratch, std::max<std::size_t>(1, result.scanBytes));
   std::size_t scanBytes = result.scanBytes, scanBytes2 = result.scanBytes;
-  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(), scanBytes, pointsPerCell,
-                                               result.firstPoint.As<unsigned long long>(), static_cast<int>(cells)));
-  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(), scanBytes2, itemsPerCell,
-                                               result.cellItemBegin.As<long long>(), static_cast<int>(cells + 1)));
-  FillItemsKernel<<<BlocksFor(cells, 256), 256>>>(result.firstPoint.As<unsigned long long>(), pointsPerCell,
-                                                  result.cellItemBegin.As<long long>(), cells,
+  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(),
+                                               scanBytes,
+                                               pointsPerCell,
+                                               result.firstPoint.As<unsigned long long>(),
+                                               static_cast<int>(cells)));
+  CIF_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(result.scanScratch.Data(),
+                                               scanBytes2,
+                                               itemsPerCell,
+                                               result.cellItemBegin.As<long long>(),
+                                               static_cast<int>(cells + 1)));
+  FillItemsKernel<<<BlocksFor(cells, 256), 256>>>(result.firstPoint.As<unsigned long long>(),
+                                                  pointsPerCell,
+                                                  result.cellItemBegin.As<long long>(),
+                                                  cells,
                                                   result.items.As<MetricWorkItem>());
   CIF_CUDA_CHECK_LAUNCH();
 }
@@ -1097,7 +1219,7 @@ struct CellBoxTile
 
 /** The arrival counter as thread 0 of a block reads it before anything else (0 for
  * the other threads, or where nothing arrives): LoadCellBox's \a arrivedEarly. */
-__device__ inline unsigned int
+inline __device__ unsigned int
 ReadArrivalFirst(const ControlPlaneArrival & arrival)
 {
   return threadIdx.x == 0 && arrival.arrived != nullptr ? ReadControlPlaneCount(arrival) : 0u;
@@ -1108,8 +1230,12 @@ ReadArrivalFirst(const ControlPlaneArrival & arrival)
  * synchronises. */
 template <int D>
 __device__ void
-LoadCellBox(const MetricCellBoxView & boxes, const MetricMovingTransform & transform, const CellBoxExtent & e,
-            const ControlPlaneArrival & arrival, unsigned int arrivedEarly, CellBoxTile<D> & tile)
+LoadCellBox(const MetricCellBoxView &     boxes,
+            const MetricMovingTransform & transform,
+            const CellBoxExtent &         e,
+            const ControlPlaneArrival &   arrival,
+            unsigned int                  arrivedEarly,
+            CellBoxTile<D> &              tile)
 {
   for (int o = threadIdx.x; o < 4 * e.rowLength; o += kBoxThreads)
   {
@@ -1156,15 +1282,16 @@ constexpr int kCellBoxYMapRows = 16;
  * sums, formed once per y instead of once per row. */
 template <int D>
 __device__ void
-MapCellBoxYs(const MetricCellBoxView & boxes, const CellBoxExtent & e, const CellBoxTile<D> & tile,
+MapCellBoxYs(const MetricCellBoxView & boxes,
+             const CellBoxExtent &     e,
+             const CellBoxTile<D> &    tile,
              double (*yMap)[kCellBoxYMapValues<D>])
 {
   constexpr int kValues = kCellBoxYMapValues<D>;
   for (int o = threadIdx.x; o < e.rowsPerSlice * kValues; o += kBoxThreads)
   {
     const int y = o / kValues;
-    yMap[y][o % kValues] =
-      CellBoxYMapEntry<D>(tile.coefficient, boxes.weights[1] + 4 * (e.start[1] + y), o % kValues);
+    yMap[y][o % kValues] = CellBoxYMapEntry<D>(tile.coefficient, boxes.weights[1] + 4 * (e.start[1] + y), o % kValues);
   }
 }
 
@@ -1174,8 +1301,12 @@ MapCellBoxYs(const MetricCellBoxView & boxes, const CellBoxExtent & e, const Cel
  * coefficients: the same sums either way. */
 template <int D>
 __device__ void
-MapCellBoxRows(const MetricCellBoxView & boxes, int rows, int at, CellBoxTile<D> & tile,
-               const double (*yMap)[kCellBoxYMapValues<D>] = nullptr, int yStart = 0)
+MapCellBoxRows(const MetricCellBoxView & boxes,
+               int                       rows,
+               int                       at,
+               CellBoxTile<D> &          tile,
+               const double (*yMap)[kCellBoxYMapValues<D>] = nullptr,
+               int yStart = 0)
 {
   constexpr int kRowValues = CellBoxTile<D>::kRowValues;
   for (int o = threadIdx.x; o < rows * kRowValues; o += kBoxThreads)
@@ -1200,9 +1331,13 @@ struct CellBoxTilePoint
 /** The sample of tile point \a p (the tile's rows indexed from entry \a at on). */
 template <int D, typename TValue>
 __device__ MetricPointSample
-SampleCellBoxPoint(const MetricScene<TValue> & scene, const MetricMovingTransform & transform,
-                   const CellBoxExtent & e, CellBoxTilePoint p, int at, const CellBoxTile<D> & tile,
-                   bool withGradient)
+SampleCellBoxPoint(const MetricScene<TValue> &   scene,
+                   const MetricMovingTransform & transform,
+                   const CellBoxExtent &         e,
+                   CellBoxTilePoint              p,
+                   int                           at,
+                   const CellBoxTile<D> &        tile,
+                   bool                          withGradient)
 {
   const int      row = p.row, i = p.i;
   const int      y = tile.rowY[at + row], z = tile.rowZ[at + row];
@@ -1226,15 +1361,20 @@ SampleCellBoxPoint(const MetricScene<TValue> & scene, const MetricMovingTransfor
  * and then with the z weights into the partials (AddCellBoxGroupPartials' terms in
  * its order). */
 template <int D, typename TValue, typename TTerm>
-__global__ void __launch_bounds__(kBoxThreads, 3)
-  CellBoxKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
-                const MetricCellBoxView boxes, const ControlPlaneArrival arrival, double * itemSums,
-                double * itemPartials, unsigned long long * validCount)
+__global__ void
+__launch_bounds__(kBoxThreads, 3) CellBoxKernel(const MetricScene<TValue>   scene,
+                                                const MetricMovingTransform transform,
+                                                const TTerm                 term,
+                                                const MetricCellBoxView     boxes,
+                                                const ControlPlaneArrival   arrival,
+                                                double *                    itemSums,
+                                                double *                    itemPartials,
+                                                unsigned long long *        validCount)
 {
-  constexpr int             kOutputs = CellBoxTile<D>::kOutputs;
-  constexpr int             kRowValues = CellBoxTile<D>::kRowValues;
-  constexpr int             kSliceValues = kCellBoxSliceValues<D>;
-  constexpr int             kSliceChunk = kBoxThreads * D / kSliceValues; // slices a pass holds in `force`
+  constexpr int kOutputs = CellBoxTile<D>::kOutputs;
+  constexpr int kRowValues = CellBoxTile<D>::kRowValues;
+  constexpr int kSliceValues = kCellBoxSliceValues<D>;
+  constexpr int kSliceChunk = kBoxThreads * D / kSliceValues; // slices a pass holds in `force`
   __shared__ CellBoxTile<D> tile;
   __shared__ double         rowForce[kCellBoxMaxGroupRows][kRowValues];
   __shared__ double         force[kBoxThreads][D];
@@ -1244,18 +1384,18 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
   static_assert(kSliceChunk >= 1 && kSliceChunk * kSliceValues <= kBoxThreads * D, "slice entries in `force`");
   // A group's slice entries live in `force`, free between a group's last
   // contraction and the next tile's points.
-  auto * const                sliceEntries = reinterpret_cast<double (*)[kSliceValues]>(&force[0][0]);
-  const unsigned int          arrivedEarly = ReadArrivalFirst(arrival);
-  const MetricWorkItem        item = boxes.items[blockIdx.x];
-  const CellBoxExtent         e = CellBoxExtentOf(boxes, item.cell);
-  const int                   nx = e.rowLength;
-  const int                   tileRows = CellBoxTileRows(nx);
-  const int                   groupRows = CellBoxGroupRows(nx);
-  const CellBoxTilePoint      point{ static_cast<int>(threadIdx.x) / nx, static_cast<int>(threadIdx.x) % nx };
+  auto * const           sliceEntries = reinterpret_cast<double(*)[kSliceValues]>(&force[0][0]);
+  const unsigned int     arrivedEarly = ReadArrivalFirst(arrival);
+  const MetricWorkItem   item = boxes.items[blockIdx.x];
+  const CellBoxExtent    e = CellBoxExtentOf(boxes, item.cell);
+  const int              nx = e.rowLength;
+  const int              tileRows = CellBoxTileRows(nx);
+  const int              groupRows = CellBoxGroupRows(nx);
+  const CellBoxTilePoint point{ static_cast<int>(threadIdx.x) / nx, static_cast<int>(threadIdx.x) % nx };
   // A work item's rows in 32 bits (a box has fewer rows than the domain points).
-  const int                   begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
-  const int                   perSlice = e.rowsPerSlice;
-  const bool                  byY = perSlice <= kCellBoxYMapRows;
+  const int  begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
+  const int  perSlice = e.rowsPerSlice;
+  const bool byY = perSlice <= kCellBoxYMapRows;
   LoadCellBox<D>(boxes, transform, e, arrival, arrivedEarly, tile);
   IndexCellBoxRows<D>(e, begin, min(end - begin, groupRows), tile);
   if (byY)
@@ -1353,9 +1493,13 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
 /** The points outside the B-spline's valid region (left in place by it): the
  * value's sums, a block per 4096 points in the domain's order. */
 template <int D, typename TValue, typename TTerm>
-__global__ void __launch_bounds__(kNaturalThreads)
-  OutsideCellBoxesKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform, const TTerm term,
-                         const MetricCellBoxView boxes, double * blockSums, unsigned long long * validCount)
+__global__ void
+__launch_bounds__(kNaturalThreads) OutsideCellBoxesKernel(const MetricScene<TValue>   scene,
+                                                          const MetricMovingTransform transform,
+                                                          const TTerm                 term,
+                                                          const MetricCellBoxView     boxes,
+                                                          double *                    blockSums,
+                                                          unsigned long long *        validCount)
 {
   __shared__ double  shared[kNaturalThreads][2];
   double             count = 0.0, value = 0.0;
@@ -1381,9 +1525,13 @@ __global__ void __launch_bounds__(kNaturalThreads)
 
 template <int D, typename TValue, typename TTerm>
 MetricSums
-EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
-                                      const TTerm & term, const MetricCellBoxView & boxes, DerivativeScale scale,
-                                      MetricDeviceWorkspace & workspace, const double ** bsplineDerivative)
+EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> &   sceneIn,
+                                      const MetricMovingTransform & transformIn,
+                                      const TTerm &                 term,
+                                      const MetricCellBoxView &     boxes,
+                                      DerivativeScale               scale,
+                                      MetricDeviceWorkspace &       workspace,
+                                      const double **               bsplineDerivative)
 {
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;
@@ -1392,12 +1540,14 @@ EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const
   const std::int64_t items = boxes.itemCount;
   const std::int64_t outsideBlocks =
     boxes.anyOutside ? (scene.domain.count + kNaturalBlockPoints - 1) / kNaturalBlockPoints : 0;
-  const std::int64_t rows = std::max<std::int64_t>(items + outsideBlocks, 1);
+  const std::int64_t     rows = std::max<std::int64_t>(items + outsideBlocks, 1);
   const TransformStage & grid = transform.bspline;
-  const std::size_t      derivativeValues = static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]);
+  const std::size_t      derivativeValues =
+    static_cast<std::size_t>(D * grid.gridSize[0] * grid.gridSize[1] * grid.gridSize[2]);
   ReserveReadback(workspace, derivativeValues);
   Reserve(workspace.blockSums, static_cast<std::size_t>(rows) * 2 * sizeof(double));
-  Reserve(workspace.itemPartials, static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
+  Reserve(workspace.itemPartials,
+          static_cast<std::size_t>(std::max<std::int64_t>(items, 1)) * kOutputs * sizeof(double));
   double *             blockSums = workspace.blockSums.As<double>();
   unsigned long long * validCount = ZeroedValidCount(scale, workspace);
   if (items > 0)
@@ -1414,8 +1564,15 @@ EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const
       scene, transform, term, boxes, blockSums + 2 * items, validCount);
     CIF_CUDA_CHECK_LAUNCH();
   }
-  SumRowsAndGather<D>(blockSums, items + outsideBlocks, nullptr, workspace.itemPartials.As<double>(),
-                      boxes.cellItemBegin, boxes.cellsPerAxis, grid, validCount, workspace);
+  SumRowsAndGather<D>(blockSums,
+                      items + outsideBlocks,
+                      nullptr,
+                      workspace.itemPartials.As<double>(),
+                      boxes.cellItemBegin,
+                      boxes.cellsPerAxis,
+                      grid,
+                      validCount,
+                      workspace);
   const double * host = ReadBack(workspace, kReadbackDerivative + derivativeValues);
   MetricSums     sums;
   std::copy_n(host + kReadbackSums, 2, sums.value);
@@ -1434,18 +1591,22 @@ constexpr int kHistogramBoxPointsPerThread = 2;
 /** Mattes' first pass over a cell-box work item: the points' Parzen contributions
  * added to the block's integer histogram (shared for up to 64 bins, else global). */
 template <int D, typename TValue>
-__global__ void __launch_bounds__(kBoxThreads, 3)
-  CellBoxHistogramKernel(const MetricScene<TValue> scene, const MetricMovingTransform transform,
-                         const MattesParzen parzen, const MetricCellBoxView boxes,
-                         const ControlPlaneArrival arrival, bool inShared, unsigned long long * global)
+__global__ void
+__launch_bounds__(kBoxThreads, 3) CellBoxHistogramKernel(const MetricScene<TValue>   scene,
+                                                         const MetricMovingTransform transform,
+                                                         const MattesParzen          parzen,
+                                                         const MetricCellBoxView     boxes,
+                                                         const ControlPlaneArrival   arrival,
+                                                         bool                        inShared,
+                                                         unsigned long long *        global)
 {
   extern __shared__ unsigned long long histogramShared[];
-  __shared__ CellBoxTile<D>            tile;
-  __shared__ double                    yMap[kCellBoxYMapRows][kCellBoxYMapValues<D>];
-  const int                            bins = parzen.bins;
-  const int                            entries = bins * bins + bins + 1;
-  unsigned long long *                 histogram = inShared ? histogramShared : global;
-  const unsigned int                   arrivedEarly = ReadArrivalFirst(arrival);
+  __shared__ CellBoxTile<D> tile;
+  __shared__ double         yMap[kCellBoxYMapRows][kCellBoxYMapValues<D>];
+  const int                 bins = parzen.bins;
+  const int                 entries = bins * bins + bins + 1;
+  unsigned long long *      histogram = inShared ? histogramShared : global;
+  const unsigned int        arrivedEarly = ReadArrivalFirst(arrival);
   if (inShared)
   {
     for (int k = threadIdx.x; k < entries; k += kBoxThreads)
@@ -1464,14 +1625,14 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
     const int p = static_cast<int>(threadIdx.x) + j * kBoxThreads;
     points[j] = CellBoxTilePoint{ p / nx, p % nx };
   }
-  const bool           byY = e.rowsPerSlice <= kCellBoxYMapRows;
+  const bool byY = e.rowsPerSlice <= kCellBoxYMapRows;
   LoadCellBox<D>(boxes, transform, e, arrival, arrivedEarly, tile);
   if (byY)
   {
     __syncthreads(); // the coefficients
     MapCellBoxYs<D>(boxes, e, tile, yMap);
   }
-  const int            begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
+  const int begin = static_cast<int>(item.begin), end = static_cast<int>(item.end);
   for (int first = begin; first < end; first += tileRows)
   {
     const int rows = min(end - first, tileRows);
@@ -1506,9 +1667,11 @@ __global__ void __launch_bounds__(kBoxThreads, 3)
 
 template <int D, typename TValue>
 void
-MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> & sceneIn, const MetricMovingTransform & transformIn,
-                                   const MattesParzen & parzen, const MetricCellBoxView & boxes,
-                                   MetricDeviceWorkspace & workspace)
+MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> &   sceneIn,
+                                   const MetricMovingTransform & transformIn,
+                                   const MattesParzen &          parzen,
+                                   const MetricCellBoxView &     boxes,
+                                   MetricDeviceWorkspace &       workspace)
 {
   MetricScene<TValue>   scene = sceneIn;
   MetricMovingTransform transform = transformIn;

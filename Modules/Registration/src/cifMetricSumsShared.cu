@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The metrics' device entry points that do not depend on the image instance (see
 // cifMetricSumsKernels.cuh).
 #include "cifMetricSumsKernels.cuh"
@@ -16,9 +33,8 @@ namespace cif
 MattesSummary
 ReadBackMattesSummary(MetricDeviceWorkspace & workspace, bool readNow)
 {
-  const double * host =
-    readNow ? ReadBack(workspace, kReadbackSums) : workspace.readbackHost.As<double>(kReadbackSums);
-  MattesSummary summary;
+  const double * host = readNow ? ReadBack(workspace, kReadbackSums) : workspace.readbackHost.As<double>(kReadbackSums);
+  MattesSummary  summary;
   summary.value = host[kReadbackMattesSummary];
   summary.validPoints = static_cast<std::int64_t>(host[kReadbackMattesSummary + 1]);
   summary.jointPDFSum = host[kReadbackMattesSummary + 2];
@@ -116,8 +132,8 @@ StreamWriteValue()
   static StreamWriteValue32 function = [] {
     void *                          found = nullptr;
     cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &found, CUDART_VERSION, cudaEnableDefault,
-                                         &status) != cudaSuccess ||
+    if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &found, CUDART_VERSION, cudaEnableDefault, &status) !=
+          cudaSuccess ||
         status != cudaDriverEntryPointSuccess)
     {
       cudaGetLastError();
@@ -179,8 +195,11 @@ ControlPlaneUpload::~ControlPlaneUpload()
 }
 
 void
-ControlPlaneUpload::Bind(const double * const * host, int arrays, std::int64_t planeValues, std::int64_t planes,
-                         const double ** device)
+ControlPlaneUpload::Bind(const double * const * host,
+                         int                    arrays,
+                         std::int64_t           planeValues,
+                         std::int64_t           planes,
+                         const double **        device)
 {
   if (arrays <= 0 || planeValues <= 0 || planes <= 0)
   {
@@ -296,19 +315,22 @@ ControlPlaneUpload::SendChunks(bool signal)
       std::copy_n(m_HostArrays[a] + first, count, staging + a * arrayValues + first);
     }
     // One copy for the chunk's planes of every array: rows of the arrays' pitch.
-    CIF_CUDA_CHECK(cudaMemcpy2DAsync(m_Device.As<char>() + begin * planeBytes, arrayBytes,
-                                     reinterpret_cast<const char *>(staging) + begin * planeBytes, arrayBytes,
-                                     (end - begin) * planeBytes, static_cast<std::size_t>(m_Arrays),
-                                     cudaMemcpyHostToDevice, stream));
+    CIF_CUDA_CHECK(cudaMemcpy2DAsync(m_Device.As<char>() + begin * planeBytes,
+                                     arrayBytes,
+                                     reinterpret_cast<const char *>(staging) + begin * planeBytes,
+                                     arrayBytes,
+                                     (end - begin) * planeBytes,
+                                     static_cast<std::size_t>(m_Arrays),
+                                     cudaMemcpyHostToDevice,
+                                     stream));
     if (signal)
     {
       // Fenced after the copy (the default flags): a block that sees the count sees the planes.
-      const CUresult written = StreamWriteValue()(stream, reinterpret_cast<CUdeviceptr>(m_Arrived),
-                                                  m_Arrival.base + static_cast<unsigned int>(chunk) + 1u, 0);
+      const CUresult written = StreamWriteValue()(
+        stream, reinterpret_cast<CUdeviceptr>(m_Arrived), m_Arrival.base + static_cast<unsigned int>(chunk) + 1u, 0);
       if (written != CUDA_SUCCESS)
       {
-        throw CudaError("ControlPlaneUpload: cuStreamWriteValue32 failed (CUresult " + std::to_string(written) +
-                        ")");
+        throw CudaError("ControlPlaneUpload: cuStreamWriteValue32 failed (CUresult " + std::to_string(written) + ")");
       }
       m_Counter = m_Arrival.base + static_cast<unsigned int>(chunk) + 1u;
       if (pause > 0)
@@ -344,14 +366,19 @@ ValueRangeOnDevice(const TValue * values, std::int64_t count, TValue & minimum, 
   maximum = both[1];
 }
 
-template void ValueRangeOnDevice<float>(const float *, std::int64_t, float &, float &);
-template void ValueRangeOnDevice<double>(const double *, std::int64_t, double &, double &);
+template void
+ValueRangeOnDevice<float>(const float *, std::int64_t, float &, float &);
+template void
+ValueRangeOnDevice<double>(const double *, std::int64_t, double &, double &);
 
 namespace
 {
 template <typename TValue>
 __global__ void
-InterleaveValueAndGradientKernel(const TValue * values, const TValue * gradient, int components, std::int64_t count,
+InterleaveValueAndGradientKernel(const TValue *                 values,
+                                 const TValue *                 gradient,
+                                 int                            components,
+                                 std::int64_t                   count,
                                  MetricFourComponents<TValue> * out)
 {
   for (std::int64_t n = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; n < count;
@@ -370,8 +397,11 @@ InterleaveValueAndGradientKernel(const TValue * values, const TValue * gradient,
 
 template <typename TValue>
 void
-InterleaveValueAndGradientOnDevice(const TValue * values, const TValue * gradient, int components,
-                                   std::int64_t count, TValue * valueAndGradient)
+InterleaveValueAndGradientOnDevice(const TValue * values,
+                                   const TValue * gradient,
+                                   int            components,
+                                   std::int64_t   count,
+                                   TValue *       valueAndGradient)
 {
   if (components < 1 || components > 3)
   {
@@ -389,6 +419,8 @@ InterleaveValueAndGradientOnDevice(const TValue * values, const TValue * gradien
   CIF_CUDA_CHECK_LAUNCH();
 }
 
-template void InterleaveValueAndGradientOnDevice<float>(const float *, const float *, int, std::int64_t, float *);
-template void InterleaveValueAndGradientOnDevice<double>(const double *, const double *, int, std::int64_t, double *);
+template void
+InterleaveValueAndGradientOnDevice<float>(const float *, const float *, int, std::int64_t, float *);
+template void
+InterleaveValueAndGradientOnDevice<double>(const double *, const double *, int, std::int64_t, double *);
 } // namespace cif

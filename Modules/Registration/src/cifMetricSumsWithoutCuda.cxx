@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The device entry points of the metrics in a build without the CUDA toolkit. The
 // ITK metrics never call them there (cif::IsGPUAvailable() is false); they exist so
 // the library links.
@@ -8,16 +25,24 @@ namespace cif
 {
 template <int D, typename TValue, typename TTerm>
 MetricSums
-EvaluateMetricSumsOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
-                           const MetricPointOrderView *, const double[3], bool, DerivativeScale,
-                           MetricDeviceWorkspace &, const double **)
+EvaluateMetricSumsOnDevice(const MetricScene<TValue> &,
+                           const MetricMovingTransform &,
+                           const TTerm &,
+                           const MetricPointOrderView *,
+                           const double[3],
+                           bool,
+                           DerivativeScale,
+                           MetricDeviceWorkspace &,
+                           const double **)
 {
   throw CudaError("EvaluateMetricSumsOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
 
 template <int D, typename TValue, typename TTerm>
 MetricSums
-EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
+EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> &,
+                                const MetricMovingTransform &,
+                                const TTerm &,
                                 MetricDeviceWorkspace &)
 {
   throw CudaError("EvaluateMetricValueSumsOnDevice: CudaImageFilters was built without the CUDA toolkit");
@@ -25,7 +50,9 @@ EvaluateMetricValueSumsOnDevice(const MetricScene<TValue> &, const MetricMovingT
 
 template <int D, typename TValue>
 void
-MattesFirstPassOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &,
+MattesFirstPassOnDevice(const MetricScene<TValue> &,
+                        const MetricMovingTransform &,
+                        const MattesParzen &,
                         MetricDeviceWorkspace &)
 {
   throw CudaError("MattesFirstPassOnDevice: CudaImageFilters was built without the CUDA toolkit");
@@ -46,8 +73,12 @@ BuildMetricPointOrderOnDevice(const MetricScene<TValue> &, const MetricMovingTra
 
 template <int D, typename TValue, typename TTerm>
 MetricSums
-EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const TTerm &,
-                                      const MetricCellBoxView &, DerivativeScale, MetricDeviceWorkspace &,
+EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> &,
+                                      const MetricMovingTransform &,
+                                      const TTerm &,
+                                      const MetricCellBoxView &,
+                                      DerivativeScale,
+                                      MetricDeviceWorkspace &,
                                       const double **)
 {
   throw CudaError("EvaluateMetricSumsInCellBoxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
@@ -55,8 +86,11 @@ EvaluateMetricSumsInCellBoxesOnDevice(const MetricScene<TValue> &, const MetricM
 
 template <int D, typename TValue>
 void
-MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> &, const MetricMovingTransform &, const MattesParzen &,
-                                   const MetricCellBoxView &, MetricDeviceWorkspace &)
+MattesFirstPassInCellBoxesOnDevice(const MetricScene<TValue> &,
+                                   const MetricMovingTransform &,
+                                   const MattesParzen &,
+                                   const MetricCellBoxView &,
+                                   MetricDeviceWorkspace &)
 {
   throw CudaError("MattesFirstPassInCellBoxesOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
@@ -114,8 +148,10 @@ ValueRangeOnDevice(const TValue *, std::int64_t, TValue &, TValue &)
 {
   throw CudaError("ValueRangeOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
-template void ValueRangeOnDevice<float>(const float *, std::int64_t, float &, float &);
-template void ValueRangeOnDevice<double>(const double *, std::int64_t, double &, double &);
+template void
+ValueRangeOnDevice<float>(const float *, std::int64_t, float &, float &);
+template void
+ValueRangeOnDevice<double>(const double *, std::int64_t, double &, double &);
 
 template <typename TValue>
 void
@@ -123,8 +159,10 @@ InterleaveValueAndGradientOnDevice(const TValue *, const TValue *, int, std::int
 {
   throw CudaError("InterleaveValueAndGradientOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }
-template void InterleaveValueAndGradientOnDevice<float>(const float *, const float *, int, std::int64_t, float *);
-template void InterleaveValueAndGradientOnDevice<double>(const double *, const double *, int, std::int64_t, double *);
+template void
+InterleaveValueAndGradientOnDevice<float>(const float *, const float *, int, std::int64_t, float *);
+template void
+InterleaveValueAndGradientOnDevice<double>(const double *, const double *, int, std::int64_t, double *);
 
 CIF_FOR_EACH_METRIC_INSTANCE(CIF_INSTANTIATE_METRIC_SUMS_ON_DEVICE)
 } // namespace cif

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifCubicInterpolation_h
 #define cifCubicInterpolation_h
 
@@ -31,9 +48,9 @@ static_assert(kMaxGridDimension == 6, "CoefficientGrid's initializers list 6 axe
  * after that stays in the buffer (mirrored, then clamped), and their weights make
  * the value NaN. Finite indices of any real buffer are unchanged. */
 CIF_HD std::int64_t
-CubicSupportStart(double x)
+       CubicSupportStart(double x)
 {
-  constexpr float kLimit = 1099511627776.0f; // 2^40
+  constexpr float kLimit = 1099511627776.0f;                                      // 2^40
   const float     clamped = fminf(fmaxf(static_cast<float>(x), -kLimit), kLimit); // fmaxf(NaN, a) = a
   return static_cast<std::int64_t>(floorf(clamped)) - 1;
 }
@@ -80,7 +97,7 @@ CubicDerivativeWeights(double x, std::int64_t supportStart, double d[4])
  * two-sample axis, where a single reflection can still fall outside (ITK reads
  * outside its buffer there). */
 CIF_HD std::int64_t
-MirroredOffset(std::int64_t index, std::int64_t start, std::int64_t size)
+       MirroredOffset(std::int64_t index, std::int64_t start, std::int64_t size)
 {
   if (size == 1)
   {
@@ -172,7 +189,7 @@ struct CubicSupport
 /** The support of x (D axes used, the others a single unit weight), as ITK takes it. */
 template <int D, typename Acc>
 CIF_HD CubicSupport<Acc, kSupportAxes<D>>
-MakeCubicSupport(const double x[], bool withDerivative)
+       MakeCubicSupport(const double x[], bool withDerivative)
 {
   static_assert(D >= 1 && D <= kMaxGridDimension, "1-D to kMaxGridDimension-D");
   CubicSupport<Acc, kSupportAxes<D>> support;
@@ -212,8 +229,10 @@ MakeCubicSupport(const double x[], bool withDerivative)
  * space. */
 template <int D, typename Acc, typename TCoefficient, typename TIndex, int N>
 CIF_HD Acc
-CubicWeightedSum(const TCoefficient * __restrict__ c, const TIndex offset[][4], const CubicSupport<Acc, N> & s,
-                 double * gradient)
+CubicWeightedSum(const TCoefficient * __restrict__ c,
+                 const TIndex                 offset[][4],
+                 const CubicSupport<Acc, N> & s,
+                 double *                     gradient)
 {
   static_assert(D >= 1 && D <= kMaxDimension && N >= kMaxDimension, "1-D to 4-D, a support of 4 axes or more");
   constexpr int KY = D > 1 ? 4 : 1;
@@ -295,8 +314,10 @@ PickOf4(const T v[4], int k)
  * sums keep their own order (and numbers). */
 template <int D, typename Acc, typename TCoefficient, typename TIndex, int N>
 CIF_HD Acc
-CubicWeightedSumOuter(const TCoefficient * __restrict__ c, const TIndex offset[][4], const CubicSupport<Acc, N> & s,
-                      double * gradient)
+CubicWeightedSumOuter(const TCoefficient * __restrict__ c,
+                      const TIndex                 offset[][4],
+                      const CubicSupport<Acc, N> & s,
+                      double *                     gradient)
 {
   static_assert(D > kMaxDimension && D <= 6 && N >= D, "5-D or 6-D");
   constexpr int outerPositions = D > 5 ? 64 : 16;
@@ -353,14 +374,16 @@ CubicWeightedSumOuter(const TCoefficient * __restrict__ c, const TIndex offset[]
 /** EvaluateCubic with buffer offsets of type TIndex. */
 template <int D, typename TIndex, typename TCoefficient>
 CIF_HD double
-EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[],
-                     double * gradient)
+EvaluateCubicIndexed(const TCoefficient * __restrict__ c,
+                     const CoefficientGrid & grid,
+                     const double            x[],
+                     double *                gradient)
 {
   using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
-  constexpr int                N = kSupportAxes<D>;
-  const CubicSupport<Acc, N>   support = MakeCubicSupport<D, Acc>(x, gradient != nullptr);
-  TIndex                       stride[N];
-  std::int64_t                 step = 1;
+  constexpr int              N = kSupportAxes<D>;
+  const CubicSupport<Acc, N> support = MakeCubicSupport<D, Acc>(x, gradient != nullptr);
+  TIndex                     stride[N];
+  std::int64_t               step = 1;
   CIF_UNROLL
   for (int a = 0; a < N; ++a)
   {
@@ -393,7 +416,8 @@ EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid 
       CIF_UNROLL
       for (int k = 0; k < 4; ++k)
       {
-        offset[a][k] = static_cast<TIndex>(MirroredOffset(support.first[a] + k, grid.start[a], grid.size[a])) * stride[a];
+        offset[a][k] =
+          static_cast<TIndex>(MirroredOffset(support.first[a] + k, grid.start[a], grid.size[a])) * stride[a];
       }
     }
   }
@@ -417,8 +441,10 @@ EvaluateCubicIndexed(const TCoefficient * __restrict__ c, const CoefficientGrid 
  * the same. */
 template <int D, typename Acc, bool KnownInsideBuffer = false>
 CIF_HD bool
-CubicSupport32(const CoefficientGrid & grid, const double x[], std::int32_t first[kMaxDimension],
-               Acc w[kMaxDimension][4])
+CubicSupport32(const CoefficientGrid & grid,
+               const double            x[],
+               std::int32_t            first[kMaxDimension],
+               Acc                     w[kMaxDimension][4])
 {
   static_assert(D >= 1 && D <= kMaxDimension, "1-D to 4-D");
   bool inside = true;
@@ -509,15 +535,18 @@ SumOfWeightedRows(const Acc w[kMaxDimension][4], const TRowAt & rowAt, const TSa
  * instructions on (64 reads per 3-D voxel). Terms in EvaluateCubic's order. */
 template <int D, typename TCoefficient, typename Acc>
 CIF_HD Acc
-SumOverInteriorSupport32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid,
-                         const std::int32_t first[kMaxDimension], const Acc w[kMaxDimension][4])
+SumOverInteriorSupport32(const TCoefficient * __restrict__ c,
+                         const CoefficientGrid & grid,
+                         const std::int32_t      first[kMaxDimension],
+                         const Acc               w[kMaxDimension][4])
 {
   const auto                 strideY = static_cast<std::int32_t>(grid.size[0]);
   const auto                 strideZ = static_cast<std::int32_t>(grid.size[0] * grid.size[1]);
   const auto                 strideW = static_cast<std::int32_t>(grid.size[0] * grid.size[1] * grid.size[2]);
   const TCoefficient * const corner = c + (first[3] * strideW + first[2] * strideZ + first[1] * strideY + first[0]);
   return SumOfWeightedRows<D, Acc>(
-    w, [&](int kw, int kz, int ky) { return corner + (kw * strideW + kz * strideZ + ky * strideY); },
+    w,
+    [&](int kw, int kz, int ky) { return corner + (kw * strideW + kz * strideZ + ky * strideY); },
     [](const TCoefficient * row, int kx) { return row[kx]; });
 }
 
@@ -525,8 +554,10 @@ SumOverInteriorSupport32(const TCoefficient * __restrict__ c, const CoefficientG
  * fewer than 2^31 samples): returns false, and leaves \a value alone, otherwise. */
 template <int D, typename TCoefficient, bool KnownInsideBuffer = false>
 CIF_HD bool
-TryEvaluateCubicInterior32(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[],
-                           double & value)
+TryEvaluateCubicInterior32(const TCoefficient * __restrict__ c,
+                           const CoefficientGrid & grid,
+                           const double            x[],
+                           double &                value)
 {
   using Acc = std::conditional_t<sizeof(TCoefficient) == 4, float, double>;
   std::int32_t first[kMaxDimension];
@@ -557,7 +588,7 @@ EvaluateCubicInterior32(const TCoefficient * __restrict__ c, const CoefficientGr
 /** ITK's mirror (MirroredOffset) of support index \a k, relative to the grid's start,
  * along an axis of \a size samples, in 32 bits. */
 CIF_HD std::int32_t
-MirroredIndex32(std::int32_t k, std::int32_t size)
+       MirroredIndex32(std::int32_t k, std::int32_t size)
 {
   if (size == 1)
   {
@@ -596,7 +627,8 @@ EvaluateCubicMirrored32(const TCoefficient * __restrict__ c, const CoefficientGr
     stride *= a < D ? size : 1;
   }
   return SumOfWeightedRows<D, Acc>(
-    w, [&](int kw, int kz, int ky) { return c + (offset[3][kw] + offset[2][kz] + offset[1][ky]); },
+    w,
+    [&](int kw, int kz, int ky) { return c + (offset[3][kw] + offset[2][kz] + offset[1][ky]); },
     [&](const TCoefficient * row, int kx) { return row[offset[0][kx]]; });
 }
 
@@ -641,13 +673,14 @@ EvaluateCubicValue32(const TCoefficient * __restrict__ c, const CoefficientGrid 
  * samples use 32-bit offsets (fewer instructions per gather on the GPU). */
 template <int D, typename TCoefficient>
 CIF_HD double
-EvaluateCubic(const TCoefficient * __restrict__ c, const CoefficientGrid & grid, const double x[],
-              double * gradient = nullptr)
+EvaluateCubic(const TCoefficient * __restrict__ c,
+              const CoefficientGrid & grid,
+              const double            x[],
+              double *                gradient = nullptr)
 {
   if (Indexable32(grid))
   {
-    return gradient ? EvaluateCubicIndexed<D, std::int32_t>(c, grid, x, gradient)
-                    : EvaluateCubicValue32<D>(c, grid, x);
+    return gradient ? EvaluateCubicIndexed<D, std::int32_t>(c, grid, x, gradient) : EvaluateCubicValue32<D>(c, grid, x);
   }
   return EvaluateCubicIndexed<D, std::int64_t>(c, grid, x, gradient);
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifImageFrame_h
 #define cifImageFrame_h
 
@@ -37,8 +54,10 @@ static_assert(kMaxGridDimension == 6, "ImageFrame's initializers list 6 axes");
  * here; \a index gets N entries, those past D zero. */
 template <int D, int N>
 CIF_HD void
-PhysicalPointToContinuousIndex(const double origin[], const double pointToIndex[][N], const double point[],
-                               double index[])
+PhysicalPointToContinuousIndex(const double origin[],
+                               const double pointToIndex[][N],
+                               const double point[],
+                               double       index[])
 {
   static_assert(D <= N, "the matrix holds D axes");
   for (int i = 0; i < N; ++i)
@@ -67,8 +86,12 @@ PhysicalPointToContinuousIndex(const ImageFrame & frame, const double point[], d
  * \a outside says (cifOutsideRule.h; by default ITK's mirror). */
 template <int D, typename TCoefficient>
 CIF_HD double
-EvaluateCubicAtPhysicalPoint(const TCoefficient * coefficients, const CoefficientGrid & grid, const ImageFrame & frame,
-                             const double point[], double * gradient, const OutsideRule & outside = OutsideRule{})
+EvaluateCubicAtPhysicalPoint(const TCoefficient *    coefficients,
+                             const CoefficientGrid & grid,
+                             const ImageFrame &      frame,
+                             const double            point[],
+                             double *                gradient,
+                             const OutsideRule &     outside = OutsideRule{})
 {
   double index[ImageFrame::N];
   PhysicalPointToContinuousIndex<D>(frame, point, index);

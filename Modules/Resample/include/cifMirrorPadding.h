@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifMirrorPadding_h
 #define cifMirrorPadding_h
 
@@ -67,7 +84,7 @@ MirrorPaddedGridStart(T * buffer)
  * grid's start) holds along an axis of \a size samples: the grid's own sample inside,
  * ITK's mirror in the halo. */
 CIF_HD std::int32_t
-MirrorHaloSource(std::int32_t p, std::int32_t size)
+       MirrorHaloSource(std::int32_t p, std::int32_t size)
 {
   return MirroredIndex32(p - kMirrorPad, size);
 }
@@ -119,7 +136,7 @@ MirrorPaddingFits32(const CoefficientGrid & grid)
 /** Rows (lines along axis 0) of the padded buffer of \a grid. */
 template <int D>
 CIF_HD std::int64_t
-MirrorPaddedRows(const CoefficientGrid & grid)
+       MirrorPaddedRows(const CoefficientGrid & grid)
 {
   const CoefficientGrid padded = MirrorPaddedGrid<D>(grid);
   std::int64_t          rows = 1;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifPointEvaluationDevice_h
 #define cifPointEvaluationDevice_h
 
@@ -38,20 +55,37 @@ enum class PointOrder
  * default stream. */
 template <int D, typename TCoefficient>
 CudaImageFilters_EXPORT void
-EvaluatePhysicalPointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid & grid,
-                               const ImageFrame & frame, const double * points, std::int64_t count, double * values,
-                               double * gradients, PointOrder order = PointOrder::AsGiven,
-                               const OutsideRule & outside = OutsideRule{});
+EvaluatePhysicalPointsOnDevice(const TCoefficient *    coefficients,
+                               const CoefficientGrid & grid,
+                               const ImageFrame &      frame,
+                               const double *          points,
+                               std::int64_t            count,
+                               double *                values,
+                               double *                gradients,
+                               PointOrder              order = PointOrder::AsGiven,
+                               const OutsideRule &     outside = OutsideRule{});
 
 /** The explicit instantiations, for the CUDA source and its no-CUDA twin alike:
  * CIF_FOR_EACH_POINT_DIMENSION(CIF_INSTANTIATE_PHYSICAL_POINTS). */
-#define CIF_INSTANTIATE_PHYSICAL_POINTS(D)                                                                          \
-  template void EvaluatePhysicalPointsOnDevice<D, float>(const float *, const CoefficientGrid &, const ImageFrame &, \
-                                                         const double *, std::int64_t, double *, double *,        \
-                                                         PointOrder, const OutsideRule &);                        \
-  template void EvaluatePhysicalPointsOnDevice<D, double>(const double *, const CoefficientGrid &,                 \
-                                                          const ImageFrame &, const double *, std::int64_t,       \
-                                                          double *, double *, PointOrder, const OutsideRule &);
+#define CIF_INSTANTIATE_PHYSICAL_POINTS(D)                                         \
+  template void EvaluatePhysicalPointsOnDevice<D, float>(const float *,            \
+                                                         const CoefficientGrid &,  \
+                                                         const ImageFrame &,       \
+                                                         const double *,           \
+                                                         std::int64_t,             \
+                                                         double *,                 \
+                                                         double *,                 \
+                                                         PointOrder,               \
+                                                         const OutsideRule &);     \
+  template void EvaluatePhysicalPointsOnDevice<D, double>(const double *,          \
+                                                          const CoefficientGrid &, \
+                                                          const ImageFrame &,      \
+                                                          const double *,          \
+                                                          std::int64_t,            \
+                                                          double *,                \
+                                                          double *,                \
+                                                          PointOrder,              \
+                                                          const OutsideRule &);
 #define CIF_FOR_EACH_POINT_DIMENSION(M) M(1) M(2) M(3) M(4) M(5) M(6)
 } // namespace cif
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifResampleMath_h
 #define cifResampleMath_h
 
@@ -32,10 +49,10 @@ struct ResampleGeometry
    * ITK's scanline interpolation for linear transforms is defined over it. */
   std::int64_t lineStart = 0;
   std::int64_t lineLength = 1;
-  double          inputPointToIndex[kMaxDimension][kMaxDimension] = { { 1, 0, 0, 0 },
-                                                                      { 0, 1, 0, 0 },
-                                                                      { 0, 0, 1, 0 },
-                                                                      { 0, 0, 0, 1 } };
+  double       inputPointToIndex[kMaxDimension][kMaxDimension] = { { 1, 0, 0, 0 },
+                                                                   { 0, 1, 0, 0 },
+                                                                   { 0, 0, 1, 0 },
+                                                                   { 0, 0, 0, 1 } };
   /** Whether the coefficients are a mirror-padded buffer of \a input
    * (MirrorPaddedCount samples, ITK's mirror in the halo: cifMirrorPadding.h) rather
    * than \a input's dense samples. The inside test is \a input's either way; only
@@ -153,8 +170,10 @@ CastWithBoundsChecking(double value)
  * index. */
 template <int D, bool AffineOnly = false>
 CIF_HD void
-OutputIndexToInputIndex(const ResampleGeometry & g, const TransformChain & chain,
-                        const std::int64_t index[kMaxDimension], double x[kMaxDimension])
+OutputIndexToInputIndex(const ResampleGeometry & g,
+                        const TransformChain &   chain,
+                        const std::int64_t       index[kMaxDimension],
+                        double                   x[kMaxDimension])
 {
   double p[kMaxDimension], q[kMaxDimension];
   IndexToOutputPoint<D>(g, index, p);
@@ -168,8 +187,11 @@ OutputIndexToInputIndex(const ResampleGeometry & g, const TransformChain & chain
  * past its last. \a start and \a end have kMaxDimension entries. */
 template <int D, bool AffineOnly = false>
 CIF_HD void
-RowEndpoints(const ResampleGeometry & g, const TransformChain & chain, std::int64_t row,
-             double start[kMaxDimension], double end[kMaxDimension])
+RowEndpoints(const ResampleGeometry & g,
+             const TransformChain &   chain,
+             std::int64_t             row,
+             double                   start[kMaxDimension],
+             double                   end[kMaxDimension])
 {
   std::int64_t index[kMaxDimension] = { g.lineStart, 0, 0, 0 };
   for (int a = 1; a < D; ++a)
@@ -194,8 +216,10 @@ RowFraction(const ResampleGeometry & g, std::int64_t x)
 /** The continuous index at fraction \a alpha (RowFraction) of a row from \a start to \a end. */
 template <int D>
 CIF_HD void
-ContinuousIndexOnRow(const double start[kMaxDimension], const double end[kMaxDimension], double alpha,
-                     double index[kMaxDimension])
+ContinuousIndexOnRow(const double start[kMaxDimension],
+                     const double end[kMaxDimension],
+                     double       alpha,
+                     double       index[kMaxDimension])
 {
   for (int a = 0; a < kMaxDimension; ++a)
   {
@@ -209,8 +233,11 @@ ContinuousIndexOnRow(const double start[kMaxDimension], const double end[kMaxDim
 
 template <int D>
 CIF_HD void
-ContinuousIndexOnRow(const ResampleGeometry & g, const double start[kMaxDimension], const double end[kMaxDimension], std::int64_t x,
-                     double index[kMaxDimension])
+ContinuousIndexOnRow(const ResampleGeometry & g,
+                     const double             start[kMaxDimension],
+                     const double             end[kMaxDimension],
+                     std::int64_t             x,
+                     double                   index[kMaxDimension])
 {
   ContinuousIndexOnRow<D>(start, end, RowFraction(g, x), index);
 }
@@ -220,8 +247,12 @@ ContinuousIndexOnRow(const ResampleGeometry & g, const double start[kMaxDimensio
  * row (RowFraction), the inside test, then as ResampleVoxel. */
 template <int D, typename TCoefficient, typename TOut>
 CIF_HD TOut
-ResampleVoxelOnRow(const TCoefficient * coefficients, const ResampleGeometry & g, const double start[kMaxDimension],
-                   const double end[kMaxDimension], std::int64_t x, TOut defaultValue)
+ResampleVoxelOnRow(const TCoefficient *     coefficients,
+                   const ResampleGeometry & g,
+                   const double             start[kMaxDimension],
+                   const double             end[kMaxDimension],
+                   std::int64_t             x,
+                   TOut                     defaultValue)
 {
   double index[kMaxDimension];
   ContinuousIndexOnRow<D>(g, start, end, x, index);
@@ -238,8 +269,12 @@ ResampleVoxelOnRow(const TCoefficient * coefficients, const ResampleGeometry & g
  * maps the output point. */
 template <int D, typename TCoefficient, typename TOut>
 CIF_HD TOut
-ResampleVoxel(const TCoefficient * coefficients, const ResampleGeometry & g, const TransformChain & chain,
-              const double * mappedPoint, std::int64_t linear, TOut defaultValue)
+ResampleVoxel(const TCoefficient *     coefficients,
+              const ResampleGeometry & g,
+              const TransformChain &   chain,
+              const double *           mappedPoint,
+              std::int64_t             linear,
+              TOut                     defaultValue)
 {
   double q[kMaxDimension] = { 0, 0, 0, 0 };
   if (mappedPoint)
@@ -261,7 +296,8 @@ ResampleVoxel(const TCoefficient * coefficients, const ResampleGeometry & g, con
   {
     return defaultValue;
   }
-  return CastWithBoundsChecking<TOut>(EvaluateCubic<D>(StoredInputGridStart(coefficients, g), StoredInputGrid<D>(g), x));
+  return CastWithBoundsChecking<TOut>(
+    EvaluateCubic<D>(StoredInputGridStart(coefficients, g), StoredInputGrid<D>(g), x));
 }
 } // namespace cif
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifResampleSlabs_h
 #define cifResampleSlabs_h
 
@@ -226,8 +243,11 @@ InputPlanesOfRegion(const ResampleGeometry & g, const TransformChain & chain)
  * (contiguous, the box's layout), its rows spread by \a parallelFor. */
 template <int D, typename T, typename TParallelFor = SequentialFor>
 inline void
-CopyInputBox(const T * data, const CoefficientGrid & whole, const CoefficientGrid & box, T * out,
-             TParallelFor && parallelFor = TParallelFor{})
+CopyInputBox(const T *               data,
+             const CoefficientGrid & whole,
+             const CoefficientGrid & box,
+             T *                     out,
+             TParallelFor &&         parallelFor = TParallelFor{})
 {
   std::int64_t rows = 1;
   for (int a = 1; a < D; ++a)
@@ -262,8 +282,11 @@ GridCount(const CoefficientGrid & grid, int dimension)
  * output voxel) are ready on \a download, then \a then reports the stage. Slabs
  * come in order, from the first. */
 inline StageCallback
-DownloadEachSlab(OverlappedDownload & download, const ResampleGeometry & g, const ResampleSlabs & slabs,
-                 std::size_t bytesPerVoxel, StageCallback then)
+DownloadEachSlab(OverlappedDownload &     download,
+                 const ResampleGeometry & g,
+                 const ResampleSlabs &    slabs,
+                 std::size_t              bytesPerVoxel,
+                 StageCallback            then)
 {
   return [&download, g, slabs, bytesPerVoxel, then = std::move(then), slab = std::int64_t(0)]() mutable {
     download.Ready(static_cast<std::size_t>(SlabGeometry(g, slabs, slab).OutputCount()) * bytesPerVoxel);

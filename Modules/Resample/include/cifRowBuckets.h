@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifRowBuckets_h
 #define cifRowBuckets_h
 
@@ -71,7 +88,7 @@ constexpr double kBucketLeastWarpSpread = 1.0;
 /** The first bucket of sheet \a sheet: two below the lowest u of its lanes at walk
  * coordinate 0, so that it starts before every column of the sheet. */
 CIF_HD std::int64_t
-FirstBucketOfSheet(const RowBuckets & b, std::int64_t sheet)
+       FirstBucketOfSheet(const RowBuckets & b, std::int64_t sheet)
 {
   return static_cast<std::int64_t>(floor(MulAddUnfused(b.perSheet, static_cast<double>(sheet), b.atLowest))) - 2;
 }
@@ -88,14 +105,14 @@ BucketU(const RowBuckets & b, std::int64_t l, std::int64_t sheet)
  * bucket, not clamped to the output. The same operations on every thread computing a
  * boundary, so that they all get the same number. */
 CIF_HD std::int64_t
-WalkOfBucketAt(const RowBuckets & b, std::int64_t bucket, double u)
+       WalkOfBucketAt(const RowBuckets & b, std::int64_t bucket, double u)
 {
   return static_cast<std::int64_t>(ceil((static_cast<double>(bucket) - u) * b.walkPerUnit)); // nothing to fuse
 }
 
 /** WalkOfBucketAt in the column of lane coordinate \a l and sheet \a sheet. */
 CIF_HD std::int64_t
-WalkOfBucket(const RowBuckets & b, std::int64_t bucket, std::int64_t l, std::int64_t sheet)
+       WalkOfBucket(const RowBuckets & b, std::int64_t bucket, std::int64_t l, std::int64_t sheet)
 {
   return WalkOfBucketAt(b, bucket, BucketU(b, l, sheet));
 }
@@ -131,7 +148,7 @@ MakeBucketRun(const RowBuckets & b, std::int64_t bucket, double u)
   // k where k drift passes lag (one more) or lag - 1 (one fewer).
   const float lag = static_cast<float>(first - exactStart);
   const float at = run.jump > 0 ? floorf(lag * b.inverseDrift) + 1
-                               : (run.jump < 0 ? ceilf((lag - 1) * b.inverseDrift) : kBucketsPerRun);
+                                : (run.jump < 0 ? ceilf((lag - 1) * b.inverseDrift) : kBucketsPerRun);
   run.jumpAt = !(at >= 1) ? 1 : (at > kBucketsPerRun ? kBucketsPerRun : static_cast<int>(at)); // NaN: 1
   return run;
 }
@@ -173,7 +190,7 @@ RowsTouchedByBuckets(const RowBuckets & b, int buckets, int lanes)
 
 /** The positions per sheet that the kernel's grid walks: buckets, or sheared positions. */
 CIF_HD std::int64_t
-WalkLength(const RowShear & shear, const RowBuckets & b)
+       WalkLength(const RowShear & shear, const RowBuckets & b)
 {
   return b.on ? b.perSheetCount : shear.walkLength;
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifRowShear_h
 #define cifRowShear_h
 
@@ -59,7 +76,7 @@ struct RowShear
  * host sizes the grid from the last lane's shift and the kernel assigns voxels by
  * every lane's, so both must round alike: no fused multiply-add on the device. */
 CIF_HD std::int64_t
-ShiftOf(const RowShear & shear, std::int64_t l)
+       ShiftOf(const RowShear & shear, std::int64_t l)
 {
   return static_cast<std::int64_t>(floor(MulAddUnfused(shear.slope, static_cast<double>(l), 0.5)));
 }
@@ -77,7 +94,7 @@ RowsTouched(const RowShear & shear, int steps, int lanes)
  * along axis 2 (and along the planes of axes 2.. together, which a 4-D sheet walks
  * as one index). */
 CIF_HD std::int64_t
-OutputRowStride(const ResampleGeometry & g, int axis)
+       OutputRowStride(const ResampleGeometry & g, int axis)
 {
   return axis == 0 ? 0 : (axis == 1 ? 1 : g.outputSize[1]);
 }
@@ -89,8 +106,10 @@ OutputRowStride(const ResampleGeometry & g, int axis)
  * them, near enough to decide speed. */
 template <int D>
 void
-InputStepsPerOutputStep(const ResampleGeometry & g, const TransformChain & chain,
-                        double m[kMaxDimension][kMaxDimension], double * at = nullptr)
+InputStepsPerOutputStep(const ResampleGeometry & g,
+                        const TransformChain &   chain,
+                        double                   m[kMaxDimension][kMaxDimension],
+                        double *                 at = nullptr)
 {
   TransformChain affine = chain;
   for (int n = 0; n < affine.count; ++n)
@@ -173,7 +192,7 @@ VoxelLaneAxis(const ResampleGeometry & g, const TransformChain & chain)
  * of axes laneAxis, then the others from axis 0 up (D <= 3). */
 template <int D>
 CIF_HD std::int64_t
-VoxelOfThread(const ResampleGeometry & g, int laneAxis, std::int64_t i)
+       VoxelOfThread(const ResampleGeometry & g, int laneAxis, std::int64_t i)
 {
   if (D < 2 || D > 3 || laneAxis == 0)
   {

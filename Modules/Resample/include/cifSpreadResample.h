@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifSpreadResample_h
 #define cifSpreadResample_h
 
@@ -32,8 +49,11 @@ struct SpreadShareSlabs
  * slab adds at most one run below and one above what the slabs before it read. */
 template <int D>
 inline SpreadShareSlabs
-PlanSpreadShare(const ResampleGeometry & g, const ResampleSlabs & slabs, std::int64_t k, std::int64_t n,
-                const TransformChain & chain)
+PlanSpreadShare(const ResampleGeometry & g,
+                const ResampleSlabs &    slabs,
+                std::int64_t             k,
+                std::int64_t             n,
+                const TransformChain &   chain)
 {
   SpreadShareSlabs s;
   s.share = ShareOfSlabs(g, slabs, k, n);
@@ -41,8 +61,8 @@ PlanSpreadShare(const ResampleGeometry & g, const ResampleSlabs & slabs, std::in
   std::int64_t       low = 0, high = 0; // planes read so far: [low, high)
   for (std::int64_t slab = 0; slab < s.share.slabs.count; ++slab)
   {
-    const CoefficientGrid box = InputPlanesOfRegion<D>(SlabGeometry(s.share.geometry, s.share.slabs, slab), chain);
-    const std::int64_t    first = box.start[D - 1] - offset, end = first + box.size[D - 1];
+    const CoefficientGrid   box = InputPlanesOfRegion<D>(SlabGeometry(s.share.geometry, s.share.slabs, slab), chain);
+    const std::int64_t      first = box.start[D - 1] - offset, end = first + box.size[D - 1];
     std::vector<PlaneRange> piece;
     if (slab == 0)
     {
@@ -76,9 +96,14 @@ PlanSpreadShare(const ResampleGeometry & g, const ResampleSlabs & slabs, std::in
  * ResampleOnDevice's). */
 template <int D, typename TC, typename TOut, typename TWait>
 void
-ResampleSpreadShare(const SpreadShareSlabs & s, const TC * planes, std::int64_t planeScalars,
-                    const TransformChain & deviceChain, TOut defaultValue, TOut * output, TWait && waitForSlab,
-                    const StageCallback & afterSlab = {})
+ResampleSpreadShare(const SpreadShareSlabs & s,
+                    const TC *               planes,
+                    std::int64_t             planeScalars,
+                    const TransformChain &   deviceChain,
+                    TOut                     defaultValue,
+                    TOut *                   output,
+                    TWait &&                 waitForSlab,
+                    const StageCallback &    afterSlab = {})
 {
   for (std::int64_t slab = 0; slab < s.share.slabs.count; ++slab)
   {
@@ -86,8 +111,14 @@ ResampleSpreadShare(const SpreadShareSlabs & s, const TC * planes, std::int64_t 
     ResampleGeometry gs = SlabGeometry(s.share.geometry, s.share.slabs, slab);
     gs.input = s.boxes[static_cast<std::size_t>(slab)];
     const std::int64_t firstPlane = gs.input.start[D - 1] - s.share.geometry.input.start[D - 1];
-    ResampleOnDevice<D, TC, TOut>(planes + (firstPlane - s.wanted.first) * planeScalars, gs, deviceChain, nullptr,
-                                  true, defaultValue, output + SlabFirstVoxel(s.share.slabs, slab), ResampleSlabs{},
+    ResampleOnDevice<D, TC, TOut>(planes + (firstPlane - s.wanted.first) * planeScalars,
+                                  gs,
+                                  deviceChain,
+                                  nullptr,
+                                  true,
+                                  defaultValue,
+                                  output + SlabFirstVoxel(s.share.slabs, slab),
+                                  ResampleSlabs{},
                                   afterSlab);
   }
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifTextureResampleDevice_h
 #define cifTextureResampleDevice_h
 
@@ -122,16 +139,20 @@ private:
  * ResampleOnDevice; returns when the output is written. */
 template <int D, typename TOut>
 CudaImageFilters_EXPORT void
-ResampleWithTextureOnDevice(const CoefficientTexture & texture, const ResampleGeometry & geometry,
-                            const TransformChain & chain, const double * mappedPoints, bool linearRows,
-                            TOut defaultValue, TOut * output);
+ResampleWithTextureOnDevice(const CoefficientTexture & texture,
+                            const ResampleGeometry &   geometry,
+                            const TransformChain &     chain,
+                            const double *             mappedPoints,
+                            bool                       linearRows,
+                            TOut                       defaultValue,
+                            TOut *                     output);
 /** The explicit instantiations, for the CUDA source and its no-CUDA twin alike:
  * CIF_FOR_EACH_SCALAR(CIF_INSTANTIATE_TEXTURED). */
-#define CIF_INSTANTIATE_TEXTURED(TO)                                                                                 \
-  template void ResampleWithTextureOnDevice<2, TO>(const CoefficientTexture &, const ResampleGeometry &,             \
-                                                   const TransformChain &, const double *, bool, TO, TO *);          \
-  template void ResampleWithTextureOnDevice<3, TO>(const CoefficientTexture &, const ResampleGeometry &,             \
-                                                   const TransformChain &, const double *, bool, TO, TO *);
+#define CIF_INSTANTIATE_TEXTURED(TO)                                                                               \
+  template void ResampleWithTextureOnDevice<2, TO>(                                                                \
+    const CoefficientTexture &, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *); \
+  template void ResampleWithTextureOnDevice<3, TO>(                                                                \
+    const CoefficientTexture &, const ResampleGeometry &, const TransformChain &, const double *, bool, TO, TO *);
 
 } // namespace cif
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifTransformChain_h
 #define cifTransformChain_h
 
@@ -71,7 +88,7 @@ CubicBSplineKernel(double u)
 /** Math::FloatAlmostEqual(x, y, 4 ulps) and Math::FloatAddULP for doubles, as the
  * valid-region test of itk::BSplineTransform uses them. */
 CIF_HD std::int64_t
-DoubleBits(double x)
+       DoubleBits(double x)
 {
   std::int64_t bits;
   memcpy(&bits, &x, sizeof(bits));
@@ -169,7 +186,7 @@ BSplineSupport(const TransformStage & s, const double p[], std::int64_t start[3]
 /** Where the support's first control point of each (y, z) row lies in the grid. */
 template <int D>
 CIF_HD std::int64_t
-BSplineSupportRow(const TransformStage & s, const std::int64_t start[3], int ky, int kz)
+       BSplineSupportRow(const TransformStage & s, const std::int64_t start[3], int ky, int kz)
 {
   return (start[2] + kz) * (s.gridSize[0] * s.gridSize[1]) + (start[1] + ky) * s.gridSize[0] + start[0];
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkCubicBSplinePointEvaluatorGPU_h
 #define itkCubicBSplinePointEvaluatorGPU_h
 
@@ -84,7 +101,7 @@ public:
       itkExceptionMacro("the input image is empty");
     }
     m_Image = image;
-    const auto region = image->GetBufferedRegion();
+    const auto       region = image->GetBufferedRegion();
     cif::BufferShape shape;
     shape.dimension = ImageDimension;
     for (unsigned int a = 0; a < ImageDimension; ++a)
@@ -104,10 +121,10 @@ public:
         m_DeviceCoefficients.Allocate(count * sizeof(TCoefficient));
         cif::DeviceBuffer staging(count * sizeof(InputComponentType));
         staging.Upload(samples, count * sizeof(InputComponentType));
-        cif::ConvertOnDevice<InputComponentType, TCoefficient>(staging.As<InputComponentType>(),
-                                                               m_DeviceCoefficients.As<TCoefficient>(), count);
-        cif::PrefilterOnDevice<TCoefficient>(m_DeviceCoefficients.As<TCoefficient>(), shape, poles,
-                                             cif::BoundaryMode::Mirror);
+        cif::ConvertOnDevice<InputComponentType, TCoefficient>(
+          staging.As<InputComponentType>(), m_DeviceCoefficients.As<TCoefficient>(), count);
+        cif::PrefilterOnDevice<TCoefficient>(
+          m_DeviceCoefficients.As<TCoefficient>(), shape, poles, cif::BoundaryMode::Mirror);
         cif::Synchronize();
       });
       m_HostCoefficients.clear();
@@ -116,8 +133,8 @@ public:
     {
       m_HostCoefficients.assign(samples, samples + count);
       const MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
-      cif::PrefilterOnHost(m_HostCoefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
-                           MakeParallelFor(threader.GetPointer()));
+      cif::PrefilterOnHost(
+        m_HostCoefficients.data(), shape, poles, cif::BoundaryMode::Mirror, MakeParallelFor(threader.GetPointer()));
       m_DeviceCoefficients.Release();
     }
     this->Modified();
@@ -125,8 +142,9 @@ public:
 
   /** Values at \a points and, when \a gradients is given, physical gradients. */
   void
-  Evaluate(const std::vector<PointType> & points, std::vector<double> & values,
-           std::vector<GradientType> * gradients = nullptr) const
+  Evaluate(const std::vector<PointType> & points,
+           std::vector<double> &          values,
+           std::vector<GradientType> *    gradients = nullptr) const
   {
     this->RequireInputImage();
     // Point<double, D> and CovariantVector<double, D> are D packed doubles: the
@@ -146,8 +164,7 @@ public:
     {
       CIF_ITK_TRY_CUDA([&] {
         const std::size_t pointBytes = static_cast<std::size_t>(n) * ImageDimension * sizeof(double);
-        cif::DeviceBuffer p(pointBytes), v(static_cast<std::size_t>(n) * sizeof(double)),
-          g(gradients ? pointBytes : 0);
+        cif::DeviceBuffer p(pointBytes), v(static_cast<std::size_t>(n) * sizeof(double)), g(gradients ? pointBytes : 0);
         p.Upload(pointData, pointBytes);
         this->EvaluateOnDevice(p.As<const double>(), n, v.As<double>(), gradients ? g.As<double>() : nullptr);
         cif::Synchronize();
@@ -163,9 +180,12 @@ public:
     const cif::ImageFrame            frame = MakeImageFrame<ImageDimension>(m_Image.GetPointer());
     const MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
     CudaParallelFor(threader.GetPointer(), n, [&](std::int64_t i) {
-      values[i] = cif::EvaluateCubicAtPhysicalPoint<ImageDimension>(
-        m_HostCoefficients.data(), m_Grid, frame, pointData + ImageDimension * i,
-        gradientData ? gradientData + ImageDimension * i : nullptr);
+      values[i] =
+        cif::EvaluateCubicAtPhysicalPoint<ImageDimension>(m_HostCoefficients.data(),
+                                                          m_Grid,
+                                                          frame,
+                                                          pointData + ImageDimension * i,
+                                                          gradientData ? gradientData + ImageDimension * i : nullptr);
     });
   }
 
@@ -175,8 +195,10 @@ public:
    * on the default stream: synchronize (or copy on that stream) before reading. Needs
    * the coefficients on the device (GetCoefficientsOnDevice()). */
   void
-  EvaluateOnDevice(const double * devicePoints, std::int64_t count, double * deviceValues,
-                   double * deviceGradients = nullptr) const
+  EvaluateOnDevice(const double * devicePoints,
+                   std::int64_t   count,
+                   double *       deviceValues,
+                   double *       deviceGradients = nullptr) const
   {
     this->RequireInputImage();
     if (!m_OnDevice)
@@ -191,8 +213,12 @@ public:
     const cif::ImageFrame frame = MakeImageFrame<ImageDimension>(m_Image.GetPointer());
     CIF_ITK_TRY_CUDA([&] {
       cif::EvaluatePhysicalPointsOnDevice<ImageDimension, TCoefficient>(m_DeviceCoefficients.As<const TCoefficient>(),
-                                                                        m_Grid, frame, devicePoints, count,
-                                                                        deviceValues, deviceGradients,
+                                                                        m_Grid,
+                                                                        frame,
+                                                                        devicePoints,
+                                                                        count,
+                                                                        deviceValues,
+                                                                        deviceGradients,
                                                                         m_SortPoints ? cif::PointOrder::ImageOrder
                                                                                      : cif::PointOrder::AsGiven);
     });

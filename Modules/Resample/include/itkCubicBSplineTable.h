@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkCubicBSplineTable_h
 #define itkCubicBSplineTable_h
 
@@ -202,15 +219,18 @@ public:
   /** The same with vectors: \a points holds GetDimension() coordinates per point;
    * \a values (and \a gradients) are resized. */
   void
-  Evaluate(const std::vector<double> & points, std::vector<double> & values,
-           std::vector<double> * gradients = nullptr) const;
+  Evaluate(const std::vector<double> & points,
+           std::vector<double> &       values,
+           std::vector<double> *       gradients = nullptr) const;
 
   /** Values (and gradients) at \a count points held in device memory, into device
    * memory: asynchronous on the default stream. Needs the coefficients on the device
    * (GetCoefficientsOnDevice()). */
   void
-  EvaluateOnDevice(const double * devicePoints, std::int64_t count, double * deviceValues,
-                   double * deviceGradients = nullptr) const;
+  EvaluateOnDevice(const double * devicePoints,
+                   std::int64_t   count,
+                   double *       deviceValues,
+                   double *       deviceGradients = nullptr) const;
 
   /** Whether coefficients have been computed (SetValues since the last SetSize). */
   bool
@@ -264,16 +284,16 @@ private:
   void
   ComputeCoefficientsOnDevice(const TCoefficient * deviceSamples);
 
-  SizeType             m_Size;
-  CoordinatesType      m_Origin;
-  CoordinatesType      m_Spacing;
-  cif::BoundaryMode    m_BoundaryMode{ cif::BoundaryMode::Mirror };
-  double               m_OutsideValue{ std::numeric_limits<double>::quiet_NaN() };
-  bool                 m_UseGPU{ true };
-  bool                 m_SortPoints{ false };
-  unsigned int         m_CoefficientDimension{ 0 }; // 0: no coefficients
-  cif::CoefficientGrid m_Grid;
-  cif::DeviceBuffer    m_DeviceCoefficients;
+  SizeType                  m_Size;
+  CoordinatesType           m_Origin;
+  CoordinatesType           m_Spacing;
+  cif::BoundaryMode         m_BoundaryMode{ cif::BoundaryMode::Mirror };
+  double                    m_OutsideValue{ std::numeric_limits<double>::quiet_NaN() };
+  bool                      m_UseGPU{ true };
+  bool                      m_SortPoints{ false };
+  unsigned int              m_CoefficientDimension{ 0 }; // 0: no coefficients
+  cif::CoefficientGrid      m_Grid;
+  cif::DeviceBuffer         m_DeviceCoefficients;
   std::vector<TCoefficient> m_HostCoefficients;
   bool                      m_OnDevice{ false };
 };

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkCubicBSplineTable_hxx
 #define itkCubicBSplineTable_hxx
 
@@ -273,8 +290,8 @@ CubicBSplineTable<TCoefficient>::ComputeCoefficients(const TCoefficient * sample
       const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(TCoefficient);
       m_DeviceCoefficients.Allocate(bytes);
       m_DeviceCoefficients.Upload(samples, bytes);
-      cif::PrefilterOnDevice<TCoefficient>(m_DeviceCoefficients.As<TCoefficient>(), shape, poles,
-                                           cif::BoundaryMode::Mirror);
+      cif::PrefilterOnDevice<TCoefficient>(
+        m_DeviceCoefficients.As<TCoefficient>(), shape, poles, cif::BoundaryMode::Mirror);
       cif::Synchronize();
     });
     std::vector<TCoefficient>().swap(m_HostCoefficients);
@@ -284,8 +301,8 @@ CubicBSplineTable<TCoefficient>::ComputeCoefficients(const TCoefficient * sample
     this->AllocateHost(m_HostCoefficients, count);
     std::copy(samples, samples + count, m_HostCoefficients.begin());
     const MultiThreaderBase::Pointer threader = MultiThreaderBase::New();
-    cif::PrefilterOnHost(m_HostCoefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
-                         MakeParallelFor(threader.GetPointer()));
+    cif::PrefilterOnHost(
+      m_HostCoefficients.data(), shape, poles, cif::BoundaryMode::Mirror, MakeParallelFor(threader.GetPointer()));
     m_DeviceCoefficients.Release();
   }
   m_Grid = grid;
@@ -310,8 +327,8 @@ CubicBSplineTable<TCoefficient>::ComputeCoefficientsOnDevice(const TCoefficient 
   CIF_ITK_TRY_CUDA([&] {
     m_DeviceCoefficients.Allocate(static_cast<std::size_t>(count) * sizeof(TCoefficient));
     // out of place: the first pass reads the caller's samples, which stay as they are
-    cif::PrefilterOnDevice<TCoefficient>(deviceSamples, m_DeviceCoefficients.As<TCoefficient>(), shape, poles,
-                                         cif::BoundaryMode::Mirror);
+    cif::PrefilterOnDevice<TCoefficient>(
+      deviceSamples, m_DeviceCoefficients.As<TCoefficient>(), shape, poles, cif::BoundaryMode::Mirror);
     cif::Synchronize();
   });
   std::vector<TCoefficient>().swap(m_HostCoefficients);
@@ -323,8 +340,10 @@ CubicBSplineTable<TCoefficient>::ComputeCoefficientsOnDevice(const TCoefficient 
 
 template <typename TCoefficient>
 void
-CubicBSplineTable<TCoefficient>::Evaluate(const double * points, std::int64_t count, double * values,
-                                          double * gradients) const
+CubicBSplineTable<TCoefficient>::Evaluate(const double * points,
+                                          std::int64_t   count,
+                                          double *       values,
+                                          double *       gradients) const
 {
   this->RequireCoefficients("Evaluate");
   if (count < 0)
@@ -365,16 +384,17 @@ CubicBSplineTable<TCoefficient>::Evaluate(const double * points, std::int64_t co
   CubicBSplineTableDetail::ForDimension(D, [&](auto dimension) {
     constexpr int N = decltype(dimension)::value;
     CudaParallelFor(threader.GetPointer(), count, [&](std::int64_t i) {
-      values[i] = cif::EvaluateCubicAtPhysicalPoint<N>(coefficients, m_Grid, frame, points + N * i,
-                                                       gradients ? gradients + N * i : nullptr, rule);
+      values[i] = cif::EvaluateCubicAtPhysicalPoint<N>(
+        coefficients, m_Grid, frame, points + N * i, gradients ? gradients + N * i : nullptr, rule);
     });
   });
 }
 
 template <typename TCoefficient>
 void
-CubicBSplineTable<TCoefficient>::Evaluate(const std::vector<double> & points, std::vector<double> & values,
-                                          std::vector<double> * gradients) const
+CubicBSplineTable<TCoefficient>::Evaluate(const std::vector<double> & points,
+                                          std::vector<double> &       values,
+                                          std::vector<double> *       gradients) const
 {
   this->RequireCoefficients("Evaluate");
   const std::size_t D = m_CoefficientDimension;
@@ -388,23 +408,25 @@ CubicBSplineTable<TCoefficient>::Evaluate(const std::vector<double> & points, st
   {
     gradients->resize(count * D);
   }
-  this->Evaluate(points.data(), static_cast<std::int64_t>(count), values.data(),
-                 gradients ? gradients->data() : nullptr);
+  this->Evaluate(
+    points.data(), static_cast<std::int64_t>(count), values.data(), gradients ? gradients->data() : nullptr);
 }
 
 template <typename TCoefficient>
 void
-CubicBSplineTable<TCoefficient>::EvaluateOnDevice(const double * devicePoints, std::int64_t count,
-                                                  double * deviceValues, double * deviceGradients) const
+CubicBSplineTable<TCoefficient>::EvaluateOnDevice(const double * devicePoints,
+                                                  std::int64_t   count,
+                                                  double *       deviceValues,
+                                                  double *       deviceGradients) const
 {
   this->RequireCoefficients("EvaluateOnDevice");
   if (!m_OnDevice)
   {
     itkExceptionMacro("EvaluateOnDevice needs the coefficients on the device: UseGPU on and a CUDA device when "
                       "the values are set ("
-                      << (!m_UseGPU ? std::string("UseGPU is off")
-                                    : cif::IsGPUAvailable() ? std::string("the values were set on the CPU path")
-                                                            : cif::GetNoDeviceReason())
+                      << (!m_UseGPU               ? std::string("UseGPU is off")
+                          : cif::IsGPUAvailable() ? std::string("the values were set on the CPU path")
+                                                  : cif::GetNoDeviceReason())
                       << ")");
   }
   if (count < 0 || (count > 0 && (devicePoints == nullptr || deviceValues == nullptr)))
@@ -418,9 +440,15 @@ CubicBSplineTable<TCoefficient>::EvaluateOnDevice(const double * devicePoints, s
   CIF_ITK_TRY_CUDA([&] {
     CubicBSplineTableDetail::ForDimension(m_CoefficientDimension, [&](auto dimension) {
       constexpr int N = decltype(dimension)::value;
-      cif::EvaluatePhysicalPointsOnDevice<N, TCoefficient>(m_DeviceCoefficients.As<const TCoefficient>(), m_Grid,
-                                                           frame, devicePoints, count, deviceValues, deviceGradients,
-                                                           order, rule);
+      cif::EvaluatePhysicalPointsOnDevice<N, TCoefficient>(m_DeviceCoefficients.As<const TCoefficient>(),
+                                                           m_Grid,
+                                                           frame,
+                                                           devicePoints,
+                                                           count,
+                                                           deviceValues,
+                                                           deviceGradients,
+                                                           order,
+                                                           rule);
     });
   });
 }
@@ -437,8 +465,9 @@ CubicBSplineTable<TCoefficient>::GetCoefficients(std::vector<TCoefficient> & coe
   }
   const std::int64_t count = this->GetNumberOfValues();
   this->AllocateHost(coefficients, count);
-  CIF_ITK_TRY_CUDA(
-    [&] { m_DeviceCoefficients.Download(coefficients.data(), static_cast<std::size_t>(count) * sizeof(TCoefficient)); });
+  CIF_ITK_TRY_CUDA([&] {
+    m_DeviceCoefficients.Download(coefficients.data(), static_cast<std::size_t>(count) * sizeof(TCoefficient));
+  });
 }
 
 template <typename TCoefficient>
@@ -447,16 +476,21 @@ CubicBSplineTable<TCoefficient>::PrintSelf(std::ostream & os, Indent indent) con
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "Size: " << CubicBSplineTableDetail::Join(m_Size) << std::endl;
-  os << indent << "Origin: " << (m_Origin.empty() ? std::string("0 on every axis") : CubicBSplineTableDetail::Join(m_Origin))
+  os << indent
+     << "Origin: " << (m_Origin.empty() ? std::string("0 on every axis") : CubicBSplineTableDetail::Join(m_Origin))
      << std::endl;
-  os << indent << "Spacing: "
-     << (m_Spacing.empty() ? std::string("1 on every axis") : CubicBSplineTableDetail::Join(m_Spacing)) << std::endl;
+  os << indent
+     << "Spacing: " << (m_Spacing.empty() ? std::string("1 on every axis") : CubicBSplineTableDetail::Join(m_Spacing))
+     << std::endl;
   os << indent << "BoundaryMode: " << m_BoundaryMode << std::endl;
   os << indent << "OutsideValue: " << m_OutsideValue << std::endl;
   os << indent << "UseGPU: " << (m_UseGPU ? "On" : "Off") << std::endl;
   os << indent << "SortPoints: " << (m_SortPoints ? "On" : "Off") << std::endl;
   os << indent << "Coefficients: "
-     << (m_CoefficientDimension == 0 ? "none" : m_OnDevice ? "on the device" : "in host memory") << std::endl;
+     << (m_CoefficientDimension == 0 ? "none"
+         : m_OnDevice                ? "on the device"
+                                     : "in host memory")
+     << std::endl;
 }
 } // namespace itk
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkCubicResampleGPUImageFilter_h
 #define itkCubicResampleGPUImageFilter_h
 
@@ -59,12 +76,14 @@ template <typename TInputImage,
           typename TInterpolatorPrecisionType = double,
           typename TTransformPrecisionType = TInterpolatorPrecisionType>
 class ITK_TEMPLATE_EXPORT CubicResampleGPUImageFilter
-  : public CudaMultiDeviceFilterBase<ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>
+  : public CudaMultiDeviceFilterBase<
+      ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(CubicResampleGPUImageFilter);
   using Self = CubicResampleGPUImageFilter;
-  using Superclass = CudaMultiDeviceFilterBase<ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>;
+  using Superclass = CudaMultiDeviceFilterBase<
+    ResampleImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
@@ -216,8 +235,10 @@ protected:
    * stages (1 with InputIsCoefficients). */
   template <typename TC>
   const TC *
-  HostCoefficients(const cif::BufferShape & shape, const cif::SplinePoles & poles, FilterStageProgress & progress,
-                   bool prefilterOnDevice);
+  HostCoefficients(const cif::BufferShape & shape,
+                   const cif::SplinePoles & poles,
+                   FilterStageProgress &    progress,
+                   bool                     prefilterOnDevice);
 
   /** What GenerateData decides once for an update of a scalar image, and hands to the
    * path that runs it. */
@@ -251,26 +272,35 @@ protected:
    * box it needs (a linear transform: cif::InputBoxOfRegion) or the whole input's
    * coefficients; the same bits as one piece. */
   void
-  ResampleInSlabs(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
-                  const TransformForModule * transform);
+  ResampleInSlabs(const ScalarJob &                    job,
+                  CudaTransformChain<ImageDimension> & chain,
+                  const TransformForModule *           transform);
   /** The texture mode, on the current device (see UseTextureInterpolation). */
   void
-  ResampleWithTexture(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
-                      const std::vector<double> & mapped, FilterStageProgress & progress);
+  ResampleWithTexture(const ScalarJob &                    job,
+                      CudaTransformChain<ImageDimension> & chain,
+                      const std::vector<double> &          mapped,
+                      FilterStageProgress &                progress);
   /** The exact mode in one piece on the current device (its progress slabs queued in
    * turn, each downloaded while the next computes). */
   void
-  ResampleExactOnDevice(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
-                        const std::vector<double> & mapped, FilterStageProgress & progress);
+  ResampleExactOnDevice(const ScalarJob &                    job,
+                        CudaTransformChain<ImageDimension> & chain,
+                        const std::vector<double> &          mapped,
+                        FilterStageProgress &                progress);
   /** The exact mode on the CPU (the same arithmetic). */
   void
-  ResampleExactOnHost(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
-                      const std::vector<double> & mapped, FilterStageProgress & progress);
+  ResampleExactOnHost(const ScalarJob &                    job,
+                      CudaTransformChain<ImageDimension> & chain,
+                      const std::vector<double> &          mapped,
+                      FilterStageProgress &                progress);
   /** The exact mode spread over \a devices (see SetNumberOfDevices). */
   void
-  ResampleOnSeveralDevices(const std::vector<int> & devices, const ScalarJob & job,
-                           const CudaTransformChain<ImageDimension> & chain, const std::vector<double> & mapped,
-                           FilterStageProgress & progress);
+  ResampleOnSeveralDevices(const std::vector<int> &                   devices,
+                           const ScalarJob &                          job,
+                           const CudaTransformChain<ImageDimension> & chain,
+                           const std::vector<double> &                mapped,
+                           FilterStageProgress &                      progress);
   /** The devices \a job spreads over: none (the one-device paths) unless it is the
    * exact mode of host images, a whole output of several slabs, and more than one
    * device is set and visible. */
@@ -290,7 +320,9 @@ protected:
     bool                    mirrorPadded = false;
   };
   DeviceCoefficients
-  CoefficientsOnDevice(const ScalarJob & job, bool textureReady, std::size_t mappedBytes,
+  CoefficientsOnDevice(const ScalarJob &     job,
+                       bool                  textureReady,
+                       std::size_t           mappedBytes,
                        FilterStageProgress & progress);
   /** The output on the device: a CudaImage's own buffer, or a scratch buffer that
    * \a download copies into the host output. */
@@ -310,14 +342,14 @@ private:
   /** Coefficients kept between the pieces of a streamed output (see GenerateData). */
   struct CoefficientCache
   {
-    const void *                       input = nullptr;
-    ModifiedTimeType                   inputTime = 0;
-    ModifiedTimeType                   filterTime = 0;
-    typename TInputImage::RegionType   region;
-    bool                               inputIsCoefficients = false;
-    cif::HostWorkArea<char>            host; // see HostCoefficients
-    cif::DeviceBuffer                  device;
-    bool                               mirrorPadded = false; // device holds cifMirrorPadding.h's layout
+    const void *                     input = nullptr;
+    ModifiedTimeType                 inputTime = 0;
+    ModifiedTimeType                 filterTime = 0;
+    typename TInputImage::RegionType region;
+    bool                             inputIsCoefficients = false;
+    cif::HostWorkArea<char>          host; // see HostCoefficients
+    cif::DeviceBuffer                device;
+    bool                             mirrorPadded = false; // device holds cifMirrorPadding.h's layout
   };
   CoefficientCache m_CoefficientCache;
 
@@ -334,7 +366,7 @@ private:
     cif::CoefficientTexture          texture;
   };
   bool
-  TextureCached(cif::TextureTexels texels) const;
+               TextureCached(cif::TextureTexels texels) const;
   TextureCache m_TextureCache;
 
   bool          m_InputIsCoefficients{ false };
@@ -351,8 +383,11 @@ private:
   /** The exact mode over several devices (host image in and out): the job's slabs
    * split into contiguous runs, one per device and host thread. */
   void
-  SpreadOverDevices(const std::vector<int> & devices, const ScalarJob & job, const cif::TransformChain & hostChain,
-                    bool chainOnDevice, const std::vector<double> & mapped);
+  SpreadOverDevices(const std::vector<int> &    devices,
+                    const ScalarJob &           job,
+                    const cif::TransformChain & hostChain,
+                    bool                        chainOnDevice,
+                    const std::vector<double> & mapped);
 };
 } // namespace itk
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkCubicResampleGPUImageFilter_hxx
 #define itkCubicResampleGPUImageFilter_hxx
 
@@ -30,7 +47,10 @@
 namespace itk
 {
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 bool
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   UsesModulePath() const
@@ -47,11 +67,15 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   {
     const auto * interpolator = this->GetInterpolator();
     unsigned int order = 0;
-    if (const auto * d = dynamic_cast<const BSplineInterpolateImageFunction<TInputImage, TInterpolatorPrecisionType, double> *>(interpolator))
+    if (const auto * d =
+          dynamic_cast<const BSplineInterpolateImageFunction<TInputImage, TInterpolatorPrecisionType, double> *>(
+            interpolator))
     {
       order = d->GetSplineOrder();
     }
-    else if (const auto * f = dynamic_cast<const BSplineInterpolateImageFunction<TInputImage, TInterpolatorPrecisionType, float> *>(interpolator))
+    else if (const auto * f =
+               dynamic_cast<const BSplineInterpolateImageFunction<TInputImage, TInterpolatorPrecisionType, float> *>(
+                 interpolator))
     {
       order = f->GetSplineOrder();
     }
@@ -81,7 +105,9 @@ PixelWriteTime(const TImage * input)
 /** Geometry of output region \a outRegion and input region \a inRegion. */
 template <unsigned int D, typename TInputImage, typename TOutputImage>
 cif::ResampleGeometry
-MakeGeometry(const TInputImage * input, const typename TInputImage::RegionType & inRegion, const TOutputImage * output,
+MakeGeometry(const TInputImage *                       input,
+             const typename TInputImage::RegionType &  inRegion,
+             const TOutputImage *                      output,
              const typename TOutputImage::RegionType & outRegion)
 {
   cif::ResampleGeometry g;
@@ -134,8 +160,10 @@ ForEachOutputRow(TFilter * filter, const cif::ResampleGeometry & g, TBody && bod
  * (D doubles per output voxel), in parallel. */
 template <unsigned int D, typename TFilter, typename TOutputImage, typename TTransform>
 std::vector<double>
-MapPointsOnHost(TFilter * filter, const cif::ResampleGeometry & g, const TOutputImage * output,
-                const TTransform * transform)
+MapPointsOnHost(TFilter *                     filter,
+                const cif::ResampleGeometry & g,
+                const TOutputImage *          output,
+                const TTransform *            transform)
 {
   std::vector<double> mapped(D * static_cast<std::size_t>(g.OutputCount()), 0.0);
   ForEachOutputRow(filter, g, [&](std::int64_t row) {
@@ -152,8 +180,8 @@ MapPointsOnHost(TFilter * filter, const cif::ResampleGeometry & g, const TOutput
       index[0] = g.outputStart[0] + x;
       typename TOutputImage::PointType p;
       output->TransformIndexToPhysicalPoint(index, p);
-      const auto   q = transform->TransformPoint(p);
-      const auto   i = static_cast<std::size_t>(row * g.outputSize[0] + x);
+      const auto q = transform->TransformPoint(p);
+      const auto i = static_cast<std::size_t>(row * g.outputSize[0] + x);
       for (unsigned int a = 0; a < D; ++a)
       {
         mapped[D * i + a] = q[a];
@@ -168,9 +196,16 @@ MapPointsOnHost(TFilter * filter, const cif::ResampleGeometry & g, const TOutput
  * points per output voxel, or nullptr where \a hostChain maps them. */
 template <unsigned int D, typename TC, typename TOut, typename TFilter>
 void
-ResampleOnHost(TFilter * filter, const TC * coefficients, const cif::ResampleGeometry & whole,
-               const cif::ResampleSlabs & slabs, const cif::TransformChain & hostChain, const double * mapped,
-               bool linearRows, TOut defaultValue, TOut * out, const cif::StageCallback & afterSlab)
+ResampleOnHost(TFilter *                     filter,
+               const TC *                    coefficients,
+               const cif::ResampleGeometry & whole,
+               const cif::ResampleSlabs &    slabs,
+               const cif::TransformChain &   hostChain,
+               const double *                mapped,
+               bool                          linearRows,
+               TOut                          defaultValue,
+               TOut *                        out,
+               const cif::StageCallback &    afterSlab)
 {
   for (std::int64_t slab = 0; slab < slabs.count; ++slab)
   {
@@ -186,10 +221,10 @@ ResampleOnHost(TFilter * filter, const TC * coefficients, const cif::ResampleGeo
       {
         const std::int64_t i = row * g.outputSize[0] + x; // within the slab
         out[first + i] =
-          linearRows ? cif::ResampleVoxelOnRow<static_cast<int>(D), TC, TOut>(coefficients, g, start, end, x,
-                                                                            defaultValue)
-                     : cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
-                         coefficients, g, hostChain, mapped ? mapped + D * (first + i) : nullptr, i, defaultValue);
+          linearRows
+            ? cif::ResampleVoxelOnRow<static_cast<int>(D), TC, TOut>(coefficients, g, start, end, x, defaultValue)
+            : cif::ResampleVoxel<static_cast<int>(D), TC, TOut>(
+                coefficients, g, hostChain, mapped ? mapped + D * (first + i) : nullptr, i, defaultValue);
       }
     });
     cif::StageDone(afterSlab);
@@ -207,7 +242,10 @@ ResampleStages(unsigned int dimension, bool prefilter, const cif::ResampleSlabs 
 }
 } // namespace CubicResampleDetail
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 auto
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   CheckInputAndTransform() const -> const TransformForModule *
@@ -225,7 +263,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   return transform;
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   GenerateInputRequestedRegion()
@@ -257,7 +298,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     {
       const cif::ResampleGeometry g = CubicResampleDetail::MakeGeometry<D>(
         input, input->GetLargestPossibleRegion(), output, output->GetRequestedRegion());
-      const cif::CoefficientGrid box = cif::InputBoxOfRegion<static_cast<int>(D)>(g, chain.HostChain());
+      const cif::CoefficientGrid       box = cif::InputBoxOfRegion<static_cast<int>(D)>(g, chain.HostChain());
       typename TInputImage::RegionType region;
       for (unsigned int a = 0; a < D; ++a)
       {
@@ -271,7 +312,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   input->SetRequestedRegionToLargestPossibleRegion();
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   GenerateData()
@@ -305,13 +349,15 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       }
       else
       {
-        FilterStageProgress progress(this, (job.mapsOnHost ? 1 : 0) + CubicResampleDetail::ResampleStages(
-                                                                       ImageDimension, !m_InputIsCoefficients,
-                                                                       job.slabs, job.onGPU));
+        FilterStageProgress progress(
+          this,
+          (job.mapsOnHost ? 1 : 0) +
+            CubicResampleDetail::ResampleStages(ImageDimension, !m_InputIsCoefficients, job.slabs, job.onGPU));
         // Transforms the device cannot evaluate: ITK maps every output point here.
-        const std::vector<double> mapped = job.mapsOnHost ? CubicResampleDetail::MapPointsOnHost<ImageDimension>(
-                                                              this, job.g, this->GetOutput(), transform)
-                                                          : std::vector<double>{};
+        const std::vector<double> mapped =
+          job.mapsOnHost
+            ? CubicResampleDetail::MapPointsOnHost<ImageDimension>(this, job.g, this->GetOutput(), transform)
+            : std::vector<double>{};
         if (job.mapsOnHost)
         {
           progress.Completed();
@@ -349,7 +395,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   }
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 auto
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   PlanScalarJob(const CudaTransformChain<ImageDimension> & chain) const -> ScalarJob
@@ -389,15 +438,17 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   return job;
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 std::vector<int>
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   DevicesToSpreadOver(const ScalarJob & job) const
 {
   // Several GPUs: host images in and out, exact mode, a whole output of several slabs
   // at once. Otherwise (one visible device among them) none: the one-device path.
-  constexpr bool hostImages =
-    !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
+  constexpr bool hostImages = !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
   const std::vector<int> devices = job.onGPU && hostImages && !job.useTextures && !job.keepCoefficients
                                      ? this->DevicesForThisUpdate()
                                      : std::vector<int>{};
@@ -408,10 +459,15 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   return {};
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 auto
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  CoefficientsOnDevice(const ScalarJob & job, bool textureReady, std::size_t mappedBytes,
+  CoefficientsOnDevice(const ScalarJob &     job,
+                       bool                  textureReady,
+                       std::size_t           mappedBytes,
                        FilterStageProgress & progress) -> DeviceCoefficients
 {
   DeviceCoefficients result;
@@ -518,17 +574,21 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         // Into the padded buffer, which takes own's place (own goes back to the pool
         // after the passes, in stream order).
         cif::DeviceBuffer padded(paddedBytes);
-        cif::PrefilterIntoLayoutOnDevice<TC>(dense, padded.As<TC>(),
-                                             cif::MirrorPaddedLayout<static_cast<int>(D)>(job.g.input), job.shape,
-                                             job.poles, cif::BoundaryMode::Mirror, progress.DeviceCallback());
+        cif::PrefilterIntoLayoutOnDevice<TC>(dense,
+                                             padded.As<TC>(),
+                                             cif::MirrorPaddedLayout<static_cast<int>(D)>(job.g.input),
+                                             job.shape,
+                                             job.poles,
+                                             cif::BoundaryMode::Mirror,
+                                             progress.DeviceCallback());
         cif::FillMirrorHaloOnDevice<static_cast<int>(D), TC>(padded.As<TC>(), job.g.input);
         result.own = std::move(padded);
         result.mirrorPadded = true;
       }
       else if (!m_InputIsCoefficients) // else a host input of coefficients, uploaded: no passes
       {
-        cif::PrefilterOnDevice<TC>(dense, own, job.shape, job.poles, cif::BoundaryMode::Mirror,
-                                   progress.DeviceCallback());
+        cif::PrefilterOnDevice<TC>(
+          dense, own, job.shape, job.poles, cif::BoundaryMode::Mirror, progress.DeviceCallback());
       }
       result.data = result.own.template As<TC>();
     }
@@ -542,7 +602,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   return result;
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   PrepareOutputOnDevice(const ScalarJob & job, DeviceOutput & out)
@@ -579,11 +642,16 @@ UploadMappedPoints(const std::vector<double> & mapped)
 }
 } // namespace CubicResampleDetail
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  ResampleWithTexture(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
-                      const std::vector<double> & mapped, FilterStageProgress & progress)
+  ResampleWithTexture(const ScalarJob &                    job,
+                      CudaTransformChain<ImageDimension> & chain,
+                      const std::vector<double> &          mapped,
+                      FilterStageProgress &                progress)
 {
   constexpr unsigned int D = ImageDimension;
   if constexpr (TypesSupported && std::is_same_v<CoefficientType, float> && D <= 3)
@@ -598,8 +666,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       }
       DeviceCoefficients coefficients =
         this->CoefficientsOnDevice(job, textureReady, mapped.size() * sizeof(double), progress);
-      const cif::DeviceBuffer     mappedOnDevice = CubicResampleDetail::UploadMappedPoints(mapped);
-      DeviceOutput                out;
+      const cif::DeviceBuffer mappedOnDevice = CubicResampleDetail::UploadMappedPoints(mapped);
+      DeviceOutput            out;
       this->PrepareOutputOnDevice(job, out);
       const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
       if (!textureReady)
@@ -612,9 +680,13 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         m_TextureCache.inputIsCoefficients = m_InputIsCoefficients;
         coefficients.own.Release(); // the texture holds them now
       }
-      cif::ResampleWithTextureOnDevice<static_cast<int>(D), OutputComponentType>(
-        m_TextureCache.texture, job.g, deviceChain, mappedOnDevice.As<const double>(), job.linearRows,
-        job.defaultValue, out.data);
+      cif::ResampleWithTextureOnDevice<static_cast<int>(D), OutputComponentType>(m_TextureCache.texture,
+                                                                                 job.g,
+                                                                                 deviceChain,
+                                                                                 mappedOnDevice.As<const double>(),
+                                                                                 job.linearRows,
+                                                                                 job.defaultValue,
+                                                                                 out.data);
       progress.CompletedOnDevice();
       this->FinishOnDevice(out, progress);
     });
@@ -622,11 +694,16 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   }
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  ResampleExactOnDevice(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
-                        const std::vector<double> & mapped, FilterStageProgress & progress)
+  ResampleExactOnDevice(const ScalarJob &                    job,
+                        CudaTransformChain<ImageDimension> & chain,
+                        const std::vector<double> &          mapped,
+                        FilterStageProgress &                progress)
 {
   if constexpr (TypesSupported)
   {
@@ -636,8 +713,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     CIF_ITK_TRY_CUDA([&] {
       DeviceCoefficients coefficients =
         this->CoefficientsOnDevice(job, false, mapped.size() * sizeof(double), progress);
-      const cif::DeviceBuffer     mappedOnDevice = CubicResampleDetail::UploadMappedPoints(mapped);
-      DeviceOutput                out;
+      const cif::DeviceBuffer mappedOnDevice = CubicResampleDetail::UploadMappedPoints(mapped);
+      DeviceOutput            out;
       this->PrepareOutputOnDevice(job, out);
       const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
       if (coefficients.owned && job.keepCoefficients)
@@ -649,8 +726,14 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       cif::ResampleGeometry stored = job.g;
       stored.inputMirrorPadded = coefficients.mirrorPadded;
       cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
-        coefficients.data, stored, deviceChain, mappedOnDevice.As<const double>(), job.linearRows, job.defaultValue,
-        out.data, job.slabs,
+        coefficients.data,
+        stored,
+        deviceChain,
+        mappedOnDevice.As<const double>(),
+        job.linearRows,
+        job.defaultValue,
+        out.data,
+        job.slabs,
         out.download ? cif::DownloadEachSlab(*out.download, job.g, job.slabs, sizeof(TOut), progress.DeviceCallback())
                      : progress.DeviceCallback());
       this->FinishOnDevice(out, progress);
@@ -659,7 +742,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   }
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   FinishOnDevice(DeviceOutput & out, FilterStageProgress & progress)
@@ -675,25 +761,40 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   progress.Completed();
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  ResampleExactOnHost(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
-                      const std::vector<double> & mapped, FilterStageProgress & progress)
+  ResampleExactOnHost(const ScalarJob &                    job,
+                      CudaTransformChain<ImageDimension> & chain,
+                      const std::vector<double> &          mapped,
+                      FilterStageProgress &                progress)
 {
   if constexpr (TypesSupported)
   {
     using TC = CoefficientType;
     const TC * coefficients = this->template HostCoefficients<TC>(job.shape, job.poles, progress, false);
     CubicResampleDetail::ResampleOnHost<ImageDimension>(
-      this, coefficients, job.g, job.slabs, chain.HostChain(), mapped.empty() ? nullptr : mapped.data(),
-      job.linearRows, job.defaultValue, reinterpret_cast<OutputComponentType *>(this->GetOutput()->GetBufferPointer()),
+      this,
+      coefficients,
+      job.g,
+      job.slabs,
+      chain.HostChain(),
+      mapped.empty() ? nullptr : mapped.data(),
+      job.linearRows,
+      job.defaultValue,
+      reinterpret_cast<OutputComponentType *>(this->GetOutput()->GetBufferPointer()),
       progress.HostCallback());
     this->SetLastExecutionPath(ExecutionPath::CPU);
   }
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 bool
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   CoefficientsCached(bool onDevice) const
@@ -705,7 +806,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
          (onDevice ? c.device.Bytes() > 0 : c.host != nullptr);
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 bool
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   TextureCached(cif::TextureTexels texels) const
@@ -715,11 +819,13 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   // The device too: a texture object is only valid on the device that made it.
   return c.input == input && c.inputTime == input->GetMTime() &&
          c.pixelWriteTime == CubicResampleDetail::PixelWriteTime(input) && c.region == input->GetBufferedRegion() &&
-         c.inputIsCoefficients == m_InputIsCoefficients && c.texture.Texels() == texels &&
-         c.texture.OnCurrentDevice();
+         c.inputIsCoefficients == m_InputIsCoefficients && c.texture.Texels() == texels && c.texture.OnCurrentDevice();
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   StampCoefficientCache()
@@ -732,7 +838,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   m_CoefficientCache.inputIsCoefficients = m_InputIsCoefficients;
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   KeepCoefficients(cif::DeviceBuffer && coefficients, bool mirrorPadded)
@@ -743,12 +852,17 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   this->StampCoefficientCache();
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 template <typename TC>
 const TC *
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  HostCoefficients(const cif::BufferShape & shape, const cif::SplinePoles & poles, FilterStageProgress & progress,
-                   bool prefilterOnDevice)
+  HostCoefficients(const cif::BufferShape & shape,
+                   const cif::SplinePoles & poles,
+                   FilterStageProgress &    progress,
+                   bool                     prefilterOnDevice)
 {
   if constexpr (TypesSupported)
   {
@@ -771,8 +885,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     // over fresh memory instead of two: 4.7 s of a 2048^3 run went to the copy).
     cif::HostWorkArea<char> storage = cif::AllocateHostWorkArea<char>(static_cast<std::size_t>(count) * sizeof(TC));
     TC *                    coefficients = reinterpret_cast<TC *>(storage.get());
-    const auto *       source = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
-    const TC *         samplesFromInput = nullptr;
+    const auto *            source = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
+    const TC *              samplesFromInput = nullptr;
     if constexpr (std::is_same_v<TIn, TC>)
     {
       if (prefilterOnDevice && !m_InputIsCoefficients)
@@ -796,8 +910,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           cif::DeviceSlabExecutor<TC> executor(poles, cif::BoundaryMode::Mirror);
           const auto                  plan =
             cif::PlanAndReserveSlabs(shape, sizeof(TC), cif::GetDeviceMemoryBudget(true), what.str(), executor);
-          cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor,
-                                   samplesFromInput);
+          cif::RunSlabbedPrefilter(
+            coefficients, shape, plan, executor, progress.HostCallback(), parallelFor, samplesFromInput);
         });
       }
       else
@@ -811,16 +925,17 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         }
         if (plan.whole)
         {
-          cif::PrefilterOnHost(coefficients, shape, poles, cif::BoundaryMode::Mirror, parallelFor,
-                               progress.HostCallback());
+          cif::PrefilterOnHost(
+            coefficients, shape, poles, cif::BoundaryMode::Mirror, parallelFor, progress.HostCallback());
         }
         else
         {
-          auto filterLeading = [&poles, parallelFor](TC * data, const cif::BufferShape & slab, int axisEnd,
-                                                     const cif::StageCallback & afterAxis) {
-            cif::PrefilterLeadingAxesOnHost(data, slab, axisEnd, poles, cif::BoundaryMode::Mirror, parallelFor,
-                                            afterAxis);
-          };
+          auto filterLeading =
+            [&poles,
+             parallelFor](TC * data, const cif::BufferShape & slab, int axisEnd, const cif::StageCallback & afterAxis) {
+              cif::PrefilterLeadingAxesOnHost(
+                data, slab, axisEnd, poles, cif::BoundaryMode::Mirror, parallelFor, afterAxis);
+            };
           cif::HostSlabExecutor<TC, decltype(filterLeading)> executor(filterLeading);
           cif::RunSlabbedPrefilter(coefficients, shape, plan, executor, progress.HostCallback(), parallelFor);
         }
@@ -836,7 +951,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   }
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 bool
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   TakesSlabbedPath(const ScalarJob & job, const CudaTransformChain<ImageDimension> & chain) const
@@ -847,7 +965,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     // The transform's own device arrays (B-spline coefficients, fields) count too.
     const std::size_t oneShot =
       static_cast<std::size_t>(job.inputCount) *
-        (sizeof(CoefficientType) + (std::is_same_v<InputComponentType, CoefficientType> ? 0 : sizeof(InputComponentType))) +
+        (sizeof(CoefficientType) +
+         (std::is_same_v<InputComponentType, CoefficientType> ? 0 : sizeof(InputComponentType))) +
       static_cast<std::size_t>(job.outputCount) *
         (sizeof(OutputComponentType) + (job.mapsOnHost ? ImageDimension * sizeof(double) : 0)) +
       (job.mapsOnHost ? 0 : CudaTransformChain<ImageDimension>::DeviceBytes(chain.HostChain()));
@@ -900,8 +1019,11 @@ LargestInputBox(const cif::ResampleGeometry & g, const cif::ResampleSlabs & slab
  * mapped points, and for \a linear the largest input box). */
 template <unsigned int D>
 cif::PlannedBytes
-SlabbedBytes(const cif::ResampleGeometry & g, const cif::ResampleSlabs & slabs, const cif::TransformChain & chain,
-             bool linear, const SlabbedSizes & sizes)
+SlabbedBytes(const cif::ResampleGeometry & g,
+             const cif::ResampleSlabs &    slabs,
+             const cif::TransformChain &   chain,
+             bool                          linear,
+             const SlabbedSizes &          sizes)
 {
   cif::PlannedBytes bytes;
   bytes.fixedBytes = sizes.transform + (linear ? 0 : sizes.wholeInput);
@@ -917,8 +1039,12 @@ SlabbedBytes(const cif::ResampleGeometry & g, const cif::ResampleSlabs & slabs, 
  * where one output plane does not fit with what it reads. */
 template <unsigned int D>
 cif::ResampleSlabs
-PlanOutputSlabs(const cif::ResampleGeometry & g, const cif::TransformChain & chain, bool linear,
-                const SlabbedSizes & sizes, std::size_t budget, const std::string & what)
+PlanOutputSlabs(const cif::ResampleGeometry & g,
+                const cif::TransformChain &   chain,
+                bool                          linear,
+                const SlabbedSizes &          sizes,
+                std::size_t                   budget,
+                const std::string &           what)
 {
   const int          axis = static_cast<int>(D) - 1;
   const std::int64_t planes = g.outputSize[axis];
@@ -927,14 +1053,16 @@ PlanOutputSlabs(const cif::ResampleGeometry & g, const cif::TransformChain & cha
   slabs.voxelsPerPlane = g.OutputCount() / planes;
   if (!linear)
   {
-    const cif::SlabPlan plan = cif::PlanSlabs(planes, sizes.perPlane, sizes.wholeInput + sizes.transform, budget,
+    const cif::SlabPlan plan = cif::PlanSlabs(planes,
+                                              sizes.perPlane,
+                                              sizes.wholeInput + sizes.transform,
+                                              budget,
                                               what + " (the whole input's coefficients: the transform is not linear)");
     slabs.planesPerSlab = plan.unitsPerSlab;
     slabs.count = plan.count;
     return slabs;
   }
-  std::int64_t per =
-    cif::PlanSlabs(planes, sizes.perPlane, 0, budget / 2 > 0 ? budget / 2 : 1, what).unitsPerSlab;
+  std::int64_t per = cif::PlanSlabs(planes, sizes.perPlane, 0, budget / 2 > 0 ? budget / 2 : 1, what).unitsPerSlab;
   for (;;)
   {
     slabs.planesPerSlab = per;
@@ -946,8 +1074,8 @@ PlanOutputSlabs(const cif::ResampleGeometry & g, const cif::TransformChain & cha
     }
     if (per == 1)
     {
-      cif::PlanSlabs(1, sizes.perPlane, box + sizes.transform, budget,
-                     what + " (one output plane and the input box it reads)");
+      cif::PlanSlabs(
+        1, sizes.perPlane, box + sizes.transform, budget, what + " (one output plane and the input box it reads)");
     }
     per = (per + 1) / 2;
   }
@@ -958,8 +1086,11 @@ PlanOutputSlabs(const cif::ResampleGeometry & g, const cif::TransformChain & cha
  * reservation reports the first plan's stages, in proportion), from \a reported. */
 template <typename TStageDone>
 void
-ReportInProportion(std::int64_t doneUnits, std::int64_t units, std::int64_t plannedUnits, std::int64_t & reported,
-                   TStageDone && stageDone)
+ReportInProportion(std::int64_t   doneUnits,
+                   std::int64_t   units,
+                   std::int64_t   plannedUnits,
+                   std::int64_t & reported,
+                   TStageDone &&  stageDone)
 {
   for (const std::int64_t due = doneUnits * plannedUnits / units; reported < due; ++reported)
   {
@@ -968,15 +1099,19 @@ ReportInProportion(std::int64_t doneUnits, std::int64_t units, std::int64_t plan
 }
 } // namespace CubicResampleDetail
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  ResampleInSlabs(const ScalarJob & job, CudaTransformChain<ImageDimension> & chain,
-                  const TransformForModule * transform)
+  ResampleInSlabs(const ScalarJob &                    job,
+                  CudaTransformChain<ImageDimension> & chain,
+                  const TransformForModule *           transform)
 {
   if constexpr (TypesSupported)
   {
-    constexpr unsigned int        D = ImageDimension;
+    constexpr unsigned int D = ImageDimension;
     using TC = CoefficientType;
     using TOut = OutputComponentType;
     const cif::ResampleGeometry & g = job.g;
@@ -1007,8 +1142,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     CIF_ITK_TRY_CUDA([&] { planned = plan(budget); });
 
     const unsigned int  stagesPerSlab = mapsOnHost ? 2 : 1;
-    FilterStageProgress progress(this, (m_InputIsCoefficients ? 1 : 1 + D) +
-                                         stagesPerSlab * static_cast<unsigned int>(planned.count));
+    FilterStageProgress progress(
+      this, (m_InputIsCoefficients ? 1 : 1 + D) + stagesPerSlab * static_cast<unsigned int>(planned.count));
     const TC * coefficients = this->template HostCoefficients<TC>(job.shape, job.poles, progress, onGPU);
     TOut *     out = reinterpret_cast<TOut *>(output->GetBufferPointer());
 
@@ -1021,7 +1156,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     {
       CIF_ITK_TRY_CUDA([&] {
         slabs = cif::PlanAndReserve(
-          budget, plan,
+          budget,
+          plan,
           [&](const cif::ResampleSlabs & s) {
             return CubicResampleDetail::SlabbedBytes<D>(g, s, chain.HostChain(), linearRows, sizes);
           },
@@ -1033,10 +1169,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                 chain.DeviceChain();
               }
               const std::size_t slabVoxels = static_cast<std::size_t>(s.planesPerSlab * s.voxelsPerPlane);
-              deviceCoefficients.Allocate(
-                linearRows ? static_cast<std::size_t>(
-                               CubicResampleDetail::LargestInputBox<D>(g, s, chain.HostChain())) * sizeof(TC)
-                           : sizes.wholeInput);
+              deviceCoefficients.Allocate(linearRows ? static_cast<std::size_t>(CubicResampleDetail::LargestInputBox<D>(
+                                                         g, s, chain.HostChain())) *
+                                                         sizeof(TC)
+                                                     : sizes.wholeInput);
               deviceMapped.Allocate(mapsOnHost ? slabVoxels * D * sizeof(double) : 0);
               deviceOut.Allocate(slabVoxels * sizeof(TOut));
             }
@@ -1083,8 +1219,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       if (mapsOnHost)
       {
         mapped = CubicResampleDetail::MapPointsOnHost<D>(this, gs, output, transform);
-        CubicResampleDetail::ReportInProportion(stagesPerSlab * s + 1, stagesPerSlab * slabs.count,
-                                                stagesPerSlab * planned.count, reported, stageDone);
+        CubicResampleDetail::ReportInProportion(
+          stagesPerSlab * s + 1, stagesPerSlab * slabs.count, stagesPerSlab * planned.count, reported, stageDone);
       }
       if (onGPU)
       {
@@ -1097,29 +1233,42 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           {
             deviceMapped.Upload(mapped.data(), mapped.size() * sizeof(double));
           }
-          const cif::TransformChain & deviceChain =
-            chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
-          cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(deviceCoefficients.As<const TC>(), gs, deviceChain,
+          const cif::TransformChain & deviceChain = chain.IsDeviceEvaluable() ? chain.DeviceChain() : chain.HostChain();
+          cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(deviceCoefficients.As<const TC>(),
+                                                               gs,
+                                                               deviceChain,
                                                                mapsOnHost ? deviceMapped.As<const double>() : nullptr,
-                                                               linearRows, job.defaultValue, deviceOut.As<TOut>());
+                                                               linearRows,
+                                                               job.defaultValue,
+                                                               deviceOut.As<TOut>());
           cif::Synchronize();
           deviceOut.Download(out + first, static_cast<std::size_t>(count) * sizeof(TOut));
         });
       }
       else
       {
-        CubicResampleDetail::ResampleOnHost<D>(this, slabCoefficients, gs, cif::ResampleSlabs{}, chain.HostChain(),
-                                               mapsOnHost ? mapped.data() : nullptr, linearRows, job.defaultValue,
-                                               out + first, cif::StageCallback{});
+        CubicResampleDetail::ResampleOnHost<D>(this,
+                                               slabCoefficients,
+                                               gs,
+                                               cif::ResampleSlabs{},
+                                               chain.HostChain(),
+                                               mapsOnHost ? mapped.data() : nullptr,
+                                               linearRows,
+                                               job.defaultValue,
+                                               out + first,
+                                               cif::StageCallback{});
       }
-      CubicResampleDetail::ReportInProportion(stagesPerSlab * (s + 1), stagesPerSlab * slabs.count,
-                                              stagesPerSlab * planned.count, reported, stageDone);
+      CubicResampleDetail::ReportInProportion(
+        stagesPerSlab * (s + 1), stagesPerSlab * slabs.count, stagesPerSlab * planned.count, reported, stageDone);
     }
     this->SetLastExecutionPath(onGPU ? ExecutionPath::GPU : ExecutionPath::CPU);
   }
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   ResampleEachComponent()
@@ -1146,18 +1295,18 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       const cif::ResampleGeometry g = CubicResampleDetail::MakeGeometry<D>(input, output);
       CudaTransformChain<D>       chain(transform);
       const bool                  linearRows = chain.IsDeviceEvaluable() && transform->GetTransformCategory() ==
-                                                                  Transform<double, D, D>::TransformCategoryEnum::Linear;
-      const std::int64_t inputCount = static_cast<std::int64_t>(input->GetBufferedRegion().GetNumberOfPixels());
-      const std::int64_t outputCount = g.OutputCount();
+                                                             Transform<double, D, D>::TransformCategoryEnum::Linear;
+      const std::int64_t     inputCount = static_cast<std::int64_t>(input->GetBufferedRegion().GetNumberOfPixels());
+      const std::int64_t     outputCount = g.OutputCount();
       const cif::BufferShape shape = CubicResampleDetail::InputShape<D>(g);
       cif::SplinePoles       poles;
       cif::MakeSplinePoles(3, poles);
-      const bool               onGPU = this->RunsOnGPU();
-      const cif::ResampleSlabs slabs = cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
-      const bool               mapsOnHost = !chain.IsDeviceEvaluable();
-      FilterStageProgress      progress(this, (mapsOnHost ? 1 : 0) +
-                                           components * CubicResampleDetail::ResampleStages(
-                                                          D, !m_InputIsCoefficients, slabs, true));
+      const bool                onGPU = this->RunsOnGPU();
+      const cif::ResampleSlabs  slabs = cif::PlanResampleSlabs(g, static_cast<int>(D), m_MinimumVoxelsPerSlab);
+      const bool                mapsOnHost = !chain.IsDeviceEvaluable();
+      FilterStageProgress       progress(this,
+                                   (mapsOnHost ? 1 : 0) + components * CubicResampleDetail::ResampleStages(
+                                                                         D, !m_InputIsCoefficients, slabs, true));
       const std::vector<double> mapped =
         mapsOnHost ? CubicResampleDetail::MapPointsOnHost<D>(this, g, output, transform) : std::vector<double>{};
       if (mapsOnHost)
@@ -1176,8 +1325,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           return static_cast<TOut>(defaultPixel[c]);
         }
       };
-      const auto * interleavedIn = reinterpret_cast<const TIn *>(input->GetBufferPointer());
-      auto *       interleavedOut = reinterpret_cast<TOut *>(output->GetBufferPointer());
+      const auto *      interleavedIn = reinterpret_cast<const TIn *>(input->GetBufferPointer());
+      auto *            interleavedOut = reinterpret_cast<TOut *>(output->GetBufferPointer());
       std::vector<TIn>  plane(static_cast<std::size_t>(inputCount));
       std::vector<TOut> outPlane(static_cast<std::size_t>(outputCount));
       auto              takeComponent = [&](unsigned int c) {
@@ -1218,12 +1367,18 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             progress.CompletedOnDevice();
             if (!m_InputIsCoefficients)
             {
-              cif::PrefilterOnDevice<TC>(coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror,
-                                         progress.DeviceCallback());
+              cif::PrefilterOnDevice<TC>(
+                coefficients.As<TC>(), shape, poles, cif::BoundaryMode::Mirror, progress.DeviceCallback());
             }
-            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
-              coefficients.As<const TC>(), g, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultOf(c),
-              outputPlane.As<TOut>(), slabs, progress.DeviceCallback());
+            cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(coefficients.As<const TC>(),
+                                                                 g,
+                                                                 deviceChain,
+                                                                 mappedOnDevice.As<const double>(),
+                                                                 linearRows,
+                                                                 defaultOf(c),
+                                                                 outputPlane.As<TOut>(),
+                                                                 slabs,
+                                                                 progress.DeviceCallback());
             outputPlane.Download(outPlane.data(), outputCount * sizeof(TOut));
             putComponent(c);
             progress.Completed();
@@ -1241,12 +1396,23 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
           progress.Completed();
           if (!m_InputIsCoefficients)
           {
-            cif::PrefilterOnHost(coefficients.data(), shape, poles, cif::BoundaryMode::Mirror,
-                                 MakeParallelFor(this->GetMultiThreader()), progress.HostCallback());
+            cif::PrefilterOnHost(coefficients.data(),
+                                 shape,
+                                 poles,
+                                 cif::BoundaryMode::Mirror,
+                                 MakeParallelFor(this->GetMultiThreader()),
+                                 progress.HostCallback());
           }
-          CubicResampleDetail::ResampleOnHost<D>(this, coefficients.data(), g, slabs, chain.HostChain(),
-                                                 mapped.empty() ? nullptr : mapped.data(), linearRows, defaultOf(c),
-                                                 outPlane.data(), progress.HostCallback());
+          CubicResampleDetail::ResampleOnHost<D>(this,
+                                                 coefficients.data(),
+                                                 g,
+                                                 slabs,
+                                                 chain.HostChain(),
+                                                 mapped.empty() ? nullptr : mapped.data(),
+                                                 linearRows,
+                                                 defaultOf(c),
+                                                 outPlane.data(),
+                                                 progress.HostCallback());
           putComponent(c);
           progress.Completed();
         }
@@ -1261,7 +1427,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   }
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 std::vector<int>
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   DevicesForThisUpdate() const
@@ -1271,22 +1440,29 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   return devices;
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  ResampleOnSeveralDevices(const std::vector<int> & devices, const ScalarJob & job,
-                           const CudaTransformChain<ImageDimension> & chain, const std::vector<double> & mapped,
-                           FilterStageProgress & progress)
+  ResampleOnSeveralDevices(const std::vector<int> &                   devices,
+                           const ScalarJob &                          job,
+                           const CudaTransformChain<ImageDimension> & chain,
+                           const std::vector<double> &                mapped,
+                           FilterStageProgress &                      progress)
 {
   if constexpr (TypesSupported)
   {
     // Each device uploads the chain's coefficients for itself (DeviceChain()'s are on
     // this thread's device only).
-    CIF_ITK_TRY_CUDA([&] { this->SpreadOverDevices(devices, job, chain.HostChain(), chain.IsDeviceEvaluable(), mapped); });
+    CIF_ITK_TRY_CUDA(
+      [&] { this->SpreadOverDevices(devices, job, chain.HostChain(), chain.IsDeviceEvaluable(), mapped); });
     // The devices report no progress of their own (ITK's events belong to this
     // thread): every stage is done now.
     for (unsigned int stage = 0;
-         stage < CubicResampleDetail::ResampleStages(ImageDimension, !m_InputIsCoefficients, job.slabs, true); ++stage)
+         stage < CubicResampleDetail::ResampleStages(ImageDimension, !m_InputIsCoefficients, job.slabs, true);
+         ++stage)
     {
       progress.Completed();
     }
@@ -1294,11 +1470,17 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   }
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
-  SpreadOverDevices(const std::vector<int> & devices, const ScalarJob & job, const cif::TransformChain & hostChain,
-                    bool chainOnDevice, const std::vector<double> & mapped)
+  SpreadOverDevices(const std::vector<int> &    devices,
+                    const ScalarJob &           job,
+                    const cif::TransformChain & hostChain,
+                    bool                        chainOnDevice,
+                    const std::vector<double> & mapped)
 {
   if constexpr (TypesSupported)
   {
@@ -1312,11 +1494,11 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     const cif::SplinePoles &      poles = job.poles;
     const bool                    linearRows = job.linearRows;
     const TOut                    defaultValue = job.defaultValue;
-    const std::int64_t inputCount = shape.ScalarCount();
-    const auto *       input = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
-    auto *             output = reinterpret_cast<TOut *>(this->GetOutput()->GetBufferPointer());
+    const std::int64_t            inputCount = shape.ScalarCount();
+    const auto *                  input = reinterpret_cast<const TIn *>(this->GetInput()->GetBufferPointer());
+    auto *                        output = reinterpret_cast<TOut *>(this->GetOutput()->GetBufferPointer());
     // Device k resamples its share of the slabs (cif::ShareOfSlabs): the bits of one device.
-    const std::int64_t n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
+    const std::int64_t     n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
     const std::vector<int> used(devices.begin(), devices.begin() + n);
     constexpr bool         sameType = std::is_same_v<TIn, TC>;
     const std::size_t      outputBytesPerVoxel = (mapped.empty() ? 0 : D * sizeof(double)) + sizeof(TOut);
@@ -1344,11 +1526,17 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         mappedOnDevice.Upload(mapped.data() + D * first, static_cast<std::size_t>(count) * D * sizeof(double));
       }
       // The share's slabs, each downloaded while the next computes (as on one device).
-      cif::DeviceBuffer out(static_cast<std::size_t>(count) * sizeof(TOut));
+      cif::DeviceBuffer       out(static_cast<std::size_t>(count) * sizeof(TOut));
       cif::OverlappedDownload download(output + first, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
       cif::ResampleOnDevice<static_cast<int>(D), TC, TOut>(
-        coefficients, share.geometry, deviceChain, mappedOnDevice.As<const double>(), linearRows, defaultValue,
-        out.As<TOut>(), share.slabs,
+        coefficients,
+        share.geometry,
+        deviceChain,
+        mappedOnDevice.As<const double>(),
+        linearRows,
+        defaultValue,
+        out.As<TOut>(),
+        share.slabs,
         cif::DownloadEachSlab(download, share.geometry, share.slabs, sizeof(TOut), {}));
       download.Finish();
     };
@@ -1431,7 +1619,9 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         executors.reserve(static_cast<std::size_t>(n));
         for (std::int64_t k = 0; k < n; ++k)
         {
-          executors.emplace_back(devices[static_cast<std::size_t>(k)], poles, cif::BoundaryMode::Mirror,
+          executors.emplace_back(devices[static_cast<std::size_t>(k)],
+                                 poles,
+                                 cif::BoundaryMode::Mirror,
                                  "a share of the prefilter of a " + std::to_string(inputCount) + "-voxel image");
         }
         const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
@@ -1444,28 +1634,42 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
             cif::RunOnDeviceThreads(workers, nullptr, body);
           };
           cif::RunSpreadPrefilterFeedingEveryDevice(
-            reinterpret_cast<const TC *>(input), shape, plan, executors, onDeviceThreads, onWorkerThreads, readPointers,
-            wanted, pieces, [&](std::int64_t k, const auto & waitForSlab) {
-              const auto                    index = static_cast<std::size_t>(k);
-              const cif::SpreadShareSlabs & s = shares[index];
-              const std::int64_t            count = s.share.geometry.OutputCount();
+            reinterpret_cast<const TC *>(input),
+            shape,
+            plan,
+            executors,
+            onDeviceThreads,
+            onWorkerThreads,
+            readPointers,
+            wanted,
+            pieces,
+            [&](std::int64_t k, const auto & waitForSlab) {
+              const auto                     index = static_cast<std::size_t>(k);
+              const cif::SpreadShareSlabs &  s = shares[index];
+              const std::int64_t             count = s.share.geometry.OutputCount();
               std::vector<cif::DeviceBuffer> chainBuffers;
               const cif::TransformChain      deviceChain =
                 CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers);
               // The share's slabs, each downloaded while the next computes.
               cif::DeviceBuffer       out(static_cast<std::size_t>(count) * sizeof(TOut));
-              cif::OverlappedDownload download(output + s.share.firstVoxel, out.As<TOut>(),
-                                               static_cast<std::size_t>(count) * sizeof(TOut));
+              cif::OverlappedDownload download(
+                output + s.share.firstVoxel, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
               cif::ResampleSpreadShare<static_cast<int>(D), TC, TOut>(
-                s, read[index].As<const TC>(), plane, deviceChain, defaultValue, out.As<TOut>(), waitForSlab,
+                s,
+                read[index].As<const TC>(),
+                plane,
+                deviceChain,
+                defaultValue,
+                out.As<TOut>(),
+                waitForSlab,
                 cif::DownloadEachSlab(download, s.share.geometry, s.share.slabs, sizeof(TOut), {}));
               download.Finish();
               read[index].Release(); // on its device's thread, after its kernels
             });
           return;
         }
-        cif::RunSpreadPrefilterOntoEveryDevice(reinterpret_cast<const TC *>(input), shape, plan, executors,
-                                               onDeviceThreads, readPointers, {}, wanted);
+        cif::RunSpreadPrefilterOntoEveryDevice(
+          reinterpret_cast<const TC *>(input), shape, plan, executors, onDeviceThreads, readPointers, {}, wanted);
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
           // The share against the planes gathered (all of them, or the union of its
           // slabs' planes: every support lies in it, its edges are the input's where
@@ -1481,7 +1685,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     }
 
     // Otherwise every device prefilters the whole input itself.
-    const auto ShareStart = [&](std::int64_t k) { return inputCount * k / n; };
+    const auto                     ShareStart = [&](std::int64_t k) { return inputCount * k / n; };
     std::vector<cif::DeviceBuffer> inputOnDevices(static_cast<std::size_t>(n));
     cif::WorkerRendezvous          rendezvous(static_cast<int>(n));
     cif::RunOnDeviceThreads(used, &rendezvous, [&](std::int64_t k) {
@@ -1503,8 +1707,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         // then travel between the devices, so that every device holds the whole
         // input while the host sent it once.
         const std::int64_t mine = ShareStart(k), mineEnd = ShareStart(k + 1);
-        cif::CopyHostToDevice(inputOnThisDevice + mine, input + mine,
-                              static_cast<std::size_t>(mineEnd - mine) * sizeof(TIn));
+        cif::CopyHostToDevice(
+          inputOnThisDevice + mine, input + mine, static_cast<std::size_t>(mineEnd - mine) * sizeof(TIn));
         if (!rendezvous.ArriveAndWait()) // every share on its device
         {
           return; // another device failed: its error is reported
@@ -1513,7 +1717,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
         {
           if (j != k)
           {
-            cif::CopyBetweenDevices(inputOnThisDevice + ShareStart(j), devices[static_cast<std::size_t>(k)],
+            cif::CopyBetweenDevices(inputOnThisDevice + ShareStart(j),
+                                    devices[static_cast<std::size_t>(k)],
                                     inputOnDevices[static_cast<std::size_t>(j)].As<const TIn>() + ShareStart(j),
                                     devices[static_cast<std::size_t>(j)],
                                     static_cast<std::size_t>(ShareStart(j + 1) - ShareStart(j)) * sizeof(TIn));
@@ -1542,7 +1747,10 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   }
 }
 
-template <typename TInputImage, typename TOutputImage, typename TInterpolatorPrecisionType, typename TTransformPrecisionType>
+template <typename TInputImage,
+          typename TOutputImage,
+          typename TInterpolatorPrecisionType,
+          typename TTransformPrecisionType>
 void
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::PrintSelf(
   std::ostream & os,

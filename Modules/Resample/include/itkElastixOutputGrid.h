@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkElastixOutputGrid_h
 #define itkElastixOutputGrid_h
 
@@ -100,10 +117,12 @@ struct ElastixOutputGrid
       return grid;
     }
     const auto size = file.GetIntegers("Size", VDimension, 1);
-    const auto index = file.Has("Index") ? file.GetIntegers("Index", VDimension, -(1LL << 62))
-                                         : std::vector<long long>(VDimension, 0);
-    const auto spacing = file.Has("Spacing") ? file.GetNumbers("Spacing", VDimension) : std::vector<double>(VDimension, 1.0);
-    const auto origin = file.Has("Origin") ? file.GetNumbers("Origin", VDimension) : std::vector<double>(VDimension, 0.0);
+    const auto index =
+      file.Has("Index") ? file.GetIntegers("Index", VDimension, -(1LL << 62)) : std::vector<long long>(VDimension, 0);
+    const auto spacing =
+      file.Has("Spacing") ? file.GetNumbers("Spacing", VDimension) : std::vector<double>(VDimension, 1.0);
+    const auto origin =
+      file.Has("Origin") ? file.GetNumbers("Origin", VDimension) : std::vector<double>(VDimension, 0.0);
     for (unsigned int i = 0; i < VDimension; ++i)
     {
       grid.Size[i] = static_cast<SizeValueType>(size[i]);
@@ -153,8 +172,8 @@ template <unsigned int VDimension>
 std::ostream &
 operator<<(std::ostream & os, const ElastixOutputGrid<VDimension> & grid)
 {
-  os << "size " << grid.Size << ", index " << grid.Index << ", spacing " << grid.Spacing << ", origin "
-     << grid.Origin << ", direction [";
+  os << "size " << grid.Size << ", index " << grid.Index << ", spacing " << grid.Spacing << ", origin " << grid.Origin
+     << ", direction [";
   for (unsigned int i = 0; i < VDimension; ++i)
   {
     for (unsigned int j = 0; j < VDimension; ++j)

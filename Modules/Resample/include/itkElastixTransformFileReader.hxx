@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkElastixTransformFileReader_hxx
 #define itkElastixTransformFileReader_hxx
 
@@ -91,9 +108,9 @@ ScaledBSpline(const BSplineTransform<double, D, 3> * bspline, const Matrix<doubl
 {
   auto scaled = BSplineTransform<double, D, 3>::New();
   scaled->SetFixedParameters(bspline->GetFixedParameters());
-  const auto &                                          in = bspline->GetParameters();
+  const auto &                                            in = bspline->GetParameters();
   typename BSplineTransform<double, D, 3>::ParametersType out(in.Size());
-  const std::size_t                                     nodes = in.Size() / D;
+  const std::size_t                                       nodes = in.Size() / D;
   for (std::size_t n = 0; n < nodes; ++n)
   {
     for (unsigned int k = 0; k < D; ++k)
@@ -149,8 +166,8 @@ ElastixTransformFileReader<VDimension>::Update()
     const unsigned int dimension = file.GetImageDimension();
     if (dimension != VDimension)
     {
-      file.Fail("FixedImageDimension", "the file is for " + std::to_string(dimension) + "-D images, not " +
-                                         std::to_string(VDimension) + "-D");
+      file.Fail("FixedImageDimension",
+                "the file is for " + std::to_string(dimension) + "-D images, not " + std::to_string(VDimension) + "-D");
     }
     if (!file.GetBoolean("UseDirectionCosines", true))
     {
@@ -172,8 +189,8 @@ ElastixTransformFileReader<VDimension>::Update()
     path = elastix_detail::ResolveNamedFile(initial, file.GetFileName());
     if (path.empty())
     {
-      file.Fail(key, key + " names \"" + initial +
-                       "\", which is neither in the working directory nor next to this file");
+      file.Fail(key,
+                key + " names \"" + initial + "\", which is neither in the working directory nor next to this file");
     }
   }
 
@@ -194,8 +211,7 @@ ElastixTransformFileReader<VDimension>::Update()
     }
     else
     {
-      file.Fail("HowToCombineTransforms",
-                "HowToCombineTransforms is \"" + how + "\", not \"Compose\" or \"Add\"");
+      file.Fail("HowToCombineTransforms", "HowToCombineTransforms is \"" + how + "\", not \"Compose\" or \"Add\"");
     }
   }
   m_OutputGrid = OutputGridType::FromParameterFile(files.front());
@@ -205,8 +221,9 @@ ElastixTransformFileReader<VDimension>::Update()
 
 template <unsigned int VDimension>
 std::vector<double>
-ElastixTransformFileReader<VDimension>::ReadParameters(const ElastixParameterFile & file, std::size_t expected,
-                                                       const std::string & what)
+ElastixTransformFileReader<VDimension>::ReadParameters(const ElastixParameterFile & file,
+                                                       std::size_t                  expected,
+                                                       const std::string &          what)
 {
   if (!file.Has("NumberOfParameters"))
   {
@@ -216,8 +233,8 @@ ElastixTransformFileReader<VDimension>::ReadParameters(const ElastixParameterFil
   const long long count = file.GetIntegers("NumberOfParameters", 1, 0).front();
   if (static_cast<std::size_t>(count) != expected)
   {
-    file.Fail("NumberOfParameters", "NumberOfParameters is " + std::to_string(count) + ", but " + what + " has " +
-                                      std::to_string(expected));
+    file.Fail("NumberOfParameters",
+              "NumberOfParameters is " + std::to_string(count) + ", but " + what + " has " + std::to_string(expected));
   }
   if (file.GetBoolean("UseBinaryFormatForTransformationParameters", false))
   {
@@ -232,39 +249,40 @@ ElastixTransformFileReader<VDimension>::ReadParameters(const ElastixParameterFil
     }
     if (static_cast<std::size_t>(in.tellg()) / sizeof(double) < expected) // before allocating for them
     {
-      file.Fail("TransformParameters", "the binary parameter file \"" + name + "\" holds fewer than " +
-                                         std::to_string(expected) + " doubles");
+      file.Fail("TransformParameters",
+                "the binary parameter file \"" + name + "\" holds fewer than " + std::to_string(expected) + " doubles");
     }
     in.seekg(0);
     std::vector<double> values(expected);
     in.read(reinterpret_cast<char *>(values.data()), static_cast<std::streamsize>(expected * sizeof(double)));
     if (static_cast<std::size_t>(in.gcount()) != expected * sizeof(double))
     {
-      file.Fail("TransformParameters", "the binary parameter file \"" + name + "\" holds fewer than " +
-                                         std::to_string(expected) + " doubles");
+      file.Fail("TransformParameters",
+                "the binary parameter file \"" + name + "\" holds fewer than " + std::to_string(expected) + " doubles");
     }
     return values;
   }
   const std::vector<double> values = file.GetNumbers("TransformParameters");
   if (values.size() != expected)
   {
-    file.Fail("TransformParameters", "TransformParameters has " + std::to_string(values.size()) +
-                                       " values, NumberOfParameters says " + std::to_string(expected));
+    file.Fail("TransformParameters",
+              "TransformParameters has " + std::to_string(values.size()) + " values, NumberOfParameters says " +
+                std::to_string(expected));
   }
   return values;
 }
 
 template <unsigned int VDimension>
 auto
-ElastixTransformFileReader<VDimension>::ReadCenter(const ElastixParameterFile & file, const std::string & transform)
-  -> typename TransformType::InputPointType
+ElastixTransformFileReader<VDimension>::ReadCenter(const ElastixParameterFile & file, const std::string & transform) ->
+  typename TransformType::InputPointType
 {
   if (!file.Has("CenterOfRotationPoint"))
   {
     file.FailFile(transform + " needs (CenterOfRotationPoint ...), the center in physical coordinates "
                               "(elastix writes it since 3.402)");
   }
-  const auto                              values = file.GetNumbers("CenterOfRotationPoint", VDimension);
+  const auto                             values = file.GetNumbers("CenterOfRotationPoint", VDimension);
   typename TransformType::InputPointType center;
   std::copy(values.begin(), values.end(), center.Begin());
   return center;
@@ -282,7 +300,7 @@ ElastixTransformFileReader<VDimension>::ReadStage(const ElastixParameterFile & f
   }
   const std::string what = "a " + std::to_string(D) + "-D " + name;
   auto              parameters = [&](std::size_t count) {
-    const std::vector<double>                    values = ReadParameters(file, count, what);
+    const std::vector<double>              values = ReadParameters(file, count, what);
     typename TransformType::ParametersType p(static_cast<unsigned int>(values.size()));
     std::copy(values.begin(), values.end(), p.begin());
     return p;
@@ -313,9 +331,10 @@ ElastixTransformFileReader<VDimension>::ReadStage(const ElastixParameterFile & f
       {
         if (i != 0)
         {
-          file.Fail("GridIndex", "a RecursiveBSplineTransform with a GridIndex other than 0 is evaluated by elastix "
-                                 "as if it were 0 (elastix writes 0); read as BSplineTransform if it is meant as "
-                                 "the file says");
+          file.Fail("GridIndex",
+                    "a RecursiveBSplineTransform with a GridIndex other than 0 is evaluated by elastix "
+                    "as if it were 0 (elastix writes 0); read as BSplineTransform if it is meant as "
+                    "the file says");
         }
       }
     }
@@ -357,9 +376,10 @@ ElastixTransformFileReader<VDimension>::ReadStage(const ElastixParameterFile & f
       file.Fail("Transform", "elastix's " + name + " is 2-D or 3-D, the file is " + std::to_string(D) + "-D");
     }
   }
-  file.Fail("Transform", "the transform \"" + name +
-                           "\" is not read here (TranslationTransform, EulerTransform, SimilarityTransform, "
-                           "AffineTransform, BSplineTransform, RecursiveBSplineTransform are)");
+  file.Fail("Transform",
+            "the transform \"" + name +
+              "\" is not read here (TranslationTransform, EulerTransform, SimilarityTransform, "
+              "AffineTransform, BSplineTransform, RecursiveBSplineTransform are)");
 }
 
 template <unsigned int VDimension>
@@ -462,8 +482,8 @@ ElastixTransformFileReader<VDimension>::Composed(const TransformType * outer, co
 
 template <unsigned int VDimension>
 auto
-ElastixTransformFileReader<VDimension>::Added(const TransformType *       before,
-                                              const TransformType *       current,
+ElastixTransformFileReader<VDimension>::Added(const TransformType *        before,
+                                              const TransformType *        current,
                                               const ElastixParameterFile & file) -> TransformPointer
 {
   constexpr unsigned int D = VDimension;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkElastixTransformFileWriter_h
 #define itkElastixTransformFileWriter_h
 
@@ -113,12 +130,12 @@ private:
   std::string
   StageText(const TransformType * stage, const std::string & initial) const;
 
-  std::string                         m_FileName;
+  std::string                          m_FileName;
   typename TransformType::ConstPointer m_Transform;
-  OutputGridType                      m_OutputGrid;
-  unsigned int                        m_FinalBSplineInterpolationOrder = 3;
-  std::string                         m_ResultImagePixelType = "float";
-  std::vector<std::string>            m_FileNames;
+  OutputGridType                       m_OutputGrid;
+  unsigned int                         m_FinalBSplineInterpolationOrder = 3;
+  std::string                          m_ResultImagePixelType = "float";
+  std::vector<std::string>             m_FileNames;
 };
 
 /** Writes \a transform and \a grid as elastix parameter files, the head at \a path
@@ -126,8 +143,8 @@ private:
 template <unsigned int VDimension>
 std::vector<std::string>
 WriteElastixTransform(const Transform<double, VDimension, VDimension> * transform,
-                      const ElastixOutputGrid<VDimension> &              grid,
-                      const std::string &                                path)
+                      const ElastixOutputGrid<VDimension> &             grid,
+                      const std::string &                               path)
 {
   auto writer = ElastixTransformFileWriter<VDimension>::New();
   writer->SetTransform(transform);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkElastixTransformFileWriter_hxx
 #define itkElastixTransformFileWriter_hxx
 
@@ -73,9 +90,7 @@ ElastixTransformFileWriter<VDimension>::StageText(const TransformType * stage, c
   using elastix_detail::Quoted;
   std::string                            name, specific;
   typename TransformType::ParametersType parameters;
-  auto center = [&specific](const auto * t) {
-    specific += Line("CenterOfRotationPoint", t->GetCenter(), D);
-  };
+  auto center = [&specific](const auto * t) { specific += Line("CenterOfRotationPoint", t->GetCenter(), D); };
 
   if (const auto * translation = dynamic_cast<const TranslationTransform<double, D> *>(stage))
   {
@@ -92,7 +107,7 @@ ElastixTransformFileWriter<VDimension>::StageText(const TransformType * stage, c
   {
     name = "BSplineTransform";
     parameters = bspline->GetParameters();
-    const auto & fixed = bspline->GetFixedParameters(); // size, origin, spacing, direction row by row
+    const auto &         fixed = bspline->GetFixedParameters(); // size, origin, spacing, direction row by row
     Matrix<double, D, D> direction;
     for (unsigned int i = 0; i < D; ++i)
     {
@@ -179,7 +194,8 @@ ElastixTransformFileWriter<VDimension>::StageText(const TransformType * stage, c
   std::ostringstream     text;
   text << "// " << stage->GetNameOfClass() << ", written by itk::ElastixTransformFileWriter (CudaImageFilters)\n";
   text << Quoted("Transform", name) << "(NumberOfParameters " << parameters.Size() << ")\n"
-       << Line("TransformParameters", parameters, parameters.Size()) << Quoted("InitialTransformParametersFileName", initial)
+       << Line("TransformParameters", parameters, parameters.Size())
+       << Quoted("InitialTransformParametersFileName", initial)
        << Quoted("UseBinaryFormatForTransformationParameters", "false") << Quoted("HowToCombineTransforms", "Compose");
   text << "\n// Image specific\n"
        << "(FixedImageDimension " << D << ")\n(MovingImageDimension " << D << ")\n"
@@ -213,7 +229,8 @@ ElastixTransformFileWriter<VDimension>::Update()
     itkExceptionMacro("the output grid has no size: transformix needs one (Size)");
   }
   const std::string suffix = ".txt";
-  if (m_FileName.size() <= suffix.size() || m_FileName.compare(m_FileName.size() - suffix.size(), suffix.size(), suffix) != 0)
+  if (m_FileName.size() <= suffix.size() ||
+      m_FileName.compare(m_FileName.size() - suffix.size(), suffix.size(), suffix) != 0)
   {
     itkExceptionMacro("\"" << m_FileName << "\" does not end in .txt: elastix reads no other parameter files");
   }
@@ -264,8 +281,8 @@ ElastixTransformFileWriter<VDimension>::Update()
   std::vector<std::string> texts;
   for (std::size_t k = 0; k < stages.size(); ++k)
   {
-    texts.push_back(this->StageText(stages[k], k == 0 ? std::string("NoInitialTransform")
-                                                      : itksys::SystemTools::CollapseFullPath(paths[k - 1])));
+    texts.push_back(this->StageText(
+      stages[k], k == 0 ? std::string("NoInitialTransform") : itksys::SystemTools::CollapseFullPath(paths[k - 1])));
   }
   std::vector<std::string> written;
   for (std::size_t k = 0; k < stages.size(); ++k)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkTransformToDisplacementFieldGPUFilter_h
 #define itkTransformToDisplacementFieldGPUFilter_h
 
@@ -63,10 +80,9 @@ public:
 
   static constexpr unsigned int ImageDimension = TOutputImage::ImageDimension;
   using ComponentType = typename CudaImageTraits<TOutputImage>::ComponentType;
-  static constexpr bool TypesSupported = (ImageDimension == 2 || ImageDimension == 3) &&
-                                         CudaImageTraits<TOutputImage>::Components == ImageDimension &&
-                                         IsCudaRealScalar<ComponentType> &&
-                                         std::is_same_v<TParametersValueType, double>;
+  static constexpr bool TypesSupported =
+    (ImageDimension == 2 || ImageDimension == 3) && CudaImageTraits<TOutputImage>::Components == ImageDimension &&
+    IsCudaRealScalar<ComponentType> && std::is_same_v<TParametersValueType, double>;
   /** Which code produced the last output. */
   using ExecutionPath = CudaExecutionPath;
 
@@ -163,15 +179,15 @@ private:
   {
     constexpr unsigned int D = ImageDimension;
     const std::int64_t     planes = g.outputSize[D - 1];
-    const std::size_t      perPlane = static_cast<std::size_t>(g.OutputCount() / std::max<std::int64_t>(planes, 1)) *
-                                 D * sizeof(ComponentType);
+    const std::size_t      perPlane =
+      static_cast<std::size_t>(g.OutputCount() / std::max<std::int64_t>(planes, 1)) * D * sizeof(ComponentType);
     std::ostringstream what;
     what << "a displacement field of " << g.OutputCount() << " voxels";
     const std::size_t transformBytes = CudaTransformChain<D>::DeviceBytes(hostChain);
     if (!cif::SlabRunsTakeTheWholeOutputsKernels(g))
     {
-      return cif::PlanSlabs(1, perPlane * static_cast<std::size_t>(planes), transformBytes, budget,
-                            what.str() + " (too many rows to cut)");
+      return cif::PlanSlabs(
+        1, perPlane * static_cast<std::size_t>(planes), transformBytes, budget, what.str() + " (too many rows to cut)");
     }
     return cif::PlanSlabs(planes, perPlane, transformBytes, budget, what.str());
   }
@@ -194,8 +210,10 @@ private:
    * reservation fails (cifSlabReservation.h), each computed as an output of its own
    * (the kernel of the whole field: the same bits) and downloaded before the next. */
   void
-  FieldOnDevice(const cif::ResampleGeometry & g, CudaTransformChain<ImageDimension> & chain,
-                const cif::ResampleSlabs & slabs, ComponentType * field)
+  FieldOnDevice(const cif::ResampleGeometry &        g,
+                CudaTransformChain<ImageDimension> & chain,
+                const cif::ResampleSlabs &           slabs,
+                ComponentType *                      field)
   {
     constexpr unsigned int D = ImageDimension;
     const std::size_t      bytesPerPlane =
@@ -205,7 +223,8 @@ private:
     cif::SlabPlan     plan;
     CIF_ITK_TRY_CUDA([&] {
       plan = cif::PlanAndReserve(
-        cif::GetDeviceMemoryBudget(true), [&](std::size_t budget) { return PlanFieldSlabs(g, chain.HostChain(), budget); },
+        cif::GetDeviceMemoryBudget(true),
+        [&](std::size_t budget) { return PlanFieldSlabs(g, chain.HostChain(), budget); },
         [&](const cif::SlabPlan & p) {
           return cif::PlannedBytes{ CudaTransformChain<D>::DeviceBytes(chain.HostChain()),
                                     static_cast<std::size_t>(p.unitsPerSlab) * bytesPerPlane };
@@ -230,7 +249,10 @@ private:
         // Downloaded slab by slab while the next computes (pinned output memory).
         cif::OverlappedDownload download(field, onDevice.Data(), onDevice.Bytes());
         cif::DisplacementFieldOnDevice<static_cast<int>(D), ComponentType>(
-          g, chain.DeviceChain(), onDevice.As<ComponentType>(), slabs,
+          g,
+          chain.DeviceChain(),
+          onDevice.As<ComponentType>(),
+          slabs,
           cif::DownloadEachSlab(download, g, slabs, D * sizeof(ComponentType), progress.DeviceCallback()));
         download.Finish();
         progress.Completed();
@@ -244,8 +266,8 @@ private:
       {
         CIF_ITK_TRY_CUDA([&] {
           const cif::ResampleGeometry slab = cif::SlabGeometry(g, memory, s);
-          cif::DisplacementFieldOnDevice<static_cast<int>(D), ComponentType>(slab, chain.DeviceChain(),
-                                                                             onDevice.As<ComponentType>());
+          cif::DisplacementFieldOnDevice<static_cast<int>(D), ComponentType>(
+            slab, chain.DeviceChain(), onDevice.As<ComponentType>());
           cif::Synchronize();
           onDevice.Download(field + D * cif::SlabFirstVoxel(memory, s),
                             static_cast<std::size_t>(slab.OutputCount()) * D * sizeof(ComponentType));
@@ -259,8 +281,10 @@ private:
   /** The CPU path: the same arithmetic, over the progress \a slabs, or under a device
    * memory limit the slabs the device would run (the same plans, tested in CI). */
   void
-  FieldOnHost(const cif::ResampleGeometry & g, const cif::TransformChain & host, const cif::ResampleSlabs & slabs,
-              ComponentType * field)
+  FieldOnHost(const cif::ResampleGeometry & g,
+              const cif::TransformChain &   host,
+              const cif::ResampleSlabs &    slabs,
+              ComponentType *               field)
   {
     constexpr unsigned int D = ImageDimension;
     cif::ResampleSlabs     run = slabs;
@@ -295,8 +319,11 @@ private:
   /** Device k computes its share of \a slabs (cif::ShareOfSlabs: the bits of one
    * device) into its part of \a field. */
   void
-  FieldOnSeveralDevices(const std::vector<int> & devices, const cif::ResampleGeometry & g,
-                        const cif::TransformChain & hostChain, const cif::ResampleSlabs & slabs, ComponentType * field)
+  FieldOnSeveralDevices(const std::vector<int> &      devices,
+                        const cif::ResampleGeometry & g,
+                        const cif::TransformChain &   hostChain,
+                        const cif::ResampleSlabs &    slabs,
+                        ComponentType *               field)
   {
     FilterStageProgress progress(this, static_cast<unsigned int>(slabs.count) + 1);
     CIF_ITK_TRY_CUDA([&] { this->SpreadField(devices, g, hostChain, slabs, field); });
@@ -310,16 +337,19 @@ private:
   }
 
   void
-  SpreadField(const std::vector<int> & devices, const cif::ResampleGeometry & g, const cif::TransformChain & hostChain,
-              const cif::ResampleSlabs & slabs, ComponentType * field)
+  SpreadField(const std::vector<int> &      devices,
+              const cif::ResampleGeometry & g,
+              const cif::TransformChain &   hostChain,
+              const cif::ResampleSlabs &    slabs,
+              ComponentType *               field)
   {
     constexpr unsigned int D = ImageDimension;
     const std::int64_t     n = std::min<std::int64_t>(static_cast<std::int64_t>(devices.size()), slabs.count);
     const std::vector<int> used(devices.begin(), devices.begin() + n);
     cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
       const cif::SlabShare share = cif::ShareOfSlabs(g, slabs, k, n);
-      const std::size_t bytes = static_cast<std::size_t>(share.geometry.OutputCount()) * D * sizeof(ComponentType);
-      std::ostringstream what;
+      const std::size_t    bytes = static_cast<std::size_t>(share.geometry.OutputCount()) * D * sizeof(ComponentType);
+      std::ostringstream   what;
       what << "a displacement field of " << share.geometry.OutputCount() << " voxels on device "
            << used[static_cast<std::size_t>(k)];
       cif::RequireDeviceMemory(bytes, what.str());
@@ -328,13 +358,16 @@ private:
       cif::DeviceBuffer         onDevice(bytes);
       cif::OverlappedDownload   download(field + D * share.firstVoxel, onDevice.Data(), bytes);
       cif::DisplacementFieldOnDevice<static_cast<int>(D), ComponentType>(
-        share.geometry, deviceChain, onDevice.As<ComponentType>(), share.slabs,
+        share.geometry,
+        deviceChain,
+        onDevice.As<ComponentType>(),
+        share.slabs,
         cif::DownloadEachSlab(download, share.geometry, share.slabs, D * sizeof(ComponentType), {}));
       download.Finish();
     });
   }
 
-  SizeValueType    m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
+  SizeValueType m_MinimumVoxelsPerSlab{ static_cast<SizeValueType>(cif::kDefaultSlabVoxels) };
 };
 } // namespace itk
 

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // CUDA kernels of batched cubic B-spline evaluation at physical points: one thread per
 // point, grid-stride loop, the per-point arithmetic of cifImageFrame.h (shared with
 // the CPU path); with PointOrder::ImageOrder the points are first sorted by image
@@ -27,9 +44,14 @@ constexpr int kThreads = 256;
  * argument: without it the gradient code compiles away. */
 template <int D, typename TCoefficient, bool WithGradients>
 __device__ __forceinline__ void
-EvaluatePhysicalPoints(const TCoefficient * __restrict__ coefficients, const CoefficientGrid & grid,
-                       const ImageFrame & frame, const OutsideRule & outside, const double * __restrict__ points,
-                       std::int64_t count, const std::int32_t * __restrict__ order, double * __restrict__ values,
+EvaluatePhysicalPoints(const TCoefficient * __restrict__ coefficients,
+                       const CoefficientGrid & grid,
+                       const ImageFrame &      frame,
+                       const OutsideRule &     outside,
+                       const double * __restrict__ points,
+                       std::int64_t count,
+                       const std::int32_t * __restrict__ order,
+                       double * __restrict__ values,
                        double * __restrict__ gradients)
 {
   for (std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; s < count;
@@ -56,13 +78,18 @@ EvaluatePhysicalPoints(const TCoefficient * __restrict__ coefficients, const Coe
 
 template <int D, typename TCoefficient, bool WithGradients>
 __global__ void
-EvaluatePhysicalPointsKernel(const TCoefficient * __restrict__ coefficients, CoefficientGrid grid, ImageFrame frame,
-                             OutsideRule outside, const double * __restrict__ points, std::int64_t count,
-                             const std::int32_t * __restrict__ order, double * __restrict__ values,
+EvaluatePhysicalPointsKernel(const TCoefficient * __restrict__ coefficients,
+                             CoefficientGrid grid,
+                             ImageFrame      frame,
+                             OutsideRule     outside,
+                             const double * __restrict__ points,
+                             std::int64_t count,
+                             const std::int32_t * __restrict__ order,
+                             double * __restrict__ values,
                              double * __restrict__ gradients)
 {
-  EvaluatePhysicalPoints<D, TCoefficient, WithGradients>(coefficients, grid, frame, outside, points, count, order,
-                                                         values, gradients);
+  EvaluatePhysicalPoints<D, TCoefficient, WithGradients>(
+    coefficients, grid, frame, outside, points, count, order, values, gradients);
 }
 
 /** The same, held to 128 registers (two blocks of kThreads per SM), for points
@@ -72,28 +99,39 @@ EvaluatePhysicalPointsKernel(const TCoefficient * __restrict__ coefficients, Coe
  * with points as given (scattered gathers) it was slower (32^5: 57.5 -> 66.6 ms), so
  * those keep the unbounded kernel. */
 template <int D, typename TCoefficient, bool WithGradients>
-__global__ void __launch_bounds__(kThreads, 2)
-EvaluatePhysicalPointsKernelTwoBlocks(const TCoefficient * __restrict__ coefficients, CoefficientGrid grid,
-                                      ImageFrame frame, OutsideRule outside, const double * __restrict__ points,
-                                      std::int64_t count, const std::int32_t * __restrict__ order,
-                                      double * __restrict__ values, double * __restrict__ gradients)
+__global__ void
+__launch_bounds__(kThreads, 2) EvaluatePhysicalPointsKernelTwoBlocks(const TCoefficient * __restrict__ coefficients,
+                                                                     CoefficientGrid grid,
+                                                                     ImageFrame      frame,
+                                                                     OutsideRule     outside,
+                                                                     const double * __restrict__ points,
+                                                                     std::int64_t count,
+                                                                     const std::int32_t * __restrict__ order,
+                                                                     double * __restrict__ values,
+                                                                     double * __restrict__ gradients)
 {
-  EvaluatePhysicalPoints<D, TCoefficient, WithGradients>(coefficients, grid, frame, outside, points, count, order,
-                                                         values, gradients);
+  EvaluatePhysicalPoints<D, TCoefficient, WithGradients>(
+    coefficients, grid, frame, outside, points, count, order, values, gradients);
 }
 
 /** Where the two-block kernel serves sorted points: where 128 registers cost at most
  * a few bytes of spill (ptxas, sm_90: 4-D float with or without gradients, 4-D double
  * values, 5-D and 6-D float values; hundreds of bytes in the other 4-D to 6-D cases). */
 template <int D, typename TCoefficient, bool WithGradients>
-constexpr bool kTwoBlocksPerSM = (D == 4 && (sizeof(TCoefficient) == 4 || !WithGradients)) ||
-                                 (D > 4 && sizeof(TCoefficient) == 4 && !WithGradients);
+constexpr bool kTwoBlocksPerSM =
+  (D == 4 && (sizeof(TCoefficient) == 4 || !WithGradients)) || (D > 4 && sizeof(TCoefficient) == 4 && !WithGradients);
 
 template <int D, typename TCoefficient, bool WithGradients>
 void
-LaunchEvaluationKernel(const TCoefficient * coefficients, const CoefficientGrid & grid, const ImageFrame & frame,
-                       const OutsideRule & outside, const double * points, std::int64_t count,
-                       const std::int32_t * order, double * values, double * gradients)
+LaunchEvaluationKernel(const TCoefficient *    coefficients,
+                       const CoefficientGrid & grid,
+                       const ImageFrame &      frame,
+                       const OutsideRule &     outside,
+                       const double *          points,
+                       std::int64_t            count,
+                       const std::int32_t *    order,
+                       double *                values,
+                       double *                gradients)
 {
   const unsigned int blocks = GridStrideBlocks(count, kThreads);
   if constexpr (kTwoBlocksPerSM<D, TCoefficient, WithGradients>)
@@ -115,19 +153,25 @@ LaunchEvaluationKernel(const TCoefficient * coefficients, const CoefficientGrid 
  * without an order): values, and gradients where \a gradients is not null. */
 template <int D, typename TCoefficient>
 void
-LaunchEvaluation(const TCoefficient * coefficients, const CoefficientGrid & grid, const ImageFrame & frame,
-                 const OutsideRule & outside, const double * points, std::int64_t count, const std::int32_t * order,
-                 double * values, double * gradients)
+LaunchEvaluation(const TCoefficient *    coefficients,
+                 const CoefficientGrid & grid,
+                 const ImageFrame &      frame,
+                 const OutsideRule &     outside,
+                 const double *          points,
+                 std::int64_t            count,
+                 const std::int32_t *    order,
+                 double *                values,
+                 double *                gradients)
 {
   if (gradients)
   {
-    LaunchEvaluationKernel<D, TCoefficient, true>(coefficients, grid, frame, outside, points, count, order, values,
-                                                  gradients);
+    LaunchEvaluationKernel<D, TCoefficient, true>(
+      coefficients, grid, frame, outside, points, count, order, values, gradients);
   }
   else
   {
-    LaunchEvaluationKernel<D, TCoefficient, false>(coefficients, grid, frame, outside, points, count, order, values,
-                                                   nullptr);
+    LaunchEvaluationKernel<D, TCoefficient, false>(
+      coefficients, grid, frame, outside, points, count, order, values, nullptr);
   }
 }
 
@@ -135,8 +179,12 @@ LaunchEvaluation(const TCoefficient * coefficients, const CoefficientGrid & grid
  * continuous index (clamped to the buffer; NaN to cell 0), and the identity order. */
 template <int D, typename TKey>
 __global__ void
-PointCellKeysKernel(CoefficientGrid grid, ImageFrame frame, const double * __restrict__ points, std::int32_t count,
-                    TKey * __restrict__ keys, std::int32_t * __restrict__ order)
+PointCellKeysKernel(CoefficientGrid grid,
+                    ImageFrame      frame,
+                    const double * __restrict__ points,
+                    std::int32_t count,
+                    TKey * __restrict__ keys,
+                    std::int32_t * __restrict__ order)
 {
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
@@ -179,9 +227,14 @@ CellKeyBits(const CoefficientGrid & grid, int dimension)
  * twice: 16 bytes per point, 24 with 64-bit keys) cannot be had. */
 template <int D, typename TCoefficient, typename TKey>
 bool
-EvaluateInImageOrder(const TCoefficient * coefficients, const CoefficientGrid & grid, const ImageFrame & frame,
-                     const OutsideRule & outside, const double * points, std::int32_t count, double * values,
-                     double * gradients)
+EvaluateInImageOrder(const TCoefficient *    coefficients,
+                     const CoefficientGrid & grid,
+                     const ImageFrame &      frame,
+                     const OutsideRule &     outside,
+                     const double *          points,
+                     std::int32_t            count,
+                     double *                values,
+                     double *                gradients)
 {
   const unsigned int blocks = GridStrideBlocks(count, kThreads);
   const int          endBit = CellKeyBits(grid, D);
@@ -205,13 +258,13 @@ EvaluateInImageOrder(const TCoefficient * coefficients, const CoefficientGrid & 
   {
     return false;
   }
-  PointCellKeysKernel<D, TKey><<<blocks, kThreads>>>(grid, frame, points, count, keys.As<TKey>(),
-                                                     identity.As<std::int32_t>());
+  PointCellKeysKernel<D, TKey>
+    <<<blocks, kThreads>>>(grid, frame, points, count, keys.As<TKey>(), identity.As<std::int32_t>());
   CIF_CUDA_CHECK_LAUNCH();
   cub::DoubleBuffer<TKey>         keyBuffers(keys.As<TKey>(), sortedKeys.As<TKey>());
   cub::DoubleBuffer<std::int32_t> orderBuffers(identity.As<std::int32_t>(), sortedOrder.As<std::int32_t>());
-  CIF_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.Data(), scratchBytes, keyBuffers, orderBuffers, count, 0,
-                                                 endBit));
+  CIF_CUDA_CHECK(
+    cub::DeviceRadixSort::SortPairs(scratch.Data(), scratchBytes, keyBuffers, orderBuffers, count, 0, endBit));
   LaunchEvaluation<D>(coefficients, grid, frame, outside, points, count, orderBuffers.Current(), values, gradients);
   return true; // the buffers go back to the pool in stream order, after the kernels
 }
@@ -219,9 +272,15 @@ EvaluateInImageOrder(const TCoefficient * coefficients, const CoefficientGrid & 
 
 template <int D, typename TCoefficient>
 void
-EvaluatePhysicalPointsOnDevice(const TCoefficient * coefficients, const CoefficientGrid & grid,
-                               const ImageFrame & frame, const double * points, std::int64_t count, double * values,
-                               double * gradients, PointOrder order, const OutsideRule & outside)
+EvaluatePhysicalPointsOnDevice(const TCoefficient *    coefficients,
+                               const CoefficientGrid & grid,
+                               const ImageFrame &      frame,
+                               const double *          points,
+                               std::int64_t            count,
+                               double *                values,
+                               double *                gradients,
+                               PointOrder              order,
+                               const OutsideRule &     outside)
 {
   if (count == 0)
   {
@@ -231,10 +290,10 @@ EvaluatePhysicalPointsOnDevice(const TCoefficient * coefficients, const Coeffici
   {
     const auto n = static_cast<std::int32_t>(count);
     const bool sorted = CellKeyBits(grid, D) <= 32
-                          ? EvaluateInImageOrder<D, TCoefficient, std::uint32_t>(coefficients, grid, frame, outside,
-                                                                                 points, n, values, gradients)
-                          : EvaluateInImageOrder<D, TCoefficient, std::uint64_t>(coefficients, grid, frame, outside,
-                                                                                 points, n, values, gradients);
+                          ? EvaluateInImageOrder<D, TCoefficient, std::uint32_t>(
+                              coefficients, grid, frame, outside, points, n, values, gradients)
+                          : EvaluateInImageOrder<D, TCoefficient, std::uint64_t>(
+                              coefficients, grid, frame, outside, points, n, values, gradients);
     if (sorted)
     {
       return;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifResampleKernels_cuh
 #define cifResampleKernels_cuh
 
@@ -34,9 +51,14 @@ BlocksFor(std::int64_t count)
  * (VoxelLaneAxis: the one along the input's rows, so that a warp's gathers share
  * them). */
 template <int D, typename TCoefficient, typename TOut>
-__global__ void __launch_bounds__(kThreads, 4)
-ResampleKernel(const TCoefficient * coefficients, ResampleGeometry geometry, TransformChain chain,
-               const double * mappedPoints, TOut defaultValue, TOut * output, int laneAxis)
+__global__ void
+__launch_bounds__(kThreads, 4) ResampleKernel(const TCoefficient * coefficients,
+                                              ResampleGeometry     geometry,
+                                              TransformChain       chain,
+                                              const double *       mappedPoints,
+                                              TOut                 defaultValue,
+                                              TOut *               output,
+                                              int                  laneAxis)
 {
   const std::int64_t count = geometry.OutputCount();
   const auto         resample = [&](std::int64_t voxel) {
@@ -118,8 +140,10 @@ enum class RowsEvaluation
  * stages are all affine (ResampleOnDevice checks). */
 template <int D>
 __device__ void
-RowStartAndStep(const ResampleGeometry & geometry, const TransformChain & chain, std::int64_t row,
-                double startAndStep[2 * kMaxDimension])
+RowStartAndStep(const ResampleGeometry & geometry,
+                const TransformChain &   chain,
+                std::int64_t             row,
+                double                   startAndStep[2 * kMaxDimension])
 {
   double * start = startAndStep;
   double * step = startAndStep + kMaxDimension;
@@ -148,37 +172,45 @@ IndexOnRow(const double * startAndStep, int stride, double alpha, double index[k
 inline std::size_t
 RowsKernelSharedDoubles(const RowShear & shear, const RowBuckets & buckets)
 {
-  const std::size_t walked = static_cast<std::size_t>(
-    buckets.on ? RowsTouchedByBuckets(buckets, kBlockRows, kBlockColumns) : RowsTouched(shear, kBlockRows, kBlockColumns));
+  const std::size_t walked =
+    static_cast<std::size_t>(buckets.on ? RowsTouchedByBuckets(buckets, kBlockRows, kBlockColumns)
+                                        : RowsTouched(shear, kBlockRows, kBlockColumns));
   return shear.laneAxis == 0 ? 2 * kMaxDimension * walked : 2 * kMaxDimension * kBlockColumns + walked;
 }
 
 template <int D, typename TCoefficient, typename TOut, RowsEvaluation Evaluation, bool LanesAlongRows, bool Bucketed>
-__global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
-  ResampleRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry, TransformChain chain,
-                     RowShear shear, RowBuckets buckets, InsideBounds bounds, TOut defaultValue,
+__global__ void
+__launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
+  ResampleRowsKernel(const TCoefficient * __restrict__ coefficients,
+                     ResampleGeometry geometry,
+                     TransformChain   chain,
+                     RowShear         shear,
+                     RowBuckets       buckets,
+                     InsideBounds     bounds,
+                     TOut             defaultValue,
                      TOut * __restrict__ output)
 {
-  constexpr bool setsFacesAside = Evaluation == RowsEvaluation::InteriorThenFaces;
+  constexpr bool           setsFacesAside = Evaluation == RowsEvaluation::InteriorThenFaces;
   extern __shared__ double ends[]; // RowsKernelSharedDoubles(shear, buckets)
   // InteriorThenFaces: each warp's voxels whose support reaches past the grid, as k * 32 + lane
   __shared__ std::uint16_t borderVoxels[kWarpsPerBlock][setsFacesAside ? 32 * kRowsPerThread : 1];
   __shared__ int           borderCount[kWarpsPerBlock];
   // buckets (cifRowBuckets.h): lanes along the rows, mirror-padded coefficients only
   // (measured: no gain for the dense layout's faces), one run per thread
-  static_assert(!Bucketed || (LanesAlongRows && Evaluation == RowsEvaluation::MirrorPadded), "buckets: see MakeRowBuckets");
+  static_assert(!Bucketed || (LanesAlongRows && Evaluation == RowsEvaluation::MirrorPadded),
+                "buckets: see MakeRowBuckets");
   static_assert(!Bucketed || kRowsPerThread == kBucketsPerRun, "a thread takes one run of buckets");
   constexpr bool bucketed = Bucketed; // buckets.on
-  const int                warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int      warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // the grid the samples are read on (the inside test is bounds', geometry.input's)
-  const CoefficientGrid    stored = StoredInputGrid<D>(geometry);
-  const TCoefficient *     samples = StoredInputGridStart(coefficients, geometry);
-  const std::int64_t       width = geometry.outputSize[0];
-  const std::int64_t       laneSize = geometry.outputSize[shear.laneAxis];
-  const std::int64_t       walkSize = geometry.outputSize[shear.walkAxis];
-  const std::int64_t       laneRowStride = OutputRowStride(geometry, shear.laneAxis);
-  const std::int64_t       walkRowStride = OutputRowStride(geometry, shear.walkAxis);
-  const std::int64_t       blocksPerSheet = (WalkLength(shear, buckets) + kBlockRows - 1) / kBlockRows;
+  const CoefficientGrid stored = StoredInputGrid<D>(geometry);
+  const TCoefficient *  samples = StoredInputGridStart(coefficients, geometry);
+  const std::int64_t    width = geometry.outputSize[0];
+  const std::int64_t    laneSize = geometry.outputSize[shear.laneAxis];
+  const std::int64_t    walkSize = geometry.outputSize[shear.walkAxis];
+  const std::int64_t    laneRowStride = OutputRowStride(geometry, shear.laneAxis);
+  const std::int64_t    walkRowStride = OutputRowStride(geometry, shear.walkAxis);
+  const std::int64_t    blocksPerSheet = (WalkLength(shear, buckets) + kBlockRows - 1) / kBlockRows;
   // One grid dimension (2^31 - 1 blocks), walk positions fastest: blocksPerLaneTile
   // blocks walk down the sheets of one tile of lane coordinates, then the next tile.
   const std::int64_t blocksPerLaneTile = blocksPerSheet * (geometry.OutputCount() / (laneSize * walkSize));
@@ -186,7 +218,8 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
   const std::int64_t sheet = walkBlock / blocksPerSheet;
   const std::int64_t sheetRow = sheet * OutputRowStride(geometry, shear.sheetAxis);
   const std::int64_t firstSheared = (walkBlock % blocksPerSheet) * kBlockRows - shear.before;
-  const std::int64_t firstBucket = bucketed ? FirstBucketOfSheet(buckets, sheet) + (walkBlock % blocksPerSheet) * kBlockRows : 0;
+  const std::int64_t firstBucket =
+    bucketed ? FirstBucketOfSheet(buckets, sheet) + (walkBlock % blocksPerSheet) * kBlockRows : 0;
   const std::int64_t firstLane = static_cast<std::int64_t>(blockIdx.x / blocksPerLaneTile) * kBlockColumns;
   const std::int64_t lastLane = (firstLane + kBlockColumns < laneSize ? firstLane + kBlockColumns : laneSize) - 1;
   // The block's walk positions: sheared, the lanes' shifts' extremes; bucketed, the
@@ -197,7 +230,8 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
   {
     // lanes 0-3 of each warp compute one corner each, and share them
     const int          corner = lane % 4;
-    const std::int64_t mine = WalkOfBucket(buckets, firstBucket + (corner / 2) * kBlockRows, corner % 2 ? lastLane : firstLane, sheet);
+    const std::int64_t mine =
+      WalkOfBucket(buckets, firstBucket + (corner / 2) * kBlockRows, corner % 2 ? lastLane : firstLane, sheet);
     const std::int64_t c0 = __shfl_sync(0xFFFFFFFF, mine, 0), c1 = __shfl_sync(0xFFFFFFFF, mine, 1);
     const std::int64_t c2 = __shfl_sync(0xFFFFFFFF, mine, 2), c3 = __shfl_sync(0xFFFFFFFF, mine, 3);
     lowW = min(c0, c1) - 1;
@@ -309,9 +343,9 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
       // (from lowW, and into the output), stepping by one voxel and once by the jump,
       // so that no address is rebuilt per voxel: the gathers need every register of
       // the 64 they can get (built per voxel, they cost 10-20% here).
-      const BucketRun run = MakeBucketRun(buckets, firstBucket + ((warp * 32 + lane) / kBlockColumns) * kRowsPerThread,
-                                          BucketU(buckets, l, sheet));
-      const unsigned  span = static_cast<unsigned>(highW - lowW);
+      const BucketRun run = MakeBucketRun(
+        buckets, firstBucket + ((warp * 32 + lane) / kBlockColumns) * kRowsPerThread, BucketU(buckets, l, sheet));
+      const unsigned span = static_cast<unsigned>(highW - lowW);
       if (run.jump > 0)
       {
         // bucket jumpAt - 1's second voxel, at once (MakeRowBuckets' step range leaves
@@ -383,9 +417,9 @@ __global__ void __launch_bounds__(kThreads, 4) // at most 64 registers: the gath
     __syncwarp();
     for (int i = lane; i < borderCount[warp]; i += 32)
     {
-      const int    inWarp = borderVoxels[warp][i] % 32;
-      double       index[kMaxDimension];
-      const auto   at = locate(laneOf(inWarp), firstWalkOf(inWarp) + borderVoxels[warp][i] / 32, index);
+      const int  inWarp = borderVoxels[warp][i] % 32;
+      double     index[kMaxDimension];
+      const auto at = locate(laneOf(inWarp), firstWalkOf(inWarp) + borderVoxels[warp][i] / 32, index);
       output[at] = CastWithBoundsChecking<TOut>(EvaluateCubicMirrored32<D>(samples, stored, index));
     }
   }
@@ -441,8 +475,11 @@ struct BSplineRowsShared
  * samples of each of 4 input rows instead of 32 rows). */
 template <int D, typename TVoxel>
 __device__ void
-MapBSplineRows(const ResampleGeometry & geometry, const TransformStage & stage, BSplineRowsShared & shared,
-               bool lanesAcrossRows, TVoxel && voxel)
+MapBSplineRows(const ResampleGeometry & geometry,
+               const TransformStage &   stage,
+               BSplineRowsShared &      shared,
+               bool                     lanesAcrossRows,
+               TVoxel &&                voxel)
 {
   const std::int64_t rows = geometry.OutputRows();
   const std::int64_t firstRow = static_cast<std::int64_t>(blockIdx.x) * kBSplineRowsPerBlock;
@@ -479,8 +516,8 @@ MapBSplineRows(const ResampleGeometry & geometry, const TransformStage & stage, 
       shared.rowWeights[r][a][1] = shared.rowWeights[r][a][2] = shared.rowWeights[r][a][3] = 0.0;
       if (a < D)
       {
-        valid = valid && BSplineAxisSupport(stage, a, BSplineGridIndex<D>(stage, p, a), shared.rowStart[r][a],
-                                            shared.rowWeights[r][a]);
+        valid = valid && BSplineAxisSupport(
+                           stage, a, BSplineGridIndex<D>(stage, p, a), shared.rowStart[r][a], shared.rowWeights[r][a]);
       }
     }
     shared.rowValid[r] = valid;
@@ -538,8 +575,10 @@ MapBSplineRows(const ResampleGeometry & geometry, const TransformStage & stage, 
   {
     for (int r = 0; r < rowsHere; ++r)
     {
-      std::int64_t index[kMaxDimension] = { shared.rowOutputIndex[r][0], shared.rowOutputIndex[r][1],
-                                            shared.rowOutputIndex[r][2], shared.rowOutputIndex[r][3] };
+      std::int64_t index[kMaxDimension] = { shared.rowOutputIndex[r][0],
+                                            shared.rowOutputIndex[r][1],
+                                            shared.rowOutputIndex[r][2],
+                                            shared.rowOutputIndex[r][3] };
       for (std::int64_t x = threadIdx.x; x < geometry.outputSize[0]; x += blockDim.x)
       {
         mapVoxel(r, x, index);
@@ -553,8 +592,10 @@ MapBSplineRows(const ResampleGeometry & geometry, const TransformStage & stage, 
     for (std::int64_t item = threadIdx.x; item < voxels; item += blockDim.x)
     {
       const int    r = static_cast<int>(item % rowsHere);
-      std::int64_t index[kMaxDimension] = { shared.rowOutputIndex[r][0], shared.rowOutputIndex[r][1],
-                                            shared.rowOutputIndex[r][2], shared.rowOutputIndex[r][3] };
+      std::int64_t index[kMaxDimension] = { shared.rowOutputIndex[r][0],
+                                            shared.rowOutputIndex[r][1],
+                                            shared.rowOutputIndex[r][2],
+                                            shared.rowOutputIndex[r][3] };
       mapVoxel(r, item / rowsHere, index);
     }
   }
@@ -562,39 +603,51 @@ MapBSplineRows(const ResampleGeometry & geometry, const TransformStage & stage, 
 
 /** The displacement field T(p) - p through MapBSplineRows. */
 template <int D, typename TOut>
-__global__ void __launch_bounds__(kThreads)
+__global__ void
+__launch_bounds__(kThreads)
   BSplineFieldRowsKernel(ResampleGeometry geometry, TransformStage stage, TOut * __restrict__ field)
 {
   __shared__ BSplineRowsShared shared;
   const std::int64_t           width = geometry.outputSize[0];
-  MapBSplineRows<D>(geometry, stage, shared, false,
-                    [&](std::int64_t row, std::int64_t x, const double p[kMaxDimension], const double q[kMaxDimension]) {
-                      TOut * out = field + static_cast<std::int64_t>(D) * (row * width + x);
-                      for (int c = 0; c < D; ++c)
-                      {
-                        out[c] = static_cast<TOut>(q[c] - p[c]);
-                      }
-                    });
+  MapBSplineRows<D>(
+    geometry,
+    stage,
+    shared,
+    false,
+    [&](std::int64_t row, std::int64_t x, const double p[kMaxDimension], const double q[kMaxDimension]) {
+      TOut * out = field + static_cast<std::int64_t>(D) * (row * width + x);
+      for (int c = 0; c < D; ++c)
+      {
+        out[c] = static_cast<TOut>(q[c] - p[c]);
+      }
+    });
 }
 
 /** Resampling through a B-spline transform (the warp of elastic registration)
  * through MapBSplineRows: each voxel's image point, then as ResampleVoxel. */
 template <int D, typename TCoefficient, typename TOut>
-__global__ void __launch_bounds__(kThreads)
-  ResampleBSplineRowsKernel(const TCoefficient * __restrict__ coefficients, ResampleGeometry geometry,
-                            TransformStage stage, InsideBounds bounds, TOut defaultValue, TOut * __restrict__ output,
-                            bool lanesAcrossRows)
+__global__ void
+__launch_bounds__(kThreads) ResampleBSplineRowsKernel(const TCoefficient * __restrict__ coefficients,
+                                                      ResampleGeometry geometry,
+                                                      TransformStage   stage,
+                                                      InsideBounds     bounds,
+                                                      TOut             defaultValue,
+                                                      TOut * __restrict__ output,
+                                                      bool lanesAcrossRows)
 {
   __shared__ BSplineRowsShared shared;
   const std::int64_t           width = geometry.outputSize[0];
-  MapBSplineRows<D>(geometry, stage, shared, lanesAcrossRows,
+  MapBSplineRows<D>(geometry,
+                    stage,
+                    shared,
+                    lanesAcrossRows,
                     [&](std::int64_t row, std::int64_t x, const double *, const double q[kMaxDimension]) {
                       double index[kMaxDimension];
                       InputContinuousIndex<D>(geometry, q, index);
                       output[row * width + x] =
                         InsideBounded<D>(index, bounds)
-                          ? CastWithBoundsChecking<TOut>(EvaluateCubic<D>(StoredInputGridStart(coefficients, geometry),
-                                                                          StoredInputGrid<D>(geometry), index))
+                          ? CastWithBoundsChecking<TOut>(EvaluateCubic<D>(
+                              StoredInputGridStart(coefficients, geometry), StoredInputGrid<D>(geometry), index))
                           : defaultValue;
                     });
 }
@@ -631,9 +684,15 @@ BSplineRowBlocks(const ResampleGeometry & geometry)
 
 template <int D, typename TCoefficient, typename TOut>
 void
-ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geometry, const TransformChain & chain,
-                 const double * mappedPoints, bool linearRows, TOut defaultValue, TOut * output,
-                 const ResampleSlabs & slabs, const StageCallback & afterSlab)
+ResampleOnDevice(const TCoefficient *     coefficients,
+                 const ResampleGeometry & geometry,
+                 const TransformChain &   chain,
+                 const double *           mappedPoints,
+                 bool                     linearRows,
+                 TOut                     defaultValue,
+                 TOut *                   output,
+                 const ResampleSlabs &    slabs,
+                 const StageCallback &    afterSlab)
 {
   // The kernel is chosen once, from the whole output, so that every slab is computed
   // the same way (RowsShareBSplineSupport, for one, looks at the output's row count).
@@ -664,7 +723,7 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
   const InsideBounds    bounds = MakeInsideBounds(geometry.input);
   const CoefficientGrid stored = StoredInputGrid<D>(geometry);
   const bool            fits32 = Indexable32(stored) && SupportFits32(stored);
-  const RowsEvaluation  rowsEvaluation = !fits32                     ? RowsEvaluation::General
+  const RowsEvaluation  rowsEvaluation = !fits32                      ? RowsEvaluation::General
                                          : geometry.inputMirrorPadded ? RowsEvaluation::MirrorPadded
                                                                       : RowsEvaluation::InteriorThenFaces;
   for (std::int64_t slab = 0; slab < slabs.count; ++slab)
@@ -680,8 +739,8 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
     else if (path == Path::Rows)
     {
       // which voxels each thread takes: speed only, never values
-      const RowShear     shear = MakeRowShear<D>(g, chain);
-      const RowBuckets   buckets =
+      const RowShear   shear = MakeRowShear<D>(g, chain);
+      const RowBuckets buckets =
         rowsEvaluation == RowsEvaluation::MirrorPadded ? MakeRowBuckets<D>(g, chain, shear) : RowBuckets{};
       const std::int64_t laneSize = g.outputSize[shear.laneAxis];
       const std::int64_t sheets = count / (laneSize * g.outputSize[shear.walkAxis]);
@@ -742,9 +801,14 @@ ResampleOnDevice(const TCoefficient * coefficients, const ResampleGeometry & geo
     }
     else
     {
-      ResampleKernel<D, TCoefficient, TOut><<<BlocksFor(count), kThreads>>>(
-        coefficients, g, chain, mappedPoints ? mappedPoints + D * first : nullptr, defaultValue, out,
-        mappedPoints ? 0 : VoxelLaneAxis<D>(g, chain));
+      ResampleKernel<D, TCoefficient, TOut>
+        <<<BlocksFor(count), kThreads>>>(coefficients,
+                                         g,
+                                         chain,
+                                         mappedPoints ? mappedPoints + D * first : nullptr,
+                                         defaultValue,
+                                         out,
+                                         mappedPoints ? 0 : VoxelLaneAxis<D>(g, chain));
       CIF_CUDA_CHECK_LAUNCH();
     }
     StageDone(afterSlab);
@@ -766,8 +830,11 @@ RowEndpointsOnDevice(const ResampleGeometry & geometry, const TransformChain & c
 
 template <int D, typename TOut>
 void
-DisplacementFieldOnDevice(const ResampleGeometry & geometry, const TransformChain & chain, TOut * field,
-                          const ResampleSlabs & slabs, const StageCallback & afterSlab)
+DisplacementFieldOnDevice(const ResampleGeometry & geometry,
+                          const TransformChain &   chain,
+                          TOut *                   field,
+                          const ResampleSlabs &    slabs,
+                          const StageCallback &    afterSlab)
 {
   bool sharedRows = false; // chosen once for the whole output, as in ResampleOnDevice
   if constexpr (D <= 3)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Device entry points of a build without the CUDA toolkit. The ITK filters never
 // call them there (cif::IsGPUAvailable() is false); they exist so the library links.
 #include "cifCudaRuntime.h"
@@ -17,8 +34,15 @@ ThrowNoCuda(const char * what)
 
 template <int D, typename TCoefficient, typename TOut>
 void
-ResampleOnDevice(const TCoefficient *, const ResampleGeometry &, const TransformChain &, const double *, bool, TOut,
-                 TOut *, const ResampleSlabs &, const StageCallback &)
+ResampleOnDevice(const TCoefficient *,
+                 const ResampleGeometry &,
+                 const TransformChain &,
+                 const double *,
+                 bool,
+                 TOut,
+                 TOut *,
+                 const ResampleSlabs &,
+                 const StageCallback &)
 {
   ThrowNoCuda("ResampleOnDevice");
 }
@@ -30,7 +54,10 @@ RowEndpointsOnDevice(const ResampleGeometry &, const TransformChain &, double *)
 }
 template <int D, typename TOut>
 void
-DisplacementFieldOnDevice(const ResampleGeometry &, const TransformChain &, TOut *, const ResampleSlabs &,
+DisplacementFieldOnDevice(const ResampleGeometry &,
+                          const TransformChain &,
+                          TOut *,
+                          const ResampleSlabs &,
                           const StageCallback &)
 {
   ThrowNoCuda("DisplacementFieldOnDevice");

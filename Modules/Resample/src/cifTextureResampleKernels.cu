@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Texture-accelerated cubic resampling: the 2^D linear-fetch evaluation of seed 002.
 // Per axis the four cubic weights w0..w3 of the support s..s+3 fold into two linear
 // fetches: g0 = w0 + w1 at s + w1/g0 and g1 = w2 + w3 at s + 2 + w3/g1 (in texels),
@@ -133,8 +150,10 @@ TexturedCubic(cudaTextureObject_t texture, const CoefficientGrid & grid, const d
   }
   if constexpr (D == 2)
   {
-    return g[1][0] * (g[0][0] * tex2D<float>(texture, p[0][0], p[1][0]) + g[0][1] * tex2D<float>(texture, p[0][1], p[1][0])) +
-           g[1][1] * (g[0][0] * tex2D<float>(texture, p[0][0], p[1][1]) + g[0][1] * tex2D<float>(texture, p[0][1], p[1][1]));
+    return g[1][0] *
+             (g[0][0] * tex2D<float>(texture, p[0][0], p[1][0]) + g[0][1] * tex2D<float>(texture, p[0][1], p[1][0])) +
+           g[1][1] *
+             (g[0][0] * tex2D<float>(texture, p[0][0], p[1][1]) + g[0][1] * tex2D<float>(texture, p[0][1], p[1][1]));
   }
   else
   {
@@ -157,8 +176,14 @@ TexturedCubic(cudaTextureObject_t texture, const CoefficientGrid & grid, const d
  * compiled apart so that the transform chain's registers do not weigh on it). */
 template <int D, typename TOut, bool kRows>
 __global__ void
-TexturedResampleKernel(cudaTextureObject_t texture, float scale, ResampleGeometry geometry, TransformChain chain,
-                       const double * mappedPoints, const double * rowEndpoints, TOut defaultValue, TOut * output)
+TexturedResampleKernel(cudaTextureObject_t texture,
+                       float               scale,
+                       ResampleGeometry    geometry,
+                       TransformChain      chain,
+                       const double *      mappedPoints,
+                       const double *      rowEndpoints,
+                       TOut                defaultValue,
+                       TOut *              output)
 {
   const std::int64_t count = geometry.OutputCount();
   const std::int64_t width = geometry.outputSize[0];
@@ -206,8 +231,7 @@ CoefficientTexture::BuildBytes(int dimension, const CoefficientGrid & grid, Text
 }
 
 void
-CoefficientTexture::Build(int dimension, const float * coefficients, const CoefficientGrid & grid,
-                          TextureTexels texels)
+CoefficientTexture::Build(int dimension, const float * coefficients, const CoefficientGrid & grid, TextureTexels texels)
 {
   if (dimension != 2 && dimension != 3)
   {
@@ -250,17 +274,16 @@ CoefficientTexture::Build(int dimension, const float * coefficients, const Coeff
     DeviceBuffer padded(count * texel);
     if (half)
     {
-      dimension == 2 ? PadWithMirror<2, __half><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale,
-                                                                                padded.As<__half>(), count)
-                     : PadWithMirror<3, __half><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale,
-                                                                                padded.As<__half>(), count);
+      dimension == 2 ? PadWithMirror<2, __half>
+        <<<BlocksFor(count), kThreads>>>(coefficients, grid, scale, padded.As<__half>(), count)
+                     : PadWithMirror<3, __half>
+        <<<BlocksFor(count), kThreads>>>(coefficients, grid, scale, padded.As<__half>(), count);
     }
     else
     {
-      dimension == 2 ? PadWithMirror<2, float><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale,
-                                                                               padded.As<float>(), count)
-                     : PadWithMirror<3, float><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale,
-                                                                               padded.As<float>(), count);
+      dimension == 2
+        ? PadWithMirror<2, float><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale, padded.As<float>(), count)
+        : PadWithMirror<3, float><<<BlocksFor(count), kThreads>>>(coefficients, grid, scale, padded.As<float>(), count);
     }
     CIF_CUDA_CHECK_LAUNCH();
     const cudaChannelFormatDesc channel =
@@ -319,10 +342,7 @@ CoefficientTexture::Release() noexcept
 
 CoefficientTexture::~CoefficientTexture() { this->Release(); }
 
-CoefficientTexture::CoefficientTexture(CoefficientTexture && other) noexcept
-{
-  *this = std::move(other);
-}
+CoefficientTexture::CoefficientTexture(CoefficientTexture && other) noexcept { *this = std::move(other); }
 
 CoefficientTexture &
 CoefficientTexture::operator=(CoefficientTexture && other) noexcept
@@ -354,9 +374,13 @@ CoefficientTexture::OnCurrentDevice() const
 
 template <int D, typename TOut>
 void
-ResampleWithTextureOnDevice(const CoefficientTexture & texture, const ResampleGeometry & geometry,
-                            const TransformChain & chain, const double * mappedPoints, bool linearRows,
-                            TOut defaultValue, TOut * output)
+ResampleWithTextureOnDevice(const CoefficientTexture & texture,
+                            const ResampleGeometry &   geometry,
+                            const TransformChain &     chain,
+                            const double *             mappedPoints,
+                            bool                       linearRows,
+                            TOut                       defaultValue,
+                            TOut *                     output)
 {
   bool matches = !texture.Empty() && texture.Dimension() == D;
   for (int a = 0; a < D && matches; ++a)

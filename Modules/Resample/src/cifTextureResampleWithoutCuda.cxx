@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // Texture-mode entry points of a build without the CUDA toolkit: a texture is never
 // built there (the filter's GPU path does not run), so building throws and the rest
 // has nothing to release.
@@ -48,8 +65,13 @@ CoefficientTexture::OnCurrentDevice() const
 
 template <int D, typename TOut>
 void
-ResampleWithTextureOnDevice(const CoefficientTexture &, const ResampleGeometry &, const TransformChain &,
-                            const double *, bool, TOut, TOut *)
+ResampleWithTextureOnDevice(const CoefficientTexture &,
+                            const ResampleGeometry &,
+                            const TransformChain &,
+                            const double *,
+                            bool,
+                            TOut,
+                            TOut *)
 {
   throw CudaError("ResampleWithTextureOnDevice: CudaImageFilters was built without the CUDA toolkit");
 }

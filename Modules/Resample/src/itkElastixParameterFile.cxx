@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The elastix parameter-file syntax (elastix 5.0.1, Common/ParameterFileParser),
 // compiled once: the readers of every dimension share it.
 #include "itkElastixParameterFile.h"
@@ -158,8 +175,7 @@ ElastixParameterFile::Parse(const std::string & text, const std::string & path)
     {
       if (value.find_first_of(",;!@#$%&|<>?") != std::string::npos)
       {
-        Throw(where + "the value \"" + value + "\" of " + key +
-              " has a character elastix refuses (,;!@#$%&|<>?)");
+        Throw(where + "the value \"" + value + "\" of " + key + " has a character elastix refuses (,;!@#$%&|<>?)");
       }
     }
     const auto earlier = file.m_Entries.find(key);
@@ -228,8 +244,7 @@ ElastixParameterFile::GetNumbers(const std::string & key, std::size_t count) con
   const auto & values = this->GetValues(key);
   if (count != 0 && values.size() != count)
   {
-    this->Fail(key, key + " has " + std::to_string(values.size()) + " values, " + std::to_string(count) +
-                      " expected");
+    this->Fail(key, key + " has " + std::to_string(values.size()) + " values, " + std::to_string(count) + " expected");
   }
   std::vector<double> numbers(values.size());
   for (std::size_t i = 0; i < values.size(); ++i)
@@ -271,8 +286,9 @@ ElastixParameterFile::GetIntegers(const std::string & key, std::size_t count, lo
   {
     if (numbers[i] != std::floor(numbers[i]) || numbers[i] < static_cast<double>(minimum) || numbers[i] > 9.0e15)
     {
-      this->Fail(key, "value " + std::to_string(i + 1) + " of " + key + " (" + this->GetValues(key)[i] +
-                        ") is not a whole number of at least " + std::to_string(minimum));
+      this->Fail(key,
+                 "value " + std::to_string(i + 1) + " of " + key + " (" + this->GetValues(key)[i] +
+                   ") is not a whole number of at least " + std::to_string(minimum));
     }
     integers[i] = static_cast<long long>(numbers[i]);
   }
@@ -304,8 +320,9 @@ ElastixParameterFile::GetImageDimension() const
   }
   if (this->Has("MovingImageDimension") && this->GetIntegers("MovingImageDimension", 1, 1).front() != fixed)
   {
-    this->Fail("MovingImageDimension", "MovingImageDimension differs from FixedImageDimension " +
-                                         std::to_string(fixed) + ": an ITK transform maps D-D points only");
+    this->Fail("MovingImageDimension",
+               "MovingImageDimension differs from FixedImageDimension " + std::to_string(fixed) +
+                 ": an ITK transform maps D-D points only");
   }
   return static_cast<unsigned int>(fixed);
 }

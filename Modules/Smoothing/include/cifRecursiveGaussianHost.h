@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifRecursiveGaussianHost_h
 #define cifRecursiveGaussianHost_h
 
@@ -17,9 +34,13 @@ namespace cif
  * of threads (the ITK side passes ITK's threader). Lines need 4 samples at least. */
 template <typename TSrc, typename TDst, typename TParallelFor>
 void
-RecursiveGaussianPassOnHost(const TSrc * src, TDst * dst, const GaussianShape & shape, int axis,
-                            const RecursiveGaussianCoefficients & c, const GaussianPassOutput & output,
-                            TParallelFor && parallelFor)
+RecursiveGaussianPassOnHost(const TSrc *                          src,
+                            TDst *                                dst,
+                            const GaussianShape &                 shape,
+                            int                                   axis,
+                            const RecursiveGaussianCoefficients & c,
+                            const GaussianPassOutput &            output,
+                            TParallelFor &&                       parallelFor)
 {
   const GaussianLines lines = MakeGaussianLines(shape, axis);
   parallelFor(lines.count, [&](std::int64_t line) {
@@ -47,7 +68,10 @@ RecursiveGaussianPassOnHost(const TSrc * src, TDst * dst, const GaussianShape & 
  * \a dimension interleaved doubles, in place. \a direction: row-major D x D. */
 template <typename TParallelFor>
 void
-RotateCovariantOnHost(double * data, std::int64_t pixels, int dimension, const double * direction,
+RotateCovariantOnHost(double *        data,
+                      std::int64_t    pixels,
+                      int             dimension,
+                      const double *  direction,
                       TParallelFor && parallelFor)
 {
   constexpr std::int64_t block = 1 << 16;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifRecursiveGaussianMath_h
 #define cifRecursiveGaussianMath_h
 
@@ -126,7 +143,8 @@ MakeGaussianLines(const GaussianShape & shape, int axis)
 CIF_HD double
 Sum4(double a1, double b1, double a2, double b2, double a3, double b3, double a4, double b4)
 {
-  return AddUnfused(AddUnfused(AddUnfused(MulUnfused(a1, b1), MulUnfused(a2, b2)), MulUnfused(a3, b3)), MulUnfused(a4, b4));
+  return AddUnfused(AddUnfused(AddUnfused(MulUnfused(a1, b1), MulUnfused(a2, b2)), MulUnfused(a3, b3)),
+                    MulUnfused(a4, b4));
 }
 
 /** What a pass stores for one result: rounded to float when asked, then divided
@@ -157,8 +175,12 @@ FinishGaussianValue(double v, bool roundToFloat, double divisor)
  * must not overlap. */
 template <typename TData, typename TOut>
 CIF_HD void
-RecursiveGaussianLine(const TData & data, TOut & out, std::int64_t n, const RecursiveGaussianCoefficients & c,
-                      bool roundToFloat, double divisor)
+RecursiveGaussianLine(const TData &                         data,
+                      TOut &                                out,
+                      std::int64_t                          n,
+                      const RecursiveGaussianCoefficients & c,
+                      bool                                  roundToFloat,
+                      double                                divisor)
 {
   // Anticausal sweep (ITK's second), stored into out.
   {
@@ -166,10 +188,10 @@ RecursiveGaussianLine(const TData & data, TOut & out, std::int64_t n, const Recu
     const double x1 = v;                               // data[n - 1]
     const double x2 = static_cast<double>(data[n - 2]);
     const double x3 = static_cast<double>(data[n - 3]);
-    double       s1 = Sum4(v, c.m1, v, c.m2, v, c.m3, v, c.m4);     // scratch2[n-1]
-    double       s2 = Sum4(x1, c.m1, v, c.m2, v, c.m3, v, c.m4);    // scratch2[n-2]
-    double       s3 = Sum4(x2, c.m1, x1, c.m2, v, c.m3, v, c.m4);   // scratch2[n-3]
-    double       s4 = Sum4(x3, c.m1, x2, c.m2, x1, c.m3, v, c.m4);  // scratch2[n-4]
+    double       s1 = Sum4(v, c.m1, v, c.m2, v, c.m3, v, c.m4);    // scratch2[n-1]
+    double       s2 = Sum4(x1, c.m1, v, c.m2, v, c.m3, v, c.m4);   // scratch2[n-2]
+    double       s3 = Sum4(x2, c.m1, x1, c.m2, v, c.m3, v, c.m4);  // scratch2[n-3]
+    double       s4 = Sum4(x3, c.m1, x2, c.m2, x1, c.m3, v, c.m4); // scratch2[n-4]
     s1 = SubUnfused(s1, Sum4(v, c.bm1, v, c.bm2, v, c.bm3, v, c.bm4));
     s2 = SubUnfused(s2, Sum4(s1, c.d1, v, c.bm2, v, c.bm3, v, c.bm4));
     s3 = SubUnfused(s3, Sum4(s2, c.d1, s1, c.d2, v, c.bm3, v, c.bm4));
@@ -245,7 +267,11 @@ struct GaussianStridedLine
 {
   T *          p;
   std::int64_t stride;
-  CIF_HD T &   operator[](std::int64_t k) const { return p[k * stride]; }
+  CIF_HD T &
+  operator[](std::int64_t k) const
+  {
+    return p[k * stride];
+  }
 };
 
 /** The gradient's direction correction of one pixel's D components in place:

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkGradientRecursiveGaussianGPUImageFilter_hxx
 #define itkGradientRecursiveGaussianGPUImageFilter_hxx
 
@@ -99,7 +116,7 @@ GradientRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData
     output->Allocate();
     const cif::GaussianShape shape = SmoothingGPUDetail::ShapeOf(region);
     const std::int64_t       count = shape.Count();
-    double * result = output->GetBufferPointer()->GetDataPointer();
+    double *                 result = output->GetBufferPointer()->GetDataPointer();
     // The pass of component \a dim number \a k: the last one writes the component,
     // divided by the spacing as ITK divides (it.Get() / spacing).
     const auto passOutput = [&](unsigned int dim, unsigned int k) {
@@ -130,16 +147,16 @@ GradientRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData
           for (unsigned int k = 0; k < D; ++k)
           {
             const cif::GaussianPassOutput pass = passOutput(dim, k);
-            double * target = k + 1 == D ? gradient.As<double>() : work[k % 2].As<double>();
+            double *                      target = k + 1 == D ? gradient.As<double>() : work[k % 2].As<double>();
             if (k == 0)
             {
-              cif::RecursiveGaussianPassOnDevice<TIn>(in.As<TIn>(), target, shape, axes[dim][k], coefficients[dim][k],
-                                                      pass);
+              cif::RecursiveGaussianPassOnDevice<TIn>(
+                in.As<TIn>(), target, shape, axes[dim][k], coefficients[dim][k], pass);
             }
             else
             {
-              cif::RecursiveGaussianPassOnDevice<double>(work[current].As<double>(), target, shape, axes[dim][k],
-                                                         coefficients[dim][k], pass);
+              cif::RecursiveGaussianPassOnDevice<double>(
+                work[current].As<double>(), target, shape, axes[dim][k], coefficients[dim][k], pass);
             }
             current = static_cast<int>(k % 2);
           }
@@ -172,13 +189,13 @@ GradientRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData
           double *                      target = k + 1 == D ? result : work.data();
           if (k == 0)
           {
-            cif::RecursiveGaussianPassOnHost(input->GetBufferPointer(), target, shape, axes[dim][k],
-                                             coefficients[dim][k], pass, parallelFor);
+            cif::RecursiveGaussianPassOnHost(
+              input->GetBufferPointer(), target, shape, axes[dim][k], coefficients[dim][k], pass, parallelFor);
           }
           else
           {
-            cif::RecursiveGaussianPassOnHost(work.data(), target, shape, axes[dim][k], coefficients[dim][k], pass,
-                                             parallelFor);
+            cif::RecursiveGaussianPassOnHost(
+              work.data(), target, shape, axes[dim][k], coefficients[dim][k], pass, parallelFor);
           }
         }
       }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkRecursiveGaussianGPUImageFilter_hxx
 #define itkRecursiveGaussianGPUImageFilter_hxx
 
@@ -62,8 +79,8 @@ RecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
       this->PrepareHostOutput(output);
       output->Allocate();
     }
-    const cif::GaussianShape shape = SmoothingGPUDetail::ShapeOf(region);
-    const std::int64_t       count = shape.Count();
+    const cif::GaussianShape      shape = SmoothingGPUDetail::ShapeOf(region);
+    const std::int64_t            count = shape.Count();
     const cif::GaussianPassOutput pass; // ITK casts the double result to the output type
     if (onGPU)
     {
@@ -71,8 +88,8 @@ RecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
         cif::DeviceBuffer in(n * sizeof(TIn));
         cif::DeviceBuffer result(n * sizeof(double));
         in.Upload(input->GetBufferPointer(), n * sizeof(TIn));
-        cif::RecursiveGaussianPassOnDevice<TIn>(in.As<TIn>(), result.As<double>(), shape, static_cast<int>(direction),
-                                                c, pass);
+        cif::RecursiveGaussianPassOnDevice<TIn>(
+          in.As<TIn>(), result.As<double>(), shape, static_cast<int>(direction), c, pass);
         if constexpr (std::is_same_v<TOut, double>)
         {
           result.Download(output->GetBufferPointer(), n * sizeof(double));
@@ -88,8 +105,13 @@ RecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     }
     else
     {
-      cif::RecursiveGaussianPassOnHost(input->GetBufferPointer(), output->GetBufferPointer(), shape,
-                                       static_cast<int>(direction), c, pass, MakeParallelFor(this->GetMultiThreader()));
+      cif::RecursiveGaussianPassOnHost(input->GetBufferPointer(),
+                                       output->GetBufferPointer(),
+                                       shape,
+                                       static_cast<int>(direction),
+                                       c,
+                                       pass,
+                                       MakeParallelFor(this->GetMultiThreader()));
       this->SetLastExecutionPath(CudaExecutionPath::CPU);
     }
   }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef itkSmoothingRecursiveGaussianGPUImageFilter_hxx
 #define itkSmoothingRecursiveGaussianGPUImageFilter_hxx
 
@@ -85,7 +102,7 @@ SmoothingRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateDat
     }
     const cif::GaussianShape shape = SmoothingGPUDetail::ShapeOf(region);
     const std::int64_t       count = shape.Count();
-    cif::GaussianPassOutput pass;
+    cif::GaussianPassOutput  pass;
     pass.roundToFloat = std::is_same_v<TInternal, float>;
     if (onGPU)
     {
@@ -93,13 +110,13 @@ SmoothingRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateDat
         cif::DeviceBuffer in(n * sizeof(TIn));
         cif::DeviceBuffer work[2] = { cif::DeviceBuffer(n * sizeof(double)), cif::DeviceBuffer(n * sizeof(double)) };
         in.Upload(input->GetBufferPointer(), n * sizeof(TIn));
-        cif::RecursiveGaussianPassOnDevice<TIn>(in.As<TIn>(), work[0].As<double>(), shape, axes[0], coefficients[0],
-                                                pass);
+        cif::RecursiveGaussianPassOnDevice<TIn>(
+          in.As<TIn>(), work[0].As<double>(), shape, axes[0], coefficients[0], pass);
         int current = 0;
         for (unsigned int k = 1; k < ImageDimension; ++k)
         {
-          cif::RecursiveGaussianPassOnDevice<double>(work[current].As<double>(), work[1 - current].As<double>(), shape,
-                                                     axes[k], coefficients[k], pass);
+          cif::RecursiveGaussianPassOnDevice<double>(
+            work[current].As<double>(), work[1 - current].As<double>(), shape, axes[k], coefficients[k], pass);
           current = 1 - current;
         }
         // The values are TInternal already; the cast to the output is exact or ITK's
@@ -118,10 +135,10 @@ SmoothingRecursiveGaussianGPUImageFilter<TInputImage, TOutputImage>::GenerateDat
     }
     else
     {
-      auto parallelFor = MakeParallelFor(this->GetMultiThreader());
+      auto       parallelFor = MakeParallelFor(this->GetMultiThreader());
       const auto passes = [&](TInternal * data) {
-        cif::RecursiveGaussianPassOnHost(input->GetBufferPointer(), data, shape, axes[0], coefficients[0], pass,
-                                         parallelFor);
+        cif::RecursiveGaussianPassOnHost(
+          input->GetBufferPointer(), data, shape, axes[0], coefficients[0], pass, parallelFor);
         for (unsigned int k = 1; k < ImageDimension; ++k)
         {
           cif::RecursiveGaussianPassOnHost(data, data, shape, axes[k], coefficients[k], pass, parallelFor);

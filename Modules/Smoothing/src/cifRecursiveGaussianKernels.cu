@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // The recursive Gaussian passes on the device (cifRecursiveGaussianDevice.h). No ITK
 // header here: the ITK side hands plain shapes and coefficients.
 #include "cifCudaCheck.cuh"
@@ -15,15 +32,19 @@ constexpr int kThreads = 128;
  * loads and stores whole sectors. */
 template <typename TSrc>
 __global__ void
-RecursiveGaussianPassKernel(const TSrc * __restrict__ src, double * __restrict__ dst, GaussianLines lines,
-                            RecursiveGaussianCoefficients c, GaussianPassOutput output)
+RecursiveGaussianPassKernel(const TSrc * __restrict__ src,
+                            double * __restrict__ dst,
+                            GaussianLines                 lines,
+                            RecursiveGaussianCoefficients c,
+                            GaussianPassOutput            output)
 {
   for (std::int64_t line = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; line < lines.count;
        line += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
   {
-    const std::int64_t                start = lines.Start(line);
+    const std::int64_t                    start = lines.Start(line);
     const GaussianStridedLine<const TSrc> in{ src + start, lines.stride };
-    GaussianStridedLine<double> out{ dst + start * output.components + output.component, lines.stride * output.components };
+    GaussianStridedLine<double>           out{ dst + start * output.components + output.component,
+                                     lines.stride * output.components };
     RecursiveGaussianLine(in, out, lines.length, c, output.roundToFloat, output.divisor);
   }
 }
@@ -58,8 +79,12 @@ RotateCovariantKernel(double * data, std::int64_t pixels, int dimension, Directi
 
 template <typename TSrc>
 void
-RecursiveGaussianPassOnDevice(const TSrc * src, double * dst, const GaussianShape & shape, int axis,
-                              const RecursiveGaussianCoefficients & c, const GaussianPassOutput & output)
+RecursiveGaussianPassOnDevice(const TSrc *                          src,
+                              double *                              dst,
+                              const GaussianShape &                 shape,
+                              int                                   axis,
+                              const RecursiveGaussianCoefficients & c,
+                              const GaussianPassOutput &            output)
 {
   const GaussianLines lines = MakeGaussianLines(shape, axis);
   if (lines.count == 0 || lines.length < 4)

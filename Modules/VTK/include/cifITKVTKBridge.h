@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifITKVTKBridge_h
 #define cifITKVTKBridge_h
 
@@ -77,10 +94,10 @@ template <typename TImage>
 void *
 RawBuffer(TImage * image)
 {
-  using Base = std::conditional_t<std::is_same_v<TImage, itk::VectorImage<typename TImage::InternalPixelType,
-                                                                          TImage::ImageDimension>>,
-                                  TImage,
-                                  itk::Image<typename TImage::PixelType, TImage::ImageDimension>>;
+  using Base = std::conditional_t<
+    std::is_same_v<TImage, itk::VectorImage<typename TImage::InternalPixelType, TImage::ImageDimension>>,
+    TImage,
+    itk::Image<typename TImage::PixelType, TImage::ImageDimension>>;
   return static_cast<void *>(image->Base::GetBufferPointer());
 }
 
@@ -112,10 +129,10 @@ public:
   }
 
 private:
-  itk::CudaImageDataManager::Pointer                             m_Manager;
+  itk::CudaImageDataManager::Pointer                         m_Manager;
   typename itk::Image<TPixel, D>::PixelContainerConstPointer m_Container; // keeps m_Host alive
-  void *                                                       m_Host;
-  std::size_t                                                  m_Bytes;
+  void *                                                     m_Host;
+  std::size_t                                                m_Bytes;
 };
 
 template <typename TImage>
@@ -131,7 +148,8 @@ WrapBuffer(TImage * image, void * buffer, std::shared_ptr<void> owner)
 
   auto array = vtkSmartPointer<vtkAOSDataArrayTemplate<Component>>::New();
   array->SetNumberOfComponents(static_cast<int>(components));
-  array->SetArray(static_cast<Component *>(buffer), static_cast<vtkIdType>(region.GetNumberOfPixels() * components),
+  array->SetArray(static_cast<Component *>(buffer),
+                  static_cast<vtkIdType>(region.GetNumberOfPixels() * components),
                   1); // 1: VTK never frees it; owner keeps it alive
   array->SetName("ImageScalars");
   vtkCudaHostBufferOwner::Attach(array, std::move(owner));
@@ -167,7 +185,7 @@ vtkSmartPointer<vtkImageData>
 ImageToVTK(TImage * image)
 {
   typename TImage::PixelContainerPointer container = image->GetPixelContainer();
-  auto owner = std::make_shared<typename TImage::PixelContainerPointer>(container);
+  auto                                   owner = std::make_shared<typename TImage::PixelContainerPointer>(container);
   return detail::WrapBuffer(image, detail::RawBuffer(image), owner);
 }
 
@@ -257,7 +275,7 @@ VTKToImage(vtkImageData * vtk)
       itkGenericExceptionMacro("VTKToImage: a " << D << "-D image needs a single sample along axis " << a);
     }
   }
-  auto image = TImage::New();
+  auto                           image = TImage::New();
   typename TImage::RegionType    region;
   typename TImage::SpacingType   spacing;
   typename TImage::PointType     origin;
@@ -293,8 +311,7 @@ VTKToImage(vtkImageData * vtk)
   const itk::SizeValueType elements =
     region.GetNumberOfPixels() * (std::is_same_v<Element, Component> ? components : 1);
   vtkCudaDeviceArray * device = vtkCudaDeviceArray::Get(scalars);
-  constexpr bool       isCudaImage =
-    std::is_same_v<TImage, itk::CudaImage<typename TImage::PixelType, D>>;
+  constexpr bool       isCudaImage = std::is_same_v<TImage, itk::CudaImage<typename TImage::PixelType, D>>;
   if (device && !device->GetHostIsCurrent() && !isCudaImage)
   {
     vtkCudaDeviceArray::SynchronizeHost(scalars);
@@ -307,8 +324,8 @@ VTKToImage(vtkImageData * vtk)
     if (device && !device->GetHostIsCurrent())
     {
       const std::size_t bytes = image->GetBufferBytes();
-      void * destination = image->GetDataManager()->GetDeviceBufferForWriting(detail::RawBuffer(image.GetPointer()),
-                                                                               bytes, false);
+      void *            destination =
+        image->GetDataManager()->GetDeviceBufferForWriting(detail::RawBuffer(image.GetPointer()), bytes, false);
       cif::CopyDeviceToDevice(destination, device->GetDeviceData(), bytes);
     }
   }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifVTKInterpolationMath_h
 #define cifVTKInterpolationMath_h
 
@@ -54,9 +71,9 @@ enum class Border : int
 CIF_HD int
 FixedFloor(double x, double & f)
 {
-  constexpr double    kBias = 103079215104.0 + 7.62939453125e-06; // VTK_INTERPOLATE_FLOOR_TOL
-  const double        shifted = Add(x, kBias);
-  const std::int64_t  i = static_cast<std::int64_t>(shifted);
+  constexpr double   kBias = 103079215104.0 + 7.62939453125e-06; // VTK_INTERPOLATE_FLOOR_TOL
+  const double       shifted = Add(x, kBias);
+  const std::int64_t i = static_cast<std::int64_t>(shifted);
   f = Sub(shifted, static_cast<double>(i)); // exact: both sides share the 2^-16 grid
   return static_cast<int>(i - 103079215104LL);
 }

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifVTKResliceJob_h
 #define cifVTKResliceJob_h
 
@@ -55,9 +72,9 @@ struct ResliceJob
   double          matrix[4][4] = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 } };
   bool            perspective = false; ///< the last row is not (0, 0, 0, 1)
   TransformStages stages;
-  double          inputOrigin[3] = { 0, 0, 0 };       ///< world -> input index after the stages
+  double          inputOrigin[3] = { 0, 0, 0 };         ///< world -> input index after the stages
   double          inputInverseSpacing[3] = { 1, 1, 1 }; ///< 1/spacing, as VTK precomputes it
-  const double *  points = nullptr;                   ///< Given: x, y, z per voxel of outputExtent
+  const double *  points = nullptr;                     ///< Given: x, y, z per voxel of outputExtent
 
   // The output voxels computed: outputExtent, x fastest, components interleaved.
   void *     output = nullptr;
@@ -68,12 +85,12 @@ struct ResliceJob
   double     scalarScale = 1;
 
   CIF_HD std::int64_t
-  OutputSize(int axis) const
+         OutputSize(int axis) const
   {
     return static_cast<std::int64_t>(outputExtent[2 * axis + 1]) - outputExtent[2 * axis] + 1;
   }
   CIF_HD std::int64_t
-  OutputVoxels() const
+         OutputVoxels() const
   {
     const std::int64_t x = OutputSize(0), y = OutputSize(1), z = OutputSize(2);
     return x > 0 && y > 0 && z > 0 ? x * y * z : 0;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifVTKResliceMath_h
 #define cifVTKResliceMath_h
 
@@ -296,7 +313,7 @@ template <typename TIn, PointSource S, typename TOffset = std::int64_t>
 CIF_HD void
 ResliceVoxelAt(const ResliceJob & job, int i, int j, int k, std::int64_t voxel)
 {
-  double             p[3];
+  double p[3];
   InputPosition<S>(job, i, j, k, voxel, p);
   const std::int64_t first = voxel * job.components;
   if (!InsideBounds(job, p))
@@ -320,9 +337,9 @@ ResliceVoxelAt(const ResliceJob & job, int i, int j, int k, std::int64_t voxel)
   }
   for (int c = 0; c < job.components; ++c)
   {
-    double v = interior ? InterpolateInterior<TIn, TOffset>(job, static_cast<const TIn *>(job.input) + firstOffset + c,
-                                                            weight)
-                        : InterpolateComponent<TIn>(job, support, c);
+    double v = interior
+                 ? InterpolateInterior<TIn, TOffset>(job, static_cast<const TIn *>(job.input) + firstOffset + c, weight)
+                 : InterpolateComponent<TIn>(job, support, c);
     if (rescale)
     {
       v = Mul(Add(v, job.scalarShift), job.scalarScale);

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifVTKResliceShear_h
 #define cifVTKResliceShear_h
 
@@ -43,7 +60,7 @@ constexpr int kShearWarpLanes = 32;
  * sizes the grid from the shifts of each warp's end lanes and the kernel assigns
  * voxels by every lane's, so both round alike: the product and the sum unfused. */
 CIF_HD std::int64_t
-ShearShift(const ResliceShear & shear, std::int64_t x)
+       ShearShift(const ResliceShear & shear, std::int64_t x)
 {
   return static_cast<std::int64_t>(floor(MulAddUnfused(shear.slope, static_cast<double>(x), 0.5)));
 }
@@ -100,8 +117,8 @@ MeanRowsRead(const double m[3][3], const double origin[3], const ResliceShear & 
       long row[2];
       for (int r = 1; r < 3; ++r)
       {
-        row[r - 1] = static_cast<long>(
-          std::floor(origin[r] + m[r][0] * index[0] + m[r][1] * index[1] + m[r][2] * index[2]));
+        row[r - 1] =
+          static_cast<long>(std::floor(origin[r] + m[r][0] * index[0] + m[r][1] * index[1] + m[r][2] * index[2]));
       }
       bool seen = false;
       for (int n = 0; n < distinct && !seen; ++n)
@@ -162,7 +179,7 @@ MakeResliceShear(const ResliceJob & job)
   {
     return ResliceShear{};
   }
-  std::int64_t spread = 0; // the largest spread of the shifts within a warp
+  std::int64_t       spread = 0; // the largest spread of the shifts within a warp
   const std::int64_t nx = job.OutputSize(0);
   for (std::int64_t first = 0; first < nx; first += kShearWarpLanes)
   {

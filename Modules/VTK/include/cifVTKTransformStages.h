@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef cifVTKTransformStages_h
 #define cifVTKTransformStages_h
 
@@ -70,8 +87,8 @@ ApplyLinear(const TransformStage & s, double p[3])
   double out[3];
   for (int r = 0; r < 3; ++r)
   {
-    out[r] = Add(Add(Add(Mul(s.matrix[r][0], p[0]), Mul(s.matrix[r][1], p[1])), Mul(s.matrix[r][2], p[2])),
-                 s.matrix[r][3]);
+    out[r] =
+      Add(Add(Add(Mul(s.matrix[r][0], p[0]), Mul(s.matrix[r][1], p[1])), Mul(s.matrix[r][2], p[2])), s.matrix[r][3]);
   }
   p[0] = out[0];
   p[1] = out[1];

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef vtkCudaDeviceArray_h
 #define vtkCudaDeviceArray_h
 
@@ -29,9 +46,11 @@ class vtkInformationObjectBaseKey;
 class CudaImageFiltersVTK_EXPORT vtkCudaDeviceArray : public vtkObject
 {
 public:
-  static vtkCudaDeviceArray * New();
+  static vtkCudaDeviceArray *
+  New();
   vtkTypeMacro(vtkCudaDeviceArray, vtkObject);
-  void PrintSelf(ostream & os, vtkIndent indent) override;
+  void
+  PrintSelf(ostream & os, vtkIndent indent) override;
 
   /** Where the device values live: a buffer this object owns, or another owner's
    * (an itk::CudaImage's data manager). */
@@ -40,36 +59,48 @@ public:
   public:
     virtual ~Storage() = default;
     /** The device values, current (uploaded first if the host held newer ones). */
-    virtual const void * DeviceData() = 0;
+    virtual const void *
+    DeviceData() = 0;
     /** True when the host memory of the array holds the current values. */
-    virtual bool HostIsCurrent() const = 0;
+    virtual bool
+    HostIsCurrent() const = 0;
     /** Brings the host memory of the array up to date. */
-    virtual void SynchronizeHost() = 0;
+    virtual void
+    SynchronizeHost() = 0;
   };
 
   /** The information key under which an array carries its device copy. */
-  static vtkInformationObjectBaseKey * DEVICE_ARRAY();
+  static vtkInformationObjectBaseKey *
+  DEVICE_ARRAY();
 
   /** Attaches \a storage to \a array as its current device copy (replacing any). */
-  static void Attach(vtkDataArray * array, std::shared_ptr<Storage> storage);
+  static void
+  Attach(vtkDataArray * array, std::shared_ptr<Storage> storage);
   /** Attaches \a buffer, which holds \a array's values on the device; the host copy
    * is stale until SynchronizeHost(array) downloads it. */
-  static void AttachBuffer(vtkDataArray * array, cif::DeviceBuffer && buffer);
+  static void
+  AttachBuffer(vtkDataArray * array, cif::DeviceBuffer && buffer);
   /** The device copy of \a array, or nullptr when there is none, when the array
    * was modified after it was attached (host writes retire it), or when the key came
    * along with information copied from another array. */
-  static vtkCudaDeviceArray * Get(vtkDataArray * array);
+  static vtkCudaDeviceArray *
+  Get(vtkDataArray * array);
   /** Downloads the device copy of \a array into its host memory if that is stale;
    * does nothing otherwise. */
-  static void SynchronizeHost(vtkDataArray * array);
+  static void
+  SynchronizeHost(vtkDataArray * array);
   /** Removes the device copy (after SynchronizeHost, so no values are lost). */
-  static void Detach(vtkDataArray * array);
+  static void
+  Detach(vtkDataArray * array);
   /** Removes the device copy without downloading it: for a producer about to write
    * new values into an array it reuses. */
-  static void Discard(vtkDataArray * array);
+  static void
+  Discard(vtkDataArray * array);
 
-  const void * GetDeviceData();
-  bool         GetHostIsCurrent() const;
+  const void *
+  GetDeviceData();
+  bool
+  GetHostIsCurrent() const;
 
 protected:
   vtkCudaDeviceArray() = default;
@@ -77,7 +108,8 @@ protected:
 
 private:
   vtkCudaDeviceArray(const vtkCudaDeviceArray &) = delete;
-  void operator=(const vtkCudaDeviceArray &) = delete;
+  void
+  operator=(const vtkCudaDeviceArray &) = delete;
 
   std::shared_ptr<Storage> DeviceStorage;
   vtkDataArray *           AttachedArray = nullptr; ///< not owned: the array owns this object

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef vtkCudaImageBSplineCoefficients_h
 #define vtkCudaImageBSplineCoefficients_h
 
@@ -33,9 +50,11 @@
 class CudaImageFiltersVTK_EXPORT vtkCudaImageBSplineCoefficients : public vtkImageBSplineCoefficients
 {
 public:
-  static vtkCudaImageBSplineCoefficients * New();
+  static vtkCudaImageBSplineCoefficients *
+  New();
   vtkTypeMacro(vtkCudaImageBSplineCoefficients, vtkImageBSplineCoefficients);
-  void PrintSelf(ostream & os, vtkIndent indent) override;
+  void
+  PrintSelf(ostream & os, vtkIndent indent) override;
 
   ///@{
   /** Use the GPU when one is usable (on by default); off forces the CPU path. */
@@ -53,15 +72,24 @@ public:
 
   /** VTK_CUDA_PATH_GPU, _CPU or _VTK (the superclass) for the last execution. */
   vtkGetMacro(LastExecutionPath, int);
-  const char * GetLastExecutionPathAsString() { return vtkCudaExecutionPathAsString(this->LastExecutionPath); }
+  const char *
+  GetLastExecutionPathAsString()
+  {
+    return vtkCudaExecutionPathAsString(this->LastExecutionPath);
+  }
   /** Why the last execution went to the superclass ("" otherwise). */
-  const char * GetFallbackReason() { return this->FallbackReason.c_str(); }
+  const char *
+  GetFallbackReason()
+  {
+    return this->FallbackReason.c_str();
+  }
 
 protected:
   vtkCudaImageBSplineCoefficients() = default;
   ~vtkCudaImageBSplineCoefficients() override = default;
 
-  int RequestData(vtkInformation *, vtkInformationVector **, vtkInformationVector *) override;
+  int
+  RequestData(vtkInformation *, vtkInformationVector **, vtkInformationVector *) override;
 
   bool        UseGPU = true;
   bool        KeepOutputOnDevice = false;
@@ -70,7 +98,8 @@ protected:
 
 private:
   vtkCudaImageBSplineCoefficients(const vtkCudaImageBSplineCoefficients &) = delete;
-  void operator=(const vtkCudaImageBSplineCoefficients &) = delete;
+  void
+  operator=(const vtkCudaImageBSplineCoefficients &) = delete;
 };
 
 #endif

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #ifndef vtkCudaImageReslice_h
 #define vtkCudaImageReslice_h
 
@@ -42,9 +59,11 @@
 class CudaImageFiltersVTK_EXPORT vtkCudaImageReslice : public vtkImageReslice
 {
 public:
-  static vtkCudaImageReslice * New();
+  static vtkCudaImageReslice *
+  New();
   vtkTypeMacro(vtkCudaImageReslice, vtkImageReslice);
-  void PrintSelf(ostream & os, vtkIndent indent) override;
+  void
+  PrintSelf(ostream & os, vtkIndent indent) override;
 
   ///@{
   /** Use the GPU when one is usable (on by default); off forces the CPU path. */
@@ -66,22 +85,41 @@ public:
 
   /** VTK_CUDA_PATH_GPU, _CPU or _VTK (the superclass) for the last execution. */
   vtkGetMacro(LastExecutionPath, int);
-  const char * GetLastExecutionPathAsString() { return vtkCudaExecutionPathAsString(this->LastExecutionPath); }
+  const char *
+  GetLastExecutionPathAsString()
+  {
+    return vtkCudaExecutionPathAsString(this->LastExecutionPath);
+  }
   /** Why the last execution went to the superclass ("" otherwise). */
-  const char * GetFallbackReason() { return this->FallbackReason.c_str(); }
+  const char *
+  GetFallbackReason()
+  {
+    return this->FallbackReason.c_str();
+  }
   /** How the last GPU or CPU execution positioned its samples: "index matrix",
    * "transform stages on the device" or "transform mapped on the host". */
-  const char * GetLastPositioning() { return this->LastPositioning.c_str(); }
+  const char *
+  GetLastPositioning()
+  {
+    return this->LastPositioning.c_str();
+  }
 
 protected:
   vtkCudaImageReslice() = default;
   ~vtkCudaImageReslice() override = default;
 
-  int  RequestInformation(vtkInformation *, vtkInformationVector **, vtkInformationVector *) override;
-  int  RequestData(vtkInformation *, vtkInformationVector **, vtkInformationVector *) override;
-  void ThreadedRequestData(vtkInformation * request, vtkInformationVector ** inputVector,
-                           vtkInformationVector * outputVector, vtkImageData *** inData, vtkImageData ** outData,
-                           int extent[6], int threadId) override;
+  int
+  RequestInformation(vtkInformation *, vtkInformationVector **, vtkInformationVector *) override;
+  int
+  RequestData(vtkInformation *, vtkInformationVector **, vtkInformationVector *) override;
+  void
+  ThreadedRequestData(vtkInformation *        request,
+                      vtkInformationVector ** inputVector,
+                      vtkInformationVector *  outputVector,
+                      vtkImageData ***        inData,
+                      vtkImageData **         outData,
+                      int                     extent[6],
+                      int                     threadId) override;
 
   bool        UseGPU = true;
   bool        PrefilterInput = false;
@@ -91,13 +129,16 @@ protected:
 
 private:
   vtkCudaImageReslice(const vtkCudaImageReslice &) = delete;
-  void operator=(const vtkCudaImageReslice &) = delete;
+  void
+  operator=(const vtkCudaImageReslice &) = delete;
 
   struct Plan;
   /** What the module's path needs for this execution, or why it cannot serve it. */
-  std::string MakePlan(vtkImageData * coefficients, vtkInformation * outInfo, Plan & plan);
+  std::string
+  MakePlan(vtkImageData * coefficients, vtkInformation * outInfo, Plan & plan);
   /** The coefficients of \a input (PrefilterInput), on the device when \a onDevice. */
-  vtkImageData * PrefilterOf(vtkImageData * input, bool onDevice);
+  vtkImageData *
+  PrefilterOf(vtkImageData * input, bool onDevice);
 
   /** While true the superclass only allocates the output (its threads do nothing). */
   bool AllocatingOnly = false;

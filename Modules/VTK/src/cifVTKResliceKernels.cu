@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 // GPU path of vtkCudaImageReslice: each output voxel computed by the shared per-voxel
 // code of cifVTKResliceMath.h. The job (index matrix, transform stages, bounds,
 // background) travels as the kernel's parameter. Threads of a warp take neighbouring
@@ -45,8 +62,8 @@ ResliceKernel(const ResliceJob job)
  * bound by issued instructions, not memory), and 32-bit input offsets (TOffset) where
  * the input allows. */
 template <typename TIn, PointSource S, typename TOffset>
-__global__ void __launch_bounds__(kResliceThreads, 4)
-ResliceRowsKernel(const ResliceJob job)
+__global__ void
+__launch_bounds__(kResliceThreads, 4) ResliceRowsKernel(const ResliceJob job)
 {
   const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (x >= job.OutputSize(0))
@@ -55,8 +72,8 @@ ResliceRowsKernel(const ResliceJob job)
   }
   const int          y = static_cast<int>(blockIdx.y), z = static_cast<int>(blockIdx.z);
   const std::int64_t voxel = (static_cast<std::int64_t>(z) * job.OutputSize(1) + y) * job.OutputSize(0) + x;
-  ResliceVoxelAt<TIn, S, TOffset>(job, job.outputExtent[0] + x, job.outputExtent[2] + y, job.outputExtent[4] + z,
-                                  voxel);
+  ResliceVoxelAt<TIn, S, TOffset>(
+    job, job.outputExtent[0] + x, job.outputExtent[2] + y, job.outputExtent[4] + z, voxel);
 }
 
 /** Component 0 of output voxel (i, j, k), number \a voxel, before its conversion to the
@@ -145,8 +162,8 @@ UnitStrideValue(const ResliceJob & job, int i, int j, int k, std::int64_t voxel)
  * store could alias the input for the compiler, which would then keep them apart).
  * One-component jobs (ResliceVoxelAt's arithmetic, value by value). */
 template <typename TIn, PointSource S, typename TOffset>
-__global__ void __launch_bounds__(kResliceThreads, 3)
-ResliceRowRunsKernel(const ResliceJob job)
+__global__ void
+__launch_bounds__(kResliceThreads, 3) ResliceRowRunsKernel(const ResliceJob job)
 {
   const int x0 = static_cast<int>(blockIdx.x * kVoxelsPerRun * blockDim.x + threadIdx.x);
   const int nx = static_cast<int>(job.OutputSize(0));
@@ -194,8 +211,9 @@ ResliceRowRunsKernel(const ResliceJob job)
 constexpr int kShearRows = 4;
 
 template <typename TIn, PointSource S, typename TOffset>
-__global__ void __launch_bounds__(kShearWarpLanes * kShearRows, 9)
-ResliceShearedKernel(const __grid_constant__ ResliceJob job, const ResliceShear shear)
+__global__ void
+__launch_bounds__(kShearWarpLanes * kShearRows, 9)
+  ResliceShearedKernel(const __grid_constant__ ResliceJob job, const ResliceShear shear)
 {
   const int x = static_cast<int>(blockIdx.x) * kShearWarpLanes + static_cast<int>(threadIdx.x);
   const int nx = static_cast<int>(job.OutputSize(0)), ny = static_cast<int>(job.OutputSize(1));
@@ -210,9 +228,11 @@ ResliceShearedKernel(const __grid_constant__ ResliceJob job, const ResliceShear 
     return;
   }
   const std::int64_t voxel = (static_cast<std::int64_t>(z) * ny + y) * nx + x;
-  Store(job.output, job.outputKind, voxel,
-        UnitStrideValue<TIn, S, TOffset>(job, job.outputExtent[0] + x, job.outputExtent[2] + y,
-                                         job.outputExtent[4] + z, voxel));
+  Store(job.output,
+        job.outputKind,
+        voxel,
+        UnitStrideValue<TIn, S, TOffset>(
+          job, job.outputExtent[0] + x, job.outputExtent[2] + y, job.outputExtent[4] + z, voxel));
 }
 
 /** Whether the input's offsets fit 32 bits: every scalar of the input extent. */
@@ -237,12 +257,14 @@ ResliceOnDevice(const ResliceJob & job)
   const bool         rows = job.OutputSize(1) <= 65535 && job.OutputSize(2) <= 65535;
   const bool         narrow = InputFitsInt32(job);
   const dim3         rowGrid(static_cast<unsigned int>((job.OutputSize(0) + threads - 1) / threads),
-                     static_cast<unsigned int>(job.OutputSize(1)), static_cast<unsigned int>(job.OutputSize(2)));
+                     static_cast<unsigned int>(job.OutputSize(1)),
+                     static_cast<unsigned int>(job.OutputSize(2)));
   const unsigned int blocks = GridStrideBlocks(voxels, threads);
   const ResliceShear shear = MakeResliceShear(job);
   const bool         sheared = shear.on && narrow && job.components == 1 && job.inputIncrement[0] == 1 &&
-                       job.OutputSize(shear.sheetAxis) <= 65535 && (shear.walkLength + kShearRows - 1) / kShearRows <= 65535;
-  const auto         launchSource = [&](auto input, auto source) {
+                       job.OutputSize(shear.sheetAxis) <= 65535 &&
+                       (shear.walkLength + kShearRows - 1) / kShearRows <= 65535;
+  const auto launchSource = [&](auto input, auto source) {
     using TIn = decltype(input);
     constexpr PointSource S = decltype(source)::value;
     if (sheared)

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #include "vtkCudaImageBSplineCoefficients.h"
 
 #include "cifBSplinePrefilterDevice.h"
@@ -78,8 +95,9 @@ vtkCudaImageBSplineCoefficients::PrintSelf(ostream & os, vtkIndent indent)
 }
 
 int
-vtkCudaImageBSplineCoefficients::RequestData(vtkInformation * request, vtkInformationVector ** inputVector,
-                                             vtkInformationVector * outputVector)
+vtkCudaImageBSplineCoefficients::RequestData(vtkInformation *        request,
+                                             vtkInformationVector ** inputVector,
+                                             vtkInformationVector *  outputVector)
 {
   vtkInformation * inInfo = inputVector[0]->GetInformationObject(0);
   vtkInformation * outInfo = outputVector->GetInformationObject(0);
@@ -143,13 +161,13 @@ vtkCudaImageBSplineCoefficients::RequestData(vtkInformation * request, vtkInform
       }
       if (isFloat)
       {
-        cif::PrefilterOnDeviceInDouble(static_cast<const float *>(source), coefficients.As<float>(), shape, poles,
-                                       mode);
+        cif::PrefilterOnDeviceInDouble(
+          static_cast<const float *>(source), coefficients.As<float>(), shape, poles, mode);
       }
       else
       {
-        cif::PrefilterOnDevice<double>(static_cast<const double *>(source), coefficients.As<double>(), shape,
-                                       poles, mode);
+        cif::PrefilterOnDevice<double>(
+          static_cast<const double *>(source), coefficients.As<double>(), shape, poles, mode);
       }
       if (this->KeepOutputOnDevice)
       {
@@ -181,13 +199,13 @@ vtkCudaImageBSplineCoefficients::RequestData(vtkInformation * request, vtkInform
   }
   if (isFloat)
   {
-    cif::PrefilterOnHostComputingIn<double>(static_cast<float *>(outScalars->GetVoidPointer(0)), shape, poles,
-                                            mode, cif::vtkmath::SMPParallelFor());
+    cif::PrefilterOnHostComputingIn<double>(
+      static_cast<float *>(outScalars->GetVoidPointer(0)), shape, poles, mode, cif::vtkmath::SMPParallelFor());
   }
   else
   {
-    cif::PrefilterOnHostComputingIn<double>(static_cast<double *>(outScalars->GetVoidPointer(0)), shape, poles,
-                                            mode, cif::vtkmath::SMPParallelFor());
+    cif::PrefilterOnHostComputingIn<double>(
+      static_cast<double *>(outScalars->GetVoidPointer(0)), shape, poles, mode, cif::vtkmath::SMPParallelFor());
   }
   this->LastExecutionPath = VTK_CUDA_PATH_CPU;
   return 1;

@@ -1,3 +1,20 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
 #include "vtkCudaImageReslice.h"
 
 #include "cifCudaRuntime.h"
@@ -35,11 +52,11 @@ using cif::vtkmath::ScalarKind;
 
 struct vtkCudaImageReslice::Plan
 {
-  ResliceJob                   job;                  ///< all but the data pointers and the output extent
-  vtkDataArray *               coefficients = nullptr;
-  std::size_t                  firstComponentBytes = 0; ///< the interpolator's ComponentOffset, in bytes
-  std::vector<vtkDataArray *>  grids;                ///< per transform stage: its B-spline grid or nullptr
-  vtkAbstractTransform *       hostTransform = nullptr; ///< PointSource::Given: mapped per voxel on the host
+  ResliceJob                  job; ///< all but the data pointers and the output extent
+  vtkDataArray *              coefficients = nullptr;
+  std::size_t                 firstComponentBytes = 0; ///< the interpolator's ComponentOffset, in bytes
+  std::vector<vtkDataArray *> grids;                   ///< per transform stage: its B-spline grid or nullptr
+  vtkAbstractTransform *      hostTransform = nullptr; ///< PointSource::Given: mapped per voxel on the host
 };
 
 namespace
@@ -104,7 +121,8 @@ MapOnHost(const ResliceJob & batch, vtkAbstractTransform * transform, double * p
     {
       const std::int64_t voxel = row * nx + x;
       double             p[3];
-      cif::vtkmath::InputPosition<PointSource::Matrix>(matrixOnly, batch.outputExtent[0] + static_cast<int>(x), j, k, voxel, p);
+      cif::vtkmath::InputPosition<PointSource::Matrix>(
+        matrixOnly, batch.outputExtent[0] + static_cast<int>(x), j, k, voxel, p);
       transform->InternalTransformPoint(p, p);
       for (int a = 0; a < 3; ++a)
       {
@@ -120,8 +138,12 @@ MapOnHost(const ResliceJob & batch, vtkAbstractTransform * transform, double * p
  * \a run (an upload for the GPU). */
 template <typename TRun, typename TPointBuffer, typename TPublish>
 void
-RunInBatches(ResliceJob job, vtkAbstractTransform * hostTransform, std::size_t outputVoxelBytes, TRun && run,
-             TPointBuffer && pointBuffer, TPublish && publish)
+RunInBatches(ResliceJob             job,
+             vtkAbstractTransform * hostTransform,
+             std::size_t            outputVoxelBytes,
+             TRun &&                run,
+             TPointBuffer &&        pointBuffer,
+             TPublish &&            publish)
 {
   if (job.source != PointSource::Given)
   {
@@ -184,8 +206,9 @@ vtkCudaImageReslice::PrintSelf(ostream & os, vtkIndent indent)
 }
 
 int
-vtkCudaImageReslice::RequestInformation(vtkInformation * request, vtkInformationVector ** inputVector,
-                                        vtkInformationVector * outputVector)
+vtkCudaImageReslice::RequestInformation(vtkInformation *        request,
+                                        vtkInformationVector ** inputVector,
+                                        vtkInformationVector *  outputVector)
 {
   const int rval = this->Superclass::RequestInformation(request, inputVector, outputVector);
   if (rval && this->PrefilterInput && this->OutputScalarType <= 0)
@@ -201,8 +224,8 @@ vtkCudaImageReslice::RequestInformation(vtkInformation * request, vtkInformation
     if (inScalars && outScalars)
     {
       const bool isDouble = inScalars->Get(vtkDataObject::FIELD_ARRAY_TYPE()) == VTK_DOUBLE;
-      vtkDataObject::SetPointDataActiveScalarInfo(outInfo, isDouble ? VTK_DOUBLE : VTK_FLOAT,
-                                                  outScalars->Get(vtkDataObject::FIELD_NUMBER_OF_COMPONENTS()));
+      vtkDataObject::SetPointDataActiveScalarInfo(
+        outInfo, isDouble ? VTK_DOUBLE : VTK_FLOAT, outScalars->Get(vtkDataObject::FIELD_NUMBER_OF_COMPONENTS()));
     }
   }
   return rval;
@@ -340,9 +363,13 @@ vtkCudaImageReslice::MakePlan(vtkImageData * input, vtkInformation * outInfo, Pl
 }
 
 void
-vtkCudaImageReslice::ThreadedRequestData(vtkInformation * request, vtkInformationVector ** inputVector,
-                                         vtkInformationVector * outputVector, vtkImageData *** inData,
-                                         vtkImageData ** outData, int extent[6], int threadId)
+vtkCudaImageReslice::ThreadedRequestData(vtkInformation *        request,
+                                         vtkInformationVector ** inputVector,
+                                         vtkInformationVector *  outputVector,
+                                         vtkImageData ***        inData,
+                                         vtkImageData **         outData,
+                                         int                     extent[6],
+                                         int                     threadId)
 {
   if (this->AllocatingOnly)
   {
@@ -352,8 +379,9 @@ vtkCudaImageReslice::ThreadedRequestData(vtkInformation * request, vtkInformatio
 }
 
 int
-vtkCudaImageReslice::RequestData(vtkInformation * request, vtkInformationVector ** inputVector,
-                                 vtkInformationVector * outputVector)
+vtkCudaImageReslice::RequestData(vtkInformation *        request,
+                                 vtkInformationVector ** inputVector,
+                                 vtkInformationVector *  outputVector)
 {
   vtkInformation * inInfo = inputVector[0]->GetInformationObject(0);
   vtkInformation * outInfo = outputVector->GetInformationObject(0);
@@ -421,8 +449,8 @@ vtkCudaImageReslice::RequestData(vtkInformation * request, vtkInformationVector 
   }
   const std::size_t voxelBytes = static_cast<std::size_t>(job.components) * outScalars->GetDataTypeSize();
   const std::size_t outBytes = static_cast<std::size_t>(job.OutputVoxels()) * voxelBytes;
-  const std::size_t inBytes = static_cast<std::size_t>(plan.coefficients->GetNumberOfValues()) *
-                              plan.coefficients->GetDataTypeSize();
+  const std::size_t inBytes =
+    static_cast<std::size_t>(plan.coefficients->GetNumberOfValues()) * plan.coefficients->GetDataTypeSize();
   this->LastPositioning = job.source == PointSource::Matrix   ? "index matrix"
                           : job.source == PointSource::Stages ? "transform stages on the device"
                                                               : "transform mapped on the host";
@@ -465,11 +493,11 @@ vtkCudaImageReslice::RequestData(vtkInformation * request, vtkInformationVector 
         // Into pinned scalars the output comes down in slabs along z, each while the
         // next computes; into ordinary ones in one staged download at the end.
         cif::OverlappedDownload download(outScalars->GetVoidPointer(0), output.Data(), outBytes);
-        ResliceInSlabs(job, voxelBytes, download.Overlaps() ? kOverlappedSlabs : 1,
-                       [&](const ResliceJob & slab, std::size_t bytes) {
-                         cif::vtkmath::ResliceOnDevice(slab);
-                         download.Ready(bytes);
-                       });
+        ResliceInSlabs(
+          job, voxelBytes, download.Overlaps() ? kOverlappedSlabs : 1, [&](const ResliceJob & slab, std::size_t bytes) {
+            cif::vtkmath::ResliceOnDevice(slab);
+            download.Ready(bytes);
+          });
         download.Finish();
       }
       else
@@ -478,7 +506,9 @@ vtkCudaImageReslice::RequestData(vtkInformation * request, vtkInformationVector 
         std::vector<double> hostPoints;
         cif::DeviceBuffer   devicePoints;
         RunInBatches(
-          job, plan.hostTransform, voxelBytes,
+          job,
+          plan.hostTransform,
+          voxelBytes,
           [](const ResliceJob & batch) { cif::vtkmath::ResliceOnDevice(batch); },
           [&](std::int64_t count) {
             hostPoints.resize(static_cast<std::size_t>(3 * count));
@@ -518,7 +548,9 @@ vtkCudaImageReslice::RequestData(vtkInformation * request, vtkInformationVector 
   job.output = outScalars->GetVoidPointer(0);
   std::vector<double> points;
   RunInBatches(
-    job, plan.hostTransform, voxelBytes,
+    job,
+    plan.hostTransform,
+    voxelBytes,
     [](const ResliceJob & batch) { cif::vtkmath::ResliceOnHost(batch, cif::vtkmath::SMPParallelFor()); },
     [&](std::int64_t count) {
       points.resize(static_cast<std::size_t>(3 * count));
