@@ -68,7 +68,7 @@ ExpectEachEvaluationIsITKsOverItsPoints(bool useGPU)
         {
           const auto                      p = points->GetPoint(n);
           itk::ContinuousIndex<double, 3> index;
-          fixture.fixed->TransformPhysicalPointToContinuousIndex(p, index);
+          ASSERT_TRUE(fixture.fixed->TransformPhysicalPointToContinuousIndex(p, index)) << "point " << n << " outside";
           const auto region = fixture.fixed->GetLargestPossibleRegion();
           for (unsigned int a = 0; a < 3; ++a)
           {

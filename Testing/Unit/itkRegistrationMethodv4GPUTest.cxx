@@ -632,6 +632,14 @@ ExpectRecoversDeformation(bool useGPU)
     iterations += itk::FunctionAndGradientEvaluationIterationEvent().CheckEvent(&event) ? 0 : 1;
   });
   registration->SetOptimizer(optimizer);
+  // ITK 5.4 and 6 keep an optimizer's scales from one level to the next when it cannot
+  // use them (LBFGSBOptimizerv4::CanUseScales() is false), so the refined grid's level
+  // meets the coarse grid's scales ("Size of scales (648) must equal number of local
+  // parameters (2187)"). Emptied at each level, they are sized anew (all ones, as LBFGSB
+  // takes them); ITK 5.2 resized them itself.
+  registration->AddObserver(itk::MultiResolutionIterationEvent(), [&optimizer](const itk::EventObject &) {
+    optimizer->ObjectToObjectOptimizerBaseTemplate<double>::SetScales(itk::LBFGSBOptimizerv4::ScalesType());
+  });
   registration->Update();
 
   std::string reason;

@@ -18,6 +18,7 @@
 // The GPU runtime layer of a build without the CUDA toolkit: the same functions,
 // reporting that no device exists, so that every filter takes its CPU path.
 #include "cifDeviceBuffer.h"
+#include "cifDeviceMemoryPool.h"
 #include "cifDeviceRowCopy.h"
 #include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
@@ -103,6 +104,16 @@ GetCachedDeviceMemoryBytes()
 void
 ReleaseCachedDeviceMemory()
 {}
+
+namespace detail
+{
+// Without CUDA there is no second device to read from.
+bool
+LetDeviceReadPool(int, int)
+{
+  return false;
+}
+} // namespace detail
 
 PinnedStagingSettings
 GetPinnedStagingSettings()

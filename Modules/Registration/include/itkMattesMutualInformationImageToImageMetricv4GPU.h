@@ -180,11 +180,15 @@ protected:
     this->m_NumberOfValidPoints = static_cast<SizeValueType>(summary.validPoints);
     if (this->m_NumberOfValidPoints == 0)
     {
+      // ITK's words, as the ITK in use writes them (ITK 6 dropped the final newline).
       itkExceptionMacro("All samples map outside moving image buffer. "
                         "The images do not sufficiently "
                         "overlap. They need to be initialized to have more overlap before this "
                         "metric will work. For instance, you can align the image centers by translation."
-                        << std::endl);
+#if ITK_VERSION_MAJOR < 6
+                        << std::endl
+#endif
+      );
     }
     if (summary.jointPDFSum < NumericTraits<double>::epsilon())
     {
