@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright the CudaImageFilters contributors
-set(cif_sources_cxx src/itkCudaImageDataManager.cxx src/cifDeviceMemoryLimit.cxx src/cifPinnedHostMemory.cxx src/itkCudaHostInputRegistration.cxx src/cifITKPoolParking.cxx)
+set(cif_sources_cxx src/itkCudaDeviceImageDataManager.cxx src/cifDeviceMemoryLimit.cxx src/cifPinnedHostMemory.cxx src/itkCudaHostInputRegistration.cxx src/cifITKPoolParking.cxx)
 set(cif_sources_cuda src/cifCudaRuntime.cu src/cifDeviceMemoryPool.cu src/cifPinnedStaging.cu)
 set(cif_sources_nocuda src/cifCudaRuntimeWithoutCuda.cxx)

@@ -22,7 +22,7 @@
 //     them before its staging rings, and into a fresh allocation (the pages an ITK
 //     output buffer has before its first Update);
 //   - DeviceBuffer::Upload / Download through the staging rings (cifPinnedStaging.h);
-//   - Update() with host input and output (itk::Image, not CudaImage) of the
+//   - Update() with host input and output (itk::Image, not CudaDeviceImage) of the
 //     prefilter (N^3 float), the resampler (prefilter + cubic resample through an
 //     affine, N^3 float), the field filter (a 10^3-mesh BSplineTransform, N^3 float
 //     vectors) and the convolution (M^2 RGB float, 15x15 Gaussian); first Update and

@@ -31,7 +31,7 @@
 // it sheared, not in row buckets, cifRowBuckets.h) what the scale of 1.01 changes.
 //
 // The filter row times CubicResampleGPUImageFilter::Update() itself on a new input
-// each time (CudaImage in and out, input already on the device): what an ITK pipeline
+// each time (CudaDeviceImage in and out, input already on the device): what an ITK pipeline
 // pays on top of the device calls (allocations, transform set-up, synchronisation).
 //
 //   ResampleBenchmark [--sizes 256 512] [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 256]
@@ -44,7 +44,7 @@
 #include "cifResampleDevice.h"
 #include "itkAffineTransform.h"
 #include "itkCubicResampleGPUImageFilter.h"
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplineTransform.h"
 #include "itkCudaGeometry.h"
@@ -290,9 +290,9 @@ main(int argc, char * argv[])
     });
     const double floorMs = 8.0 * count / (copyGBps * 1e9) * 1e3;
 
-    // The same work through the ITK filter: samples in a CudaImage already on the
+    // The same work through the ITK filter: samples in a CudaDeviceImage already on the
     // device, the output left there.
-    using DeviceImage = itk::CudaImage<float, 3>;
+    using DeviceImage = itk::CudaDeviceImage<float, 3>;
     auto onDevice = DeviceImage::New();
     onDevice->SetRegions(input->GetBufferedRegion());
     onDevice->Allocate();
@@ -405,7 +405,7 @@ main(int argc, char * argv[])
       Cell(itkMs, "%.0f").c_str(),
       Cell(itkMs > 0 ? itkMs / paddedEndToEndMs : -1, "%.0fx").c_str());
     std::printf(
-      "| %ld^3 prefilter + affine, CubicResampleGPUImageFilter (CudaImage in and out) | %.3f | %.3f | %.0f%% | "
+      "| %ld^3 prefilter + affine, CubicResampleGPUImageFilter (CudaDeviceImage in and out) | %.3f | %.3f | %.0f%% | "
       "%s | %s | %s | %s |\n",
       n,
       filterMs,

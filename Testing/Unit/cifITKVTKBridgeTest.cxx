@@ -220,7 +220,7 @@ TEST(ITKVTKBridge, CudaImageToVTKAndBack)
 {
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
-  using Image = itk::CudaImage<float, 3>;
+  using Image = itk::CudaDeviceImage<float, 3>;
   auto image = MakeITKImage<Image>(seed);
   auto vtk = cif::ImageToVTK(image.GetPointer(), cif::DeviceData::KeepOnDevice);
   ExpectShared(image.GetPointer(), vtk);
@@ -253,7 +253,7 @@ CIF_VTK_TEST_BOTH_PATHS(ITKVTKBridge, ITKPrefilterFeedsVTKReslice)
 
   cif::TransferCounters::Reset();
   using Samples = itk::Image<float, 3>;
-  using Coefficients = itk::CudaImage<float, 3>;
+  using Coefficients = itk::CudaDeviceImage<float, 3>;
   auto prefilter = itk::BSplinePrefilterGPUImageFilter<Samples, Coefficients>::New();
   prefilter->SetInput(cif::VTKToImage<Samples>(samples));
   prefilter->SetBoundaryMode(cif::BoundaryMode::HalfSampleMirror); // VTK's clamp
@@ -282,7 +282,7 @@ CIF_VTK_TEST_BOTH_PATHS(ITKVTKBridge, ITKPrefilterFeedsVTKReslice)
             << stats.maxAbs / ValueRange(samples) << std::endl;
 }
 
-/** And back: VTK's GPU prefilter's coefficients into an itk::CudaImage, by one
+/** And back: VTK's GPU prefilter's coefficients into an itk::CudaDeviceImage, by one
  * device-to-device copy on the GPU (no download until host code reads them). */
 CIF_VTK_TEST_BOTH_PATHS(ITKVTKBridge, VTKCoefficientsOnTheDeviceBecomeACudaImage)
 {
@@ -297,12 +297,12 @@ CIF_VTK_TEST_BOTH_PATHS(ITKVTKBridge, VTKCoefficientsOnTheDeviceBecomeACudaImage
   prefilter->SetUseGPU(gpu);
   prefilter->KeepOutputOnDeviceOn();
   prefilter->Update();
-  auto image = cif::VTKToImage<itk::CudaImage<float, 3>>(prefilter->GetOutput());
+  auto image = cif::VTKToImage<itk::CudaDeviceImage<float, 3>>(prefilter->GetOutput());
   if (gpu)
   {
-    EXPECT_EQ(image->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
+    EXPECT_EQ(image->GetDataManager()->GetResidency(), itk::CudaDeviceImageDataManager::Residency::DeviceOnly);
   }
-  const float *  values = static_cast<const itk::CudaImage<float, 3> *>(image.GetPointer())->GetBufferPointer();
+  const float *  values = static_cast<const itk::CudaDeviceImage<float, 3> *>(image.GetPointer())->GetBufferPointer();
   vtkDataArray * expected = reference->GetOutput()->GetPointData()->GetScalars();
   double         worst = 0;
   for (vtkIdType i = 0; i < expected->GetNumberOfValues(); ++i)

@@ -21,19 +21,19 @@
 #include "cifDeviceBuffer.h"
 #include "cifPrefilterTestSupport.h"
 #include "itkBSplinePrefilterGPUFactory.h"
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 
 namespace
 {
 using namespace cif_test;
 
-/** host image -> prefilter -> CudaImage -> second GPU prefilter -> CudaImage -> host:
+/** host image -> prefilter -> CudaDeviceImage -> second GPU prefilter -> CudaDeviceImage -> host:
  * exactly one upload and one download, and the same numbers as the CPU chain. */
 TEST(BSplinePrefilterGPU, TwoFilterChainUploadsOnceAndDownloadsOnce)
 {
   CIF_REQUIRE_GPU();
   using HostImage = itk::Image<float, 3>;
-  using DeviceImage = itk::CudaImage<float, 3>;
+  using DeviceImage = itk::CudaDeviceImage<float, 3>;
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
   auto input = MakeImage<HostImage>({ { 64, 48, 40 } }, { { 3, 0, -2 } }, Content::Random, seed);
@@ -47,7 +47,7 @@ TEST(BSplinePrefilterGPU, TwoFilterChainUploadsOnceAndDownloadsOnce)
   cif::TransferCounters::Reset();
   second->Update();
   const DeviceImage * result = second->GetOutput();
-  EXPECT_EQ(result->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
+  EXPECT_EQ(result->GetDataManager()->GetResidency(), itk::CudaDeviceImageDataManager::Residency::DeviceOnly);
   const float * host = result->GetBufferPointer(); // the one download
   const auto    transfers = cif::TransferCounters::Get();
   EXPECT_EQ(transfers.uploads, 1u);
@@ -65,12 +65,12 @@ TEST(BSplinePrefilterGPU, TwoFilterChainUploadsOnceAndDownloadsOnce)
   EXPECT_EQ(cif::TransferCounters::Get().downloads, 1u);
 }
 
-/** A CudaImage fed from the host through a CPU-path filter still works (the host copy
+/** A CudaDeviceImage fed from the host through a CPU-path filter still works (the host copy
  * is current, the GPU filter uploads it once). */
 TEST(BSplinePrefilterGPU, CudaImageWithHostDataIsUploadedOnce)
 {
   CIF_REQUIRE_GPU();
-  using DeviceImage = itk::CudaImage<double, 2>;
+  using DeviceImage = itk::CudaDeviceImage<double, 2>;
   auto input = MakeImage<DeviceImage>({ { 77, 31 } }, { { 0, 0 } }, Content::Smooth, FreshSeed());
   cif::TransferCounters::Reset();
   auto gpu = RunPrefilter<itk::Image<double, 2>>(input.GetPointer(), Path::GPU);

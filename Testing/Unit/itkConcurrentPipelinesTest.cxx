@@ -26,7 +26,7 @@
 // compute-sanitizer --tool racecheck too (Modules/Core/README.md).
 #include "cifResampleTestSupport.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 #include "itkTransformToDisplacementFieldGPUFilter.h"
 
 #include <cstring>
@@ -55,13 +55,13 @@ std::vector<T>
 CopyOf(const TImage * image, std::size_t scalarsPerPixel = 1)
 {
   const std::size_t count = image->GetBufferedRegion().GetNumberOfPixels() * scalarsPerPixel;
-  const T *         first = reinterpret_cast<const T *>(image->GetBufferPointer()); // a CudaImage downloads here
+  const T *         first = reinterpret_cast<const T *>(image->GetBufferPointer()); // a CudaDeviceImage downloads here
   return std::vector<T>(first, first + count);
 }
 
 /** prefilter -> resample (the coefficients, through an affine) -> the displacement
  * field of a B-spline transform made from the resampled values, over the resampled
- * grid. TCoefficients is itk::Image (host between the filters) or itk::CudaImage
+ * grid. TCoefficients is itk::Image (host between the filters) or itk::CudaDeviceImage
  * (device between the prefilter and the resampler). */
 template <typename TCoefficients>
 Outputs
@@ -218,6 +218,6 @@ TEST(ConcurrentPipelinesGPU, EightThreadsWithCoefficientsLeftOnTheDevice)
 {
   CIF_REQUIRE_GPU();
   const ScopedStagingSettings staging(SmallStaging());
-  ExpectConcurrentEqualsSerial<itk::CudaImage<float, 3>>(Path::GPU);
+  ExpectConcurrentEqualsSerial<itk::CudaDeviceImage<float, 3>>(Path::GPU);
 }
 } // namespace

@@ -27,7 +27,7 @@
 #include "itkConvolutionGPUImageFilter.h"
 #include "itkConvolutionKernelImage.h"
 #include "itkCudaHostInputRegistration.h"
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 #include "itkFlipImageFilter.h"
 #include "itkRGBPixel.h"
 #include "itkStreamingImageFilter.h"
@@ -584,12 +584,12 @@ TEST(ConvolutionGPU, FactoryMakesITKsFilterTheGPUOne)
   EXPECT_NE((dynamic_cast<itk::ConvolutionGPUImageFilter<U8> *>(itk::ConvolutionImageFilter<U8>::New().GetPointer())),
             nullptr);
 }
-/** host image -> convolution -> CudaImage -> second convolution -> CudaImage -> host:
+/** host image -> convolution -> CudaDeviceImage -> second convolution -> CudaDeviceImage -> host:
  * the image goes up once and comes back once, and the numbers are the CPU chain's. */
 TEST(ConvolutionGPU, TwoFilterChainStaysOnTheDevice)
 {
   CIF_REQUIRE_GPU();
-  using DeviceImage = itk::CudaImage<float, 2>;
+  using DeviceImage = itk::CudaDeviceImage<float, 2>;
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE(seed);
   auto input = MakeImage<Image2>({ { 200, 150 } }, { { 0, 0 } }, Content::Random, seed);
@@ -603,7 +603,8 @@ TEST(ConvolutionGPU, TwoFilterChainStaysOnTheDevice)
   second->SetKernelImage(emboss);
   cif::TransferCounters::Reset();
   second->Update();
-  EXPECT_EQ(second->GetOutput()->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
+  EXPECT_EQ(second->GetOutput()->GetDataManager()->GetResidency(),
+            itk::CudaDeviceImageDataManager::Residency::DeviceOnly);
   const float * host = second->GetOutput()->GetBufferPointer();
   const auto    transfers = cif::TransferCounters::Get();
   EXPECT_EQ(transfers.uploads, 3u); // the image, and each filter's weights

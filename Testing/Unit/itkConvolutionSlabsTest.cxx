@@ -27,7 +27,7 @@
 #include "cifConvolutionTestSupport.h"
 #include "itkConvolutionGPUImageFilter.h"
 #include "itkConvolutionKernelImage.h"
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 #include "itkVectorImage.h"
 
 #include <gtest/gtest.h>
@@ -225,8 +225,8 @@ TEST(ConvolutionGPUDevice, VolumeLargerThanTheLimitRunsInSlabs)
   auto plane = MakeImage<Image2>({ { 517, 301 } }, { { 0, 0 } }, Content::Random, seed + 1);
   SCOPED_TRACE("2-D");
   ExpectLimitedRunMatchesOnePiece(plane.GetPointer(), RandomKernel(9, 15, 1, seed));
-  // Several components, on the device in and out (CudaImage).
-  using Vectors = itk::CudaImage<itk::Vector<float, 3>, 3>;
+  // Several components, on the device in and out (CudaDeviceImage).
+  using Vectors = itk::CudaDeviceImage<itk::Vector<float, 3>, 3>;
   auto vectors = Vectors::New();
   vectors->SetRegions(Vectors::RegionType(Vectors::SizeType{ { 40, 33, 29 } }));
   vectors->Allocate();
@@ -237,7 +237,7 @@ TEST(ConvolutionGPUDevice, VolumeLargerThanTheLimitRunsInSlabs)
   {
     p[i] = value(rng);
   }
-  SCOPED_TRACE("vectors, CudaImage");
+  SCOPED_TRACE("vectors, CudaDeviceImage");
   ExpectLimitedRunMatchesOnePiece(vectors.GetPointer(), RandomKernel(3, 3, 5, seed));
 }
 

@@ -19,12 +19,12 @@
 // (SetMirrorPaddedCoefficients, on by default; cifMirrorPadding.h). The output must be
 // the image the dense coefficients give, bit for bit, whichever way the coefficients
 // come about: a host input of the coefficients' type (uploaded, then filtered into the
-// padded layout), of another type (converted first), a CudaImage (read in place), host
+// padded layout), of another type (converted first), a CudaDeviceImage (read in place), host
 // coefficients (SetInputIsCoefficients: they stay dense either way), and streamed pieces
 // (the padded coefficients kept between pieces); 2-D to 4-D, through an affine (the
 // scanline path) and a B-spline transform (one thread per voxel).
 #include "cifResampleTestSupport.h"
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 #include "itkStreamingImageFilter.h"
 
 #include <algorithm>
@@ -146,7 +146,7 @@ ExpectTheSameBitsPaddedOrNot(const itk::Size<D> & inSize, const itk::Size<D> & o
     EXPECT_EQ(DifferingVoxels(padded.GetPointer(), dense.GetPointer()), 0u) << "uchar host input";
   }
   {
-    using DeviceImage = itk::CudaImage<float, D>;
+    using DeviceImage = itk::CudaDeviceImage<float, D>;
     auto onDevice = DeviceImage::New();
     onDevice->CopyInformation(input);
     onDevice->SetRegions(input->GetBufferedRegion());
@@ -156,7 +156,7 @@ ExpectTheSameBitsPaddedOrNot(const itk::Size<D> & inSize, const itk::Size<D> & o
               onDevice->GetBufferPointer());
     auto dense = ResampleOnGPU(onDevice.GetPointer(), affine.GetPointer(), geometry.GetPointer(), false);
     auto padded = ResampleOnGPU(onDevice.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true);
-    EXPECT_EQ(DifferingVoxels(padded.GetPointer(), dense.GetPointer()), 0u) << "CudaImage input";
+    EXPECT_EQ(DifferingVoxels(padded.GetPointer(), dense.GetPointer()), 0u) << "CudaDeviceImage input";
   }
   if constexpr (D <= 3)
   {

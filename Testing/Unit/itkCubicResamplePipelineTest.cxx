@@ -17,7 +17,7 @@
  *=========================================================================*/
 // CubicResampleGPUImageFilter inside pipelines: coefficients left on the device by
 // BSplinePrefilterGPUImageFilter (InputIsCoefficients, no host round trip, counted
-// transfers), a CudaImage of samples (prefiltered on the device without touching the
+// transfers), a CudaDeviceImage of samples (prefiltered on the device without touching the
 // input's buffer), a host image of coefficients (CPU and GPU paths), and ITK's own
 // CPU prefilter never run by the filter. Every result is compared with ITK's
 // ResampleImageFilter + BSplineInterpolateImageFunction on the samples.
@@ -25,7 +25,7 @@
 #include "cifResampleTestSupport.h"
 #include "itkBSplineDecompositionImageFilter.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 #include "itkLinearInterpolateImageFunction.h"
 
 #include <vector>
@@ -36,7 +36,7 @@ using namespace cif_test;
 using namespace cif_resample_test;
 
 using HostImage = itk::Image<float, 3>;
-using DeviceImage = itk::CudaImage<float, 3>;
+using DeviceImage = itk::CudaDeviceImage<float, 3>;
 constexpr double kDefaultValue = -7.0;
 constexpr double kFloatTolerance = 4e-6 * 200.0; // as the float tests of itkCubicResampleTest
 
@@ -68,7 +68,7 @@ MakeResampler(const Case & c, bool inputIsCoefficients, Path path)
   return resample;
 }
 
-/** A CudaImage holding the case's samples, current on the device (and the host). */
+/** A CudaDeviceImage holding the case's samples, current on the device (and the host). */
 DeviceImage::Pointer
 SamplesOnTheDevice(const Case & c)
 {
@@ -82,8 +82,8 @@ SamplesOnTheDevice(const Case & c)
   return onDevice;
 }
 
-/** host samples -> GPU prefilter -> CudaImage of coefficients -> resampler ->
- * CudaImage: one upload, nothing downloaded until the result is read, and ITK's
+/** host samples -> GPU prefilter -> CudaDeviceImage of coefficients -> resampler ->
+ * CudaDeviceImage: one upload, nothing downloaded until the result is read, and ITK's
  * values. */
 TEST(CubicResampleGPU, ResamplesCoefficientsLeftOnTheDeviceByThePrefilter)
 {
@@ -98,18 +98,20 @@ TEST(CubicResampleGPU, ResamplesCoefficientsLeftOnTheDeviceByThePrefilter)
   cif::TransferCounters::Reset();
   resample->Update();
   EXPECT_EQ(resample->GetLastExecutionPath(), itk::CudaExecutionPath::GPU);
-  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
+  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(),
+            itk::CudaDeviceImageDataManager::Residency::DeviceOnly);
   const DeviceImage * result = resample->GetOutput();
-  EXPECT_EQ(result->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
+  EXPECT_EQ(result->GetDataManager()->GetResidency(), itk::CudaDeviceImageDataManager::Residency::DeviceOnly);
   EXPECT_EQ(cif::TransferCounters::Get().uploads, 1u);
   EXPECT_EQ(cif::TransferCounters::Get().downloads, 0u);
 
   ExpectSameResample(result, c.want.GetPointer(), kDefaultValue, kFloatTolerance);
   EXPECT_EQ(cif::TransferCounters::Get().downloads, 1u); // reading the result
-  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(), itk::CudaImageDataManager::Residency::DeviceOnly);
+  EXPECT_EQ(prefilter->GetOutput()->GetDataManager()->GetResidency(),
+            itk::CudaDeviceImageDataManager::Residency::DeviceOnly);
 }
 
-/** A CudaImage of samples: prefiltered on the device into the filter's own buffer, so
+/** A CudaDeviceImage of samples: prefiltered on the device into the filter's own buffer, so
  * the input still holds its samples afterwards and a second run gives the same. */
 TEST(CubicResampleGPU, CudaImageOfSamplesIsPrefilteredWithoutChangingIt)
 {

@@ -45,8 +45,8 @@ namespace itk
  * - Multi-component pixels (RGBPixel, Vector, CovariantVector, and VectorImage with
  *   any number of components) are filtered per component in the same pass.
  * - Boundary modes: Mirror (ITK's, the default), ClampToEdge, Periodic.
- * - With a CudaImage output the coefficients stay on the device for the next GPU
- *   filter; with a CudaImage input already on the device nothing is uploaded.
+ * - With a CudaDeviceImage output the coefficients stay on the device for the next GPU
+ *   filter; with a CudaDeviceImage input already on the device nothing is uploaded.
  * - Without a usable CUDA device (or with UseGPU off) the same arithmetic runs on the
  *   CPU, multithreaded with ITK's threader. Types this filter does not handle go to
  *   the superclass (ITK's own code), never to an approximation.
@@ -57,7 +57,7 @@ namespace itk
  * slowest axis's pass per slab of the next one; cifSlabbedPrefilter.h), with the
  * bits of one piece. The CPU path runs the same plans under a limit. A job whose
  * smallest slab does not fit (a 1-D line; one plane) is an ExceptionObject naming
- * the sizes. CudaImage inputs and outputs live on the device whole.
+ * the sizes. CudaDeviceImage inputs and outputs live on the device whole.
  *
  * Several GPUs: with host images in and out, a job of at least two devices' worth
  * (MinimumVoxelsPerDevice each) spreads over the devices of NumberOfDevices or
@@ -114,7 +114,7 @@ public:
   /* Several GPUs (NumberOfDevices, Devices: CudaMultiDeviceFilterBase): a host image
    * in and out is spread over the devices. With one visible device (or 1) the job
    * takes the one-device path, with no overhead. A job smaller than two devices'
-   * MinimumVoxelsPerDevice, a 1-D image, CudaImage inputs or outputs, and a job whose
+   * MinimumVoxelsPerDevice, a 1-D image, CudaDeviceImage inputs or outputs, and a job whose
    * shares do not fit the devices (about 2/n of the coefficients on each) take one
    * device. The same bits as one device. On the CPU path, 2 or more runs the devices'
    * plan with the host standing in for each device in turn (what CI tests the plan
@@ -142,7 +142,7 @@ private:
   GenerateDataOnGPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
   void
   GenerateDataOnCPU(const cif::BufferShape & shape, const cif::SplinePoles & poles);
-  /** The whole job on the current device (a CudaImage input or output, or a host
+  /** The whole job on the current device (a CudaDeviceImage input or output, or a host
    * image that fits). */
   void
   GenerateDataOnOneDevice(const cif::BufferShape & shape,

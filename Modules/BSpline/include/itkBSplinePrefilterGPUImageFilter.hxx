@@ -137,12 +137,12 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnGPU(con
     using T = OutputComponentType;
     using TIn = InputComponentType;
     constexpr bool hostImages =
-      !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
+      !CudaImageTraits<TInputImage>::IsCudaDeviceImage && !CudaImageTraits<TOutputImage>::IsCudaDeviceImage;
     // Stages: the samples on the device, one pass per axis, the coefficients back.
     FilterStageProgress progress(this, static_cast<unsigned int>(shape.dimension) + 2);
     if constexpr (!hostImages)
     {
-      // A CudaImage input or output lives on one device, whole.
+      // A CudaDeviceImage input or output lives on one device, whole.
       CIF_ITK_TRY_CUDA([&] { this->GenerateDataOnOneDevice(shape, poles, progress); });
     }
     else
@@ -188,8 +188,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnOneDevi
     using T = OutputComponentType;
     using TIn = InputComponentType;
     constexpr bool sameType = std::is_same_v<T, TIn>;
-    constexpr bool inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
-    constexpr bool outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
+    constexpr bool inputIsCuda = CudaImageTraits<TInputImage>::IsCudaDeviceImage;
+    constexpr bool outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaDeviceImage;
 
     const TInputImage * input = this->GetInput();
     TOutputImage *      output = this->GetOutput();
@@ -200,7 +200,7 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnOneDevi
     // The whole job at once. A plain itk::Image output is written only by the last
     // download, so a failed allocation leaves it untouched.
     // Fail before touching anything when the job cannot fit: the coefficients, plus
-    // a staging copy of an input of another type, plus a CudaImage input's own copy.
+    // a staging copy of an input of another type, plus a CudaDeviceImage input's own copy.
     std::size_t needed = bytes;
     if constexpr (outputIsCuda)
     {

@@ -18,7 +18,7 @@
 #ifndef itkCudaPixelTraits_h
 #define itkCudaPixelTraits_h
 
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 #include "itkNumericTraits.h"
 #include "itkVectorImage.h"
 
@@ -31,14 +31,14 @@ namespace itk
  * component, how many components a pixel has (RGBPixel, Vector, CovariantVector
  * are interleaved arrays of components; for a VectorImage the count is known only
  * at run time: Components is 0 and ComponentsOf() asks the image), and whether the
- * image can hold a device copy (CudaImage). */
+ * image can hold a device copy (CudaDeviceImage). */
 template <typename TImage>
 struct CudaImageTraits
 {
   using PixelType = typename TImage::PixelType;
   using ComponentType = typename NumericTraits<PixelType>::ValueType;
   static constexpr unsigned int Components = sizeof(PixelType) / sizeof(ComponentType);
-  static constexpr bool         IsCudaImage = false;
+  static constexpr bool         IsCudaDeviceImage = false;
   static unsigned int
   ComponentsOf(const TImage *)
   {
@@ -52,7 +52,7 @@ struct CudaImageTraits<VectorImage<TComponent, VDimension>>
   using PixelType = typename VectorImage<TComponent, VDimension>::PixelType;
   using ComponentType = TComponent;
   static constexpr unsigned int Components = 0; // per image
-  static constexpr bool         IsCudaImage = false;
+  static constexpr bool         IsCudaDeviceImage = false;
   static unsigned int
   ComponentsOf(const VectorImage<TComponent, VDimension> * image)
   {
@@ -61,14 +61,14 @@ struct CudaImageTraits<VectorImage<TComponent, VDimension>>
 };
 
 template <typename TPixel, unsigned int VDimension>
-struct CudaImageTraits<CudaImage<TPixel, VDimension>>
+struct CudaImageTraits<CudaDeviceImage<TPixel, VDimension>>
 {
   using PixelType = TPixel;
   using ComponentType = typename NumericTraits<PixelType>::ValueType;
   static constexpr unsigned int Components = sizeof(PixelType) / sizeof(ComponentType);
-  static constexpr bool         IsCudaImage = true;
+  static constexpr bool         IsCudaDeviceImage = true;
   static unsigned int
-  ComponentsOf(const CudaImage<TPixel, VDimension> *)
+  ComponentsOf(const CudaDeviceImage<TPixel, VDimension> *)
   {
     return Components;
   }

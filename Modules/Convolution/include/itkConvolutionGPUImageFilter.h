@@ -45,11 +45,11 @@ struct IsFixedVector<CovariantVector<T, N>> : std::true_type
 /** Whether itk::ConvolutionImageFilter (5.2) compiles for these images: scalar or
  * Vector pixels in an itk::Image. RGB pixels and VectorImage do not (its
  * NeighborhoodInnerProduct has no scalar * RGBPixel, no VariableLengthVector zero),
- * nor does CudaImage (its neighbourhood iterator's accessor is Image's). */
+ * nor does CudaDeviceImage (its neighbourhood iterator's accessor is Image's). */
 template <typename TImage>
 constexpr bool ITKConvolves =
   (std::is_arithmetic_v<typename TImage::PixelType> || IsFixedVector<typename TImage::PixelType>::value) &&
-  !CudaImageTraits<TImage>::IsCudaImage;
+  !CudaImageTraits<TImage>::IsCudaDeviceImage;
 } // namespace ConvolutionGPUDetail
 
 /** \class ConvolutionGPUImageFilter
@@ -69,7 +69,7 @@ constexpr bool ITKConvolves =
  * Everything else runs ConvolutionImageFilter itself (an even kernel side, a kernel
  * side over 127, another boundary condition, a non-scalar kernel pixel): for the
  * pixel types it compiles for, the filter is its subclass, so an ITK pipeline sees a
- * ConvolutionImageFilter; for RGB, VectorImage and CudaImage, which ITK 5.2 cannot convolve,
+ * ConvolutionImageFilter; for RGB, VectorImage and CudaDeviceImage, which ITK 5.2 cannot convolve,
  * the filter derives from ConvolutionImageFilterBase and refuses such requests with an
  * exception saying why. With UseGPU off or without a CUDA device the module's CPU path
  * (the same arithmetic, ITK's threader) runs.

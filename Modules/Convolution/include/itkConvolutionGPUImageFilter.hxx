@@ -165,7 +165,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::GenerateData
         auto                parallelFor = MakeParallelFor(this->GetMultiThreader());
         std::vector<float>  planarIn(static_cast<std::size_t>(inScalars)),
           planarOut(static_cast<std::size_t>(outScalars));
-        // (Asked for here only: on a CudaImage whose pixels are on the device the host
+        // (Asked for here only: on a CudaDeviceImage whose pixels are on the device the host
         // pointer costs a download, which the GPU path does not need.)
         const auto * source = reinterpret_cast<const TIn *>(input->GetBufferPointer());
         cif::ToPlanarOnHost(source, g.InVolume(), components, planarIn.data(), parallelFor);
@@ -201,8 +201,8 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::ConvolveOnDe
   {
     using TIn = InputComponentType;
     using TOut = OutputComponentType;
-    constexpr bool                   inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
-    constexpr bool                   outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaImage;
+    constexpr bool                   inputIsCuda = CudaImageTraits<TInputImage>::IsCudaDeviceImage;
+    constexpr bool                   outputIsCuda = CudaImageTraits<TOutputImage>::IsCudaDeviceImage;
     const cif::ConvolutionGeometry & g = plan.geometry;
     const int                        axis = cif::ConvolutionSlabAxis(g);
     // Scalars of one plane of the slab axis (every component), in the input and the output.

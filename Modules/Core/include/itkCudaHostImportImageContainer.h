@@ -208,7 +208,7 @@ UseCudaHostPixelContainer(Image<TPixel, VDimension> * image)
   }
 }
 
-/** Other images (CudaImage, which lives on the device; VectorImage): as they are. */
+/** Other images (CudaDeviceImage, which lives on the device; VectorImage): as they are. */
 template <typename TImage>
 void
 UseCudaHostPixelContainer(TImage *)

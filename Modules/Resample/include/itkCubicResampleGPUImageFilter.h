@@ -60,8 +60,8 @@ namespace itk
  * same, only slower.
  *
  * With InputIsCoefficients on, the input already holds B-spline coefficients (the
- * output of BSplinePrefilterGPUImageFilter, for instance a CudaImage left on the
- * device): no prefilter runs and, for a CudaImage, nothing is uploaded.
+ * output of BSplinePrefilterGPUImageFilter, for instance a CudaDeviceImage left on the
+ * device): no prefilter runs and, for a CudaDeviceImage, nothing is uploaded.
  *
  * Progress: on the module's path the filter reports ProgressEvent at its stages
  * (input on the device or converted, each prefilter axis, each slab of the output,
@@ -105,7 +105,7 @@ public:
   static constexpr bool ComponentsSupported =
     ImageDimension >= 2 && ImageDimension <= 4 && CudaImageTraits<TInputImage>::Components != 1 &&
     CudaImageTraits<TInputImage>::Components == CudaImageTraits<TOutputImage>::Components &&
-    !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage &&
+    !CudaImageTraits<TInputImage>::IsCudaDeviceImage && !CudaImageTraits<TOutputImage>::IsCudaDeviceImage &&
     IsCudaInputScalar<InputComponentType> && IsCudaInputScalar<OutputComponentType> &&
     std::is_same_v<TTransformPrecisionType, double>;
 
@@ -176,13 +176,13 @@ public:
   itkGetConstMacro(MinimumVoxelsPerSlab, SizeValueType);
 
   /* Several GPUs (NumberOfDevices, Devices: CudaMultiDeviceFilterBase): the exact
-   * mode of a host image in and out (itk::Image, not CudaImage) spreads its output
+   * mode of a host image in and out (itk::Image, not CudaDeviceImage) spreads its output
    * over the devices, one host thread per device.
    * Each device uploads a share of the input and reads the other shares from the
    * other devices (peer copies), prefilters the whole input (the prefilter is global:
    * the coefficients of any piece are those of the whole input) and resamples a
    * contiguous run of the output's slabs, downloading each slab while the next
-   * computes. The texture mode, CudaImage inputs or outputs, pieces of a
+   * computes. The texture mode, CudaDeviceImage inputs or outputs, pieces of a
    * streamed output, outputs of one slab (fewer than 2 x MinimumVoxelsPerSlab
    * voxels) and jobs larger than a device (the slabbed path) run on the current
    * device. Every device must hold the whole input's coefficients and its share of
@@ -200,7 +200,7 @@ protected:
    * B-spline interpolator does) and nothing else. ResampleImageFilter's own version
    * hands the input to the interpolator here, and a BSplineInterpolateImageFunction
    * then runs ITK's single-threaded CPU prefilter over the whole input (downloading
-   * a CudaImage first) — the work this filter does on the GPU. */
+   * a CudaDeviceImage first) — the work this filter does on the GPU. */
   void
   GenerateInputRequestedRegion() override;
 
@@ -308,7 +308,7 @@ protected:
   DevicesToSpreadOver(const ScalarJob & job) const;
 
   /** The coefficients the one-device GPU paths read: the input's own device buffer
-   * (a CudaImage of coefficients), those kept from the last piece of a streamed
+   * (a CudaDeviceImage of coefficients), those kept from the last piece of a streamed
    * output, none (\a textureReady), or computed here into \a own (uploaded or
    * converted, prefiltered, mirror-padded where that fits). Fails first, with the
    * sizes, where the job does not fit the device. */
@@ -324,7 +324,7 @@ protected:
                        bool                  textureReady,
                        std::size_t           mappedBytes,
                        FilterStageProgress & progress);
-  /** The output on the device: a CudaImage's own buffer, or a scratch buffer that
+  /** The output on the device: a CudaDeviceImage's own buffer, or a scratch buffer that
    * \a download copies into the host output. */
   struct DeviceOutput
   {
@@ -360,7 +360,7 @@ private:
   {
     const void *                     input = nullptr;
     ModifiedTimeType                 inputTime = 0;
-    ModifiedTimeType                 pixelWriteTime = 0; // a CudaImage's data manager's MTime
+    ModifiedTimeType                 pixelWriteTime = 0; // a CudaDeviceImage's data manager's MTime
     typename TInputImage::RegionType region;
     bool                             inputIsCoefficients = false;
     cif::CoefficientTexture          texture;

@@ -85,14 +85,14 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
 
 namespace CubicResampleDetail
 {
-/** When the pixels of \a input were last written through a CudaImage's data manager
+/** When the pixels of \a input were last written through a CudaDeviceImage's data manager
  * (host writes through its non-const accessors, device writes), which need not
  * touch the image's MTime; 0 for other images. */
 template <typename TImage>
 ModifiedTimeType
 PixelWriteTime(const TImage * input)
 {
-  if constexpr (CudaImageTraits<TImage>::IsCudaImage)
+  if constexpr (CudaImageTraits<TImage>::IsCudaDeviceImage)
   {
     return input->GetDataManager()->GetMTime();
   }
@@ -448,7 +448,8 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
 {
   // Several GPUs: host images in and out, exact mode, a whole output of several slabs
   // at once. Otherwise (one visible device among them) none: the one-device path.
-  constexpr bool hostImages = !CudaImageTraits<TInputImage>::IsCudaImage && !CudaImageTraits<TOutputImage>::IsCudaImage;
+  constexpr bool hostImages =
+    !CudaImageTraits<TInputImage>::IsCudaDeviceImage && !CudaImageTraits<TOutputImage>::IsCudaDeviceImage;
   const std::vector<int> devices = job.onGPU && hostImages && !job.useTextures && !job.keepCoefficients
                                      ? this->DevicesForThisUpdate()
                                      : std::vector<int>{};
@@ -477,11 +478,11 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     using TC = CoefficientType;
     using TIn = InputComponentType;
     const TInputImage * input = this->GetInput();
-    constexpr bool      inputIsCuda = CudaImageTraits<TInputImage>::IsCudaImage;
+    constexpr bool      inputIsCuda = CudaImageTraits<TInputImage>::IsCudaDeviceImage;
     const std::int64_t  inputCount = job.inputCount;
     // Where the input's scalars are the coefficients' type, no conversion pass: the
     // prefilter's first pass reads the samples where they lie (uploaded straight into
-    // the coefficients, or a CudaImage's own device buffer), and a CudaImage of
+    // the coefficients, or a CudaDeviceImage's own device buffer), and a CudaDeviceImage of
     // coefficients is interpolated in place.
     constexpr bool sameType = std::is_same_v<TIn, TC>;
     const bool     borrowsInput = inputIsCuda && sameType && m_InputIsCoefficients;
@@ -539,7 +540,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     else if (ownsCoefficients)
     {
       // The input's values as TC on the device (dense): uploaded or converted into
-      // own, or a CudaImage's own buffer where its type is TC.
+      // own, or a CudaDeviceImage's own buffer where its type is TC.
       constexpr bool inputReadInPlace = inputIsCuda && sameType;
       TC *           own = nullptr;
       if (!inputReadInPlace || !padCoefficients)
@@ -611,7 +612,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
   PrepareOutputOnDevice(const ScalarJob & job, DeviceOutput & out)
 {
   TOutputImage * output = this->GetOutput();
-  if constexpr (CudaImageTraits<TOutputImage>::IsCudaImage)
+  if constexpr (CudaImageTraits<TOutputImage>::IsCudaDeviceImage)
   {
     out.data = static_cast<OutputComponentType *>(output->GetDeviceBufferForWriting(false));
   }
@@ -959,8 +960,8 @@ bool
 CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionType, TTransformPrecisionType>::
   TakesSlabbedPath(const ScalarJob & job, const CudaTransformChain<ImageDimension> & chain) const
 {
-  if constexpr (TypesSupported && !CudaImageTraits<TInputImage>::IsCudaImage &&
-                !CudaImageTraits<TOutputImage>::IsCudaImage)
+  if constexpr (TypesSupported && !CudaImageTraits<TInputImage>::IsCudaDeviceImage &&
+                !CudaImageTraits<TOutputImage>::IsCudaDeviceImage)
   {
     // The transform's own device arrays (B-spline coefficients, fields) count too.
     const std::size_t oneShot =

@@ -130,7 +130,7 @@ protected:
         try
         {
           std::vector<int> devices;
-          if (this->RunsOnGPU() && !CudaImageTraits<TOutputImage>::IsCudaImage && slabs.count > 1 &&
+          if (this->RunsOnGPU() && !CudaImageTraits<TOutputImage>::IsCudaDeviceImage && slabs.count > 1 &&
               cif::SlabRunsTakeTheWholeOutputsKernels(g))
           {
             CIF_ITK_TRY_CUDA([&] { devices = this->DevicesFromSettings(); });

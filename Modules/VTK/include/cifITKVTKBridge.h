@@ -18,7 +18,7 @@
 #ifndef cifITKVTKBridge_h
 #define cifITKVTKBridge_h
 
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 #include "itkImage.h"
 #include "itkImportImageContainer.h"
 #include "itkMacro.h"
@@ -38,7 +38,7 @@
 #include <type_traits>
 
 /** \file cifITKVTKBridge.h
- * vtkImageData <-> itk::Image, itk::VectorImage and itk::CudaImage without copying
+ * vtkImageData <-> itk::Image, itk::VectorImage and itk::CudaDeviceImage without copying
  * the pixels: both sides share one host buffer, and the side that did not allocate it
  * holds a reference that keeps it alive (the VTK array holds the ITK pixel container
  * through a vtkCudaHostBufferOwner; the ITK image holds the VTK array through its
@@ -46,11 +46,11 @@
  * spacing and the direction matrix (VTK 9.1 images have one; a 2-D ITK image takes the
  * upper-left 2x2 of it and needs a single-slice extent along z).
  *
- * Where both ends run on the GPU the pixels need not visit the host: an itk::CudaImage
+ * Where both ends run on the GPU the pixels need not visit the host: an itk::CudaDeviceImage
  * whose device copy is current becomes a vtkImageData whose array carries that device
  * copy (a vtkCudaDeviceArray), which vtkCudaImageReslice reads directly; and a VTK
  * array with a device copy (vtkCudaImageBSplineCoefficients with KeepOutputOnDevice)
- * becomes an itk::CudaImage whose device copy is current, by one device-to-device copy.
+ * becomes an itk::CudaDeviceImage whose device copy is current, by one device-to-device copy.
  *
  * Lifetimes: the shared buffer lives as long as either side references it. Writes on
  * one side are seen by the other (it is one buffer); VTK and ITK each expect
@@ -58,7 +58,7 @@
  */
 namespace cif
 {
-/** What ImageToVTK does with an itk::CudaImage whose pixels are current on the GPU. */
+/** What ImageToVTK does with an itk::CudaDeviceImage whose pixels are current on the GPU. */
 enum class DeviceData
 {
   Download,    ///< bring the host buffer up to date first (any VTK code can read it)
@@ -89,7 +89,7 @@ struct PixelLayout<itk::VectorImage<T, D>>
   }
 };
 
-/** The host pointer of an image's buffer without synchronising a CudaImage. */
+/** The host pointer of an image's buffer without synchronising a CudaDeviceImage. */
 template <typename TImage>
 void *
 RawBuffer(TImage * image)
@@ -101,12 +101,12 @@ RawBuffer(TImage * image)
   return static_cast<void *>(image->Base::GetBufferPointer());
 }
 
-/** The device copy of an itk::CudaImage, seen from a VTK array. */
+/** The device copy of an itk::CudaDeviceImage, seen from a VTK array. */
 template <typename TPixel, unsigned int D>
 class CudaImageStorage : public vtkCudaDeviceArray::Storage
 {
 public:
-  explicit CudaImageStorage(itk::CudaImage<TPixel, D> * image)
+  explicit CudaImageStorage(itk::CudaDeviceImage<TPixel, D> * image)
     : m_Manager(image->GetDataManager())
     , m_Container(image->itk::Image<TPixel, D>::GetPixelContainer())
     , m_Host(RawBuffer(image))
@@ -120,7 +120,7 @@ public:
   bool
   HostIsCurrent() const override
   {
-    return m_Manager->GetResidency() != itk::CudaImageDataManager::Residency::DeviceOnly;
+    return m_Manager->GetResidency() != itk::CudaDeviceImageDataManager::Residency::DeviceOnly;
   }
   void
   SynchronizeHost() override
@@ -129,7 +129,7 @@ public:
   }
 
 private:
-  itk::CudaImageDataManager::Pointer                         m_Manager;
+  itk::CudaDeviceImageDataManager::Pointer                   m_Manager;
   typename itk::Image<TPixel, D>::PixelContainerConstPointer m_Container; // keeps m_Host alive
   void *                                                     m_Host;
   std::size_t                                                m_Bytes;
@@ -189,25 +189,27 @@ ImageToVTK(TImage * image)
   return detail::WrapBuffer(image, detail::RawBuffer(image), owner);
 }
 
-/** The same for an itk::CudaImage: with DeviceData::KeepOnDevice and pixels current
+/** The same for an itk::CudaDeviceImage: with DeviceData::KeepOnDevice and pixels current
  * on the GPU, the VTK array carries that device copy and its host memory stays stale
  * (vtkCudaDeviceArray::SynchronizeHost brings it up to date); otherwise the host copy
  * is made current first. */
 template <typename TPixel, unsigned int D>
 vtkSmartPointer<vtkImageData>
-ImageToVTK(itk::CudaImage<TPixel, D> * image, DeviceData mode = DeviceData::Download)
+ImageToVTK(itk::CudaDeviceImage<TPixel, D> * image, DeviceData mode = DeviceData::Download)
 {
   using Base = itk::Image<TPixel, D>;
-  const bool onDevice = image->GetDataManager()->GetResidency() == itk::CudaImageDataManager::Residency::DeviceOnly;
+  const bool onDevice =
+    image->GetDataManager()->GetResidency() == itk::CudaDeviceImageDataManager::Residency::DeviceOnly;
   if (mode == DeviceData::Download || !onDevice)
   {
     // const: downloads if the host copy is stale and keeps the device copy current
-    static_cast<const itk::CudaImage<TPixel, D> *>(image)->GetBufferPointer();
+    static_cast<const itk::CudaDeviceImage<TPixel, D> *>(image)->GetBufferPointer();
   }
   using ContainerPointer = typename Base::PixelContainerPointer;
-  ContainerPointer                   container = image->Base::GetPixelContainer();
-  itk::CudaImageDataManager::Pointer manager = image->GetDataManager();
-  auto owner = std::make_shared<std::pair<ContainerPointer, itk::CudaImageDataManager::Pointer>>(container, manager);
+  ContainerPointer                         container = image->Base::GetPixelContainer();
+  itk::CudaDeviceImageDataManager::Pointer manager = image->GetDataManager();
+  auto                                     owner =
+    std::make_shared<std::pair<ContainerPointer, itk::CudaDeviceImageDataManager::Pointer>>(container, manager);
   auto vtk = detail::WrapBuffer<Base>(image, detail::RawBuffer(image), owner);
   if (mode == DeviceData::KeepOnDevice && onDevice)
   {
@@ -245,11 +247,11 @@ private:
   vtkSmartPointer<vtkDataArray> m_Array;
 };
 
-/** An ITK image (itk::Image, itk::VectorImage or itk::CudaImage, of \a TImage's
+/** An ITK image (itk::Image, itk::VectorImage or itk::CudaDeviceImage, of \a TImage's
  * dimension) sharing \a vtk's scalars (no copy). Throws itk::ExceptionObject when the
  * scalar type, the component count or the extent does not fit TImage. A VTK array
  * whose values are current on the GPU only is downloaded first, except into an
- * itk::CudaImage, which gets them by a device-to-device copy and stays device-only. */
+ * itk::CudaDeviceImage, which gets them by a device-to-device copy and stays device-only. */
 template <typename TImage>
 typename TImage::Pointer
 VTKToImage(vtkImageData * vtk)
@@ -311,7 +313,7 @@ VTKToImage(vtkImageData * vtk)
   const itk::SizeValueType elements =
     region.GetNumberOfPixels() * (std::is_same_v<Element, Component> ? components : 1);
   vtkCudaDeviceArray * device = vtkCudaDeviceArray::Get(scalars);
-  constexpr bool       isCudaImage = std::is_same_v<TImage, itk::CudaImage<typename TImage::PixelType, D>>;
+  constexpr bool       isCudaImage = std::is_same_v<TImage, itk::CudaDeviceImage<typename TImage::PixelType, D>>;
   if (device && !device->GetHostIsCurrent() && !isCudaImage)
   {
     vtkCudaDeviceArray::SynchronizeHost(scalars);

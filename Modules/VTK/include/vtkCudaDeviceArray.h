@@ -35,7 +35,7 @@ class vtkInformationObjectBaseKey;
  * GPU filters of this module pass data along a VTK pipeline without a host round
  * trip by attaching one of these to the array's vtkInformation (key DEVICE_ARRAY()):
  * vtkCudaImageBSplineCoefficients does it with KeepOutputOnDevice on, and the ITK
- * bridge (cifITKVTKBridge.h) does it for an itk::CudaImage whose pixels live on the
+ * bridge (cifITKVTKBridge.h) does it for an itk::CudaDeviceImage whose pixels live on the
  * GPU. vtkCudaImageReslice reads such an array on the device, uploading nothing.
  *
  * While the device copy is the current one the array's host memory is stale. Code
@@ -53,7 +53,7 @@ public:
   PrintSelf(ostream & os, vtkIndent indent) override;
 
   /** Where the device values live: a buffer this object owns, or another owner's
-   * (an itk::CudaImage's data manager). */
+   * (an itk::CudaDeviceImage's data manager). */
   class Storage
   {
   public:

@@ -35,7 +35,7 @@
  *
  * As in VTK, the interpolator reads B-spline coefficients, not samples: feed it the
  * output of vtkImageBSplineCoefficients or vtkCudaImageBSplineCoefficients (with
- * KeepOutputOnDevice the coefficients never leave the GPU), or an itk::CudaImage of
+ * KeepOutputOnDevice the coefficients never leave the GPU), or an itk::CudaDeviceImage of
  * coefficients through the ITK bridge, or turn PrefilterInput on to have this filter
  * compute the coefficients of its (sample) input itself, on the device, exactly as
  * vtkImageBSplineCoefficients would with the border mode that Wrap/Mirror select.

@@ -15,15 +15,15 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-#ifndef itkCudaImage_h
-#define itkCudaImage_h
+#ifndef itkCudaDeviceImage_h
+#define itkCudaDeviceImage_h
 
-#include "itkCudaImageDataManager.h"
+#include "itkCudaDeviceImageDataManager.h"
 #include "itkImage.h"
 
 namespace itk
 {
-/** \class CudaImage
+/** \class CudaDeviceImage
  * \brief An itk::Image whose pixels can live on the GPU between GPU filters.
  *
  * Used as the output type of a GPU filter, it keeps the result on the device; the
@@ -38,24 +38,24 @@ namespace itk
  * \ingroup CudaImageFilters
  */
 template <typename TPixel, unsigned int VImageDimension = 2>
-class ITK_TEMPLATE_EXPORT CudaImage : public Image<TPixel, VImageDimension>
+class ITK_TEMPLATE_EXPORT CudaDeviceImage : public Image<TPixel, VImageDimension>
 {
 public:
-  ITK_DISALLOW_COPY_AND_MOVE(CudaImage);
-  using Self = CudaImage;
+  ITK_DISALLOW_COPY_AND_MOVE(CudaDeviceImage);
+  using Self = CudaDeviceImage;
   using Superclass = Image<TPixel, VImageDimension>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
-  itkTypeMacro(CudaImage, Image);
+  itkTypeMacro(CudaDeviceImage, Image);
 
   using typename Superclass::PixelType;
   using typename Superclass::IndexType;
   using typename Superclass::PixelContainer;
-  using DataManagerType = CudaImageDataManager;
+  using DataManagerType = CudaDeviceImageDataManager;
 
   template <typename UPixelType, unsigned int NUImageDimension = VImageDimension>
-  using RebindImageType = CudaImage<UPixelType, NUImageDimension>;
+  using RebindImageType = CudaDeviceImage<UPixelType, NUImageDimension>;
 
   void
   Allocate(bool initializePixels = false) override
@@ -160,7 +160,7 @@ public:
     }
   }
 
-  /** Shares both the pixel container and, for a CudaImage source, the device copy.
+  /** Shares both the pixel container and, for a CudaDeviceImage source, the device copy.
    * (Image::Graft(const DataObject *) forwards here too.) */
   void
   Graft(const Superclass * image) override
@@ -184,7 +184,7 @@ public:
     return static_cast<std::size_t>(this->GetOffsetTable()[VImageDimension]) * sizeof(TPixel);
   }
 
-  /** Device pointer for GPU filters; see CudaImageDataManager. */
+  /** Device pointer for GPU filters; see CudaDeviceImageDataManager. */
   const void *
   GetDeviceBufferForReading() const
   {
@@ -203,8 +203,8 @@ public:
   }
 
 protected:
-  CudaImage() = default;
-  ~CudaImage() override = default;
+  CudaDeviceImage() = default;
+  ~CudaDeviceImage() override = default;
 
   void
   PrintSelf(std::ostream & os, Indent indent) const override

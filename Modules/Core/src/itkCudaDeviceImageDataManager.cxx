@@ -15,14 +15,14 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-#include "itkCudaImageDataManager.h"
+#include "itkCudaDeviceImageDataManager.h"
 #include "itkCudaExceptionTranslation.h"
 
 namespace itk
 {
 
 void
-CudaImageDataManager::EnsureDeviceBuffer(std::size_t bytes)
+CudaDeviceImageDataManager::EnsureDeviceBuffer(std::size_t bytes)
 {
   if (m_DeviceBuffer.Bytes() != bytes)
   {
@@ -33,7 +33,7 @@ CudaImageDataManager::EnsureDeviceBuffer(std::size_t bytes)
 }
 
 const void *
-CudaImageDataManager::GetDeviceBufferForReading(const void * host, std::size_t bytes)
+CudaDeviceImageDataManager::GetDeviceBufferForReading(const void * host, std::size_t bytes)
 {
   this->EnsureDeviceBuffer(bytes);
   if (m_Residency == Residency::HostOnly)
@@ -49,7 +49,7 @@ CudaImageDataManager::GetDeviceBufferForReading(const void * host, std::size_t b
 }
 
 void *
-CudaImageDataManager::GetDeviceBufferForWriting(const void * host, std::size_t bytes, bool keepContents)
+CudaDeviceImageDataManager::GetDeviceBufferForWriting(const void * host, std::size_t bytes, bool keepContents)
 {
   if (keepContents)
   {
@@ -65,7 +65,7 @@ CudaImageDataManager::GetDeviceBufferForWriting(const void * host, std::size_t b
 }
 
 void
-CudaImageDataManager::SynchronizeHost(void * host, std::size_t bytes, bool hostWillBeModified)
+CudaDeviceImageDataManager::SynchronizeHost(void * host, std::size_t bytes, bool hostWillBeModified)
 {
   if (m_Residency == Residency::DeviceOnly)
   {
@@ -84,21 +84,21 @@ CudaImageDataManager::SynchronizeHost(void * host, std::size_t bytes, bool hostW
 }
 
 void
-CudaImageDataManager::MarkHostModified()
+CudaDeviceImageDataManager::MarkHostModified()
 {
   m_Residency = Residency::HostOnly;
   this->Modified();
 }
 
 void
-CudaImageDataManager::ReleaseDeviceBuffer()
+CudaDeviceImageDataManager::ReleaseDeviceBuffer()
 {
   m_DeviceBuffer.Release();
   m_Residency = Residency::HostOnly;
 }
 
 void
-CudaImageDataManager::PrintSelf(std::ostream & os, Indent indent) const
+CudaDeviceImageDataManager::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
   const char * names[] = { "HostOnly", "DeviceOnly", "Both" };

@@ -15,17 +15,17 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-// CudaImage: an itk::Image on the host, with a device copy synchronised lazily.
+// CudaDeviceImage: an itk::Image on the host, with a device copy synchronised lazily.
 #include "cifDeviceBuffer.h"
 #include "cifTestHelpers.h"
-#include "itkCudaImage.h"
+#include "itkCudaDeviceImage.h"
 
 namespace
 {
-using Image = itk::CudaImage<float, 3>;
-using Residency = itk::CudaImageDataManager::Residency;
+using Image = itk::CudaDeviceImage<float, 3>;
+using Residency = itk::CudaDeviceImageDataManager::Residency;
 
-TEST(CudaImage, BehavesAsAnImageOnTheHost)
+TEST(CudaDeviceImage, BehavesAsAnImageOnTheHost)
 {
   auto image =
     cif_test::MakeImage<Image>({ { 5, 6, 7 } }, { { 1, 2, 3 } }, cif_test::Content::Random, cif_test::FreshSeed());
@@ -43,7 +43,7 @@ TEST(CudaImage, BehavesAsAnImageOnTheHost)
 /** Every host write path bumps the data manager's MTime (what the resampler's kept
  * texture compares): writes through the non-const accessors need not touch the
  * image's own MTime. Reads through a const image do not. */
-TEST(CudaImage, HostWritesBumpTheDataManagersTime)
+TEST(CudaDeviceImage, HostWritesBumpTheDataManagersTime)
 {
   auto image = cif_test::MakeImage<Image>({ { 5, 6, 7 } }, {}, cif_test::Content::Random, cif_test::FreshSeed());
   const itk::ModifiedTimeType before = image->GetDataManager()->GetMTime();
@@ -57,7 +57,7 @@ TEST(CudaImage, HostWritesBumpTheDataManagersTime)
   EXPECT_GT(image->GetDataManager()->GetMTime(), afterWrite);
 }
 
-TEST(CudaImage, SynchronisesLazily)
+TEST(CudaDeviceImage, SynchronisesLazily)
 {
   CIF_REQUIRE_GPU();
   auto image = cif_test::MakeImage<Image>({ { 32, 16, 8 } }, {}, cif_test::Content::Random, cif_test::FreshSeed());

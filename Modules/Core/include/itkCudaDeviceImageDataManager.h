@@ -15,8 +15,8 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-#ifndef itkCudaImageDataManager_h
-#define itkCudaImageDataManager_h
+#ifndef itkCudaDeviceImageDataManager_h
+#define itkCudaDeviceImageDataManager_h
 
 #include "CudaImageFiltersExport.h"
 #include "cifDeviceBuffer.h"
@@ -25,7 +25,7 @@
 
 namespace itk
 {
-/** \class CudaImageDataManager
+/** \class CudaDeviceImageDataManager
  * \brief Keeps the host and the device copy of one image buffer and knows which is current.
  *
  * Copies happen lazily, only when the side that asks is stale: a GPU filter that
@@ -36,16 +36,16 @@ namespace itk
  *
  * \ingroup CudaImageFilters
  */
-class CudaImageFilters_EXPORT CudaImageDataManager : public Object
+class CudaImageFilters_EXPORT CudaDeviceImageDataManager : public Object
 {
 public:
-  ITK_DISALLOW_COPY_AND_MOVE(CudaImageDataManager);
-  using Self = CudaImageDataManager;
+  ITK_DISALLOW_COPY_AND_MOVE(CudaDeviceImageDataManager);
+  using Self = CudaDeviceImageDataManager;
   using Superclass = Object;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
-  itkTypeMacro(CudaImageDataManager, Object);
+  itkTypeMacro(CudaDeviceImageDataManager, Object);
 
   enum class Residency
   {
@@ -94,8 +94,8 @@ public:
   }
 
 protected:
-  CudaImageDataManager() = default;
-  ~CudaImageDataManager() override = default;
+  CudaDeviceImageDataManager() = default;
+  ~CudaDeviceImageDataManager() override = default;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
