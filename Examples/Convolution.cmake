@@ -9,8 +9,8 @@ if(NOT CIF_ZOOM_TCLAP_DIR)
 endif()
 # The IO libraries only: the tool registers its image formats itself, and ITK's
 # generated factory list belongs to the examples' own find_package below.
-find_package(ITK REQUIRED COMPONENTS ITKIOImageBase ITKIOPNG ITKIOJPEG ITKIOTIFF ITKIOBMP ITKIONRRD ITKIOMeta)
-set(CIF_ZOOM_ITK_LIBRARIES ${ITK_LIBRARIES})
+cif_find_itk_libraries(ITKIOImageBase ITKIOPNG ITKIOJPEG ITKIOTIFF ITKIOBMP ITKIONRRD ITKIOMeta)
+set(CIF_ZOOM_ITK_LIBRARIES ${CIF_ITK_LIBRARIES})
 
 add_executable(ZoomTool ZoomTool.cxx)
 target_include_directories(ZoomTool PRIVATE ${CIF_ZOOM_TCLAP_DIR} ${CMAKE_CURRENT_SOURCE_DIR})

@@ -11,7 +11,7 @@ cif_add_test_binary(ConvolutionTests
   cifKernelFileTest.cxx
   cifKernelEmulationTest.cxx)
 # The zoom's streaming tests write MetaImage files through a streaming writer.
-target_link_libraries(ConvolutionTests PRIVATE ITKIOMeta)
+target_link_libraries(ConvolutionTests PRIVATE ${CIF_TEST_ITK_IO_LIBRARIES})
 # The emulated kernels and the CPU path must round alike: no fused multiply-adds.
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   set_source_files_properties(cifKernelEmulationTest.cxx PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
