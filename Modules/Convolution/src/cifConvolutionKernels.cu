@@ -27,9 +27,10 @@
 // path (Testing/Unit/cifKernelEmulationTest.cxx).
 #ifndef CIF_KERNEL_EMULATION
 #  include "cifCudaCheck.cuh"
+#  include "cifLaunchBounds.cuh"
 #  define CIF_LAUNCH(kernel, ...) kernel<<<__VA_ARGS__>>>
 #  define CIF_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
-#  define CIF_LAUNCH_BOUNDS(threads, blocksPerSM) __launch_bounds__(threads, blocksPerSM)
+#  define CIF_LAUNCH_BOUNDS(threads, blocksPerSM) __launch_bounds__(threads, cif::MinBlocksPerSM(threads, blocksPerSM))
 #else
 #  define CIF_LAUNCH_BOUNDS(threads, blocksPerSM)
 #endif

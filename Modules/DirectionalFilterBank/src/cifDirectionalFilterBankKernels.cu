@@ -20,6 +20,7 @@
 // reference runs (cifDirectionalFilterBankOps.h). The data stays on the device for
 // the whole tree.
 #include "cifCudaCheck.cuh"
+#include "cifLaunchBounds.cuh"
 #include "cifSharedMemoryOptIn.cuh"
 #include "cifDirectionalFilterBankDevice.h"
 
@@ -145,12 +146,12 @@ FusedSeparableKernel(const DFBOp rowsOp,
  * K + 3 shared-memory loads, instead of 4 K. Same sums in the same order as the
  * generic kernel. Tile: 32 × 32 outputs, block 32 × 8 threads. */
 template <typename T, int K>
-__global__ void __launch_bounds__(256, 6) FusedSeparableKernelK(const DFBOp rowsOp,
-                                                                const DFBOp columnsOp,
-                                                                const T * __restrict__ input,
-                                                                const T * aux,
-                                                                T *       output,
-                                                                const T * __restrict__ taps)
+__global__ void __launch_bounds__(256, MinBlocksPerSM(256, 6)) FusedSeparableKernelK(const DFBOp rowsOp,
+                                                                                     const DFBOp columnsOp,
+                                                                                     const T * __restrict__ input,
+                                                                                     const T * aux,
+                                                                                     T *       output,
+                                                                                     const T * __restrict__ taps)
 {
   constexpr int tileRows = kTile + K - 1;
   constexpr int inputCols = kTile + K - 1 + 1; // +1: odd stride, conflict-free column access

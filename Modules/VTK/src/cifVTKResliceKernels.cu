@@ -26,6 +26,7 @@
 #include "cifVTKResliceMath.h"
 #include "cifVTKResliceShear.h"
 #include "cifCudaCheck.cuh"
+#include "cifLaunchBounds.cuh"
 #include "cifGridStride.cuh"
 
 #include <type_traits>
@@ -212,7 +213,7 @@ constexpr int kShearRows = 4;
 
 template <typename TIn, PointSource S, typename TOffset>
 __global__ void
-__launch_bounds__(kShearWarpLanes * kShearRows, 9)
+__launch_bounds__(kShearWarpLanes * kShearRows, MinBlocksPerSM(kShearWarpLanes * kShearRows, 9))
   ResliceShearedKernel(const __grid_constant__ ResliceJob job, const ResliceShear shear)
 {
   const int x = static_cast<int>(blockIdx.x) * kShearWarpLanes + static_cast<int>(threadIdx.x);
