@@ -339,10 +339,8 @@ BSplinePrefilterGPUImageFilter<TInputImage, TOutputImage>::GenerateDataOnCPU(con
   if constexpr (TypesSupported)
   {
     using T = OutputComponentType;
-    using TIn = InputComponentType;
-    const TInputImage * input = this->GetInput();
-    TOutputImage *      output = this->GetOutput();
-    T *                 coefficients = reinterpret_cast<T *>(output->GetBufferPointer());
+    TOutputImage * output = this->GetOutput();
+    T *            coefficients = reinterpret_cast<T *>(output->GetBufferPointer());
     // Stages: the conversion to the coefficients' type, one pass per axis.
     FilterStageProgress progress(this, static_cast<unsigned int>(shape.dimension) + 1);
     // Under a device memory limit the CPU path runs the slabs the device would run
