@@ -131,18 +131,21 @@ MakeRandomAffineFamily(MetricTransformKind kind, const itk::ImageBase<D> * image
     t->SetOffset(offset);
     return t;
   }
-  if (kind == MetricTransformKind::Rigid && D == 3)
+  if constexpr (D == 3)
   {
-    auto t = itk::Euler3DTransform<double>::New();
-    t->SetCenter(reinterpret_cast<const itk::Point<double, 3> &>(center));
-    t->SetRotation(0.05 * u(rng), 0.05 * u(rng), 0.05 * u(rng));
-    itk::Vector<double, 3> translation;
-    for (unsigned int a = 0; a < 3; ++a)
+    if (kind == MetricTransformKind::Rigid)
     {
-      translation[a] = u(rng);
+      auto t = itk::Euler3DTransform<double>::New();
+      t->SetCenter(center);
+      t->SetRotation(0.05 * u(rng), 0.05 * u(rng), 0.05 * u(rng));
+      itk::Vector<double, 3> translation;
+      for (unsigned int a = 0; a < 3; ++a)
+      {
+        translation[a] = u(rng);
+      }
+      t->SetTranslation(translation);
+      return t.GetPointer();
     }
-    t->SetTranslation(translation);
-    return reinterpret_cast<itk::Transform<double, D, D> *>(t.GetPointer());
   }
   auto t = itk::AffineTransform<double, D>::New();
   t->SetCenter(center);

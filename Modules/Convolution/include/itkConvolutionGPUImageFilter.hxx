@@ -244,14 +244,14 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::ConvolveOnDe
       [&](std::size_t budget) {
         return cif::PlanConvolutionSlabs(g, inputPlaneBytes, outputPlaneBytes, weightBytes, budget, what.str());
       },
-      [&](const cif::SlabPlan & slabs) {
+      [&](const cif::SlabPlan & slabPlan) {
         return cif::PlannedBytes{ weightBytes,
-                                  static_cast<std::size_t>(largestInputPlanes(slabs)) * inputPlaneBytes +
-                                    static_cast<std::size_t>(slabs.unitsPerSlab) * outputPlaneBytes };
+                                  static_cast<std::size_t>(largestInputPlanes(slabPlan)) * inputPlaneBytes +
+                                    static_cast<std::size_t>(slabPlan.unitsPerSlab) * outputPlaneBytes };
       },
-      [&](const cif::SlabPlan & slabs) {
-        const std::int64_t inScalars = largestInputPlanes(slabs) * inPlane;
-        const std::int64_t outScalars = slabs.unitsPerSlab * outPlane;
+      [&](const cif::SlabPlan & slabPlan) {
+        const std::int64_t inScalars = largestInputPlanes(slabPlan) * inPlane;
+        const std::int64_t outScalars = slabPlan.unitsPerSlab * outPlane;
         SlabBuffers        reserved;
         if (!inputIsCuda)
         {
@@ -259,7 +259,7 @@ ConvolutionGPUImageFilter<TInputImage, TKernelImage, TOutputImage>::ConvolveOnDe
         }
         reserved.planarIn.Allocate(inScalars * sizeof(float));
         reserved.planarOut.Allocate(outScalars * sizeof(float));
-        reserved.scratch.Allocate(scratchPerPlane * static_cast<std::size_t>(largestInputPlanes(slabs)));
+        reserved.scratch.Allocate(scratchPerPlane * static_cast<std::size_t>(largestInputPlanes(slabPlan)));
         if (!outputIsCuda)
         {
           reserved.raw.Allocate(outScalars * sizeof(TOut));

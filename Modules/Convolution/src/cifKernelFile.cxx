@@ -95,9 +95,9 @@ ParseKernelText(const std::string & text, const std::string & source)
   const int side = static_cast<int>(rows.front().size());
   if (static_cast<int>(rows.size()) != side)
   {
-    const int line = static_cast<int>(rows.size()) > side ? rowLine[side] : rowLine.back();
+    const int badLine = static_cast<int>(rows.size()) > side ? rowLine[side] : rowLine.back();
     throw KernelFileError(source,
-                          line,
+                          badLine,
                           std::to_string(rows.size()) + " rows of " + std::to_string(side) +
                             " numbers: the kernel must be square");
   }

@@ -147,15 +147,15 @@ protected:
     this->m_MovingImageTrueMax = movingMax;
     // ITK's bins, padded by two on each side (the cubic Parzen window never centres there).
     constexpr int padding = 2;
-    using PDFValueType = typename MetricType::PDFValueType;
+    using BinValueType = typename MetricType::PDFValueType; // ITK's PDFValueType
     this->m_FixedImageBinSize = (this->m_FixedImageTrueMax - this->m_FixedImageTrueMin) /
-                                static_cast<PDFValueType>(this->m_NumberOfHistogramBins - 2 * padding);
+                                static_cast<BinValueType>(this->m_NumberOfHistogramBins - 2 * padding);
     this->m_FixedImageNormalizedMin =
-      this->m_FixedImageTrueMin / this->m_FixedImageBinSize - static_cast<PDFValueType>(padding);
+      this->m_FixedImageTrueMin / this->m_FixedImageBinSize - static_cast<BinValueType>(padding);
     this->m_MovingImageBinSize = (this->m_MovingImageTrueMax - this->m_MovingImageTrueMin) /
-                                 static_cast<PDFValueType>(this->m_NumberOfHistogramBins - 2 * padding);
+                                 static_cast<BinValueType>(this->m_NumberOfHistogramBins - 2 * padding);
     this->m_MovingImageNormalizedMin =
-      this->m_MovingImageTrueMin / this->m_MovingImageBinSize - static_cast<PDFValueType>(padding);
+      this->m_MovingImageTrueMin / this->m_MovingImageBinSize - static_cast<BinValueType>(padding);
   }
 
   void

@@ -44,14 +44,14 @@ MetricIntensityRange(const TImage *               image,
                      typename TImage::PixelType & maximum)
 {
   using Pixel = typename TImage::PixelType;
-  using Region = typename TImage::RegionType;
+  using RegionType = typename TImage::RegionType;
   constexpr unsigned int D = TImage::ImageDimension;
   minimum = NumericTraits<Pixel>::max();
   maximum = NumericTraits<Pixel>::NonpositiveMin();
   std::mutex combine;
   threader->template ParallelizeImageRegion<D>(
     image->GetBufferedRegion(),
-    [&](const Region & piece) {
+    [&](const RegionType & piece) {
       Pixel low = NumericTraits<Pixel>::max();
       Pixel high = NumericTraits<Pixel>::NonpositiveMin();
       if (mask != nullptr)
