@@ -232,7 +232,7 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     // from absolute canvas indices and the convolution clamps at the whole canvas's
     // edges only, so a piece has the bits of the same pixels of a one-piece run.
     const RegionType piece = output->GetBufferedRegion();
-    RegionType       canvas = piece;
+    RegionType       canvasRegion = piece;
     SizeType         radius;
     for (unsigned int a = 0; a < 2; ++a)
     {
@@ -240,15 +240,15 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     }
     // (The crop cannot fail: ITK keeps a requested region inside the output, and the
     // canvas holds the output.)
-    ConvolutionReadRegion(canvas, radius, m_CanvasRegion);
+    ConvolutionReadRegion(canvasRegion, radius, m_CanvasRegion);
     cif::ZoomGeometry zg;
     for (unsigned int a = 0; a < 2; ++a)
     {
       zg.regionSize[a] = static_cast<std::int64_t>(region.GetSize()[a]);
       zg.cutInRegion[a] = static_cast<double>(m_CutOutRegion.GetIndex()[a] - region.GetIndex()[a]);
       zg.zoom[a] = m_ZoomFactor;
-      zg.canvasStart[a] = canvas.GetIndex()[a];
-      zg.canvasSize[a] = static_cast<std::int64_t>(canvas.GetSize()[a]);
+      zg.canvasStart[a] = canvasRegion.GetIndex()[a];
+      zg.canvasSize[a] = static_cast<std::int64_t>(canvasRegion.GetSize()[a]);
     }
     zg.planes = components;
     zg.interpolation = m_Interpolation;
@@ -259,7 +259,8 @@ ZoomGPUImageFilter<TInputImage, TOutputImage>::GenerateData()
     cif::ConvolutionPlan plan;
     if (m_HasKernel)
     {
-      plan = cif::MakeConvolutionPlan(m_Kernel, ConvolutionGeometryOf(canvas, piece, components), m_ForceGeneralPath);
+      plan =
+        cif::MakeConvolutionPlan(m_Kernel, ConvolutionGeometryOf(canvasRegion, piece, components), m_ForceGeneralPath);
     }
     cif::BufferShape shape;
     shape.dimension = 2;
