@@ -30,8 +30,8 @@
 // and CuPy's ndimage in the same run (convolve / convolve1d on the same RGB data in
 // both layouts, the faster counted; zoom(order=3) + convolve for the seed's case).
 //
-//   ConvolutionBenchmark [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 4096]
-// With --cupy the shared peer script also runs, for its gray 4096^2 15x15 reference.
+//   ConvolutionBenchmark [--repeat 10] [--cupy Testing/Benchmark/cupy_peer.py] [--itk-max 4096]
+// With --cupy the peer script also runs, for its gray 4096^2 15x15 reference.
 #include "cifITKPoolParking.h"
 #include "cifBSplinePoles.h"
 #include "cifBSplinePrefilterDevice.h"
@@ -97,7 +97,7 @@ for k, v in rows.items():
     print(f"{k}: {v:.4f}")
 )";
 
-/** Runs the CuPy snippet through python3 (as cif_bench::RunCuPy runs the shared script). */
+/** Runs the CuPy snippet through python3 (as cif_bench::RunCuPy runs cupy_peer.py). */
 std::map<std::string, std::string>
 RunCuPySnippet(int repeat)
 {

@@ -21,7 +21,7 @@
 // run the peers: ITK's BSplineDecompositionImageFilter, this module's CPU path, and
 // CuPy's spline_filter (through cupy_peer.py, when given and importable).
 //
-//   PrefilterBenchmark [--sizes 256 512] [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 512]
+//   PrefilterBenchmark [--sizes 256 512] [--repeat 10] [--cupy Testing/Benchmark/cupy_peer.py] [--itk-max 512]
 //   PrefilterBenchmark --devices N [--sizes 1024] [--repeat 10]
 //
 // --devices N (N >= 2) prints, instead of the table above, the filter on a host

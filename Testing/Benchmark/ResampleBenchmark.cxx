@@ -34,7 +34,7 @@
 // each time (CudaDeviceImage in and out, input already on the device): what an ITK pipeline
 // pays on top of the device calls (allocations, transform set-up, synchronisation).
 //
-//   ResampleBenchmark [--sizes 256 512] [--repeat 10] [--cupy .gpu/cupy_peer.py] [--itk-max 256]
+//   ResampleBenchmark [--sizes 256 512] [--repeat 10] [--cupy Testing/Benchmark/cupy_peer.py] [--itk-max 256]
 #include "cifITKPoolParking.h"
 #include "cifBSplinePrefilterDevice.h"
 #include "cifBenchmarkSupport.h"

@@ -86,7 +86,7 @@ WallMilliseconds(F && f)
   f();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
-/** Runs ../shared/gpu/cupy_peer.py (when \a script is given) for \a sizes and returns
+/** Runs the CuPy peer \a script (--cupy: Testing/Benchmark/cupy_peer.py) for \a sizes and returns
  * its "key: value" lines; empty when CuPy is missing or no script is given. */
 inline std::map<std::string, std::string>
 RunCuPy(const std::string & script, const std::vector<long> & sizes, int repeat)
@@ -161,7 +161,9 @@ ParseOptions(int argc, char * argv[], const char * program, long defaultItkMax)
     }
     else
     {
-      std::fprintf(stderr, "usage: %s [--sizes N...] [--repeat R] [--cupy cupy_peer.py] [--itk-max N]\n", program);
+      std::fprintf(stderr,
+                   "usage: %s [--sizes N...] [--repeat R] [--cupy Testing/Benchmark/cupy_peer.py] [--itk-max N]\n",
+                   program);
       o.ok = false;
     }
   }
