@@ -15,7 +15,7 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-// Host images at the bus's speed (issue 15, item 1): prints a markdown table of
+// Host images at the bus's speed: prints a markdown table of
 //   - the bus floor measured in this run: cudaMemcpy of the N^3 float bytes from and
 //     to pinned host memory (wall clock, median of --repeat after a warm-up);
 //   - the same copies from and to ordinary (pageable) memory, as the library made

@@ -15,7 +15,7 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-// Large data on one GPU (issue 16, item 5): an N^3 float volume in host memory,
+// Large data on one GPU: an N^3 float volume in host memory,
 // prefiltered and resampled through an affine (CubicResampleGPUImageFilter, host image
 // in and out), in one piece on the device and again under a device memory limit that
 // makes the filter work in slabs (cif::SetDeviceMemoryLimit), against the bus floor

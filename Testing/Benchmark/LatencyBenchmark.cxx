@@ -15,7 +15,7 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-// First-call costs (issue 15, item 3): what a CLI run or a short pipeline pays before
+// First-call costs: what a CLI run or a short pipeline pays before
 // the GPU does useful work. Each case runs in a fresh process (this program started
 // again with --case), so that nothing is warm:
 //   - context: CUDA context creation alone (cudaFree(0));

@@ -15,7 +15,7 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-// Table lookup benchmark (issue 17): prints a markdown table of batched cubic
+// Table lookup benchmark: prints a markdown table of batched cubic
 // B-spline lookups in CubicBSplineTable, for a 64^4 table with 64^4 random lookups
 // (seed 001's experiment), 32^5 with 10^7 and 16^6 with 10^6; values alone and with
 // gradients. The GPU rows time EvaluateOnDevice (points, values and gradients in

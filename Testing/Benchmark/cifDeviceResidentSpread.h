@@ -43,7 +43,7 @@
 #include <vector>
 
 /** \file cifDeviceResidentSpread.h
- * LargeDataBenchmark's device-resident rows (issue 31, item 5): an N^3 float volume
+ * LargeDataBenchmark's device-resident rows: an N^3 float volume
  * prefiltered and resampled through an affine with the data already on the devices,
  * on one device (the samples there, the coefficients and the output left there) and
  * spread over several (device k holding its planes of the samples, its share of the

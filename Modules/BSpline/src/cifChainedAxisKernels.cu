@@ -94,9 +94,9 @@ RaiseFlag(unsigned int * flag, unsigned int epoch)
  * the block has written its outgoing values: a barrier, then thread 0's release at
  * system scope, which is cumulative (PTX memory model: the writers' stores precede the
  * barrier, the barrier precedes the release), so the writers need no fence of their
- * own, as in a grid-wide barrier. A system fence in each writer as well made the
- * slowest axis 2.76 ms instead of 2.37 (1024^3, two H200, 2026-11-28). Called by
- * every thread of the block (the part, and so \a flags, is the block's). */
+ * own, as in a grid-wide barrier; a system fence in each writer as well was slower
+ * (figures: commit d3d0886). Called by every thread of the block (the part, and so
+ * \a flags, is the block's). */
 __device__ void
 RaiseFlagOfBlock(unsigned int * flags, std::int64_t index, unsigned int epoch)
 {
@@ -131,10 +131,9 @@ struct WholeLineColumn
  * gain, runs every pole's sweeps, waiting where a fold from a neighbour is needed
  * and sending the folds the neighbours need, and stores the group. The register
  * budget of the one-piece kernel (kMinBlocksPerSM), so that the tiles' shared memory
- * sets how many blocks an SM holds: the blocks that compute while others wait. With
- * nvcc's own choice (64 registers, two blocks an SM) a 512-plane part of 1024^3 took
- * 1.9 ms alone and the slowest axis on two H200 3.19-3.21 ms; with three blocks 1.5-1.6
- * and 2.76 (2026-11-28). */
+ * sets how many blocks an SM holds: the blocks that compute while others wait (three,
+ * where nvcc's own choice of 64 registers left two and was slower; figures: commit
+ * d3d0886). */
 template <typename T, int LANES>
 __global__ void
 __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, LANES>))
@@ -228,8 +227,7 @@ __launch_bounds__(kThreadsPerBlock<LANES>, (kMinBlocksPerSM<T, LANES>))
         column[begin] = y;
       }
       // The fold goes out before this part's own second sweep, so that the part after
-      // runs its sweeps meanwhile (raised after the sweep: the slowest axis at 1024^3
-      // on two H200 3.33-3.45 ms, raised before it 3.19-3.21).
+      // runs its sweeps meanwhile (faster than raising it after; figures: d3d0886).
       RaiseFlagOfBlock(part.causalOutFlags, p * flagStride + group, launch.epoch);
       if (begin < end)
       {

@@ -439,17 +439,10 @@ ThePool()
 {
   static Pool * const pool = [] {
     auto * p = new Pool;
-    // Defaults measured (HostTransferBenchmark --sweep, H100 host with 16 cores,
-    // 2026-11-24; Modules/Core/README.md, "Host copies"): 2 MiB chunks and 8 threads
-    // gave 512 MiB in 12.7 ms up and 14.1 ms down (1.30x and 1.45x the pinned copies),
-    // against 19.4 / 22.2 ms with 4 MiB and 4 threads; larger chunks were slower at
-    // every thread count. Threads: 12 where the host has 16 cores (three quarters of
-    // them, so that a small host is not taken over). On an H100 host of 16 cores
-    // (2026-11-25, HostTransferBenchmark, 3-5 runs each) the worst of the four filters'
-    // host-to-host Update() was 1.25-1.52x the bus floor with 8 threads (the prefilter
-    // or the resampler above 1.25x in 4 runs of 5, up to 1.40x; the convolution at
-    // 1.42-1.52x in 2), 1.25-1.29x with 12 (the convolution; the prefilter and the
-    // resampler 1.19-1.25x), 1.29-1.30x with 14 and 1.28-1.33x with 16.
+    // Defaults from HostTransferBenchmark --sweep: 2 MiB chunks (larger ones were slower
+    // at every thread count) and min(12, three quarters of the cores) threads, the count
+    // that kept the filters' host-to-host Update() nearest the bus floor without taking
+    // a small host over. Figures: commits f31d560 (chunks) and 1ef71e6 (threads).
     PinnedStagingSettings & s = p->settings;
     const int threeQuartersOfTheCores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()) * 3 / 4);
     s.chunkBytes = static_cast<std::size_t>(std::max(64, EnvironmentInt("CIF_STAGING_CHUNK_KIB", 2048))) << 10;

@@ -39,9 +39,9 @@ namespace
 {
 constexpr int kResliceThreads = 128;
 
-/** Voxels of a row per thread in ResliceRowRunsKernel. H100, 2026-11-26, VTKBenchmark's
- * oblique reslice, one run: 1 (ResliceRowsKernel) 0.978 / 7.645 ms at 256³ / 512³,
- * 2: 0.686 / 5.361, 3: 0.684 / 6.177, 4: 0.747 / 6.224. */
+/** Voxels of a row per thread in ResliceRowRunsKernel: two let their gathers overlap;
+ * in VTKBenchmark's oblique reslice one was slower, three and four no faster at 256³
+ * and slower at 512³ (figures: commit 852334d). */
 constexpr int kVoxelsPerRun = 2;
 
 /** Grid-stride over every output voxel: outputs whose y or z extent exceeds a grid's
@@ -80,8 +80,7 @@ __launch_bounds__(kResliceThreads, 4) ResliceRowsKernel(const ResliceJob job)
 /** Component 0 of output voxel (i, j, k), number \a voxel, before its conversion to the
  * output type: ResliceVoxelAt's value for a one-component job, its steps repeated
  * here on purpose. Both built from shared helpers (the support of a voxel; a
- * component rescaled) gave the same bits but a slower kernel: 0.840 against 0.686 ms
- * at 256³, 6.504 against 5.361 ms at 512³ (H100, 2026-11-26). */
+ * component rescaled) gave the same bits but a slower kernel (figures: b54777d). */
 template <typename TIn, PointSource S, typename TOffset>
 __device__ double
 OneComponentValue(const ResliceJob & job, int i, int j, int k, std::int64_t voxel)
@@ -104,10 +103,9 @@ OneComponentValue(const ResliceJob & job, int i, int j, int k, std::int64_t voxe
 
 /** A border voxel's value (some tap needs the border mode): OneComponentValue's
  * general support. Inlined: under the sheared kernel's 56-register bound the two
- * paths spill 8 bytes, and the warps that straddle the input's faces run faster than
- * through a call (H200, 2026-11-29, VTKBenchmark's oblique reslice, two rounds each:
- * 0.484 against 0.493-0.502 ms at 256^3, 3.553-3.572 against 3.577-3.592 ms at
- * 512^3). Without the bound (before it was set) the two paths took 125 registers. */
+ * paths spill 8 bytes, and the warps that straddle the input's faces still run faster
+ * than through a call (figures: commit e7e41c4). Without the bound the two paths took
+ * 125 registers. */
 template <typename TIn, typename TOffset>
 __device__ __forceinline__ double
 BorderValue(const ResliceJob & job, double p0, double p1, double p2)
@@ -141,8 +139,7 @@ UnitStrideValue(const ResliceJob & job, int i, int j, int k, std::int64_t voxel)
   // them takes the general support (the same bits for an interior voxel), so that the
   // warp runs one interpolation instead of both in turn. At VTKBenchmark's turn 14 %
   // of the warps that interpolate at 256^3 (7 % at 512^3) hold a border voxel; voting
-  // made the kernel 2-5 % faster (H200, 2026-11-28: 0.491-0.501 against 0.512-0.518
-  // ms at 256^3, 3.572 against 3.638-3.655 ms at 512^3).
+  // made the kernel faster (figures: commit fd41002).
   if (__all_sync(__activemask(), interior))
   {
     v = InterpolateInterior<TIn, TOffset, 1>(job, static_cast<const TIn *>(job.input) + firstOffset, weight);
@@ -200,15 +197,9 @@ __launch_bounds__(kResliceThreads, 3) ResliceRowRunsKernel(const ResliceJob job)
  * increment of 1: lanes along output x (blockDim (32, kShearRows)), lane x of sheared
  * position q takes the output voxel ShearedVoxel gives, so that a warp's 32 voxels
  * read nearly the same input rows; each voxel through UnitStrideValue. One voxel a
- * thread, 4 rows and 56 registers (9 blocks an SM) measured fastest: H100,
- * 2026-11-26, VTKBenchmark's oblique reslice, 256³ / 512³: 0.526 / 3.818 ms (one
- * voxel, 4 rows, 8 blocks), 0.558 / 3.823 (two voxels a thread), 0.629 / 4.260 (96
- * registers), 0.544 / 3.910 (8 rows), 0.560 / 4.083 (2 rows); sheared without the
- * unit-stride path 0.655 / 5.070; ResliceRowRunsKernel 0.685 / 5.365. A later run,
- * two rounds each: 8 blocks 0.540-0.543 / 3.841-3.842, 9 blocks 0.518-0.530 /
- * 3.687-3.733, 10 blocks 0.540-0.542 / 3.749. The kernel is bound by no single unit
- * (Nsight Compute at 9 blocks: L1 73 % busy, the XU pipe that converts each float
- * coefficient to double 62 %, issue 61 %, FP64 48 %). */
+ * thread, 4 rows and 56 registers (9 blocks an SM) measured fastest in VTKBenchmark's
+ * oblique reslice, against two voxels a thread, 2 or 8 rows, more registers, 8 or 10
+ * blocks; no single unit bounds the kernel (figures: commits dc92fbc and 70d1115). */
 constexpr int kShearRows = 4;
 
 template <typename TIn, PointSource S, typename TOffset>
