@@ -19,6 +19,7 @@
 #define cifPrefilterTile_cuh
 
 #include "cifBSplinePrefilterMath.h"
+#include "cifLaunchBounds.cuh"
 #include "cifPrefilterTileSize.h"
 
 #include <cstddef>
@@ -41,9 +42,10 @@ template <int LANES>
 constexpr int kThreadsPerBlock = LANES * kChunks;
 /** Blocks per SM the register budget must allow (1536 float or 1024 double threads
  * per SM), so that occupancy is set by the shared memory of the tiles. TC is the type
- * the sweeps compute in. */
+ * the sweeps compute in. No minimum where the SM holds fewer threads (sm_75: 1024). */
 template <typename TC, int LANES>
-constexpr int kMinBlocksPerSM = (sizeof(TC) == 4 ? 1536 : 1024) / kThreadsPerBlock<LANES>;
+constexpr int kMinBlocksPerSM =
+  MinBlocksPerSM(kThreadsPerBlock<LANES>, (sizeof(TC) == 4 ? 1536 : 1024) / kThreadsPerBlock<LANES>);
 
 /** One line of a tile in shared memory (samples pitch apart). */
 template <typename T>
