@@ -264,17 +264,18 @@ ResampleVoxelOnRow(const TCoefficient *     coefficients,
     EvaluateCubic<D>(StoredInputGridStart(coefficients, g), StoredInputGrid<D>(g), index));
 }
 
-/** One output voxel. \a mappedPoint, when given, is the transformed physical point
- * (D coordinates) computed elsewhere (transforms the device does not evaluate); otherwise \a chain
- * maps the output point. */
-template <int D, typename TCoefficient, typename TOut>
-CIF_HD TOut
-ResampleVoxel(const TCoefficient *     coefficients,
-              const ResampleGeometry & g,
-              const TransformChain &   chain,
-              const double *           mappedPoint,
-              std::int64_t             linear,
-              TOut                     defaultValue)
+/** One output voxel's value before the conversion to the output type: false where
+ * the point maps outside the input (the voxel takes the default value). \a mappedPoint,
+ * when given, is the transformed physical point (D coordinates) computed elsewhere
+ * (transforms the device does not evaluate); otherwise \a chain maps the output point. */
+template <int D, typename TCoefficient>
+CIF_HD bool
+ResampleVoxelValue(const TCoefficient *     coefficients,
+                   const ResampleGeometry & g,
+                   const TransformChain &   chain,
+                   const double *           mappedPoint,
+                   std::int64_t             linear,
+                   double &                 value)
 {
   double q[kMaxDimension] = { 0, 0, 0, 0 };
   if (mappedPoint)
@@ -294,10 +295,26 @@ ResampleVoxel(const TCoefficient *     coefficients,
   InputContinuousIndex<D>(g, q, x);
   if (!InsideBuffer<D>(x, g.input))
   {
-    return defaultValue;
+    return false;
   }
-  return CastWithBoundsChecking<TOut>(
-    EvaluateCubic<D>(StoredInputGridStart(coefficients, g), StoredInputGrid<D>(g), x));
+  value = EvaluateCubic<D>(StoredInputGridStart(coefficients, g), StoredInputGrid<D>(g), x);
+  return true;
+}
+
+/** One output voxel (ResampleVoxelValue, converted as ResampleImageFilter converts). */
+template <int D, typename TCoefficient, typename TOut>
+CIF_HD TOut
+ResampleVoxel(const TCoefficient *     coefficients,
+              const ResampleGeometry & g,
+              const TransformChain &   chain,
+              const double *           mappedPoint,
+              std::int64_t             linear,
+              TOut                     defaultValue)
+{
+  double value;
+  return ResampleVoxelValue<D, TCoefficient>(coefficients, g, chain, mappedPoint, linear, value)
+           ? CastWithBoundsChecking<TOut>(value)
+           : defaultValue;
 }
 } // namespace cif
 

@@ -21,8 +21,9 @@
 // CUDA kernels of exact cubic resampling and displacement fields: one thread per
 // output voxel (or a block per few output rows), the per-voxel arithmetic of
 // cifResampleMath.h (shared with the CPU path). Included by the translation units
-// that instantiate them: one per output scalar type (cifResampleKernelsFor.cu.in,
-// configured by sources.cmake) and one for the fields (cifResampleFieldKernels.cu),
+// that instantiate them: one for the resampling into every output type
+// (cifResampleKernels.cu: the kernels write through ScalarOutput, float coefficients
+// into float through TypedOutput) and one for the fields (cifResampleFieldKernels.cu),
 // each a CUDA module of its own, so that lazy loading loads only what a pipeline uses.
 #include "cifCudaCheck.cuh"
 #include "cifGridStride.cuh"
@@ -30,6 +31,7 @@
 #include "cifResampleDevice.h"
 #include "cifRowBuckets.h"
 #include "cifRowShear.h"
+#include "cifScalarOutput.cuh"
 #include "cifScalarTypes.h"
 
 #include <algorithm>
@@ -50,20 +52,27 @@ BlocksFor(std::int64_t count)
 /** One thread per output voxel, consecutive threads along output axis \a laneAxis
  * (VoxelLaneAxis: the one along the input's rows, so that a warp's gathers share
  * them). */
-template <int D, typename TCoefficient, typename TOut>
+template <int D, typename TCoefficient, typename TOutput>
 __global__ void
 __launch_bounds__(kThreads, 4) ResampleKernel(const TCoefficient * coefficients,
                                               ResampleGeometry     geometry,
                                               TransformChain       chain,
                                               const double *       mappedPoints,
-                                              TOut                 defaultValue,
-                                              TOut *               output,
+                                              TOutput              output,
                                               int                  laneAxis)
 {
   const std::int64_t count = geometry.OutputCount();
   const auto         resample = [&](std::int64_t voxel) {
-    output[voxel] = ResampleVoxel<D, TCoefficient, TOut>(
-      coefficients, geometry, chain, mappedPoints ? mappedPoints + D * voxel : nullptr, voxel, defaultValue);
+    double value;
+    if (ResampleVoxelValue<D, TCoefficient>(
+          coefficients, geometry, chain, mappedPoints ? mappedPoints + D * voxel : nullptr, voxel, value))
+    {
+      output.Store(voxel, value);
+    }
+    else
+    {
+      output.StoreDefault(voxel);
+    }
   };
   // two loops, so that threads along the rows pay nothing for the reordering
   if (laneAxis == 0)
@@ -178,7 +187,7 @@ RowsKernelSharedDoubles(const RowShear & shear, const RowBuckets & buckets)
   return shear.laneAxis == 0 ? 2 * kMaxDimension * walked : 2 * kMaxDimension * kBlockColumns + walked;
 }
 
-template <int D, typename TCoefficient, typename TOut, RowsEvaluation Evaluation, bool LanesAlongRows, bool Bucketed>
+template <int D, typename TCoefficient, typename TOutput, RowsEvaluation Evaluation, bool LanesAlongRows, bool Bucketed>
 __global__ void
 __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps in flight
   ResampleRowsKernel(const TCoefficient * __restrict__ coefficients,
@@ -187,8 +196,7 @@ __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps i
                      RowShear         shear,
                      RowBuckets       buckets,
                      InsideBounds     bounds,
-                     TOut             defaultValue,
-                     TOut * __restrict__ output)
+                     TOutput          output)
 {
   constexpr bool           setsFacesAside = Evaluation == RowsEvaluation::InteriorThenFaces;
   extern __shared__ double ends[]; // RowsKernelSharedDoubles(shear, buckets)
@@ -300,22 +308,22 @@ __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps i
       return (sheetRow + l * laneRowStride) * width + w;
     }
   };
-  // One voxel at continuous index \a index, written to \a out; k: its step along the walk.
-  const auto evaluate = [&](const double index[kMaxDimension], TOut & out, int k) {
+  // One voxel at continuous index \a index, written to output voxel \a at; k: its step along the walk.
+  const auto evaluate = [&](const double index[kMaxDimension], std::int64_t at, int k) {
     if (!InsideBounded<D>(index, bounds))
     {
-      out = defaultValue;
+      output.StoreDefault(at);
     }
     else if constexpr (Evaluation == RowsEvaluation::MirrorPadded)
     {
-      out = CastWithBoundsChecking<TOut>(EvaluateCubicInterior32<D>(samples, stored, index));
+      output.Store(at, EvaluateCubicInterior32<D>(samples, stored, index));
     }
     else if constexpr (setsFacesAside)
     {
       double value;
       if (TryEvaluateCubicInterior32<D, TCoefficient, true>(samples, stored, index, value))
       {
-        out = CastWithBoundsChecking<TOut>(value);
+        output.Store(at, value);
       }
       else
       {
@@ -324,7 +332,7 @@ __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps i
     }
     else
     {
-      out = CastWithBoundsChecking<TOut>(EvaluateCubic<D>(samples, stored, index));
+      output.Store(at, EvaluateCubic<D>(samples, stored, index));
     }
   };
   const std::int64_t l = laneOf(lane);
@@ -355,7 +363,7 @@ __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps i
         {
           double index[kMaxDimension];
           IndexOnRow<D>(ends + 2 * kMaxDimension * second, 1, alpha, index);
-          evaluate(index, output[outputAt + (lowW + second) * outputStep], 0);
+          evaluate(index, outputAt + (lowW + second) * outputStep, 0);
         }
       }
       // the jump as one event at step eventK: one voxel more, the run's voxel jumpAt
@@ -377,7 +385,7 @@ __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps i
         {
           double index[kMaxDimension];
           IndexOnRow<D>(ends + 2 * kMaxDimension * fromLow, 1, alpha, index);
-          evaluate(index, output[outputIndex], k);
+          evaluate(index, outputIndex, k);
         }
         if (!(event && !stepsOver))
         {
@@ -403,7 +411,7 @@ __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps i
           {
             IndexOnRow<D>(ends + (l - firstLane), kBlockColumns, fractions[w - lowW], index);
           }
-          evaluate(index, output[outputAt + w * outputStep], k);
+          evaluate(index, outputAt + w * outputStep, k);
         }
       }
     }
@@ -420,7 +428,7 @@ __launch_bounds__(kThreads, 4) // at most 64 registers: the gathers need warps i
       const int  inWarp = borderVoxels[warp][i] % 32;
       double     index[kMaxDimension];
       const auto at = locate(laneOf(inWarp), firstWalkOf(inWarp) + borderVoxels[warp][i] / 32, index);
-      output[at] = CastWithBoundsChecking<TOut>(EvaluateCubicMirrored32<D>(samples, stored, index));
+      output.Store(at, EvaluateCubicMirrored32<D>(samples, stored, index));
     }
   }
 }
@@ -625,15 +633,14 @@ __launch_bounds__(kThreads)
 
 /** Resampling through a B-spline transform (the warp of elastic registration)
  * through MapBSplineRows: each voxel's image point, then as ResampleVoxel. */
-template <int D, typename TCoefficient, typename TOut>
+template <int D, typename TCoefficient, typename TOutput>
 __global__ void
 __launch_bounds__(kThreads) ResampleBSplineRowsKernel(const TCoefficient * __restrict__ coefficients,
                                                       ResampleGeometry geometry,
                                                       TransformStage   stage,
                                                       InsideBounds     bounds,
-                                                      TOut             defaultValue,
-                                                      TOut * __restrict__ output,
-                                                      bool lanesAcrossRows)
+                                                      TOutput          output,
+                                                      bool             lanesAcrossRows)
 {
   __shared__ BSplineRowsShared shared;
   const std::int64_t           width = geometry.outputSize[0];
@@ -644,11 +651,17 @@ __launch_bounds__(kThreads) ResampleBSplineRowsKernel(const TCoefficient * __res
                     [&](std::int64_t row, std::int64_t x, const double *, const double q[kMaxDimension]) {
                       double index[kMaxDimension];
                       InputContinuousIndex<D>(geometry, q, index);
-                      output[row * width + x] =
-                        InsideBounded<D>(index, bounds)
-                          ? CastWithBoundsChecking<TOut>(EvaluateCubic<D>(
-                              StoredInputGridStart(coefficients, geometry), StoredInputGrid<D>(geometry), index))
-                          : defaultValue;
+                      if (InsideBounded<D>(index, bounds))
+                      {
+                        output.Store(row * width + x,
+                                     EvaluateCubic<D>(StoredInputGridStart(coefficients, geometry),
+                                                      StoredInputGrid<D>(geometry),
+                                                      index));
+                      }
+                      else
+                      {
+                        output.StoreDefault(row * width + x);
+                      }
                     });
 }
 
@@ -680,19 +693,18 @@ BSplineRowBlocks(const ResampleGeometry & geometry)
 {
   return static_cast<unsigned int>((geometry.OutputRows() + kBSplineRowsPerBlock - 1) / kBSplineRowsPerBlock);
 }
-} // namespace
-
-template <int D, typename TCoefficient, typename TOut>
+/** ResampleOnDevice into \a output: a ScalarOutput (any scalar type) or a
+ * TypedOutput. */
+template <int D, typename TCoefficient, typename TOutput>
 void
-ResampleOnDevice(const TCoefficient *     coefficients,
-                 const ResampleGeometry & geometry,
-                 const TransformChain &   chain,
-                 const double *           mappedPoints,
-                 bool                     linearRows,
-                 TOut                     defaultValue,
-                 TOut *                   output,
-                 const ResampleSlabs &    slabs,
-                 const StageCallback &    afterSlab)
+ResampleScalarsOnDevice(const TCoefficient *     coefficients,
+                        const ResampleGeometry & geometry,
+                        const TransformChain &   chain,
+                        const double *           mappedPoints,
+                        bool                     linearRows,
+                        const TOutput &          output,
+                        const ResampleSlabs &    slabs,
+                        const StageCallback &    afterSlab)
 {
   // The kernel is chosen once, from the whole output, so that every slab is computed
   // the same way (RowsShareBSplineSupport, for one, looks at the output's row count).
@@ -731,7 +743,7 @@ ResampleOnDevice(const TCoefficient *     coefficients,
     const ResampleGeometry g = SlabGeometry(geometry, slabs, slab);
     const std::int64_t     first = SlabFirstVoxel(slabs, slab);
     const std::int64_t     count = g.OutputCount();
-    TOut *                 out = output + first;
+    const TOutput          out = output.From(first);
     if (count == 0)
     {
       // nothing to launch
@@ -762,19 +774,19 @@ ResampleOnDevice(const TCoefficient *     coefficients,
         {
           if constexpr (D >= 2 && D <= 3 && evaluate == RowsEvaluation::MirrorPadded)
           {
-            ResampleRowsKernel<D, TCoefficient, TOut, evaluate, true, true>
-              <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, buckets, bounds, defaultValue, out);
+            ResampleRowsKernel<D, TCoefficient, TOutput, evaluate, true, true>
+              <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, buckets, bounds, out);
           }
         }
         else if (shear.laneAxis == 0)
         {
-          ResampleRowsKernel<D, TCoefficient, TOut, evaluate, true, false>
-            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, buckets, bounds, defaultValue, out);
+          ResampleRowsKernel<D, TCoefficient, TOutput, evaluate, true, false>
+            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, buckets, bounds, out);
         }
         else if constexpr (D <= 3)
         {
-          ResampleRowsKernel<D, TCoefficient, TOut, evaluate, false, false>
-            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, buckets, bounds, defaultValue, out);
+          ResampleRowsKernel<D, TCoefficient, TOutput, evaluate, false, false>
+            <<<blocks, kThreads, sharedBytes>>>(coefficients, g, chain, shear, buckets, bounds, out);
         }
       };
       switch (rowsEvaluation)
@@ -794,24 +806,60 @@ ResampleOnDevice(const TCoefficient *     coefficients,
     {
       if constexpr (D <= 3)
       {
-        ResampleBSplineRowsKernel<D, TCoefficient, TOut><<<BSplineRowBlocks(g), kThreads>>>(
-          coefficients, g, chain.stage[0], bounds, defaultValue, out, VoxelLaneAxis<D>(g, chain) == 1);
+        ResampleBSplineRowsKernel<D, TCoefficient, TOutput><<<BSplineRowBlocks(g), kThreads>>>(
+          coefficients, g, chain.stage[0], bounds, out, VoxelLaneAxis<D>(g, chain) == 1);
         CIF_CUDA_CHECK_LAUNCH();
       }
     }
     else
     {
-      ResampleKernel<D, TCoefficient, TOut>
+      ResampleKernel<D, TCoefficient, TOutput>
         <<<BlocksFor(count), kThreads>>>(coefficients,
                                          g,
                                          chain,
                                          mappedPoints ? mappedPoints + D * first : nullptr,
-                                         defaultValue,
                                          out,
                                          mappedPoints ? 0 : VoxelLaneAxis<D>(g, chain));
       CIF_CUDA_CHECK_LAUNCH();
     }
     StageDone(afterSlab);
+  }
+}
+} // namespace
+
+template <int D, typename TCoefficient, typename TOut>
+void
+ResampleOnDevice(const TCoefficient *     coefficients,
+                 const ResampleGeometry & geometry,
+                 const TransformChain &   chain,
+                 const double *           mappedPoints,
+                 bool                     linearRows,
+                 TOut                     defaultValue,
+                 TOut *                   output,
+                 const ResampleSlabs &    slabs,
+                 const StageCallback &    afterSlab)
+{
+  if constexpr (std::is_same_v<TCoefficient, float> && std::is_same_v<TOut, float>)
+  {
+    ResampleScalarsOnDevice<D, TCoefficient>(coefficients,
+                                             geometry,
+                                             chain,
+                                             mappedPoints,
+                                             linearRows,
+                                             TypedOutput<float>{ output, defaultValue },
+                                             slabs,
+                                             afterSlab);
+  }
+  else
+  {
+    ResampleScalarsOnDevice<D, TCoefficient>(coefficients,
+                                             geometry,
+                                             chain,
+                                             mappedPoints,
+                                             linearRows,
+                                             ScalarOutput::Of(output, defaultValue),
+                                             slabs,
+                                             afterSlab);
   }
 }
 

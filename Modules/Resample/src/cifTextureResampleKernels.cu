@@ -15,7 +15,8 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-// Texture-accelerated cubic resampling: the 2^D linear-fetch evaluation of seed 002.
+// Texture-accelerated cubic resampling: the 2^D linear-fetch evaluation of Sigg and
+// Hadwiger (GPU Gems 2, chapter 20).
 // Per axis the four cubic weights w0..w3 of the support s..s+3 fold into two linear
 // fetches: g0 = w0 + w1 at s + w1/g0 and g1 = w2 + w3 at s + 2 + w3/g1 (in texels),
 // so the hardware's linear filter does the rest. Geometry, transforms and the inside
@@ -25,6 +26,7 @@
 #include "cifDeviceBuffer.h"
 #include "cifResampleDevice.h"
 #include "cifTextureResampleDevice.h"
+#include "cifScalarOutput.cuh"
 #include "cifScalarTypes.h"
 
 #include <cuda_fp16.h>
@@ -174,7 +176,7 @@ TexturedCubic(cudaTextureObject_t texture, const CoefficientGrid & grid, const d
 
 /** kRows: linear transforms, every voxel from its row's endpoints (the common case,
  * compiled apart so that the transform chain's registers do not weigh on it). */
-template <int D, typename TOut, bool kRows>
+template <int D, bool kRows>
 __global__ void
 TexturedResampleKernel(cudaTextureObject_t texture,
                        float               scale,
@@ -182,8 +184,7 @@ TexturedResampleKernel(cudaTextureObject_t texture,
                        TransformChain      chain,
                        const double *      mappedPoints,
                        const double *      rowEndpoints,
-                       TOut                defaultValue,
-                       TOut *              output)
+                       ScalarOutput        output)
 {
   const std::int64_t count = geometry.OutputCount();
   const std::int64_t width = geometry.outputSize[0];
@@ -215,9 +216,14 @@ TexturedResampleKernel(cudaTextureObject_t texture,
       }
       InputContinuousIndex<D>(geometry, q, x);
     }
-    output[i] = InsideBuffer<D>(x, geometry.input)
-                  ? CastWithBoundsChecking<TOut>(scale * TexturedCubic<D>(texture, geometry.input, x))
-                  : defaultValue;
+    if (InsideBuffer<D>(x, geometry.input))
+    {
+      output.Store(i, scale * TexturedCubic<D>(texture, geometry.input, x));
+    }
+    else
+    {
+      output.StoreDefault(i);
+    }
   }
 }
 
@@ -403,15 +409,17 @@ ResampleWithTextureOnDevice(const CoefficientTexture & texture,
     endpoints.Allocate(static_cast<std::size_t>(rows) * 2 * kMaxDimension * sizeof(double));
     RowEndpointsOnDevice<D>(geometry, chain, endpoints.As<double>());
   }
+  // one kernel for every output type: the conversion is ScalarOutput's
+  const ScalarOutput typedOutput = ScalarOutput::Of(output, defaultValue);
   if (endpoints.Data())
   {
-    TexturedResampleKernel<D, TOut, true><<<BlocksFor(count), kThreads>>>(
-      texture.Object(), texture.Scale(), geometry, chain, nullptr, endpoints.As<const double>(), defaultValue, output);
+    TexturedResampleKernel<D, true><<<BlocksFor(count), kThreads>>>(
+      texture.Object(), texture.Scale(), geometry, chain, nullptr, endpoints.As<const double>(), typedOutput);
   }
   else
   {
-    TexturedResampleKernel<D, TOut, false><<<BlocksFor(count), kThreads>>>(
-      texture.Object(), texture.Scale(), geometry, chain, mappedPoints, nullptr, defaultValue, output);
+    TexturedResampleKernel<D, false><<<BlocksFor(count), kThreads>>>(
+      texture.Object(), texture.Scale(), geometry, chain, mappedPoints, nullptr, typedOutput);
   }
   CIF_CUDA_CHECK_LAUNCH();
   CIF_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread)); // endpoints are released on return
