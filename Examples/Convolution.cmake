@@ -13,7 +13,8 @@ cif_find_itk_libraries(ITKIOImageBase ITKIOPNG ITKIOJPEG ITKIOTIFF ITKIOBMP ITKI
 set(CIF_ZOOM_ITK_LIBRARIES ${CIF_ITK_LIBRARIES})
 
 add_executable(ZoomTool ZoomTool.cxx)
-target_include_directories(ZoomTool PRIVATE ${CIF_ZOOM_TCLAP_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+# cifCommandLineSupport.h: the CLI modules' (Plugin/)
+target_include_directories(ZoomTool PRIVATE ${CIF_ZOOM_TCLAP_DIR} ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/Plugin)
 target_link_libraries(ZoomTool PRIVATE CudaImageFilters ${CIF_ZOOM_ITK_LIBRARIES})
 install(TARGETS ZoomTool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright the CudaImageFilters contributors
+# The sub-modules whose headers this one includes (Modules/CMakeLists.txt).
+set(cif_depends Core BSpline Resample Smoothing)
 set(cif_sources_cxx src/itkRegistrationGPUFactory.cxx)
 # One source per image instance (a CUDA module each: see src/cifMetricSumsKernels.cuh).
 set(cif_sources_cuda src/cifMetricSumsShared.cu src/cifMetricSums2DFloat.cu src/cifMetricSums2DDouble.cu

@@ -49,14 +49,17 @@
 //       VOLUME has the output grid the elastix transform parameter file ELASTIX names
 //       (Size, Index, Spacing, Origin, Direction: the volume's origin is the physical
 //       point of Index), and with --default, some of its values are V
-// Prints what it found; returns 0 when the check holds, 1 otherwise.
+// Prints what it found; returns 0 when the check holds, 1 otherwise. The elastix files
+// and elastix-grid need the Resample sub-module (CIF_CLI_TEST_ELASTIX where it is built).
 #include "cifITKPoolParking.h"
 #include "cifCommandLineSupport.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
 #include "itkBSplineTransformInitializer.h"
 #include "itkCompositeTransform.h"
-#include "itkElastixTransformFileWriter.h"
+#if CIF_CLI_TEST_ELASTIX
+#  include "itkElastixTransformFileWriter.h"
+#endif
 #include "itkEuler2DTransform.h"
 #include "itkImageFileReader.h"
 #include "itkImageRegionConstIteratorWithIndex.h"
@@ -249,6 +252,7 @@ Make(const std::string & dir)
   writer->SetFileName(dir + "/bspline3d.tfm");
   writer->Update();
 
+#if CIF_CLI_TEST_ELASTIX
   // elastix's layout: the affine transform applied first, then the B-spline (ITK's
   // composite applies the last one added first), on a grid larger than scalar3d's
   auto                                   affine = itk::AffineTransform<double, 3>::New();
@@ -296,6 +300,7 @@ Make(const std::string & dir)
   center[1] = grid2.Origin[1] + 8.0;
   rotation->SetCenter(center);
   itk::WriteElastixTransform<2>(rotation, grid2, dir + "/elastix2d.txt");
+#endif
 
   const itk::Size<3> registration3d{ { 28, 24, 20 } };
   WriteRegistrationPair<3>(dir, registration3d, "3d");
@@ -461,6 +466,7 @@ ConstantFieldCommand(const std::string & path, const std::string & vector, doubl
   std::cout << "max |field - (" << vector << ")| " << worst << "\n";
   return worst <= tolerance ? 0 : 1;
 }
+#if CIF_CLI_TEST_ELASTIX
 template <unsigned int D>
 int
 ElastixGrid(const std::string & elastix, const Volume & volume, int argc, char * argv[])
@@ -515,6 +521,7 @@ ElastixGridCommand(int argc, char * argv[])
   return volume.io->GetNumberOfDimensions() == 2 ? ElastixGrid<2>(argv[2], volume, argc, argv)
                                                  : ElastixGrid<3>(argv[2], volume, argc, argv);
 }
+#endif
 } // namespace
 
 int
@@ -534,8 +541,10 @@ main(int argc, char * argv[])
       return CloserCommand(argv[2], argv[3], argv[4], std::stod(argv[5]));
     if (command == "constant-field" && argc == 5)
       return ConstantFieldCommand(argv[2], argv[3], std::stod(argv[4]));
+#if CIF_CLI_TEST_ELASTIX
     if (command == "elastix-grid" && argc >= 4)
       return ElastixGridCommand(argc, argv);
+#endif
     std::cerr << "usage: CLITestVolumes make DIR | same-grid A B [--components N] [--component-type float] | "
                  "close A B TOL | closer FIXED MOVING RESULT RATIO | constant-field FIELD X,Y,Z TOL | elastix-grid "
                  "ELASTIX VOLUME [--default V]\n";
