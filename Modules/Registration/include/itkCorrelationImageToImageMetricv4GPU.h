@@ -103,7 +103,7 @@ protected:
   /** ITK's two passes (helper threader, then GetValueAndDerivativeThreader's value
    * sums and AfterThreadedExecution), then the force pass for the derivative. */
   void
-  EvaluateWithModule(typename Superclass::SceneType & scene) const override
+  EvaluateWithModule(typename Superclass::EvaluatorType & scene) const override
   {
     cif::MetricSums means;
     scene.EvaluateValueSums(cif::CorrelationMeansTerm{}, this->GetThreader(), means);

@@ -21,7 +21,7 @@
 #include "itkCommand.h"
 #include "itkCudaImageFilterBase.h"
 #include "itkGradientRecursiveGaussianGPUImageFilter.h"
-#include "itkImageMetricv4Scene.h"
+#include "itkImageMetricv4Evaluator.h"
 #include "cifSplitMix64.h"
 #include "itkMetricRandomCoordinates.h"
 
@@ -71,7 +71,7 @@ public:
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
   using MetricType = TMetric;
-  using SceneType = ImageMetricv4Scene<TMetric>;
+  using EvaluatorType = ImageMetricv4Evaluator<TMetric>;
 
   itkTypeMacro(ImageMetricv4GPUBase, TMetric);
 
@@ -131,7 +131,7 @@ public:
       this->m_MovingImageGradientCalculator.GetPointer() == this->m_DefaultMovingImageGradientCalculator.GetPointer();
     state.needsFixedGradient = this->GetGradientSourceIncludesFixed();
     state.floatingPointCorrection = this->GetUseFloatingPointCorrection();
-    m_Scene = std::make_unique<SceneType>();
+    m_Scene = std::make_unique<EvaluatorType>();
     m_Scene->Prepare(state, this->RunsOnGPU(), m_Threader);
     if (!m_Scene->Supported() || !m_Scene->OnGPU())
     {
@@ -334,7 +334,7 @@ protected:
       // same draws in the same order as one evaluation after the other.
       struct DeviceTimeWork
       {
-        SceneType & scene;
+        EvaluatorType & scene;
         ~DeviceTimeWork() { scene.WhileTheDeviceWorks(nullptr); }
       } clearedAfterwards{ *scene };
       if (m_NumberOfRandomPointsPerEvaluation > 0)
@@ -479,16 +479,16 @@ protected:
   /** The rest of ITK's Initialize() state, for a twin whose InitializeAsITK() left
    * some of it to be found with the scene's help (Mattes' ranges on the device). */
   virtual void
-  CompleteInitializeAsITK(SceneType &)
+  CompleteInitializeAsITK(EvaluatorType &)
   {}
 
   /** The metric's evaluation on the module's scene (its transform bound). */
   virtual void
-  EvaluateWithModule(SceneType & scene) const = 0;
+  EvaluateWithModule(EvaluatorType & scene) const = 0;
 
   /** The scene with this evaluation's transform bound, or null (\a reason set)
    * where ITK's code must run. */
-  SceneType *
+  EvaluatorType *
   BoundScene(std::string & reason) const
   {
     if (!m_Scene)
@@ -588,9 +588,9 @@ private:
   unsigned long                         m_GradientEndTag = 0;
   typename GradientRecursiveGaussianGPUImageFilter<typename TMetric::MovingImageType,
                                                    typename TMetric::MovingImageGradientImageType>::Pointer
-                                     m_MovingGradientFilterGPU;
-  mutable std::unique_ptr<SceneType> m_Scene;
-  mutable std::string                m_LastExecutionReason;
+                                         m_MovingGradientFilterGPU;
+  mutable std::unique_ptr<EvaluatorType> m_Scene;
+  mutable std::string                    m_LastExecutionReason;
 };
 } // namespace itk
 

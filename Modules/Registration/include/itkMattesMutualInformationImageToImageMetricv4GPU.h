@@ -115,7 +115,7 @@ protected:
    * 13 ms at 256^3), else on the host threads (itkMetricIntensityRange.h); min and
    * max do not depend on the order, so either gives ITK's values. Then ITK's bins. */
   void
-  CompleteInitializeAsITK(typename Superclass::SceneType & scene) override
+  CompleteInitializeAsITK(typename Superclass::EvaluatorType & scene) override
   {
     if (!m_RangesPending)
     {
@@ -125,8 +125,8 @@ protected:
     typename TFixedImage::PixelType  fixedMin, fixedMax;
     typename TMovingImage::PixelType movingMin, movingMax;
     bool                             found = false;
-    if constexpr (std::is_same<typename TFixedImage::PixelType, typename Superclass::SceneType::ValueType>::value &&
-                  std::is_same<typename TMovingImage::PixelType, typename Superclass::SceneType::ValueType>::value)
+    if constexpr (std::is_same<typename TFixedImage::PixelType, typename Superclass::EvaluatorType::ValueType>::value &&
+                  std::is_same<typename TMovingImage::PixelType, typename Superclass::EvaluatorType::ValueType>::value)
     {
       found = this->m_FixedImageMask.IsNull() && this->m_MovingImageMask.IsNull() &&
               scene.ValueRangesOnDevice(fixedMin, fixedMax, movingMin, movingMax);
@@ -159,7 +159,7 @@ protected:
   }
 
   void
-  EvaluateWithModule(typename Superclass::SceneType & scene) const override
+  EvaluateWithModule(typename Superclass::EvaluatorType & scene) const override
   {
     cif::MattesParzen parzen;
     parzen.bins = static_cast<int>(this->m_NumberOfHistogramBins);

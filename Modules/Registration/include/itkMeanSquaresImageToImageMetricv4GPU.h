@@ -84,13 +84,13 @@ protected:
    * valid points, each divided by their number (ITK's warning, the largest value
    * and a zero derivative when there is none). */
   void
-  EvaluateWithModule(typename Superclass::SceneType & scene) const override
+  EvaluateWithModule(typename Superclass::EvaluatorType & scene) const override
   {
     const bool      withDerivative = this->GetComputeDerivative();
     cif::MetricSums sums;
     // The derivative comes divided by the valid points (ITK's average); with none,
     // VerifyNumberOfValidPoints sets ITK's value and zeros.
-    scene.EvaluateSums(cif::MeanSquaresTerm<typename Superclass::SceneType::ValueType>{},
+    scene.EvaluateSums(cif::MeanSquaresTerm<typename Superclass::EvaluatorType::ValueType>{},
                        withDerivative,
                        this->GetThreader(),
                        sums,
