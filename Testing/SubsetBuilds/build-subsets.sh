@@ -3,7 +3,7 @@
 # Copyright the CudaImageFilters contributors
 # Configures, builds and tests subsets of the library's sub-modules (CIF_SUBMODULES,
 # Modules/CMakeLists.txt), the CPU path alone (CudaImageFilters_USE_CUDA=OFF), each in
-# its own build folder under WORK_DIR, so that a subset keeps building with the tests,
+# its own build folder WORK_DIR/build-subset-<subset>, so that a subset keeps building with the tests,
 # CLI modules, examples and benchmarks it can have:
 #
 #   Testing/SubsetBuilds/build-subsets.sh [--configure-only] [-j N] WORK_DIR SUBSET...
@@ -13,7 +13,7 @@
 # "all" for the default (every sub-module); what a subset needs is added by the
 # configure (its message is printed here). A configure that prints a CMake warning
 # fails. -j N: build and test jobs (default: the cores). Prints one result line per
-# subset with its times; exits 1 when one failed. Logs: WORK_DIR/<folder>.log.
+# subset with its times; exits 1 when one failed. Logs: WORK_DIR/build-subset-<subset>.log.
 set -euo pipefail
 configure_only=0
 jobs=$(nproc)
@@ -38,7 +38,7 @@ extra=("$@")
 
 failed=0
 for subset in "${subsets[@]}"; do
-  folder=$work/${subset//,/-}
+  folder=$work/build-subset-${subset//,/-}
   log=$folder.log
   args=(-S "$src" -B "$folder" -DCMAKE_BUILD_TYPE=Release -DCudaImageFilters_USE_CUDA=OFF)
   if [[ "$subset" != "all" ]]; then
