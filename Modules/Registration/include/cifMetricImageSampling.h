@@ -300,7 +300,7 @@ SumLinearCorners(const LinearCorners<D> & corners, const TValue * data, double s
     }
     return;
   }
-  // The loads in each branch: the form measured (Modules/Registration/README.md).
+  // The loads in each branch: the form measured (commits aaa1035 and 708e35a).
   constexpr int kGroup = kLinearCornerGroup<D, C>;
   TValue        sample[kGroup][C];
   if (corners.EveryCornerWeighs())

@@ -152,7 +152,7 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
     // CIF_SPREAD_FEED_SLABS=1: through a linear transform, each device's slabs are
     // fed their planes while the earlier slabs compute (cifSpreadResample.h) instead
     // of every plane being gathered first. Opt-in: on two H100s it was as fast with a
-    // pinned output and slower with a fresh one (Resample README, 2026-11-28).
+    // pinned output and slower with a fresh one (figures: commit 18b0d08).
     const char * feedSetting = std::getenv("CIF_SPREAD_FEED_SLABS");
     const bool   feedSlabs = feedSetting && std::string(feedSetting) == "1";
     // One upload of the host input (pinned once it has gone up a few times, as on one
