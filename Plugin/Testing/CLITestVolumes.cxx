@@ -50,7 +50,7 @@
 //       (Size, Index, Spacing, Origin, Direction: the volume's origin is the physical
 //       point of Index), and with --default, some of its values are V
 // Prints what it found; returns 0 when the check holds, 1 otherwise. The elastix files
-// and elastix-grid need the Resample sub-module (CIF_CLI_TEST_ELASTIX where it is built).
+// and elastix-grid need the Elastix sub-module (CIF_CLI_TEST_ELASTIX where it is built).
 #include "cifITKPoolParking.h"
 #include "cifCommandLineSupport.h"
 #include "itkAffineTransform.h"
