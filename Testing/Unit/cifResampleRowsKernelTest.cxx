@@ -15,7 +15,7 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-// The GPU's linear-path kernel (cifResampleKernels.cuh) computes the voxels whose cubic
+// The GPU's linear-path kernel (cifResampleRowsKernel.cuh) computes the voxels whose cubic
 // support lies inside the coefficients in its loop and sets the others, at the grid's
 // faces, aside for each warp to compute together at the end. Every voxel must still be
 // written, with ITK's value: checked here against ResampleVoxelOnRow (the CPU's

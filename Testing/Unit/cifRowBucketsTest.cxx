@@ -34,7 +34,7 @@
 
 namespace
 {
-constexpr int kBlockColumns = 64; // the kernel's (cifResampleKernels.cuh)
+constexpr int kBlockColumns = 64; // the kernel's (cifResampleRowsKernel.cuh)
 constexpr int kRowGroups = 4;
 constexpr int kBlockRows = kRowGroups * cif::kBucketsPerRun;
 
@@ -65,7 +65,7 @@ BucketTurns()
            { "20 in x-y and 3 in y-z, 1.07", 0, 1, 20 * degree, 1, 2, 3 * degree, 1.07, -1 } };
 }
 
-/** Runs the kernel's enumeration over \a g (cifResampleKernels.cuh, ResampleRowsKernel
+/** Runs the kernel's enumeration over \a g (cifResampleRowsKernel.cuh, ResampleRowsKernel
  * with buckets) and checks that it takes every voxel once and keeps each within its
  * block's walk positions. */
 template <int D>
