@@ -5,3 +5,11 @@
 cif_add_test_binary(RegistrationTests itkMeanSquaresMetricv4GPUTest.cxx itkMattesMetricv4GPUTest.cxx
   itkCorrelationMetricv4GPUTest.cxx itkRegistrationMethodv4GPUTest.cxx itkMetricRandomPointsTest.cxx
   cifImageMetricMathTest.cxx cifMetricPointOrderTest.cxx itkSharedDomainRegistrationTest.cxx)
+# elastix's adaptive stochastic gradient descent as a v4 optimizer: its steps against
+# elastix's formulas, a registration; with the Elastix sub-module, its automatic
+# parameter and scales estimation against elastix 5.0.1's log (skipped without it).
+cif_add_test_binary(AdaptiveStochasticGradientDescentTests itkAdaptiveStochasticGradientDescentOptimizerv4Test.cxx)
+if(CIF_SUBMODULE_Elastix)
+  target_sources(AdaptiveStochasticGradientDescentTests PRIVATE itkAdaptiveStochasticGradientDescentElastixTest.cxx)
+  target_link_libraries(AdaptiveStochasticGradientDescentTests PRIVATE ${CIF_TEST_ITK_IO_LIBRARIES})
+endif()

@@ -1,0 +1,389 @@
+/*=========================================================================
+ *
+ *  Copyright the CudaImageFilters contributors
+ *
+ *  Licensed under the Apache License, Version 2.0 (the "License");
+ *  you may not use this file except in compliance with the License.
+ *  You may obtain a copy of the License at
+ *
+ *         https://www.apache.org/licenses/LICENSE-2.0.txt
+ *
+ *  Unless required by applicable law or agreed to in writing, software
+ *  distributed under the License is distributed on an "AS IS" BASIS,
+ *  WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ *  See the License for the specific language governing permissions and
+ *  limitations under the License.
+ *
+ *=========================================================================*/
+#ifndef itkAdaptiveStochasticGradientDescentParameterEstimator_hxx
+#define itkAdaptiveStochasticGradientDescentParameterEstimator_hxx
+
+#include "itkAdaptiveStochasticGradientDescentParameterEstimator.h"
+#include "itkMath.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <vector>
+
+namespace itk
+{
+template <typename TMetric>
+auto
+AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::GridPoints(SizeValueType count, bool insideMask) const ->
+  typename VirtualPointSetType::Pointer
+{
+  if (!m_Metric)
+  {
+    itkExceptionMacro("No metric set");
+  }
+  const auto region = m_Metric->GetVirtualRegion();
+  const auto size = region.GetSize();
+  // elastix's ImageGridSampler: one isotropic spacing in voxels, the grid centred.
+  const double fraction =
+    static_cast<double>(region.GetNumberOfPixels()) / static_cast<double>(std::max<SizeValueType>(count, 1));
+  const auto spacing = std::max<SizeValueType>(
+    1, static_cast<SizeValueType>(std::llround(std::pow(fraction, 1.0 / static_cast<double>(Dimension)))));
+  typename TMetric::VirtualIndexType first;
+  Size<Dimension>                    gridSize;
+  SizeValueType                      total = 1;
+  for (unsigned int d = 0; d < Dimension; ++d)
+  {
+    gridSize[d] = 1 + (size[d] - 1) / spacing;
+    first[d] = region.GetIndex()[d] + static_cast<IndexValueType>((size[d] - ((gridSize[d] - 1) * spacing + 1)) / 2);
+    total *= gridSize[d];
+  }
+  auto          points = VirtualPointSetType::New();
+  const auto *  mask = insideMask ? m_Metric->GetFixedImageMask() : nullptr;
+  const auto *  fixedTransform = m_Metric->GetFixedTransform();
+  SizeValueType kept = 0;
+  for (SizeValueType k = 0; k < total; ++k)
+  {
+    SizeValueType                      rest = k; // x fastest, as elastix's loop
+    typename TMetric::VirtualIndexType index;
+    for (unsigned int d = 0; d < Dimension; ++d)
+    {
+      index[d] = first[d] + static_cast<IndexValueType>((rest % gridSize[d]) * spacing);
+      rest /= gridSize[d];
+    }
+    VirtualPointType point;
+    m_Metric->GetVirtualImage()->TransformIndexToPhysicalPoint(index, point);
+    if (mask != nullptr && !mask->IsInsideInWorldSpace(fixedTransform->TransformPoint(point)))
+    {
+      continue;
+    }
+    points->SetPoint(kept++, point);
+  }
+  return points;
+}
+
+
+template <typename TMetric>
+double
+AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::DefaultMaximumStepLength() const
+{
+  if (!m_Metric || !m_Metric->GetFixedImage() || !m_Metric->GetMovingImage())
+  {
+    itkExceptionMacro("The metric and its images must be set");
+  }
+  constexpr unsigned int axes = std::min(Dimension, 2u);
+  double                 sum = 0.0;
+  for (unsigned int d = 0; d < axes; ++d)
+  {
+    sum += m_Metric->GetFixedImage()->GetSpacing()[d] + m_Metric->GetMovingImage()->GetSpacing()[d];
+  }
+  return sum / (2.0 * axes);
+}
+
+
+template <typename TMetric>
+void
+AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeJacobianTerms(
+  const VirtualPointSetType *                 points,
+  const Array<double> &                       inverseRootScales,
+  AdaptiveStochasticGradientDescentEstimate & estimate) const
+{
+  const auto *                                        transform = m_Metric->GetMovingTransform();
+  const SizeValueType                                 parameters = inverseRootScales.Size();
+  const SizeValueType                                 n = points->GetNumberOfPoints();
+  typename TMetric::MovingTransformType::JacobianType jacobian;
+  std::vector<SizeValueType>                          columns;
+  std::vector<double>                                 scaled; // rows x columns, the scaled nonzero columns
+  unsigned int                                        rows = 0;
+  // The Jacobian at point j, only its nonzero columns (a B-spline's support), scaled
+  // to elastix's parameters (columns divided by the scales' square roots).
+  auto measure = [&](SizeValueType j) {
+    transform->ComputeJacobianWithRespectToParameters(points->GetPoint(j), jacobian);
+    rows = jacobian.rows();
+    columns.clear();
+    for (SizeValueType p = 0; p < parameters; ++p)
+    {
+      for (unsigned int r = 0; r < rows; ++r)
+      {
+        if (jacobian(r, p) != 0.0)
+        {
+          columns.push_back(p);
+          break;
+        }
+      }
+    }
+    scaled.assign(rows * columns.size(), 0.0);
+    for (unsigned int r = 0; r < rows; ++r)
+    {
+      for (std::size_t k = 0; k < columns.size(); ++k)
+      {
+        scaled[r * columns.size() + k] = jacobian(r, columns[k]) * inverseRootScales[columns[k]];
+      }
+    }
+  };
+  // C = 1/n sum_j J_j^T J_j, its upper triangle, sparse (keyed p * P + q, p <= q).
+  std::unordered_map<unsigned long long, double> covariance;
+  for (SizeValueType j = 0; j < n; ++j)
+  {
+    measure(j);
+    const std::size_t m = columns.size();
+    for (std::size_t k = 0; k < m; ++k)
+    {
+      for (std::size_t l = k; l < m; ++l)
+      {
+        double sum = 0.0;
+        for (unsigned int r = 0; r < rows; ++r)
+        {
+          sum += scaled[r * m + k] * scaled[r * m + l];
+        }
+        covariance[static_cast<unsigned long long>(columns[k]) * parameters + columns[l]] += sum;
+      }
+    }
+  }
+  double trace = 0.0;
+  double frobenius = 0.0;
+  for (auto it = covariance.begin(); it != covariance.end();)
+  {
+    it->second /= static_cast<double>(n);
+    if (std::abs(it->second) <= 1e-14) // elastix keeps no smaller element
+    {
+      it = covariance.erase(it);
+      continue;
+    }
+    const bool diagonal = it->first / parameters == it->first % parameters;
+    trace += diagonal ? it->second : 0.0;
+    frobenius += (diagonal ? 1.0 : 2.0) * it->second * it->second;
+    ++it;
+  }
+  estimate.TrC = trace;
+  estimate.TrCC = frobenius;
+
+  // maxJJ and maxJCJ: elastix's bounds on a step's largest displacement (eqs. 47, 54).
+  const double        root8 = 2.0 * std::sqrt(2.0);
+  std::vector<double> block, jc;
+  double              maxJJ = 0.0;
+  double              maxJCJ = 0.0;
+  for (SizeValueType j = 0; j < n; ++j)
+  {
+    measure(j);
+    const std::size_t m = columns.size();
+    double            jj = 0.0;
+    for (double v : scaled)
+    {
+      jj += v * v;
+    }
+    double jjt = 0.0;
+    for (unsigned int r = 0; r < rows; ++r)
+    {
+      for (unsigned int s = 0; s < rows; ++s)
+      {
+        double sum = 0.0;
+        for (std::size_t k = 0; k < m; ++k)
+        {
+          sum += scaled[r * m + k] * scaled[s * m + k];
+        }
+        jjt += sum * sum;
+      }
+    }
+    maxJJ = std::max(maxJJ, jj + root8 * std::sqrt(jjt));
+
+    block.assign(m * m, 0.0); // C restricted to the nonzero columns, both triangles
+    for (std::size_t k = 0; k < m; ++k)
+    {
+      for (std::size_t l = k; l < m; ++l)
+      {
+        const auto found = covariance.find(static_cast<unsigned long long>(columns[k]) * parameters + columns[l]);
+        if (found != covariance.end())
+        {
+          block[k * m + l] = block[l * m + k] = found->second;
+        }
+      }
+    }
+    jc.assign(rows * m, 0.0);
+    for (unsigned int r = 0; r < rows; ++r)
+    {
+      for (std::size_t l = 0; l < m; ++l)
+      {
+        double sum = 0.0;
+        for (std::size_t k = 0; k < m; ++k)
+        {
+          sum += scaled[r * m + k] * block[k * m + l];
+        }
+        jc[r * m + l] = sum;
+      }
+    }
+    double jcjTrace = 0.0;
+    double jcjSquares = 0.0;
+    for (unsigned int r = 0; r < rows; ++r)
+    {
+      for (unsigned int s = 0; s < rows; ++s)
+      {
+        double sum = 0.0;
+        for (std::size_t k = 0; k < m; ++k)
+        {
+          sum += jc[r * m + k] * scaled[s * m + k];
+        }
+        jcjTrace += r == s ? sum : 0.0;
+        jcjSquares += sum * sum;
+      }
+    }
+    maxJCJ = std::max(maxJCJ, jcjTrace + root8 * std::sqrt(jcjSquares));
+  }
+  estimate.MaxJJ = maxJJ;
+  estimate.MaxJCJ = maxJCJ;
+}
+
+
+template <typename TMetric>
+AdaptiveStochasticGradientDescentEstimate
+AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Settings &   settings,
+                                                                       const ScalesType & scales)
+{
+  if (!m_Metric)
+  {
+    itkExceptionMacro("No metric set");
+  }
+  AdaptiveStochasticGradientDescentEstimate estimate;
+  const typename TMetric::ParametersType    position = m_Metric->GetParameters();
+  const SizeValueType                       parameters = position.Size();
+  if (scales.Size() != 0 && parameters % scales.Size() != 0)
+  {
+    itkExceptionMacro("The scales (" << scales.Size() << ") do not match the parameters (" << parameters << ")");
+  }
+  Array<double> inverseRootScales(parameters);
+  for (SizeValueType p = 0; p < parameters; ++p)
+  {
+    inverseRootScales[p] = scales.Size() == 0 ? 1.0 : 1.0 / std::sqrt(scales[p % scales.Size()]);
+  }
+  const double delta = settings.MaximumStepLength > 0.0
+                         ? settings.MaximumStepLength
+                         : settings.MaximumStepLengthRatio * this->DefaultMaximumStepLength();
+  estimate.MaximumStepLength = delta;
+
+  estimate.NumberOfJacobianMeasurements = settings.NumberOfJacobianMeasurements > 0
+                                            ? settings.NumberOfJacobianMeasurements
+                                            : static_cast<unsigned int>(std::max<SizeValueType>(1000, parameters));
+  const auto points = this->GridPoints(estimate.NumberOfJacobianMeasurements);
+  if (points->GetNumberOfPoints() == 0)
+  {
+    itkExceptionMacro("No virtual point (inside the fixed mask) to estimate the parameters at");
+  }
+  this->ComputeJacobianTerms(points, inverseRootScales, estimate);
+  const double TrC = estimate.TrC;
+  const double TrCC = estimate.TrCC;
+
+  // Enough gradients that their mean square magnitude E stays below 1.5 E with two
+  // standard deviations (elastix: N = 8 TrCC / TrC^2 / (K - 1)^2, K = 1.5, at least 2).
+  unsigned int measurements = settings.NumberOfGradientMeasurements;
+  if (measurements == 0)
+  {
+    measurements =
+      TrCC > 1e-14 && TrC > 1e-14 ? static_cast<unsigned int>(std::ceil(8.0 * TrCC / TrC / TrC / 0.25)) : 2u;
+    measurements = std::max(2u, measurements);
+  }
+  estimate.NumberOfGradientMeasurements = measurements;
+  estimate.PerturbationSigma = estimate.MaxJJ > 1e-14 ? delta / std::sqrt(estimate.MaxJJ) : 0.0;
+
+  auto random = Statistics::MersenneTwisterRandomVariateGenerator::New();
+  random->SetSeed(m_RandomSeed);
+  typename TMetric::DerivativeType exact, approximate;
+  typename TMetric::MeasureType    value;
+  double                           gg = 0.0;
+  double                           ee = 0.0;
+  try
+  {
+    for (unsigned int i = 0; i < measurements; ++i)
+    {
+      // mu_i ~ N(mu_0, sigma4^2 I) in elastix's scaled parameters.
+      typename TMetric::ParametersType perturbed = position;
+      for (SizeValueType p = 0; p < parameters; ++p)
+      {
+        perturbed[p] += estimate.PerturbationSigma * random->GetNormalVariate(0.0, 1.0) * inverseRootScales[p];
+      }
+      m_Metric->SetParameters(perturbed);
+      if (m_ExactMetric)
+      {
+        m_ExactMetric->SetParameters(perturbed);
+        m_ExactMetric->GetValueAndDerivative(value, exact);
+        m_Metric->GetValueAndDerivative(value, approximate);
+      }
+      else
+      {
+        m_Metric->GetValueAndDerivative(value, exact);
+      }
+      for (SizeValueType p = 0; p < parameters; ++p)
+      {
+        const double g = exact[p] * inverseRootScales[p];
+        gg += g * g;
+        if (m_ExactMetric)
+        {
+          const double e = (exact[p] - approximate[p]) * inverseRootScales[p];
+          ee += e * e;
+        }
+      }
+    }
+  }
+  catch (...)
+  {
+    typename TMetric::ParametersType restored = position;
+    m_Metric->SetParameters(restored);
+    throw;
+  }
+  typename TMetric::ParametersType restored = position;
+  m_Metric->SetParameters(restored);
+  if (m_ExactMetric)
+  {
+    m_ExactMetric->SetParameters(restored);
+  }
+  gg /= measurements;
+  ee /= measurements;
+  estimate.ExactGradientSquaredMagnitude = gg;
+  estimate.GradientErrorSquaredMagnitude = ee;
+
+  // Klein et al. 2009: a from the largest allowed displacement delta at the first
+  // step (eq. 54), damped by the noise; the sigmoid's minimum and width from the noise.
+  const double sigma1 = gg > 1e-14 && TrC > 1e-14 ? std::sqrt(gg / TrC) : 0.0;
+  const double sigma3 = ee > 1e-14 && TrC > 1e-14 ? std::sqrt(ee / TrC) : 0.0;
+  const double A = settings.Param_A;
+  const double aMax = sigma1 > 1e-14 && estimate.MaxJCJ > 1e-14 ? A * delta / sigma1 / std::sqrt(estimate.MaxJCJ) : 0.0;
+  const double noise = sigma1 * sigma1 / (sigma1 * sigma1 + sigma3 * sigma3 + 1e-14);
+  estimate.Sigma1 = sigma1;
+  estimate.Sigma3 = sigma3;
+  estimate.NoiseFactor = noise;
+  estimate.Param_a = aMax * noise;
+  estimate.Param_alpha = 1.0;
+  estimate.SigmoidMax = 1.0;
+  estimate.SigmoidMin = -0.99 + 0.98 * noise;
+  estimate.SigmoidScale = std::max(1e-14, settings.SigmoidScaleFactor * sigma3 * sigma3 * std::sqrt(TrCC));
+  return estimate;
+}
+
+
+template <typename TMetric>
+void
+AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "Metric: " << m_Metric.GetPointer() << '\n'
+     << indent << "ExactMetric: " << m_ExactMetric.GetPointer() << '\n'
+     << indent << "RandomSeed: " << m_RandomSeed << '\n'
+     << indent << "NumberOfSamplesForExactGradient: " << m_NumberOfSamplesForExactGradient << std::endl;
+}
+} // namespace itk
+
+#endif
