@@ -17,7 +17,7 @@
  *=========================================================================*/
 // Elastic registration on the GPU: ITK's own ImageRegistrationMethodv4, affine then
 // B-spline (the layout of ITK's and elastix's pipelines), with the module's GPU twin
-// of the v4 metric chosen by class (cif::ElasticRegistration, cifElasticRegistration.h:
+// of the v4 metric chosen by class (itk::ElasticRegistration, itkElasticRegistration.h:
 // the pipeline the ElasticRegistrationCLI module runs too). A 3-D pair with a known deformation: the moving
 // image is smooth noise, the fixed image is the moving one seen through a known
 // smooth B-spline warp (mean displacement about one voxel), so the registration
@@ -37,7 +37,7 @@
 //                               field, e.g. transformix's, instead of registering)]
 #include "cifITKPoolParking.h"
 #include "cifCudaRuntime.h"
-#include "cifElasticRegistration.h"
+#include "itkElasticRegistration.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
 #include "itkBSplineTransformInitializer.h"
@@ -158,23 +158,23 @@ Warp(const ImageType * moving, const itk::Transform<double, D, D> * transform)
 /** The registration's settings for the example's options: the pair's voxels are
  * 1 unit wide, so the grid spacing in voxels is its physical spacing; random points
  * as a fraction of the voxels, drawn with ITK's seed 121212. */
-cif::ElasticRegistrationSettings
+itk::ElasticRegistrationSettings
 SettingsOf(const Options & o)
 {
-  cif::ElasticRegistrationSettings s;
-  s.linearStage = o.affineStage ? cif::LinearRegistrationStage::Affine : cif::LinearRegistrationStage::None;
+  itk::ElasticRegistrationSettings s;
+  s.linearStage = o.affineStage ? itk::LinearRegistrationStage::Affine : itk::LinearRegistrationStage::None;
   s.metric = o.mattes ? cif::RegistrationMetricKind::MattesMutualInformation : cif::RegistrationMetricKind::MeanSquares;
   s.levels = o.levels;
   s.iterations = { o.iterations };
   s.gridSpacing = o.gridSpacing;
   if (o.samples > 0 && o.newSamplesEveryIteration)
   {
-    s.sampling = cif::RegistrationSampling::RandomEveryIteration;
+    s.sampling = itk::RegistrationSampling::RandomEveryIteration;
     s.pointsPerIteration = o.samples;
   }
   else if (o.samples > 0)
   {
-    s.sampling = cif::RegistrationSampling::Random;
+    s.sampling = itk::RegistrationSampling::Random;
     s.samplingPercentage =
       std::min(1.0, static_cast<double>(o.samples) / (static_cast<double>(o.size) * o.size * o.size));
   }
@@ -348,8 +348,8 @@ main(int argc, char * argv[])
     // Affine, then B-spline on top of it (ITK's composite: the B-spline applied first,
     // the affine after it), its grid refined per level. Each level's metric, iterations
     // and where the time went are printed when it ends.
-    cif::ElasticRegistration<ImageType> registration(fixed, moving, SettingsOf(o));
-    registration.SetObserver([](const cif::RegistrationIterationReport & r) {
+    itk::ElasticRegistration<ImageType> registration(fixed, moving, SettingsOf(o));
+    registration.SetObserver([](const itk::RegistrationIterationReport & r) {
       if (r.levelEnded)
       {
         std::cout << "  " << r.stage << " level " << r.level << ": metric " << std::setprecision(6) << r.metricValue

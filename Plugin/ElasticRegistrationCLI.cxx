@@ -16,7 +16,7 @@
  *
  *=========================================================================*/
 // ElasticRegistrationCLI: a 3D Slicer CLI module around the module's elastic
-// registration (cif::ElasticRegistration, cifElasticRegistration.h: ITK's
+// registration (itk::ElasticRegistration, itkElasticRegistration.h: ITK's
 // ImageRegistrationMethodv4 with the GPU twins of its v4 metrics). Registers a moving
 // scalar volume (2-D or 3-D, any scalar type, registered as float) to a fixed one,
 // optionally inside masks: a rigid or affine stage, a cubic B-spline stage on top of
@@ -35,7 +35,7 @@
 //
 // As in ITK (and elastix), the transform maps points of the fixed grid to the moving
 // volume: what a resampler applies to bring the moving volume onto the fixed grid.
-#include "cifElasticRegistration.h"
+#include "itkElasticRegistration.h"
 #include "cifModuleDescription.h"
 #include "cifModuleFilterRun.h"
 #include "cifRunCLIModule.h"
@@ -258,14 +258,14 @@ WriteTransform(const itk::Object * transform, const std::string & path)
 
 /** The settings the command line names; throws TCLAP::ArgException (status 2) for
  * values that do not fit together. */
-cif::ElasticRegistrationSettings
+itk::ElasticRegistrationSettings
 SettingsOf(const cif::ModuleArguments & arguments, bool useGPU)
 {
-  cif::ElasticRegistrationSettings s;
+  itk::ElasticRegistrationSettings s;
   const std::string                stages = arguments.String("stages");
-  s.linearStage = stages.rfind("rigid", 0) == 0    ? cif::LinearRegistrationStage::Rigid
-                  : stages.rfind("affine", 0) == 0 ? cif::LinearRegistrationStage::Affine
-                                                   : cif::LinearRegistrationStage::None;
+  s.linearStage = stages.rfind("rigid", 0) == 0    ? itk::LinearRegistrationStage::Rigid
+                  : stages.rfind("affine", 0) == 0 ? itk::LinearRegistrationStage::Affine
+                                                   : itk::LinearRegistrationStage::None;
   s.bsplineStage = stages.find("bspline") != std::string::npos;
   const std::string metric = arguments.String("metric");
   s.metric = metric == "MeanSquares"   ? cif::RegistrationMetricKind::MeanSquares
@@ -293,15 +293,15 @@ SettingsOf(const cif::ModuleArguments & arguments, bool useGPU)
     }
   }
   const std::string sampling = arguments.String("sampling");
-  s.sampling = sampling == "random"                 ? cif::RegistrationSampling::Random
-               : sampling == "regular"              ? cif::RegistrationSampling::Regular
-               : sampling == "randomEveryIteration" ? cif::RegistrationSampling::RandomEveryIteration
-                                                    : cif::RegistrationSampling::Dense;
+  s.sampling = sampling == "random"                 ? itk::RegistrationSampling::Random
+               : sampling == "regular"              ? itk::RegistrationSampling::Regular
+               : sampling == "randomEveryIteration" ? itk::RegistrationSampling::RandomEveryIteration
+                                                    : itk::RegistrationSampling::Dense;
   s.pointsPerIteration = static_cast<unsigned int>(arguments.Integer("pointsPerIteration"));
   s.samplingPercentage = arguments.Double("samplingPercentage");
   s.samplingSeed = static_cast<unsigned int>(arguments.Integer("seed"));
   s.useGPU = useGPU;
-  if (!arguments.String("linearTransform").empty() && s.linearStage == cif::LinearRegistrationStage::None)
+  if (!arguments.String("linearTransform").empty() && s.linearStage == itk::LinearRegistrationStage::None)
   {
     throw TCLAP::ArgException("needs a rigid or affine stage (--stages " + stages + " has none)", "--linearTransform");
   }
@@ -334,11 +334,11 @@ ReadMask(cif::ModuleRun & run, const std::string & path, double start, double en
 template <unsigned int D>
 void
 Register(const cif::ModuleArguments &             arguments,
-         const cif::ElasticRegistrationSettings & settings,
+         const itk::ElasticRegistrationSettings & settings,
          cif::ModuleRun &                         run)
 {
   using Image = itk::Image<float, D>;
-  using Registration = cif::ElasticRegistration<Image>;
+  using Registration = itk::ElasticRegistration<Image>;
   auto & progress = run.Progress();
 
   const auto fixed =
@@ -360,7 +360,7 @@ Register(const cif::ModuleArguments &             arguments,
   // iteration (the observer throws out of ITK's optimizer).
   constexpr double start = 0.07, span = 0.8;
   progress.BeginStage(start, "Registering");
-  registration.SetObserver([&](const cif::RegistrationIterationReport & r) {
+  registration.SetObserver([&](const itk::RegistrationIterationReport & r) {
     const std::string where =
       r.stage + " level " + std::to_string(r.level + 1) + "/" + std::to_string(r.numberOfLevels);
     if (r.levelEnded)

@@ -22,11 +22,11 @@
 // deformation in the standard two-level pattern (shrink, smooth, B-spline grid
 // refined by BSplineTransformParametersAdaptor), and an all-zero fixed mask gives
 // ITK's answer (MeanSquares: its warning, the largest value, a zero derivative;
-// Mattes: its exception); cif::ElasticRegistration, the staged pipeline on top of them
-// (cifElasticRegistration.h), recovers the same kind of warp and stops when its
+// Mattes: its exception); itk::ElasticRegistration, the staged pipeline on top of them
+// (itkElasticRegistration.h), recovers the same kind of warp and stops when its
 // observer throws. Each test draws a fresh seed (printed on failure). The CPU
 // variants run everywhere (CI); the GPU variants skip without a device.
-#include "cifElasticRegistration.h"
+#include "itkElasticRegistration.h"
 #include "cifMetricTestSupport.h"
 #include "itkBSplineTransformParametersAdaptor.h"
 #include "itkCorrelationImageToImageMetricv4GPU.h"
@@ -885,7 +885,7 @@ TEST(RegistrationMethodv4GPU, ZeroFixedMaskAsITK)
   ExpectZeroMaskAsITK(true);
 }
 
-/** cif::ElasticRegistration (the pipeline ElasticRegistrationExample and
+/** itk::ElasticRegistration (the pipeline ElasticRegistrationExample and
  * ElasticRegistrationCLI run) on the same kind of pair: an affine stage, then a
  * B-spline one on top of it, two levels of at most 30 and 20 iterations, the grid
  * doubled between them. It recovers the warp (mean error below 1/3 voxel, as the
@@ -894,9 +894,9 @@ TEST(RegistrationMethodv4GPU, ZeroFixedMaskAsITK)
  * random points at every iteration (elastix's schedule: 1000 points, a stochastic
  * gradient descent that runs every iteration, 60 per level) the same. */
 void
-ExpectElasticRegistrationRecovers(bool useGPU, cif::RegistrationSampling sampling = cif::RegistrationSampling::Dense)
+ExpectElasticRegistrationRecovers(bool useGPU, itk::RegistrationSampling sampling = itk::RegistrationSampling::Dense)
 {
-  const bool          stochastic = sampling == cif::RegistrationSampling::RandomEveryIteration;
+  const bool          stochastic = sampling == itk::RegistrationSampling::RandomEveryIteration;
   const unsigned int  limits[2] = { stochastic ? 100u : 30u, stochastic ? 100u : 20u };
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -904,9 +904,9 @@ ExpectElasticRegistrationRecovers(bool useGPU, cif::RegistrationSampling samplin
   constexpr unsigned int size = 32;
   const WarpedPair       pair = MakeWarpedPair(size, 3, 1.0, rng);
 
-  using Registration = cif::ElasticRegistration<ImageType>;
-  cif::ElasticRegistrationSettings settings;
-  settings.linearStage = cif::LinearRegistrationStage::Affine;
+  using Registration = itk::ElasticRegistration<ImageType>;
+  itk::ElasticRegistrationSettings settings;
+  settings.linearStage = itk::LinearRegistrationStage::Affine;
   settings.metric = cif::RegistrationMetricKind::MeanSquares;
   settings.levels = 2;
   settings.iterations = { limits[0], limits[1] };
@@ -926,7 +926,7 @@ ExpectElasticRegistrationRecovers(bool useGPU, cif::RegistrationSampling samplin
   // buffers for the life of the process.
   std::set<const itk::Object *> metricsSeen;
   std::size_t                   metricsDeleted = 0;
-  registration.SetObserver([&](const cif::RegistrationIterationReport & r) {
+  registration.SetObserver([&](const itk::RegistrationIterationReport & r) {
     iterations += r.levelEnded ? 0 : 1;
     beyondLimit += r.iteration > r.maximumIterations ? 1 : 0;
     if (r.metric != nullptr && metricsSeen.insert(r.metric).second)
@@ -990,7 +990,7 @@ ExpectElasticRegistrationRecovers(bool useGPU, cif::RegistrationSampling samplin
   }
   error /= count;
   before /= count;
-  std::cout << "[ measure  ] cif::ElasticRegistration (" << stages.back().executionPath << "): mean error " << error
+  std::cout << "[ measure  ] itk::ElasticRegistration (" << stages.back().executionPath << "): mean error " << error
             << " voxel (identity: " << before << "), " << reported << " iterations" << std::endl;
   EXPECT_LT(error, 1.0 / 3.0);
 }
@@ -1002,7 +1002,7 @@ TEST(ElasticRegistrationGPU, RecoversKnownDeformation)
   ExpectElasticRegistrationRecovers(true);
 }
 CIF_TEST_ON_CPU_AND_GPU(ElasticRegistration, RecoversItWithNewPointsEveryIteration, [](bool useGPU) {
-  ExpectElasticRegistrationRecovers(useGPU, cif::RegistrationSampling::RandomEveryIteration);
+  ExpectElasticRegistrationRecovers(useGPU, itk::RegistrationSampling::RandomEveryIteration);
 })
 
 /** ITK's own metrics cannot draw new points at every iteration: a clear error. */
@@ -1010,11 +1010,11 @@ TEST(ElasticRegistrationCPU, NewPointsEveryIterationNeedTheModulesMetric)
 {
   std::mt19937                     rng(FreshSeed());
   const WarpedPair                 pair = MakeWarpedPair(16, 3, 1.0, rng);
-  cif::ElasticRegistrationSettings settings;
-  settings.sampling = cif::RegistrationSampling::RandomEveryIteration;
+  itk::ElasticRegistrationSettings settings;
+  settings.sampling = itk::RegistrationSampling::RandomEveryIteration;
   settings.itkMetric = true;
   settings.useGPU = false;
-  cif::ElasticRegistration<ImageType> registration(pair.fixed, pair.moving, settings);
+  itk::ElasticRegistration<ImageType> registration(pair.fixed, pair.moving, settings);
   try
   {
     registration.Update();
@@ -1033,7 +1033,7 @@ TEST(ElasticRegistrationCPU, ObserverStopsItAtTheFirstIteration)
 {
   std::mt19937                     rng(FreshSeed());
   const WarpedPair                 pair = MakeWarpedPair(16, 3, 1.0, rng);
-  cif::ElasticRegistrationSettings settings;
+  itk::ElasticRegistrationSettings settings;
   settings.levels = 2;
   settings.iterations = { 10 };
   settings.gridSpacing = 8.0 * pair.fixed->GetSpacing()[0];
@@ -1041,8 +1041,8 @@ TEST(ElasticRegistrationCPU, ObserverStopsItAtTheFirstIteration)
   struct Stop
   {};
   unsigned int                        calls = 0;
-  cif::ElasticRegistration<ImageType> registration(pair.fixed, pair.moving, settings);
-  registration.SetObserver([&calls](const cif::RegistrationIterationReport & r) {
+  itk::ElasticRegistration<ImageType> registration(pair.fixed, pair.moving, settings);
+  registration.SetObserver([&calls](const itk::RegistrationIterationReport & r) {
     if (!r.levelEnded)
     {
       ++calls;
@@ -1053,9 +1053,9 @@ TEST(ElasticRegistrationCPU, ObserverStopsItAtTheFirstIteration)
   EXPECT_EQ(calls, 1u);
   EXPECT_TRUE(registration.GetStageReports().empty());
 
-  settings.linearStage = cif::LinearRegistrationStage::None;
+  settings.linearStage = itk::LinearRegistrationStage::None;
   settings.bsplineStage = false;
-  cif::ElasticRegistration<ImageType> none(pair.fixed, pair.moving, settings);
+  itk::ElasticRegistration<ImageType> none(pair.fixed, pair.moving, settings);
   EXPECT_THROW(none.Update(), itk::ExceptionObject);
 }
 } // namespace

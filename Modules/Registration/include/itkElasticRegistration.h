@@ -21,11 +21,10 @@
 // module's GPU twin of the v4 metric (cifRegistrationMetrics.h), over a
 // multi-resolution schedule. What ElasticRegistrationExample and the
 // ElasticRegistrationCLI module share.
-#ifndef cifElasticRegistration_h
-#define cifElasticRegistration_h
+#ifndef itkElasticRegistration_h
+#define itkElasticRegistration_h
 
 #include "cifRegistrationMetrics.h"
-#include "cifStochasticGradientDescent.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
 #include "itkBSplineTransformInitializer.h"
@@ -33,6 +32,7 @@
 #include "itkCenteredTransformInitializer.h"
 #include "itkCommand.h"
 #include "itkCompositeTransform.h"
+#include "itkDecayingGainGradientDescentOptimizerv4.h"
 #include "itkEuler2DTransform.h"
 #include "itkEuler3DTransform.h"
 #include "itkImageMaskSpatialObject.h"
@@ -50,7 +50,7 @@
 #include <typeinfo>
 #include <vector>
 
-namespace cif
+namespace itk
 {
 /** The linear stage run before the B-spline one, if any. */
 enum class LinearRegistrationStage
@@ -64,7 +64,7 @@ enum class LinearRegistrationStage
  * fraction of them (ImageRegistrationMethodv4's RANDOM and REGULAR strategies: drawn
  * once per level), or new random points at every iteration (elastix's
  * NewSamplesEveryIteration with its RandomCoordinate sampler; the module's metric
- * twins only, and a stochastic gradient descent: cifStochasticGradientDescent.h). */
+ * twins only, and a decaying-gain gradient descent: itkDecayingGainGradientDescentOptimizerv4.h). */
 enum class RegistrationSampling
 {
   Dense,
@@ -85,11 +85,11 @@ enum class RegistrationSampling
  * spacing is gridSpacing or more. */
 struct ElasticRegistrationSettings
 {
-  LinearRegistrationStage linearStage = LinearRegistrationStage::Affine;
-  bool                    bsplineStage = true;
-  RegistrationMetricKind  metric = RegistrationMetricKind::MeanSquares;
-  unsigned int            histogramBins = 50; // Mattes (ITK's default)
-  unsigned int            levels = 3;
+  LinearRegistrationStage     linearStage = LinearRegistrationStage::Affine;
+  bool                        bsplineStage = true;
+  cif::RegistrationMetricKind metric = cif::RegistrationMetricKind::MeanSquares;
+  unsigned int                histogramBins = 50; // Mattes (ITK's default)
+  unsigned int                levels = 3;
   /** The most iterations per level, coarsest first; one value: the same at every level. */
   std::vector<unsigned int> iterations{ 100 };
   /** The last level's control-point spacing, in the images' physical units. */
@@ -120,17 +120,17 @@ struct ElasticRegistrationSettings
  * levelEnded, once a level's optimization has ended). */
 struct RegistrationIterationReport
 {
-  std::string         stage;          // "rigid", "affine" or "B-spline"
-  unsigned int        stageIndex = 0; // of numberOfStages
-  unsigned int        numberOfStages = 0;
-  unsigned int        level = 0; // 0: the coarsest, of numberOfLevels
-  unsigned int        numberOfLevels = 0;
-  unsigned int        iteration = 0; // iterations done in this level
-  unsigned int        maximumIterations = 0;
-  double              metricValue = 0.0;
-  double              levelSeconds = 0.0;
-  bool                levelEnded = false;
-  const itk::Object * metric = nullptr; // for MetricExecutionPath, MetricTimingReport
+  std::string    stage;          // "rigid", "affine" or "B-spline"
+  unsigned int   stageIndex = 0; // of numberOfStages
+  unsigned int   numberOfStages = 0;
+  unsigned int   level = 0; // 0: the coarsest, of numberOfLevels
+  unsigned int   numberOfLevels = 0;
+  unsigned int   iteration = 0; // iterations done in this level
+  unsigned int   maximumIterations = 0;
+  double         metricValue = 0.0;
+  double         levelSeconds = 0.0;
+  bool           levelEnded = false;
+  const Object * metric = nullptr; // for MetricExecutionPath, MetricTimingReport
 };
 
 /** \class ElasticRegistration
@@ -143,13 +143,13 @@ struct RegistrationIterationReport
  * unbounded L-BFGS (LBFGSOptimizerv4: its bounded twin's bounds do not follow the
  * grid's refinement) with the linear result as its moving initial transform. With
  * RegistrationSampling::RandomEveryIteration both stages run
- * StochasticGradientDescentOptimizerv4 instead (noisy gradients: no line search).
+ * DecayingGainGradientDescentOptimizerv4 instead (noisy gradients: no line search).
  * GetTransform() is the whole result as one CompositeTransform in ITK's order (the
  * B-spline applied first, then the linear stage): what a resampler applies to map
  * fixed points into the moving image.
  *
  * An observer (SetObserver) sees every iteration; it may throw to stop the run (a host's
- * abort), which Update() passes on. Update() throws itk::ExceptionObject when a stage
+ * abort), which Update() passes on. Update() throws ExceptionObject when a stage
  * cannot run, when fewer than minimumValidPoints points are valid at an iteration, or
  * as ITK's metrics do (Mattes: too many points outside the moving image). */
 template <typename TImage>
@@ -158,14 +158,14 @@ class ElasticRegistration
 public:
   static constexpr unsigned int D = TImage::ImageDimension;
   using ImageType = TImage;
-  using MaskImageType = itk::Image<unsigned char, D>;
-  using TransformType = itk::Transform<double, D, D>;
-  using LinearTransformType = itk::MatrixOffsetTransformBase<double, D, D>;
-  using RigidTransformType = std::conditional_t<D == 2, itk::Euler2DTransform<double>, itk::Euler3DTransform<double>>;
-  using AffineTransformType = itk::AffineTransform<double, D>;
-  using BSplineTransformType = itk::BSplineTransform<double, D, 3>;
-  using CompositeTransformType = itk::CompositeTransform<double, D>;
-  using MetricType = itk::ImageToImageMetricv4<TImage, TImage>;
+  using MaskImageType = Image<unsigned char, D>;
+  using TransformType = Transform<double, D, D>;
+  using LinearTransformType = MatrixOffsetTransformBase<double, D, D>;
+  using RigidTransformType = std::conditional_t<D == 2, Euler2DTransform<double>, Euler3DTransform<double>>;
+  using AffineTransformType = AffineTransform<double, D>;
+  using BSplineTransformType = BSplineTransform<double, D, 3>;
+  using CompositeTransformType = CompositeTransform<double, D>;
+  using MetricType = ImageToImageMetricv4<TImage, TImage>;
   using Observer = std::function<void(const RegistrationIterationReport &)>;
 
   /** What one stage did. */
@@ -294,32 +294,32 @@ public:
   }
 
 private:
-  /** Throws \a reason as an itk::ExceptionObject whose description is the reason alone. */
+  /** Throws \a reason as an ExceptionObject whose description is the reason alone. */
   [[noreturn]] static void
   Fail(const std::string & reason)
   {
-    throw itk::ExceptionObject(__FILE__, __LINE__, reason, "cif::ElasticRegistration");
+    throw ExceptionObject(__FILE__, __LINE__, reason, "ElasticRegistration");
   }
 
   /** Reports iterations to the observer, counts them per level, sets each level's
    * iteration limit before its optimization starts, and checks the valid points. */
   template <typename TRegistration>
-  class StageObserver : public itk::Command
+  class StageObserver : public Command
   {
   public:
     using Self = StageObserver;
-    using Pointer = itk::SmartPointer<Self>;
+    using Pointer = SmartPointer<Self>;
     itkNewMacro(Self);
 
     void
-    Execute(itk::Object * caller, const itk::EventObject & event) override
+    Execute(Object * caller, const EventObject & event) override
     {
-      this->Execute(static_cast<const itk::Object *>(caller), event);
+      this->Execute(static_cast<const Object *>(caller), event);
     }
     void
-    Execute(const itk::Object *, const itk::EventObject & event) override
+    Execute(const Object *, const EventObject & event) override
     {
-      if (itk::MultiResolutionIterationEvent().CheckEvent(&event))
+      if (MultiResolutionIterationEvent().CheckEvent(&event))
       {
         this->EndLevel();
         m_Report.level = static_cast<unsigned int>(m_Registration->GetCurrentLevel());
@@ -329,7 +329,7 @@ private:
         m_LevelRunning = true;
         m_SetLevel(m_Report.level, m_Report.maximumIterations);
       }
-      else if (typeid(event) == typeid(itk::IterationEvent))
+      else if (typeid(event) == typeid(IterationEvent))
       {
         // an optimizer's iteration; not its subclasses (L-BFGS's cost-function adaptor
         // reports each function and gradient evaluation as one)
@@ -394,17 +394,17 @@ private:
   MakeMetric() const
   {
     const auto & s = m_Settings;
-    auto         metric = MakeRegistrationMetric<TImage>(s.metric, s.histogramBins, s.useGPU, s.itkMetric);
+    auto         metric = cif::MakeRegistrationMetric<TImage>(s.metric, s.histogramBins, s.useGPU, s.itkMetric);
     if (m_FixedMask)
     {
-      auto mask = itk::ImageMaskSpatialObject<D, unsigned char>::New();
+      auto mask = ImageMaskSpatialObject<D, unsigned char>::New();
       mask->SetImage(m_FixedMask);
       mask->Update();
       metric->SetFixedImageMask(mask);
     }
     if (m_MovingMask)
     {
-      auto mask = itk::ImageMaskSpatialObject<D, unsigned char>::New();
+      auto mask = ImageMaskSpatialObject<D, unsigned char>::New();
       mask->SetImage(m_MovingMask);
       mask->Update();
       metric->SetMovingImageMask(mask);
@@ -435,7 +435,8 @@ private:
     registration->InPlaceOn();
     if (s.sampling == RegistrationSampling::RandomEveryIteration)
     {
-      SetRandomPointsPerEvaluation<TImage>(registration->GetModifiableMetric(), s.pointsPerIteration, s.samplingSeed);
+      cif::SetRandomPointsPerEvaluation<TImage>(
+        registration->GetModifiableMetric(), s.pointsPerIteration, s.samplingSeed);
     }
     else if (s.sampling != RegistrationSampling::Dense)
     {
@@ -460,15 +461,15 @@ private:
     observer->m_Report.stageIndex = static_cast<unsigned int>(m_Stages.size());
     observer->m_Report.numberOfStages = m_NumberOfStages;
     observer->m_Report.numberOfLevels = m_Settings.levels;
-    registration->AddObserver(itk::MultiResolutionIterationEvent(), observer);
-    registration->GetModifiableOptimizer()->AddObserver(itk::IterationEvent(), observer);
+    registration->AddObserver(MultiResolutionIterationEvent(), observer);
+    registration->GetModifiableOptimizer()->AddObserver(IterationEvent(), observer);
     const auto start = std::chrono::steady_clock::now();
     registration->Update();
     observer->EndLevel();
     StageReport report;
     report.stage = stage;
     report.iterationsPerLevel = observer->m_Iterations;
-    report.executionPath = MetricExecutionPath<TImage>(registration->GetMetric());
+    report.executionPath = cif::MetricExecutionPath<TImage>(registration->GetMetric());
     report.finalMetricValue = registration->GetOptimizer()->GetCurrentMetricValue();
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     m_Stages.push_back(report);
@@ -478,9 +479,9 @@ private:
   typename TLinear::Pointer
   RunLinearStage(const char * stage)
   {
-    using Registration = itk::SharedDomainImageRegistrationMethodv4<TImage, TImage, TLinear>;
+    using Registration = SharedDomainImageRegistrationMethodv4<TImage, TImage, TLinear>;
     auto transform = TLinear::New();
-    auto initializer = itk::CenteredTransformInitializer<TLinear, TImage, TImage>::New();
+    auto initializer = CenteredTransformInitializer<TLinear, TImage, TImage>::New();
     initializer->SetTransform(transform);
     initializer->SetFixedImage(m_Fixed);
     initializer->SetMovingImage(m_Moving);
@@ -495,7 +496,7 @@ private:
       this->RunStochasticStage(registration.GetPointer(), stage, false);
       return registration->GetModifiableTransform();
     }
-    auto optimizer = itk::RegularStepGradientDescentOptimizerv4<double>::New();
+    auto optimizer = RegularStepGradientDescentOptimizerv4<double>::New();
     optimizer->SetLearningRate(1.0);
     optimizer->SetMinimumStepLength(1e-4);
     optimizer->SetRelaxationFactor(0.5);
@@ -505,7 +506,7 @@ private:
     {
       extent = std::max(extent, m_Fixed->GetLargestPossibleRegion().GetSize()[a] * m_Fixed->GetSpacing()[a]);
     }
-    itk::OptimizerParameters<double> scales(transform->GetNumberOfParameters());
+    OptimizerParameters<double> scales(transform->GetNumberOfParameters());
     for (unsigned int k = 0; k < scales.size(); ++k)
     {
       scales[k] = k + D < scales.size() ? extent * extent : 1.0;
@@ -525,10 +526,10 @@ private:
   typename BSplineTransformType::Pointer
   RunBSplineStage()
   {
-    using Registration = itk::SharedDomainImageRegistrationMethodv4<TImage, TImage, BSplineTransformType>;
+    using Registration = SharedDomainImageRegistrationMethodv4<TImage, TImage, BSplineTransformType>;
     auto transform = BSplineTransformType::New();
     {
-      auto initializer = itk::BSplineTransformInitializer<BSplineTransformType, TImage>::New();
+      auto initializer = BSplineTransformInitializer<BSplineTransformType, TImage>::New();
       initializer->SetTransform(transform);
       initializer->SetImage(m_Fixed);
       initializer->SetTransformDomainMeshSize(BSplineMesh(m_Fixed, m_Settings, 0));
@@ -537,7 +538,7 @@ private:
     typename Registration::TransformParametersAdaptorsContainerType adaptors;
     for (unsigned int level = 0; level < m_Settings.levels; ++level)
     {
-      auto adaptor = itk::BSplineTransformParametersAdaptor<BSplineTransformType>::New();
+      auto adaptor = BSplineTransformParametersAdaptor<BSplineTransformType>::New();
       adaptor->SetRequiredTransformDomainOrigin(transform->GetTransformDomainOrigin());
       adaptor->SetRequiredTransformDomainDirection(transform->GetTransformDomainDirection());
       adaptor->SetRequiredTransformDomainPhysicalDimensions(transform->GetTransformDomainPhysicalDimensions());
@@ -560,7 +561,7 @@ private:
     // Its line search stops a level early when the derivative is not exactly the
     // value's gradient (ITK's metrics take the moving gradient from a
     // Gaussian-derivative image): with ITK's own metric too.
-    auto optimizer = itk::LBFGSOptimizerv4::New();
+    auto optimizer = LBFGSOptimizerv4::New();
     optimizer->SetGradientConvergenceTolerance(1e-6);
     registration->SetOptimizer(optimizer);
     // A plain pointer, as in RunLinearStage: no cycle through the optimizer's observer.
@@ -573,8 +574,8 @@ private:
     return registration->GetModifiableTransform();
   }
 
-  /** A stage with new random points at every iteration: the stochastic gradient
-   * descent (cifStochasticGradientDescent.h), each step moving no point by more than
+  /** A stage with new random points at every iteration: the decaying-gain gradient
+   * descent (itkDecayingGainGradientDescentOptimizerv4.h), each step moving no point by more than
    * the fixed image's mean voxel spacing (elastix's default MaximumStepLength).
    * \a localSupport: the B-spline stage. */
   template <typename TRegistration>
@@ -584,7 +585,7 @@ private:
     auto *     metric = dynamic_cast<MetricType *>(registration->GetModifiableMetric());
     const auto points =
       GridPointsOver<typename MetricType::VirtualPointSetType>(m_Fixed.GetPointer(), D == 3 ? 16u : 64u);
-    auto   optimizer = MakeStochasticGradientDescent<MetricType>(metric, points.GetPointer(), localSupport);
+    auto   optimizer = MakeDecayingGainGradientDescent<MetricType>(metric, points.GetPointer(), localSupport);
     double spacing = 0.0;
     for (unsigned int a = 0; a < D; ++a)
     {
@@ -612,6 +613,6 @@ private:
   typename LinearTransformType::Pointer    m_LinearTransform;
   typename BSplineTransformType::Pointer   m_BSplineTransform;
 };
-} // namespace cif
+} // namespace itk
 
 #endif

@@ -19,8 +19,8 @@
 // NewSamplesEveryIteration). A gradient from a few thousand points is noisy: a line
 // search (L-BFGS) fails on it and a step that shrinks whenever the direction turns
 // (RegularStepGradientDescent) stalls; a decaying gain averages the noise out.
-#ifndef cifStochasticGradientDescent_h
-#define cifStochasticGradientDescent_h
+#ifndef itkDecayingGainGradientDescentOptimizerv4_h
+#define itkDecayingGainGradientDescentOptimizerv4_h
 
 #include "itkGradientDescentOptimizerv4.h"
 #include "itkImageBase.h"
@@ -30,12 +30,13 @@
 #include <cmath>
 #include <limits>
 
-namespace cif
+namespace itk
 {
-/** \class StochasticGradientDescentOptimizerv4
+/** \class DecayingGainGradientDescentOptimizerv4
  * \brief ITK's GradientDescentOptimizerv4 with elastix's decaying gain:
- * a_k = a / (A + k + 1)^alpha (A = 20, alpha = 0.602, the defaults of elastix's
- * AdaptiveStochasticGradientDescent), a set at each level's first iteration so that
+ * a_k = a / (A + k + 1)^alpha, as elastix's StandardGradientDescent (A = 20 and
+ * alpha = 0.602, the defaults of elastix's AdaptiveStochasticGradientDescent, without
+ * its adaptive time), a set at each level's first iteration so that
  * its step moves no point by more than MaximumStepSizeInPhysicalUnits, and every
  * later step held to that bound too (a noisy gradient far larger than the first
  * cannot throw the transform off). A step's largest point shift: for a B-spline
@@ -45,31 +46,38 @@ namespace cif
  * test: every iteration runs, as in elastix.
  *
  * \ingroup CudaImageFilters */
-class StochasticGradientDescentOptimizerv4 : public itk::GradientDescentOptimizerv4Template<double>
+class DecayingGainGradientDescentOptimizerv4 : public GradientDescentOptimizerv4Template<double>
 {
 public:
-  ITK_DISALLOW_COPY_AND_MOVE(StochasticGradientDescentOptimizerv4);
-  using Self = StochasticGradientDescentOptimizerv4;
-  using Superclass = itk::GradientDescentOptimizerv4Template<double>;
-  using Pointer = itk::SmartPointer<Self>;
+  ITK_DISALLOW_COPY_AND_MOVE(DecayingGainGradientDescentOptimizerv4);
+  using Self = DecayingGainGradientDescentOptimizerv4;
+  using Superclass = GradientDescentOptimizerv4Template<double>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
   itkNewMacro(Self);
-  itkTypeMacro(StochasticGradientDescentOptimizerv4, GradientDescentOptimizerv4Template);
+  itkTypeMacro(DecayingGainGradientDescentOptimizerv4, GradientDescentOptimizerv4Template);
 
   /** The transform has local support (a B-spline): parameters in D blocks of
    * control-point displacements (x of every point, then y, ...). */
   itkSetMacro(LocalSupport, bool);
   itkGetConstMacro(LocalSupport, bool);
-  itkSetMacro(GainOffset, double); ///< A
-  itkSetMacro(GainDecay, double);  ///< alpha
+  /** A of the gain a / (A + k + 1)^alpha (default 20). */
+  itkSetMacro(GainOffset, double);
+  itkGetConstMacro(GainOffset, double);
+  /** alpha of the gain (default 0.602). */
+  itkSetMacro(GainDecay, double);
+  itkGetConstMacro(GainDecay, double);
+  /** a, set at the current level's first iteration (0 before it). */
+  itkGetConstMacro(Gain, double);
 
 protected:
-  StochasticGradientDescentOptimizerv4()
+  DecayingGainGradientDescentOptimizerv4()
   {
     this->SetDoEstimateLearningRateOnce(false);
     this->SetDoEstimateLearningRateAtEachIteration(false);
     this->SetConvergenceWindowSize(std::numeric_limits<unsigned int>::max());
   }
-  ~StochasticGradientDescentOptimizerv4() override = default;
+  ~DecayingGainGradientDescentOptimizerv4() override = default;
 
   void
   EstimateLearningRate() override
@@ -116,11 +124,13 @@ protected:
   }
 
   void
-  PrintSelf(std::ostream & os, itk::Indent indent) const override
+  PrintSelf(std::ostream & os, Indent indent) const override
   {
     Superclass::PrintSelf(os, indent);
-    os << indent << "LocalSupport: " << m_LocalSupport << ", A: " << m_GainOffset << ", alpha: " << m_GainDecay
-       << ", gain a: " << m_Gain << std::endl;
+    os << indent << "LocalSupport: " << m_LocalSupport << std::endl;
+    os << indent << "GainOffset: " << m_GainOffset << std::endl;
+    os << indent << "GainDecay: " << m_GainDecay << std::endl;
+    os << indent << "Gain: " << m_Gain << std::endl;
   }
 
 private:
@@ -133,14 +143,16 @@ private:
 /** The optimizer for \a metric: scales estimated (ITK's physical shift, over
  * \a points of the virtual domain) unless \a localSupport, where they stay 1. */
 template <typename TMetric>
-StochasticGradientDescentOptimizerv4::Pointer
-MakeStochasticGradientDescent(TMetric * metric, const typename TMetric::VirtualPointSetType * points, bool localSupport)
+DecayingGainGradientDescentOptimizerv4::Pointer
+MakeDecayingGainGradientDescent(TMetric *                                     metric,
+                                const typename TMetric::VirtualPointSetType * points,
+                                bool                                          localSupport)
 {
-  auto estimator = itk::RegistrationParameterScalesFromPhysicalShift<TMetric>::New();
+  auto estimator = RegistrationParameterScalesFromPhysicalShift<TMetric>::New();
   estimator->SetMetric(metric);
   estimator->SetTransformForward(true);
   estimator->SetVirtualDomainPointSet(points);
-  auto optimizer = StochasticGradientDescentOptimizerv4::New();
+  auto optimizer = DecayingGainGradientDescentOptimizerv4::New();
   optimizer->SetLocalSupport(localSupport);
   optimizer->SetDoEstimateScales(!localSupport);
   optimizer->SetScalesEstimator(estimator);
@@ -151,12 +163,12 @@ MakeStochasticGradientDescent(TMetric * metric, const typename TMetric::VirtualP
  * the last voxel centre), where the scales estimator measures shifts. */
 template <typename TPointSet, unsigned int D>
 typename TPointSet::Pointer
-GridPointsOver(const itk::ImageBase<D> * image, unsigned int perAxis)
+GridPointsOver(const ImageBase<D> * image, unsigned int perAxis)
 {
-  auto                            points = TPointSet::New();
-  const auto                      region = image->GetLargestPossibleRegion();
-  itk::ContinuousIndex<double, D> index;
-  unsigned long                   total = 1;
+  auto                       points = TPointSet::New();
+  const auto                 region = image->GetLargestPossibleRegion();
+  ContinuousIndex<double, D> index;
+  unsigned long              total = 1;
   for (unsigned int a = 0; a < D; ++a)
   {
     total *= perAxis;
@@ -170,7 +182,7 @@ GridPointsOver(const itk::ImageBase<D> * image, unsigned int perAxis)
       index[a] = static_cast<double>(region.GetIndex()[a]) + static_cast<double>(rest % perAxis) * step;
       rest /= perAxis;
     }
-    typename itk::ImageBase<D>::PointType p;
+    typename ImageBase<D>::PointType p;
     image->TransformContinuousIndexToPhysicalPoint(index, p);
     typename TPointSet::PointType q;
     q.CastFrom(p);
@@ -178,6 +190,6 @@ GridPointsOver(const itk::ImageBase<D> * image, unsigned int perAxis)
   }
   return points;
 }
-} // namespace cif
+} // namespace itk
 
 #endif
