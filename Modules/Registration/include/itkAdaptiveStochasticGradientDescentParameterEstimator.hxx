@@ -173,21 +173,12 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeJacobianTer
   estimate.TrC = trace;
   estimate.TrCC = frobenius;
 
-  // maxJJ and maxJCJ: elastix's bounds on a step's largest displacement (eqs. 47, 54).
-  const double        root8 = 2.0 * std::sqrt(2.0);
-  std::vector<double> block, jc;
-  double              maxJJ = 0.0;
-  double              maxJCJ = 0.0;
-  for (SizeValueType j = 0; j < n; ++j)
-  {
-    measure(j);
-    const std::size_t m = columns.size();
-    double            jj = 0.0;
-    for (double v : scaled)
-    {
-      jj += v * v;
-    }
-    double jjt = 0.0;
+  // maxJJ and maxJCJ: elastix's bounds on a step's largest displacement (eqs. 47, 54),
+  // trace(A J^T) + 2 sqrt(2) ||A J^T||_F with A = J and A = J C (rows x m, row-major).
+  const double root8 = 2.0 * std::sqrt(2.0);
+  const auto   displacementBound = [&rows, &scaled, root8](const std::vector<double> & a, std::size_t m) {
+    double trace = 0.0;
+    double squares = 0.0;
     for (unsigned int r = 0; r < rows; ++r)
     {
       for (unsigned int s = 0; s < rows; ++s)
@@ -195,12 +186,22 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeJacobianTer
         double sum = 0.0;
         for (std::size_t k = 0; k < m; ++k)
         {
-          sum += scaled[r * m + k] * scaled[s * m + k];
+          sum += a[r * m + k] * scaled[s * m + k];
         }
-        jjt += sum * sum;
+        trace += r == s ? sum : 0.0;
+        squares += sum * sum;
       }
     }
-    maxJJ = std::max(maxJJ, jj + root8 * std::sqrt(jjt));
+    return trace + root8 * std::sqrt(squares);
+  };
+  std::vector<double> block, jc;
+  double              maxJJ = 0.0;
+  double              maxJCJ = 0.0;
+  for (SizeValueType j = 0; j < n; ++j)
+  {
+    measure(j);
+    const std::size_t m = columns.size();
+    maxJJ = std::max(maxJJ, displacementBound(scaled, m));
 
     block.assign(m * m, 0.0); // C restricted to the nonzero columns, both triangles
     for (std::size_t k = 0; k < m; ++k)
@@ -227,22 +228,7 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeJacobianTer
         jc[r * m + l] = sum;
       }
     }
-    double jcjTrace = 0.0;
-    double jcjSquares = 0.0;
-    for (unsigned int r = 0; r < rows; ++r)
-    {
-      for (unsigned int s = 0; s < rows; ++s)
-      {
-        double sum = 0.0;
-        for (std::size_t k = 0; k < m; ++k)
-        {
-          sum += jc[r * m + k] * scaled[s * m + k];
-        }
-        jcjTrace += r == s ? sum : 0.0;
-        jcjSquares += sum * sum;
-      }
-    }
-    maxJCJ = std::max(maxJCJ, jcjTrace + root8 * std::sqrt(jcjSquares));
+    maxJCJ = std::max(maxJCJ, displacementBound(jc, m));
   }
   estimate.MaxJJ = maxJJ;
   estimate.MaxJCJ = maxJCJ;
