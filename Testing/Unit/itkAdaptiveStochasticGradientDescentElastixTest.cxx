@@ -21,10 +21,9 @@
 // AutomaticScalesEstimation, RandomCoordinate sampler, a fixed RandomSeed), runs
 // elastix, reads what it prints, and compares with the estimator on the same images.
 #include "cifElastixTestSupport.h"
+#include "cifShiftedPairTestSupport.h"
 #include "itkAdaptiveStochasticGradientDescentOptimizerv4.h"
-#include "itkBSplineInterpolateImageFunction.h"
 #include "itkMeanSquaresImageToImageMetricv4GPU.h"
-#include "itkResampleImageFilter.h"
 
 #include <gtest/gtest.h>
 
@@ -109,17 +108,8 @@ TEST(AdaptiveStochasticGradientDescentEstimator, AsElastixLogsIt)
 
   // Fixed: smooth random content (spacing 0.5 x 0.75); moving: it shifted by (0.9, -0.6).
   const auto fixed = MakeImage<ImageType>({ { 48, 40 } }, { { 0, 0 } }, Content::Smooth, seed);
-  auto       shift = itk::TranslationTransform<double, 2>::New();
-  shift->Translate(itk::Vector<double, 2>(std::vector<double>{ 0.9, -0.6 }.data()));
-  auto resample = itk::ResampleImageFilter<ImageType, ImageType>::New();
-  resample->SetInput(fixed);
-  resample->SetTransform(shift);
-  resample->UseReferenceImageOn();
-  resample->SetReferenceImage(fixed);
-  resample->SetInterpolator(itk::BSplineInterpolateImageFunction<ImageType, double, double>::New());
-  resample->SetDefaultPixelValue(50.0);
-  resample->Update();
-  const ImageType * moving = resample->GetOutput();
+  const auto moving =
+    ShiftedCopy(fixed.GetPointer(), itk::Vector<double, 2>(std::vector<double>{ 0.9, -0.6 }.data()), true);
   Write(fixed, directory / "fixed.mhd");
   Write(moving, directory / "moving.mhd");
   std::ofstream(directory / "parameters.txt") << kParameters;
@@ -140,11 +130,7 @@ TEST(AdaptiveStochasticGradientDescentEstimator, AsElastixLogsIt)
   fixed->TransformContinuousIndexToPhysicalPoint(middle, center);
   transform->SetCenter(center);
   auto configure = [&](MetricType * metric) {
-    metric->SetFixedImage(fixed);
-    metric->SetMovingImage(moving);
-    metric->SetMovingTransform(transform);
-    metric->SetMovingInterpolator(itk::BSplineInterpolateImageFunction<ImageType, double, double>::New());
-    metric->SetUseMovingImageGradientFilter(false);
+    ConfigureShiftedPairMetric(metric, fixed.GetPointer(), moving.GetPointer(), transform.GetPointer());
   };
   auto exact = MetricType::New();
   configure(exact);

@@ -22,12 +22,10 @@
 // elastix's own form (scaled parameters, elastix's sign); and a registration of a known
 // shift that converges.
 #include "itkAdaptiveStochasticGradientDescentOptimizerv4.h"
+#include "cifShiftedPairTestSupport.h"
 #include "cifTestHelpers.h"
 #include "itkAffineTransform.h"
-#include "itkBSplineInterpolateImageFunction.h"
 #include "itkMeanSquaresImageToImageMetricv4.h"
-#include "itkResampleImageFilter.h"
-#include "itkTranslationTransform.h"
 
 #include <gtest/gtest.h>
 
@@ -127,15 +125,8 @@ Recording
 RecordSequence(std::uint32_t seed, unsigned int steps)
 {
   const auto fixed = MakeImage<ImageType>({ { 48, 40 } }, { { 0, 0 } }, Content::Smooth, seed);
-  auto       shift = itk::TranslationTransform<double, 2>::New();
-  shift->Translate(itk::Vector<double, 2>(std::vector<double>{ 0.9, -0.6 }.data()));
-  auto resample = itk::ResampleImageFilter<ImageType, ImageType>::New();
-  resample->SetInput(fixed);
-  resample->SetTransform(shift);
-  resample->UseReferenceImageOn();
-  resample->SetReferenceImage(fixed);
-  resample->SetDefaultPixelValue(50.0);
-  resample->Update();
+  const auto moving =
+    ShiftedCopy(fixed.GetPointer(), itk::Vector<double, 2>(std::vector<double>{ 0.9, -0.6 }.data()), false);
 
   auto                  transform = itk::AffineTransform<double, 2>::New();
   itk::Point<double, 2> center;
@@ -143,11 +134,7 @@ RecordSequence(std::uint32_t seed, unsigned int steps)
   center[1] = 0.5 * 39 * fixed->GetSpacing()[1];
   transform->SetCenter(center);
   auto metric = itk::MeanSquaresImageToImageMetricv4<ImageType, ImageType>::New();
-  metric->SetFixedImage(fixed);
-  metric->SetMovingImage(resample->GetOutput());
-  metric->SetMovingTransform(transform);
-  metric->SetMovingInterpolator(itk::BSplineInterpolateImageFunction<ImageType, double, double>::New());
-  metric->SetUseMovingImageGradientFilter(false);
+  ConfigureShiftedPairMetric(metric.GetPointer(), fixed.GetPointer(), moving.GetPointer(), transform.GetPointer());
   metric->Initialize();
 
   Recording                              r;
@@ -365,17 +352,8 @@ TEST(AdaptiveStochasticGradientDescentOptimizerv4, RegistersAKnownShift)
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const auto   fixed = MakeImage<ImageType>({ { 64, 56 } }, { { 0, 0 } }, Content::Smooth, seed);
-  auto         shift = itk::TranslationTransform<double, 2>::New();
   const double truth[2] = { 1.1, -0.7 };
-  shift->Translate(itk::Vector<double, 2>(truth));
-  auto resample = itk::ResampleImageFilter<ImageType, ImageType>::New();
-  resample->SetInput(fixed);
-  resample->SetTransform(shift);
-  resample->UseReferenceImageOn();
-  resample->SetReferenceImage(fixed);
-  resample->SetInterpolator(itk::BSplineInterpolateImageFunction<ImageType, double, double>::New());
-  resample->SetDefaultPixelValue(50.0);
-  resample->Update();
+  const auto   moving = ShiftedCopy(fixed.GetPointer(), itk::Vector<double, 2>(truth), true);
 
   using MetricType = itk::MeanSquaresImageToImageMetricv4<ImageType, ImageType>;
   auto                  transform = itk::AffineTransform<double, 2>::New();
@@ -384,11 +362,7 @@ TEST(AdaptiveStochasticGradientDescentOptimizerv4, RegistersAKnownShift)
   center[1] = 0.5 * 55 * fixed->GetSpacing()[1];
   transform->SetCenter(center);
   auto metric = MetricType::New();
-  metric->SetFixedImage(fixed);
-  metric->SetMovingImage(resample->GetOutput());
-  metric->SetMovingTransform(transform);
-  metric->SetMovingInterpolator(itk::BSplineInterpolateImageFunction<ImageType, double, double>::New());
-  metric->SetUseMovingImageGradientFilter(false);
+  ConfigureShiftedPairMetric(metric.GetPointer(), fixed.GetPointer(), moving.GetPointer(), transform.GetPointer());
   metric->Initialize();
 
   // Exact gradients only (no noise): the estimation as elastix without a random sampler.
