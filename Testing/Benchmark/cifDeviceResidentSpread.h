@@ -48,9 +48,9 @@
  * on one device (the samples there, the coefficients and the output left there) and
  * spread over several (device k holding its planes of the samples, its share of the
  * output left on it): the resampler's spread path (cifSpreadPrefilter.h, then each
- * device its run of the output's slabs against the planes they read, in both of the
- * filter's forms: every plane gathered first, or each slab fed its planes while the
- * earlier ones compute, cifSpreadResample.h) without the host's copies, and a third
+ * device its run of the output's slabs against the planes they read: every plane
+ * gathered first, the filter's form, or each slab fed its planes while the earlier
+ * ones compute, cifSpreadResample.h, the form it tried) without the host's copies, and a third
  * form with no line gathered whole (the slowest axis chained over the devices,
  * cifChainedAxisPass.h, then each share's few other planes copied; one host thread a
  * device through every step). Wall clock after each device's stream has drained,
@@ -242,8 +242,8 @@ DeviceResidentSpreadRows(const itk::Image<float, 3> *            input,
   const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
   const auto onWorkerThreads = [&workers](const auto & body) { cif::RunOnDeviceThreads(workers, nullptr, body); };
   // Two forms of the spread, in turn: every plane gathered, then the share resampled
-  // against them (gatherFirst); or each slab fed its planes while the earlier ones
-  // compute (cifSpreadResample.h, the filter's form).
+  // against them (the filter's form); or each slab fed its planes while the earlier
+  // ones compute (cifSpreadResample.h, tried in the filter: commit 18b0d08).
   std::vector<double> leading[2], slowest[2], rest[2], total[2];
   bool                same = true;
   for (const bool fed : { false, true })

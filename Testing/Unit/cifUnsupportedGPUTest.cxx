@@ -18,19 +18,20 @@
 // A GPU that the build has no kernels for (issue: "The GPUs users have"): the
 // availability check finds it once, with an empty probe launch, before any work,
 // prints one line naming the device's architecture and the built ones, and every
-// filter then takes the CPU path. CIF_SIMULATE_UNSUPPORTED_GPU makes the probe fail
-// as on such a GPU, so the case runs here without one, and on a GPU machine too.
+// filter then takes the CPU path. cif::SimulateUnsupportedGPU (a test hook) makes the
+// probe fail as on such a GPU, so the case runs here without one, and on a GPU machine
+// too.
 //
-// A binary of its own: the check is made once per process, so the variable must be
-// set before anything asks whether a GPU is usable.
+// A binary of its own: the check is made once per process, so the hook must be set
+// before anything asks whether a GPU is usable.
 #include "cifCudaRuntime.h"
 #include "cifDeviceThreads.h"
 #include "cifGPUArchitectures.h"
+#include "cifSimulatedUnsupportedGPU.h"
 #include "cifTestHelpers.h"
 #include "itkBSplineDecompositionImageFilter.h"
 #include "itkBSplinePrefilterGPUImageFilter.h"
 
-#include <cstdlib>
 #include <string>
 
 namespace
@@ -61,13 +62,26 @@ TEST(GPUArchitectures, ListAndArchitectureWords)
   EXPECT_NE(line.find("-DCMAKE_CUDA_ARCHITECTURES=90"), std::string::npos) << line;
 }
 
+TEST(GPUArchitectures, SimulatedArchitectureHookTakesOnlyArchitectures)
+{
+  int major = 0, minor = 0;
+  EXPECT_FALSE(cif::SimulateUnsupportedGPU("sm_x1"));
+  EXPECT_FALSE(cif::GetSimulatedUnsupportedGPU(major, minor));
+  ASSERT_TRUE(cif::SimulateUnsupportedGPU("sm_75"));
+  EXPECT_TRUE(cif::GetSimulatedUnsupportedGPU(major, minor));
+  EXPECT_EQ(major, 7);
+  EXPECT_EQ(minor, 5);
+  ASSERT_TRUE(cif::SimulateUnsupportedGPU(""));
+  EXPECT_FALSE(cif::GetSimulatedUnsupportedGPU(major, minor));
+}
+
 TEST(UnsupportedGPU, FoundOnceBeforeAnyWorkThenTheCPUPathGivesITKsAnswer)
 {
   if (!cif::BuiltWithCuda())
   {
     GTEST_SKIP() << "built without the CUDA toolkit: no probe to fail";
   }
-  ASSERT_EQ(setenv("CIF_SIMULATE_UNSUPPORTED_GPU", "sm_61", 1), 0);
+  ASSERT_TRUE(cif::SimulateUnsupportedGPU("sm_61"));
 
   // The check runs once per process: under --gtest_repeat the later repeats see what
   // the first one printed.

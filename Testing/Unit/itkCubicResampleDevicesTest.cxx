@@ -17,8 +17,8 @@
  *=========================================================================*/
 // The resampler and the displacement field over several devices (SetNumberOfDevices,
 // SetDevices): each device computes a run of the output's slabs (the resampler from
-// coefficients of the whole input, its shares exchanged between the devices or each
-// uploaded whole), and the output has the bits of one device, for an affine and a
+// coefficients of the whole input, its shares exchanged between the devices), and the
+// output has the bits of one device, for an affine and a
 // B-spline transform, an input of another scalar type and many slabs. On a one-GPU
 // machine the devices are the same GPU listed twice (two host threads, two streams:
 // the split and the threads are what is tested); with two or more GPUs, devices 0
@@ -29,7 +29,6 @@
 #include "itkTransformToDisplacementFieldGPUFilter.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -139,38 +138,6 @@ SameField(const Field * a, const Field * b)
                   3 * a->GetBufferedRegion().GetNumberOfPixels());
 }
 
-/** Sets an environment variable for a scope. */
-class ScopedEnvironment
-{
-public:
-  ScopedEnvironment(const char * name, const char * value)
-    : m_Name(name)
-  {
-    const char * old = std::getenv(name);
-    m_Had = old != nullptr;
-    m_Old = old ? old : "";
-    setenv(name, value, 1);
-  }
-  ~ScopedEnvironment()
-  {
-    if (m_Had)
-    {
-      setenv(m_Name.c_str(), m_Old.c_str(), 1);
-    }
-    else
-    {
-      unsetenv(m_Name.c_str());
-    }
-  }
-  ScopedEnvironment(const ScopedEnvironment &) = delete;
-  ScopedEnvironment &
-  operator=(const ScopedEnvironment &) = delete;
-
-private:
-  std::string m_Name, m_Old;
-  bool        m_Had = false;
-};
-
 /** The devices a test spreads over: 0 and 1, or device 0 twice on one GPU. */
 std::vector<int>
 TwoDevices()
@@ -222,15 +189,6 @@ TEST(CubicResampleDevicesGPU, TwoDevicesGiveTheBitsOfOne)
     EXPECT_TRUE(
       SameImage(Resampled(input.GetPointer(), transform, geometry.GetPointer(), true, { 0, 0, 0, 0 }, 0), one));
     EXPECT_TRUE(SameImage(Resampled(input.GetPointer(), transform, geometry.GetPointer(), true, {}, 0), one));
-  }
-  // Every device uploading the whole input itself instead of its share.
-  {
-    const ScopedEnvironment wholeInputs("CIF_DEVICE_INPUT_SHARES", "0");
-    const auto one = Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, {}, 1);
-    EXPECT_TRUE(
-      SameImage(Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, TwoDevices(), 0), one));
-    EXPECT_TRUE(
-      SameImage(Resampled(input.GetPointer(), affine.GetPointer(), geometry.GetPointer(), true, { 0, 0, 0 }, 0), one));
   }
   // An input of another scalar type: converted on each device.
   auto bytes = ByteImage::New();

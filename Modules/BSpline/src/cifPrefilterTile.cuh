@@ -21,9 +21,9 @@
 #include "cifBSplinePrefilterMath.h"
 #include "cifLaunchBounds.cuh"
 #include "cifPrefilterTileSize.h"
+#include "cifRuntimeSettings.h"
 
 #include <cstddef>
-#include <cstdlib>
 #include <cstdint>
 
 /** \file cifPrefilterTile.cuh
@@ -108,16 +108,11 @@ FoldChunk(T carry, T zFull, T entering)
 }
 
 /** The widest tile (lines per block) to try: 32, or CIF_PREFILTER_MAX_LANES (16 or
- * 8) from the environment, a tuning knob for benchmarks on other GPUs. */
+ * 8, cifRuntimeSettings.h), a tuning knob for benchmarks on other GPUs. */
 inline int
 WidestTile()
 {
-  static const int widest = [] {
-    const char * value = std::getenv("CIF_PREFILTER_MAX_LANES");
-    const int    lanes = value ? std::atoi(value) : 32;
-    return lanes >= 32 ? 32 : lanes >= 16 ? 16 : 8;
-  }();
-  return widest;
+  return GetRuntimeSettings().prefilterMaxLanes;
 }
 
 } // namespace prefiltertile

@@ -84,10 +84,7 @@ CudaImageFilters_EXPORT std::string
  * there, once, before any work, instead of as a launch failure in the middle of a
  * pipeline. When the answer is no, that call prints one line saying why and that the
  * CPU path will be used; later calls print nothing.
- *
- * For tests: the environment variable CIF_SIMULATE_UNSUPPORTED_GPU=sm_XY makes the
- * probe fail as on a GPU of architecture sm_XY that the build has no kernels for,
- * whether or not a real device is present. */
+ * (The tests simulate such a device: cif::SimulateUnsupportedGPU, a test hook.) */
 CudaImageFilters_EXPORT bool
 IsGPUAvailable();
 

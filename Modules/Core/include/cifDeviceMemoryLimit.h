@@ -37,23 +37,10 @@ namespace cif
 CudaImageFilters_EXPORT void
 SetDeviceMemoryLimit(std::size_t bytes);
 
-/** The cap: the last SetDeviceMemoryLimit() value, else the environment variable
- * CIF_DEVICE_MEMORY_LIMIT (read once: bytes, or a number with K, M, G, T, KiB, MiB,
- * GiB or TiB, powers of 1024), else 0 (none). A value that does not parse is
- * reported once on stderr and ignored, so a typo cannot silently change results'
- * timing without a word. */
+/** The cap: the last SetDeviceMemoryLimit() value, else CIF_DEVICE_MEMORY_LIMIT
+ * (cifRuntimeSettings.h: a byte count such as "16G", read once), else 0 (none). */
 CudaImageFilters_EXPORT std::size_t
                         GetDeviceMemoryLimit();
-
-/** \a text as a byte count ("4194304", "512M", "16 GiB"); false where it is not one. */
-CudaImageFilters_EXPORT bool
-ParseByteCount(const std::string & text, std::size_t & bytes);
-
-/** The byte count in environment variable \a name (as ParseByteCount reads it), else
- * \a fallback: where it is unset, empty, or not a byte count — the last reported on
- * stderr, so that a typo cannot change a setting without a word. Callers read it once. */
-CudaImageFilters_EXPORT std::size_t
-                        ByteCountFromEnvironment(const char * name, std::size_t fallback);
 
 /** Device memory a plan leaves free for what the driver takes when a kernel first
  * runs (its module, lazily loaded, and any growth of the local memory reservation):

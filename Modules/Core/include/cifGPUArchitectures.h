@@ -25,10 +25,9 @@
 
 /** \file cifGPUArchitectures.h
  * Words about GPU architectures for the availability check (cifCudaRuntime.h): the
- * list a build was made for, the simulated architecture of
- * CIF_SIMULATE_UNSUPPORTED_GPU, and the line printed for a GPU the build has no
- * kernels for. Plain C++ and header-only, so that the CPU-only tests check the
- * wording without such a GPU. */
+ * list a build was made for, an architecture's name (the tests' simulated GPU), and
+ * the line printed for a GPU the build has no kernels for. Plain C++ and header-only,
+ * so that the CPU-only tests check the wording without such a GPU. */
 namespace cif
 {
 /** nvcc's __CUDA_ARCH_LIST__ ("750,800,900") as "sm_75, sm_80, sm_90". */
@@ -53,7 +52,7 @@ FormatArchitectureList(const std::string & nvccList)
 }
 
 /** "sm_61" (or "61") as compute capability 6.1, "sm_100" as 10.0; false for anything
- * else (the value of CIF_SIMULATE_UNSUPPORTED_GPU). */
+ * else. */
 inline bool
 ParseArchitecture(const std::string & text, int & major, int & minor)
 {

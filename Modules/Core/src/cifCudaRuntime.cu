@@ -22,6 +22,7 @@
 #include "cifGPUArchitectures.h"
 #include "cifPinnedHostMemory.h"
 #include "cifPinnedStaging.h"
+#include "cifSimulatedUnsupportedGPU.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -88,37 +89,14 @@ struct ProbeResult
   std::string reason; // the line to print when it does not
 };
 
-// CIF_SIMULATE_UNSUPPORTED_GPU=sm_XY (tests): every probe fails as on such a GPU.
-bool
-SimulatedUnsupportedArchitecture(int & major, int & minor)
-{
-  const char * value = std::getenv("CIF_SIMULATE_UNSUPPORTED_GPU");
-  if (value == nullptr || *value == '\0')
-  {
-    return false;
-  }
-  if (!ParseArchitecture(value, major, minor))
-  {
-    static const bool once = [value] {
-      std::fprintf(stderr,
-                   "CudaImageFilters: CIF_SIMULATE_UNSUPPORTED_GPU=%s is not an architecture like sm_61; ignored.\n",
-                   value);
-      return true;
-    }();
-    (void)once;
-    return false;
-  }
-  return true;
-}
-
 ProbeResult
 ProbeDevice(int index)
 {
   ProbeResult result;
   int         major = 0, minor = 0;
-  if (SimulatedUnsupportedArchitecture(major, minor))
+  if (GetSimulatedUnsupportedGPU(major, minor)) // a test's hook (cifSimulatedUnsupportedGPU.h)
   {
-    result.reason = DescribeGPUWithoutKernels("(simulated by CIF_SIMULATE_UNSUPPORTED_GPU)",
+    result.reason = DescribeGPUWithoutKernels("(simulated by cif::SimulateUnsupportedGPU)",
                                               major,
                                               minor,
                                               BuiltCudaArchitectures(),
@@ -192,7 +170,7 @@ CurrentAvailability()
       cudaGetLastError(); // clear the sticky "no driver/no device" status
     }
     int major = 0, minor = 0;
-    if (SimulatedUnsupportedArchitecture(major, minor) || (status == cudaSuccess && count > 0))
+    if (GetSimulatedUnsupportedGPU(major, minor) || (status == cudaSuccess && count > 0))
     {
       int current = 0;
       if (cudaGetDevice(&current) != cudaSuccess)

@@ -21,14 +21,11 @@
 // AllocatePageLocked and RegisterPageLocked (cifCudaRuntime.cu, or the build without
 // CUDA, where they always fail).
 #include "cifPinnedHostMemory.h"
-#include "cifDeviceMemoryLimit.h"
+#include "cifRuntimeSettings.h"
 
-#include <algorithm>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
-
-#include <unistd.h>
 
 namespace cif
 {
@@ -55,33 +52,9 @@ TheRegistry()
 }
 
 std::size_t
-DefaultLimit()
-{
-  const long        pages = sysconf(_SC_PHYS_PAGES);
-  const long        pageSize = sysconf(_SC_PAGESIZE);
-  const std::size_t physical =
-    pages > 0 && pageSize > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(pageSize) : 0;
-  return std::min<std::size_t>(physical / 4, std::size_t(16) << 30);
-}
-
-std::size_t
-LimitFromEnvironment()
-{
-  static const std::size_t fromEnvironment = ByteCountFromEnvironment("CIF_PINNED_HOST_LIMIT", DefaultLimit());
-  return fromEnvironment;
-}
-
-std::size_t
-OutputMinimumFromEnvironment()
-{
-  static const std::size_t fromEnvironment = ByteCountFromEnvironment("CIF_PINNED_OUTPUT_MIN", std::size_t(16) << 20);
-  return fromEnvironment;
-}
-
-std::size_t
 LimitLocked(const Registry & r)
 {
-  return r.limit != kUnset ? r.limit : LimitFromEnvironment();
+  return r.limit != kUnset ? r.limit : GetRuntimeSettings().pinnedHostLimit;
 }
 
 /** Reserves \a bytes under the cap; false when they do not fit. */
@@ -208,7 +181,7 @@ GetPinnedOutputMinimumBytes()
 {
   Registry &                        r = TheRegistry();
   const std::lock_guard<std::mutex> lock(r.mutex);
-  return r.outputMinimum != kUnset ? r.outputMinimum : OutputMinimumFromEnvironment();
+  return r.outputMinimum != kUnset ? r.outputMinimum : GetRuntimeSettings().pinnedOutputMinimumBytes;
 }
 
 void

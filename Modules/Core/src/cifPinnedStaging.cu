@@ -18,6 +18,7 @@
 // The pinned staging rings (see cifPinnedStaging.h).
 #include "cifCudaCheck.cuh"
 #include "cifPinnedStaging.h"
+#include "cifRuntimeSettings.h"
 
 #include <algorithm>
 #include <atomic>
@@ -427,13 +428,6 @@ struct Pool
   std::map<int, DeviceRings> devices;
 };
 
-int
-EnvironmentInt(const char * name, int fallback)
-{
-  const char * value = std::getenv(name);
-  return value && *value ? std::atoi(value) : fallback;
-}
-
 Pool &
 ThePool()
 {
@@ -443,13 +437,13 @@ ThePool()
     // at every thread count) and min(12, three quarters of the cores) threads, the count
     // that kept the filters' host-to-host Update() nearest the bus floor without taking
     // a small host over. Figures: commits f31d560 (chunks) and 1ef71e6 (threads).
+    // The environment may change them (cifRuntimeSettings.h).
+    const RuntimeSettings & environment = GetRuntimeSettings();
     PinnedStagingSettings & s = p->settings;
-    const int threeQuartersOfTheCores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()) * 3 / 4);
-    s.chunkBytes = static_cast<std::size_t>(std::max(64, EnvironmentInt("CIF_STAGING_CHUNK_KIB", 2048))) << 10;
-    s.threads = std::max(0, EnvironmentInt("CIF_STAGING_THREADS", std::min(12, threeQuartersOfTheCores)));
-    s.rings = std::max(1, EnvironmentInt("CIF_STAGING_RINGS", s.rings));
-    s.directBelowBytes = static_cast<std::size_t>(std::max(0, EnvironmentInt("CIF_STAGING_DIRECT_BELOW_KIB", 1024)))
-                         << 10;
+    s.chunkBytes = environment.stagingChunkBytes;
+    s.threads = environment.stagingThreads;
+    s.rings = environment.stagingRings;
+    s.directBelowBytes = environment.stagingDirectBelowBytes;
     return p;
   }();
   return *pool;

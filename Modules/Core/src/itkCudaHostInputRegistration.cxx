@@ -21,9 +21,9 @@
 #include "itkCudaHostInputRegistration.h"
 
 #include "cifPinnedHostMemory.h"
+#include "cifRuntimeSettings.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -33,12 +33,6 @@ namespace cif
 namespace
 {
 constexpr unsigned kUnset = std::numeric_limits<unsigned>::max();
-
-/** Staged uploads before the registration: about what registering and unregistering
- * cost in staged uploads' excess over pinned ones (5 to 48 of them, measured; see the
- * header), so that a short loop never registers and a long one pays at most about
- * twice what the best choice in hindsight would have. */
-constexpr unsigned kDefaultUploadsBeforeRegistration = 8;
 
 /** One watched container: the buffer its uploads came from, and where it stands. */
 struct WatchedBuffer
@@ -74,25 +68,9 @@ TheWatch()
 }
 
 unsigned
-UploadsBeforeFromEnvironment()
-{
-  static const unsigned fromEnvironment = [] {
-    const char * text = std::getenv("CIF_REGISTER_INPUTS_AFTER");
-    if (text == nullptr || *text == '\0')
-    {
-      return kDefaultUploadsBeforeRegistration;
-    }
-    char *              end = nullptr;
-    const unsigned long value = std::strtoul(text, &end, 10);
-    return end != text && *end == '\0' ? static_cast<unsigned>(value) : kDefaultUploadsBeforeRegistration;
-  }();
-  return fromEnvironment;
-}
-
-unsigned
 UploadsBeforeLocked(const Watch & w)
 {
-  return w.uploadsBefore != kUnset ? w.uploadsBefore : UploadsBeforeFromEnvironment();
+  return w.uploadsBefore != kUnset ? w.uploadsBefore : GetRuntimeSettings().registerInputsAfter;
 }
 
 double

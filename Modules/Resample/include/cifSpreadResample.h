@@ -31,7 +31,10 @@
  * (RunSpreadPrefilterFeedingEveryDevice): each slab of the share is evaluated against
  * the planes it reads (InputPlanesOfRegion, the bits of the whole grid, as in the
  * slabbed path), and is launched as soon as those planes are on the device, so the
- * planes' gathering from the other devices runs while the earlier slabs compute. */
+ * planes' gathering from the other devices runs while the earlier slabs compute.
+ * PlanSpreadShare serves the filter, which gathers a share's planes before its first
+ * slab (the fed form was slower with a fresh output: commit 18b0d08); the fed form
+ * stays for LargeDataBenchmark's device-resident rows. */
 namespace cif
 {
 /** Device k's share of a spread resampling and the planes it reads, slab by slab. */

@@ -36,7 +36,6 @@
 #include "itkFilterStageProgress.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -144,17 +143,6 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       download.Finish();
     };
 
-    // The input's shares (device k uploads elements [ShareStart(k), ShareStart(k + 1))
-    // and reads the others' from their devices), unless CIF_DEVICE_INPUT_SHARES=0:
-    // then every device uploads the whole input itself.
-    const char * sharesSetting = std::getenv("CIF_DEVICE_INPUT_SHARES");
-    const bool   exchangeShares = !(sharesSetting && std::string(sharesSetting) == "0");
-    // CIF_SPREAD_FEED_SLABS=1: through a linear transform, each device's slabs are
-    // fed their planes while the earlier slabs compute (cifSpreadResample.h) instead
-    // of every plane being gathered first. Opt-in: on two H100s it was as fast with a
-    // pinned output and slower with a fresh one (figures: commit 18b0d08).
-    const char * feedSetting = std::getenv("CIF_SPREAD_FEED_SLABS");
-    const bool   feedSlabs = feedSetting && std::string(feedSetting) == "1";
     // One upload of the host input (pinned once it has gone up a few times, as on one
     // device; the registration is portable, so every device copies at the bus's rate).
     NoteHostInputUpload(this->GetInput()->GetPixelContainer());
@@ -168,9 +156,9 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       const cif::SpreadPrefilterPlan plan = cif::PlanSpreadPrefilter(shape, static_cast<int>(n), 1);
       const std::int64_t             plane = inputCount / shape.size[D - 1];
       // Through a linear transform a device reads only the planes its share's slabs
-      // map into (cifSpreadResample.h), gathered before its first slab, or with
-      // CIF_SPREAD_FEED_SLABS=1 fed to each slab while the earlier slabs compute.
-      // Otherwise every device gathers every plane.
+      // map into (cifSpreadResample.h), gathered before its first slab (feeding each
+      // slab its planes while the earlier ones compute was slower with a fresh output:
+      // commit 18b0d08). Otherwise every device gathers every plane.
       std::vector<cif::SpreadShareSlabs> shares(static_cast<std::size_t>(n));
       for (std::int64_t k = 0; k < n; ++k)
       {
@@ -199,17 +187,14 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       {
         largestNeed = std::max(largestNeed, MemoryNeeded(k));
       }
-      if (!m_InputIsCoefficients && exchangeShares && plan.Devices() == n &&
-          largestNeed <= cif::GetDeviceMemoryBudget(true))
+      if (!m_InputIsCoefficients && plan.Devices() == n && largestNeed <= cif::GetDeviceMemoryBudget(true))
       {
         std::vector<cif::DeviceBuffer> read(static_cast<std::size_t>(n)); // the planes each share reads
         std::vector<TC *>              readPointers(static_cast<std::size_t>(n));
         std::vector<cif::PlaneRange>   wanted;
-        std::vector<std::vector<std::vector<cif::PlaneRange>>> pieces;
         for (const cif::SpreadShareSlabs & s : shares)
         {
           wanted.push_back(s.wanted);
-          pieces.push_back(s.pieces);
         }
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
           const auto index = static_cast<std::size_t>(k);
@@ -228,49 +213,6 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
                                  "a share of the prefilter of a " + std::to_string(inputCount) + "-voxel image");
         }
         const auto onDeviceThreads = [&used](const auto & body) { cif::RunOnDeviceThreads(used, nullptr, body); };
-        if (linearRows && feedSlabs)
-        {
-          // Two threads a device: its planes' gathering, and its slabs.
-          std::vector<int> workers(used);
-          workers.insert(workers.end(), used.begin(), used.end());
-          const auto onWorkerThreads = [&workers](const auto & body) {
-            cif::RunOnDeviceThreads(workers, nullptr, body);
-          };
-          cif::RunSpreadPrefilterFeedingEveryDevice(
-            reinterpret_cast<const TC *>(input),
-            shape,
-            plan,
-            executors,
-            onDeviceThreads,
-            onWorkerThreads,
-            readPointers,
-            wanted,
-            pieces,
-            [&](std::int64_t k, const auto & waitForSlab) {
-              const auto                     index = static_cast<std::size_t>(k);
-              const cif::SpreadShareSlabs &  s = shares[index];
-              const std::int64_t             count = s.share.geometry.OutputCount();
-              std::vector<cif::DeviceBuffer> chainBuffers;
-              const cif::TransformChain      deviceChain =
-                CudaTransformChain<D>::UploadToCurrentDevice(hostChain, chainBuffers);
-              // The share's slabs, each downloaded while the next computes.
-              cif::DeviceBuffer       out(static_cast<std::size_t>(count) * sizeof(TOut));
-              cif::OverlappedDownload download(
-                output + s.share.firstVoxel, out.As<TOut>(), static_cast<std::size_t>(count) * sizeof(TOut));
-              cif::ResampleSpreadShare<static_cast<int>(D), TC, TOut>(
-                s,
-                read[index].As<const TC>(),
-                plane,
-                deviceChain,
-                defaultValue,
-                out.As<TOut>(),
-                waitForSlab,
-                cif::DownloadEachSlab(download, s.share.geometry, s.share.slabs, sizeof(TOut), {}));
-              download.Finish();
-              read[index].Release(); // on its device's thread, after its kernels
-            });
-          return;
-        }
         cif::RunSpreadPrefilterOntoEveryDevice(
           reinterpret_cast<const TC *>(input), shape, plan, executors, onDeviceThreads, readPointers, {}, wanted);
         cif::RunOnDeviceThreads(used, nullptr, [&](std::int64_t k) {
@@ -304,38 +246,31 @@ CubicResampleGPUImageFilter<TInputImage, TOutputImage, TInterpolatorPrecisionTyp
       cif::DeviceBuffer converted(sameType ? 0 : static_cast<std::size_t>(inputCount) * sizeof(TC));
       TIn *             inputOnThisDevice = inputBuffer.As<TIn>();
       TC *              coefficients = sameType ? inputBuffer.As<TC>() : converted.As<TC>();
-      if (exchangeShares)
+      // Each device uploads its share of the input over its own bus; the shares then
+      // travel between the devices, so that every device holds the whole input while
+      // the host sent it once.
+      const std::int64_t mine = ShareStart(k), mineEnd = ShareStart(k + 1);
+      cif::CopyHostToDevice(
+        inputOnThisDevice + mine, input + mine, static_cast<std::size_t>(mineEnd - mine) * sizeof(TIn));
+      if (!rendezvous.ArriveAndWait()) // every share on its device
       {
-        // Each device uploads its share of the input over its own bus; the shares
-        // then travel between the devices, so that every device holds the whole
-        // input while the host sent it once.
-        const std::int64_t mine = ShareStart(k), mineEnd = ShareStart(k + 1);
-        cif::CopyHostToDevice(
-          inputOnThisDevice + mine, input + mine, static_cast<std::size_t>(mineEnd - mine) * sizeof(TIn));
-        if (!rendezvous.ArriveAndWait()) // every share on its device
+        return; // another device failed: its error is reported
+      }
+      for (std::int64_t j = 0; j < n; ++j)
+      {
+        if (j != k)
         {
-          return; // another device failed: its error is reported
-        }
-        for (std::int64_t j = 0; j < n; ++j)
-        {
-          if (j != k)
-          {
-            cif::CopyBetweenDevices(inputOnThisDevice + ShareStart(j),
-                                    devices[static_cast<std::size_t>(k)],
-                                    inputOnDevices[static_cast<std::size_t>(j)].As<const TIn>() + ShareStart(j),
-                                    devices[static_cast<std::size_t>(j)],
-                                    static_cast<std::size_t>(ShareStart(j + 1) - ShareStart(j)) * sizeof(TIn));
-          }
-        }
-        cif::Synchronize();
-        if (!rendezvous.ArriveAndWait()) // every device has read the others' shares: they may change now
-        {
-          return;
+          cif::CopyBetweenDevices(inputOnThisDevice + ShareStart(j),
+                                  devices[static_cast<std::size_t>(k)],
+                                  inputOnDevices[static_cast<std::size_t>(j)].As<const TIn>() + ShareStart(j),
+                                  devices[static_cast<std::size_t>(j)],
+                                  static_cast<std::size_t>(ShareStart(j + 1) - ShareStart(j)) * sizeof(TIn));
         }
       }
-      else
+      cif::Synchronize();
+      if (!rendezvous.ArriveAndWait()) // every device has read the others' shares: they may change now
       {
-        cif::CopyHostToDevice(inputOnThisDevice, input, static_cast<std::size_t>(inputCount) * sizeof(TIn));
+        return;
       }
       if constexpr (!sameType)
       {

@@ -25,8 +25,8 @@
 /** \file cifSimulatedOutOfMemory.h
  * For the tests of memory pressure: device allocations that fail although the driver
  * reports the memory free, as they do on a real device (the driver reserves memory
- * when a kernel first runs, and allocates in granules). Plain C++, no CUDA header;
- * kept out of the headers the device kernels include. */
+ * when a kernel first runs, and allocates in granules). A test hook: not installed
+ * with the library's headers. Plain C++, no CUDA header. */
 namespace cif
 {
 /** Every device allocation (DeviceBuffer) of more than \a bytes then fails as one
