@@ -19,12 +19,10 @@
 #define itkMetricMovingTransformSplit_h
 
 #include "cifImageMetricMath.h"
-#include "itkCudaGeometry.h"
 #include "itkBSplineTransform.h"
 #include "itkCompositeTransform.h"
+#include "itkCudaTransformChain.h"
 #include "itkIdentityTransform.h"
-#include "itkMatrixOffsetTransformBase.h"
-#include "itkTranslationTransform.h"
 
 #include <string>
 #include <vector>
@@ -124,32 +122,26 @@ public:
     }
   }
 
-  /** An affine-family (or identity) transform as a map; false for any other. */
+  /** An affine-family (or identity) transform as a map, read as the resampler reads
+   * it (CudaTransformChain::AffineStageOf); false for any other. */
   static bool
   AffineMapOf(const TransformType * t, cif::AffineMap & map)
   {
     map = cif::AffineMap{};
-    if (const auto * affine = dynamic_cast<const MatrixOffsetTransformBase<double, D, D> *>(t))
+    cif::TransformStage stage;
+    if (!CudaTransformChain<D>::AffineStageOf(t, stage))
     {
-      for (unsigned int i = 0; i < D; ++i)
-      {
-        for (unsigned int j = 0; j < D; ++j)
-        {
-          map.matrix[i][j] = affine->GetMatrix()[i][j];
-        }
-        map.offset[i] = affine->GetOffset()[i];
-      }
-      return true;
+      return false;
     }
-    if (const auto * translation = dynamic_cast<const TranslationTransform<double, D> *>(t))
+    for (unsigned int i = 0; i < D; ++i)
     {
-      for (unsigned int i = 0; i < D; ++i)
+      for (unsigned int j = 0; j < D; ++j)
       {
-        map.offset[i] = translation->GetOffset()[i];
+        map.matrix[i][j] = stage.matrix[i][j];
       }
-      return true;
+      map.offset[i] = stage.offset[i];
     }
-    return dynamic_cast<const IdentityTransform<double, D> *>(t) != nullptr;
+    return true;
   }
 
 private:
@@ -189,23 +181,12 @@ private:
     {
       if (const auto * bspline = dynamic_cast<const BSplineType *>(t))
       {
-        const auto & images = bspline->GetCoefficientImages();
-        if (images[0]->GetBufferPointer() == nullptr)
+        if (!CudaTransformChain<D>::BSplineStageOf(bspline, m_Split.bspline))
         {
           m_Reason = "the B-spline transform has no coefficients";
           return false;
         }
         m_Split.kind = cif::OptimizedStageKind::BSpline;
-        cif::TransformStage & stage = m_Split.bspline;
-        stage.kind = cif::TransformKind::BSpline;
-        const auto size = images[0]->GetLargestPossibleRegion().GetSize();
-        for (unsigned int i = 0; i < D; ++i)
-        {
-          stage.gridSize[i] = static_cast<std::int64_t>(size[i]);
-          stage.gridOrigin[i] = images[0]->GetOrigin()[i];
-          stage.coefficients[i] = images[i]->GetBufferPointer();
-        }
-        PointToIndexMatrix<D>(images[0].GetPointer(), stage.gridPointToIndex);
         return true;
       }
     }

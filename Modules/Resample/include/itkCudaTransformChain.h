@@ -111,6 +111,116 @@ public:
     return bytes;
   }
 
+  /** \a transform, not a composite, as one stage: AffineStageOf's transforms, the
+   * cubic BSplineTransform (BSplineStageOf) and DisplacementFieldTransform with its
+   * default linear interpolator (1-D to 3-D). False for any other: ITK maps the
+   * points. MetricMovingTransformSplit reads its stages with the same functions. */
+  static bool
+  StageOf(const TransformType * transform, cif::TransformStage & stage)
+  {
+    if (AffineStageOf(transform, stage))
+    {
+      return true;
+    }
+    if constexpr (D <= 3)
+    {
+      if (const auto * bspline = dynamic_cast<const BSplineTransform<double, D, 3> *>(transform))
+      {
+        return BSplineStageOf(bspline, stage);
+      }
+      if (const auto * displacement = dynamic_cast<const DisplacementFieldTransform<double, D> *>(transform))
+      {
+        return DisplacementFieldStageOf(displacement, stage);
+      }
+    }
+    return false;
+  }
+
+  /** Every MatrixOffsetTransformBase (Euler, rigid, similarity, scale, affine...),
+   * TranslationTransform and IdentityTransform as an affine stage; false (\a stage
+   * untouched) for any other transform. */
+  static bool
+  AffineStageOf(const TransformType * transform, cif::TransformStage & stage)
+  {
+    if (const auto * affine = dynamic_cast<const MatrixOffsetTransformBase<double, D, D> *>(transform))
+    {
+      stage.kind = cif::TransformKind::Affine;
+      for (unsigned int i = 0; i < D; ++i)
+      {
+        for (unsigned int j = 0; j < D; ++j)
+        {
+          stage.matrix[i][j] = affine->GetMatrix()[i][j];
+        }
+        stage.offset[i] = affine->GetOffset()[i];
+      }
+      return true;
+    }
+    if (const auto * translation = dynamic_cast<const TranslationTransform<double, D> *>(transform))
+    {
+      stage.kind = cif::TransformKind::Affine;
+      for (unsigned int i = 0; i < D; ++i)
+      {
+        stage.offset[i] = translation->GetOffset()[i];
+      }
+      return true;
+    }
+    if (dynamic_cast<const IdentityTransform<double, D> *>(transform))
+    {
+      stage.kind = cif::TransformKind::Affine;
+      return true;
+    }
+    return false;
+  }
+
+  /** The cubic B-spline's grid and host pointers to its coefficients (1-D to 3-D);
+   * false where it has no coefficients (ITK warns and returns the point). */
+  static bool
+  BSplineStageOf(const BSplineTransform<double, D, 3> * bspline, cif::TransformStage & stage)
+  {
+    static_assert(D <= 3, "grid stages exist up to 3-D");
+    const auto & images = bspline->GetCoefficientImages();
+    if (images[0]->GetBufferPointer() == nullptr)
+    {
+      return false;
+    }
+    stage.kind = cif::TransformKind::BSpline;
+    const auto size = images[0]->GetLargestPossibleRegion().GetSize();
+    for (unsigned int i = 0; i < D; ++i)
+    {
+      stage.gridSize[i] = static_cast<std::int64_t>(size[i]);
+      stage.gridOrigin[i] = images[0]->GetOrigin()[i];
+      stage.coefficients[i] = images[i]->GetBufferPointer();
+    }
+    PointToIndexMatrix<D>(images[0].GetPointer(), stage.gridPointToIndex);
+    return true;
+  }
+
+  /** The field's buffered grid and a host pointer to it (1-D to 3-D); false without
+   * a field or with another interpolator than the default linear one. */
+  static bool
+  DisplacementFieldStageOf(const DisplacementFieldTransform<double, D> * displacement, cif::TransformStage & stage)
+  {
+    static_assert(D <= 3, "grid stages exist up to 3-D");
+    using Field = typename DisplacementFieldTransform<double, D>::DisplacementFieldType;
+    const Field * field = displacement->GetDisplacementField();
+    if (field == nullptr || dynamic_cast<const VectorLinearInterpolateImageFunction<Field, double> *>(
+                              displacement->GetInterpolator()) == nullptr)
+    {
+      return false;
+    }
+    stage.kind = cif::TransformKind::DisplacementField;
+    const auto region = field->GetBufferedRegion();
+    for (unsigned int i = 0; i < D; ++i)
+    {
+      stage.gridSize[i] = static_cast<std::int64_t>(region.GetSize()[i]);
+      stage.gridStart[i] = region.GetIndex()[i];
+      stage.gridOrigin[i] = field->GetOrigin()[i];
+    }
+    stage.field = reinterpret_cast<const double *>(field->GetBufferPointer());
+    PointToIndexMatrix<D>(field, stage.gridPointToIndex);
+    return true;
+  }
+
 private:
   /** Calls visit(array, count) for every host array of \a chain that a device reads
    * (its B-spline stages' coefficients, its fields), \a array by reference so that
@@ -156,98 +266,12 @@ private:
       }
       return true;
     }
-    if (m_Chain.count == cif::kMaxTransformStages)
-    {
-      return false;
-    }
-    cif::TransformStage & stage = m_Chain.stage[m_Chain.count];
-    if (const auto * affine = dynamic_cast<const MatrixOffsetTransformBase<double, D, D> *>(transform))
-    {
-      stage.kind = cif::TransformKind::Affine;
-      for (unsigned int i = 0; i < D; ++i)
-      {
-        for (unsigned int j = 0; j < D; ++j)
-        {
-          stage.matrix[i][j] = affine->GetMatrix()[i][j];
-        }
-        stage.offset[i] = affine->GetOffset()[i];
-      }
-    }
-    else if (const auto * translation = dynamic_cast<const TranslationTransform<double, D> *>(transform))
-    {
-      stage.kind = cif::TransformKind::Affine;
-      for (unsigned int i = 0; i < D; ++i)
-      {
-        stage.offset[i] = translation->GetOffset()[i];
-      }
-    }
-    else if (dynamic_cast<const IdentityTransform<double, D> *>(transform))
-    {
-      stage.kind = cif::TransformKind::Affine;
-    }
-    else if (!this->AppendGridTransform(transform, stage))
+    if (m_Chain.count == cif::kMaxTransformStages || !StageOf(transform, m_Chain.stage[m_Chain.count]))
     {
       return false;
     }
     ++m_Chain.count;
     return true;
-  }
-
-  /** The transforms with a grid (cubic B-spline, displacement field), 1-D to 3-D. */
-  bool
-  AppendGridTransform(const TransformType * transform, cif::TransformStage & stage)
-  {
-    if constexpr (D <= 3)
-    {
-      if (const auto * bspline = dynamic_cast<const BSplineTransform<double, D, 3> *>(transform))
-      {
-        const auto & images = bspline->GetCoefficientImages();
-        if (images[0]->GetBufferPointer() == nullptr)
-        {
-          return false; // ITK warns and returns the point; let ITK do that
-        }
-        stage.kind = cif::TransformKind::BSpline;
-        const auto size = images[0]->GetLargestPossibleRegion().GetSize();
-        for (unsigned int i = 0; i < D; ++i)
-        {
-          stage.gridSize[i] = static_cast<std::int64_t>(size[i]);
-          stage.gridOrigin[i] = images[0]->GetOrigin()[i];
-          stage.coefficients[i] = images[i]->GetBufferPointer();
-        }
-        PointToIndexMatrix<D>(images[0].GetPointer(), stage.gridPointToIndex);
-      }
-      else if (const auto * displacement = dynamic_cast<const DisplacementFieldTransform<double, D> *>(transform))
-      {
-        using Field = typename DisplacementFieldTransform<double, D>::DisplacementFieldType;
-        const Field * field = displacement->GetDisplacementField();
-        if (field == nullptr || dynamic_cast<const VectorLinearInterpolateImageFunction<Field, double> *>(
-                                  displacement->GetInterpolator()) == nullptr)
-        {
-          return false; // another interpolator: ITK maps the points
-        }
-        stage.kind = cif::TransformKind::DisplacementField;
-        const auto region = field->GetBufferedRegion();
-        for (unsigned int i = 0; i < D; ++i)
-        {
-          stage.gridSize[i] = static_cast<std::int64_t>(region.GetSize()[i]);
-          stage.gridStart[i] = region.GetIndex()[i];
-          stage.gridOrigin[i] = field->GetOrigin()[i];
-        }
-        stage.field = reinterpret_cast<const double *>(field->GetBufferPointer());
-        PointToIndexMatrix<D>(field, stage.gridPointToIndex);
-      }
-      else
-      {
-        return false;
-      }
-      return true;
-    }
-    else
-    {
-      (void)transform;
-      (void)stage;
-      return false;
-    }
   }
 
   cif::TransformChain            m_Chain;
