@@ -30,6 +30,7 @@
 //   ElasticRegistrationCLI [--stages affine,bspline] [--metric MattesMI|MeanSquares|Correlation] [--gridSpacing MM]
 //                          [--levels N] [--iterations N[,N...]]
 //                          [--sampling dense|random|regular|randomEveryIteration] [--pointsPerIteration N]
+//                          [--stochasticOptimizer adaptive|decayingGain]
 //                          [--fixedMask M] [--movingMask M] [--cpu]
 //                          [--outputTransform T.h5] [--linearTransform L.tfm] [--outputVolume V] fixed moving
 //
@@ -123,6 +124,13 @@ Declare()
              2048)
     .Range(16, 16777216, 1)
     .Enforced();
+  registration.Enumeration("stochasticOptimizer",
+                           "Stochastic optimizer",
+                           "randomEveryIteration: elastix's adaptive stochastic gradient descent with its automatic "
+                           "parameter and scales estimation (adaptive), or a gain decaying as a/(A+k+1)^0.602 with a "
+                           "set per level from the largest allowed step (decayingGain).",
+                           "adaptive",
+                           { "adaptive", "decayingGain" });
   registration
     .Double(
       "samplingPercentage", "Sampling fraction", "random, regular: the fraction of the voxels evaluated (0 to 1].", 0.1)
@@ -298,6 +306,9 @@ SettingsOf(const cif::ModuleArguments & arguments, bool useGPU)
                : sampling == "randomEveryIteration" ? itk::RegistrationSampling::RandomEveryIteration
                                                     : itk::RegistrationSampling::Dense;
   s.pointsPerIteration = static_cast<unsigned int>(arguments.Integer("pointsPerIteration"));
+  s.stochasticOptimizer = arguments.String("stochasticOptimizer") == "decayingGain"
+                            ? itk::StochasticOptimizer::DecayingGain
+                            : itk::StochasticOptimizer::AdaptiveStochasticGradientDescent;
   s.samplingPercentage = arguments.Double("samplingPercentage");
   s.samplingSeed = static_cast<unsigned int>(arguments.Integer("seed"));
   s.useGPU = useGPU;

@@ -891,10 +891,15 @@ TEST(RegistrationMethodv4GPU, ZeroFixedMaskAsITK)
  * doubled between them. It recovers the warp (mean error below 1/3 voxel, as the
  * hand-built registration above), reports each stage (its iterations per level within
  * the limits, the metric's path) and every iteration to its observer. With new
- * random points at every iteration (elastix's schedule: 1000 points, a stochastic
- * gradient descent that runs every iteration, 60 per level) the same. */
+ * random points at every iteration (elastix's schedule: 2000 points, a stochastic
+ * gradient descent that runs every iteration, 100 per level) the same, with either
+ * stochastic optimizer; the adaptive one reports its estimate at each level: a gain
+ * and a step bound from the images' spacing, a noise term from the dense twin. */
 void
-ExpectElasticRegistrationRecovers(bool useGPU, itk::RegistrationSampling sampling = itk::RegistrationSampling::Dense)
+ExpectElasticRegistrationRecovers(
+  bool                      useGPU,
+  itk::RegistrationSampling sampling = itk::RegistrationSampling::Dense,
+  itk::StochasticOptimizer  optimizer = itk::StochasticOptimizer::AdaptiveStochasticGradientDescent)
 {
   const bool          stochastic = sampling == itk::RegistrationSampling::RandomEveryIteration;
   const unsigned int  limits[2] = { stochastic ? 100u : 30u, stochastic ? 100u : 20u };
@@ -912,6 +917,7 @@ ExpectElasticRegistrationRecovers(bool useGPU, itk::RegistrationSampling samplin
   settings.iterations = { limits[0], limits[1] };
   settings.sampling = sampling;
   settings.pointsPerIteration = 2000;
+  settings.stochasticOptimizer = optimizer;
   settings.samplingSeed = seed;
   settings.gridSpacing = 1e30;
   for (unsigned int d = 0; d < Dimension; ++d)
@@ -953,6 +959,19 @@ ExpectElasticRegistrationRecovers(bool useGPU, itk::RegistrationSampling samplin
       EXPECT_LE(stage.iterationsPerLevel[level], limits[level]) << stage.stage;
     }
     EXPECT_EQ(stage.executionPath, itk::ToString(ModulePath(useGPU))) << stage.stage;
+    const bool adaptive = stochastic && optimizer == itk::StochasticOptimizer::AdaptiveStochasticGradientDescent;
+    ASSERT_EQ(stage.estimatesPerLevel.size(), adaptive ? 2u : 0u) << stage.stage;
+    for (const auto & estimate : stage.estimatesPerLevel)
+    {
+      EXPECT_GT(estimate.Param_a, 0.0) << stage.stage;
+      // elastix's MaximumStepLength: the mean spacing of both images over min(D, 2) axes
+      const double step = (pair.fixed->GetSpacing()[0] + pair.fixed->GetSpacing()[1] + pair.moving->GetSpacing()[0] +
+                           pair.moving->GetSpacing()[1]) /
+                          4.0;
+      EXPECT_NEAR(estimate.MaximumStepLength, step, 1e-12) << stage.stage;
+      EXPECT_GT(estimate.ExactGradientSquaredMagnitude, 0.0) << stage.stage;
+      EXPECT_GT(estimate.GradientErrorSquaredMagnitude, 0.0) << stage.stage << ": no dense twin measured the noise";
+    }
     reported += stage.iterationsPerLevel[0] + stage.iterationsPerLevel[1];
   }
   EXPECT_EQ(iterations, reported) << "the observer saw other iterations than the stages report";
@@ -1003,6 +1022,10 @@ TEST(ElasticRegistrationGPU, RecoversKnownDeformation)
 }
 CIF_TEST_ON_CPU_AND_GPU(ElasticRegistration, RecoversItWithNewPointsEveryIteration, [](bool useGPU) {
   ExpectElasticRegistrationRecovers(useGPU, itk::RegistrationSampling::RandomEveryIteration);
+})
+CIF_TEST_ON_CPU_AND_GPU(ElasticRegistration, RecoversItWithTheDecayingGain, [](bool useGPU) {
+  ExpectElasticRegistrationRecovers(
+    useGPU, itk::RegistrationSampling::RandomEveryIteration, itk::StochasticOptimizer::DecayingGain);
 })
 
 /** ITK's own metrics cannot draw new points at every iteration: a clear error. */

@@ -26,6 +26,8 @@
 #include "itkPointSet.h"
 #include "itkRegistrationParameterScalesFromJacobian.h"
 
+#include <functional>
+
 namespace itk
 {
 /** What elastix's automatic parameter estimation of its adaptive stochastic gradient
@@ -136,6 +138,18 @@ public:
   /** The exact gradient's metric, sharing the moving transform; none: no noise. */
   itkSetObjectMacro(ExactMetric, MetricType);
   itkGetModifiableObjectMacro(ExactMetric, MetricType);
+  /** Makes the exact gradient's metric at each Estimate() instead, from the approximate
+   * metric as its registration level initialized it and the points ExactGradientPoints()
+   * gives, and lets it go afterwards: what a multi-resolution registration needs, whose
+   * levels each have their own images and virtual domain. */
+  using ExactMetricMaker =
+    std::function<typename MetricType::Pointer(MetricType * metric, const VirtualPointSetType * points)>;
+  void
+  SetExactMetricMaker(ExactMetricMaker maker)
+  {
+    m_ExactMetricMaker = std::move(maker);
+    this->Modified();
+  }
   /** The seed of the perturbations' normal draws. */
   itkSetMacro(RandomSeed, unsigned int);
   itkGetConstMacro(RandomSeed, unsigned int);
@@ -194,6 +208,7 @@ private:
 
   typename MetricType::Pointer m_Metric;
   typename MetricType::Pointer m_ExactMetric;
+  ExactMetricMaker             m_ExactMetricMaker;
   unsigned int                 m_RandomSeed = 121212;
   SizeValueType                m_NumberOfSamplesForExactGradient = 100000;
 };

@@ -244,6 +244,17 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Set
   {
     itkExceptionMacro("No metric set");
   }
+  if (m_ExactMetricMaker)
+  {
+    m_ExactMetric = m_ExactMetricMaker(m_Metric.GetPointer(), this->ExactGradientPoints().GetPointer());
+  }
+  // A made metric (and its device buffers) lives for this estimate only.
+  const auto forgetMadeMetric = [this] {
+    if (m_ExactMetricMaker)
+    {
+      m_ExactMetric = nullptr;
+    }
+  };
   AdaptiveStochasticGradientDescentEstimate estimate;
   const typename TMetric::ParametersType    position = m_Metric->GetParameters();
   const SizeValueType                       parameters = position.Size();
@@ -328,6 +339,7 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Set
   {
     typename TMetric::ParametersType restored = position;
     m_Metric->SetParameters(restored);
+    forgetMadeMetric();
     throw;
   }
   typename TMetric::ParametersType restored = position;
@@ -336,6 +348,7 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Set
   {
     m_ExactMetric->SetParameters(restored);
   }
+  forgetMadeMetric();
   gg /= measurements;
   ee /= measurements;
   estimate.ExactGradientSquaredMagnitude = gg;

@@ -25,6 +25,7 @@
 #define itkElasticRegistration_h
 
 #include "cifRegistrationMetrics.h"
+#include "itkAdaptiveStochasticGradientDescentOptimizerv4.h"
 #include "itkAffineTransform.h"
 #include "itkBSplineTransform.h"
 #include "itkBSplineTransformInitializer.h"
@@ -73,6 +74,17 @@ enum class RegistrationSampling
   RandomEveryIteration
 };
 
+/** The optimizer of a stage with new random points at every iteration. */
+enum class StochasticOptimizer
+{
+  /** elastix's adaptive stochastic gradient descent with its automatic parameter and
+   * scales estimation (AdaptiveStochasticGradientDescentOptimizerv4). */
+  AdaptiveStochasticGradientDescent,
+  /** a / (A + k + 1)^0.602 with a set per level from the largest allowed step
+   * (DecayingGainGradientDescentOptimizerv4). */
+  DecayingGain
+};
+
 /** \class ElasticRegistrationSettings
  * \brief How ElasticRegistration runs: its stages, metric, levels, iterations, grid
  * and points.
@@ -99,8 +111,9 @@ struct ElasticRegistrationSettings
   double samplingPercentage = 1.0;
   /** RandomEveryIteration: the points drawn per iteration (elastix's
    * NumberOfSpatialSamples). */
-  unsigned int pointsPerIteration = 2048;
-  unsigned int samplingSeed = 121212;
+  unsigned int        pointsPerIteration = 2048;
+  StochasticOptimizer stochasticOptimizer = StochasticOptimizer::AdaptiveStochasticGradientDescent;
+  unsigned int        samplingSeed = 121212;
   /** The metric's GPU path when a GPU is there (else the module's CPU path). */
   bool useGPU = true;
   /** ITK's own metric classes instead of the module's twins. */
@@ -142,8 +155,13 @@ struct RegistrationIterationReport
  * matrix or angle parameters scaled by the squared extent); the B-spline stage runs
  * unbounded L-BFGS (LBFGSOptimizerv4: its bounded twin's bounds do not follow the
  * grid's refinement) with the linear result as its moving initial transform. With
- * RegistrationSampling::RandomEveryIteration both stages run
- * DecayingGainGradientDescentOptimizerv4 instead (noisy gradients: no line search).
+ * RegistrationSampling::RandomEveryIteration both stages run a stochastic gradient
+ * descent instead (noisy gradients: no line search), elastix's adaptive one unless
+ * stochasticOptimizer says otherwise: at each level its parameters are estimated from
+ * the transform's Jacobian and from exact gradients over elastix's grid of 100000
+ * points (a dense twin of the metric made for the estimate), its scales (linear stage)
+ * as elastix's AutomaticScalesEstimation, each step moving no point by more than the
+ * images' mean spacing (elastix's MaximumStepLength).
  * GetTransform() is the whole result as one CompositeTransform in ITK's order (the
  * B-spline applied first, then the linear stage): what a resampler applies to map
  * fixed points into the moving image.
@@ -176,6 +194,9 @@ public:
     std::string               executionPath; // the metric's, at the last level
     double                    finalMetricValue = 0.0;
     double                    seconds = 0.0;
+    /** The adaptive stochastic gradient descent's estimate at each level (elastix logs
+     * them); empty for the other optimizers. */
+    std::vector<AdaptiveStochasticGradientDescentEstimate> estimatesPerLevel;
   };
 
   ElasticRegistration(const TImage * fixed, const TImage * moving, ElasticRegistrationSettings settings)
@@ -574,15 +595,83 @@ private:
     return registration->GetModifiableTransform();
   }
 
-  /** A stage with new random points at every iteration: the decaying-gain gradient
-   * descent (itkDecayingGainGradientDescentOptimizerv4.h), each step moving no point by more than
-   * the fixed image's mean voxel spacing (elastix's default MaximumStepLength).
-   * \a localSupport: the B-spline stage. */
+  /** A stage with new random points at every iteration (see the class comment).
+   * \a localSupport: the B-spline stage (scales 1, as elastix's default for it). */
   template <typename TRegistration>
   void
   RunStochasticStage(TRegistration * registration, const char * stage, bool localSupport)
   {
-    auto *     metric = dynamic_cast<MetricType *>(registration->GetModifiableMetric());
+    auto * metric = dynamic_cast<MetricType *>(registration->GetModifiableMetric());
+    if (m_Settings.stochasticOptimizer == StochasticOptimizer::DecayingGain)
+    {
+      this->RunDecayingGainStage(registration, stage, localSupport, metric);
+      return;
+    }
+    using EstimatorType = AdaptiveStochasticGradientDescentParameterEstimator<MetricType>;
+    auto estimator = EstimatorType::New();
+    estimator->SetMetric(metric);
+    estimator->SetRandomSeed(m_Settings.samplingSeed);
+    estimator->SetExactMetricMaker(
+      [this](MetricType * sampled, const typename MetricType::VirtualPointSetType * points) {
+        return this->MakeExactTwin(sampled, points);
+      });
+    auto optimizer = AdaptiveStochasticGradientDescentOptimizerv4::New();
+    optimizer->SetParameterEstimator(estimator);
+    optimizer->SetDoEstimateScales(!localSupport);
+    registration->SetOptimizer(optimizer);
+    std::vector<AdaptiveStochasticGradientDescentEstimate> estimates;
+    // each level's estimate, as its iterations start
+    const auto collect =
+      optimizer->AddObserver(StartEvent(), [optimizer = optimizer.GetPointer(), &estimates](const EventObject &) {
+        estimates.push_back(optimizer->GetLastEstimate());
+      });
+    // Plain pointers, as in RunLinearStage: no cycle through the optimizer's observer.
+    this->RunStage(registration,
+                   stage,
+                   [optimizer = optimizer.GetPointer(), estimator = estimator.GetPointer(), localSupport](
+                     unsigned int, unsigned int iterations) {
+                     optimizer->SetNumberOfIterations(iterations);
+                     if (!localSupport)
+                     {
+                       // the level's virtual domain is set by now: elastix's grid over it
+                       optimizer->SetScalesEstimator(estimator->MakeScalesEstimator());
+                     }
+                   });
+    optimizer->RemoveObserver(collect);
+    m_Stages.back().estimatesPerLevel = estimates;
+  }
+
+  /** A twin of the level's \a sampled metric over \a points: the same kind, images,
+   * masks, virtual domain, interpolators and gradient sources, the transforms shared,
+   * for the exact gradients of the adaptive descent's estimate. */
+  typename MetricType::Pointer
+  MakeExactTwin(MetricType * sampled, const typename MetricType::VirtualPointSetType * points) const
+  {
+    auto exact = this->MakeMetric();
+    exact->SetFixedImage(sampled->GetFixedImage());
+    exact->SetMovingImage(sampled->GetMovingImage());
+    exact->SetVirtualDomain(sampled->GetVirtualSpacing(),
+                            sampled->GetVirtualOrigin(),
+                            sampled->GetVirtualDirection(),
+                            sampled->GetVirtualRegion());
+    exact->SetFixedTransform(sampled->GetModifiableFixedTransform());
+    exact->SetMovingTransform(sampled->GetModifiableMovingTransform());
+    exact->SetFixedInterpolator(sampled->GetModifiableFixedInterpolator());
+    exact->SetMovingInterpolator(sampled->GetModifiableMovingInterpolator());
+    exact->SetUseFixedImageGradientFilter(sampled->GetUseFixedImageGradientFilter());
+    exact->SetUseMovingImageGradientFilter(sampled->GetUseMovingImageGradientFilter());
+    exact->SetFixedSampledPointSet(points);
+    exact->SetUseSampledPointSet(true);
+    exact->Initialize();
+    return exact;
+  }
+
+  /** The stochastic stage with DecayingGainGradientDescentOptimizerv4: each step moving
+   * no point by more than the fixed image's mean voxel spacing. */
+  template <typename TRegistration>
+  void
+  RunDecayingGainStage(TRegistration * registration, const char * stage, bool localSupport, MetricType * metric)
+  {
     const auto points =
       GridPointsOver<typename MetricType::VirtualPointSetType>(m_Fixed.GetPointer(), D == 3 ? 16u : 64u);
     auto   optimizer = MakeDecayingGainGradientDescent<MetricType>(metric, points.GetPointer(), localSupport);
@@ -594,9 +683,8 @@ private:
     registration->SetOptimizer(optimizer);
     // A plain pointer, as in RunLinearStage: no cycle through the optimizer's observer.
     this->RunStage(
-      registration, stage, [optimizer = optimizer.GetPointer(), spacing](unsigned int level, unsigned int iterations) {
+      registration, stage, [optimizer = optimizer.GetPointer(), spacing](unsigned int, unsigned int iterations) {
         optimizer->SetNumberOfIterations(iterations);
-        (void)level;
         optimizer->SetMaximumStepSizeInPhysicalUnits(spacing);
       });
   }
