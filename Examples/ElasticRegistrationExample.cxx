@@ -29,8 +29,8 @@
 //                              [--samples N (random points per level; 0: dense)]
 //                              [--new-samples (new random points every iteration, as
 //                               elastix's NewSamplesEveryIteration; with --samples)]
-//                              [--decaying-gain (with --new-samples: the decaying-gain descent
-//                               instead of elastix's adaptive one)]
+//                              [--adaptive (with --new-samples: elastix's adaptive stochastic
+//                               gradient descent instead of the decaying gain)]
 //                              [--iterations N (per level)] [--levels N] [--no-affine]
 //                              [--grid-spacing V (final control-point spacing, voxels)]
 //                              [--itk (ITK's own metric)] [--seed S]
@@ -75,7 +75,7 @@ struct Options
   bool          itkMetric = false;
   unsigned int  samples = 0;
   bool          newSamplesEveryIteration = false;
-  bool          decayingGain = false;
+  bool          adaptive = false;
   unsigned int  iterations = 100;
   unsigned int  levels = 3;
   bool          affineStage = true;
@@ -174,8 +174,8 @@ SettingsOf(const Options & o)
   {
     s.sampling = itk::RegistrationSampling::RandomEveryIteration;
     s.pointsPerIteration = o.samples;
-    s.stochasticOptimizer = o.decayingGain ? itk::StochasticOptimizer::DecayingGain
-                                           : itk::StochasticOptimizer::AdaptiveStochasticGradientDescent;
+    s.stochasticOptimizer =
+      o.adaptive ? itk::StochasticOptimizer::AdaptiveStochasticGradientDescent : itk::StochasticOptimizer::DecayingGain;
   }
   else if (o.samples > 0)
   {
@@ -251,9 +251,9 @@ Parse(int argc, char * argv[], Options & o)
     {
       o.newSamplesEveryIteration = true;
     }
-    else if (a == "--decaying-gain")
+    else if (a == "--adaptive")
     {
-      o.decayingGain = true;
+      o.adaptive = true;
     }
     else if (a == "--iterations" && hasValue)
     {
@@ -309,7 +309,7 @@ main(int argc, char * argv[])
   if (!Parse(argc, argv, o))
   {
     std::cerr << "usage: ElasticRegistrationExample [--size N (24..1024)] [--metric meansquares|mattes] [--cpu] "
-                 "[--samples N [--new-samples [--decaying-gain]]] [--iterations N] [--itk]\n";
+                 "[--samples N [--new-samples [--adaptive]]] [--iterations N] [--itk]\n";
     return 2;
   }
   try

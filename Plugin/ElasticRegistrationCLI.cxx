@@ -129,8 +129,8 @@ Declare()
                            "randomEveryIteration: elastix's adaptive stochastic gradient descent with its automatic "
                            "parameter and scales estimation (adaptive), or a gain decaying as a/(A+k+1)^0.602 with a "
                            "set per level from the largest allowed step (decayingGain).",
-                           "adaptive",
-                           { "adaptive", "decayingGain" });
+                           "decayingGain",
+                           { "decayingGain", "adaptive" });
   registration
     .Double(
       "samplingPercentage", "Sampling fraction", "random, regular: the fraction of the voxels evaluated (0 to 1].", 0.1)

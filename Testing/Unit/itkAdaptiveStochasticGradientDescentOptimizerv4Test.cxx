@@ -25,6 +25,8 @@
 #include "cifShiftedPairTestSupport.h"
 #include "cifTestHelpers.h"
 #include "itkAffineTransform.h"
+#include "itkImageMaskSpatialObject.h"
+#include "itkImageRegionIterator.h"
 #include "itkMeanSquaresImageToImageMetricv4.h"
 
 #include <gtest/gtest.h>
@@ -162,18 +164,35 @@ RecordSequence(std::uint32_t seed, unsigned int steps)
   }
   r.scales[2] = r.scales[0];
   r.scales[3] = r.scales[1];
+  double overshoot = 4.0; // of every fifth step; doubled while the gradient does not turn
+  bool   turned = false;
   for (unsigned int k = 0; k < steps; ++k)
   {
     metric->SetParameters(x);
     double                                                                     value;
     itk::MeanSquaresImageToImageMetricv4<ImageType, ImageType>::DerivativeType d;
     metric->GetValueAndDerivative(value, d);
+    if (k > 0)
+    {
+      double inner = 0.0;
+      for (unsigned int p = 0; p < 6; ++p)
+      {
+        inner += d[p] * r.derivatives.back()[p] / r.scales[p];
+      }
+      turned = turned || inner < 0.0;
+    }
     r.derivatives.emplace_back(d.begin(), d.end());
-    // Steps 0.2 to 2.5 times a stable one: some overshoot, and the gradient turns.
-    const double factor = (0.2 + 2.3 * unit(rng)) * 4e-3;
+    // Steps 0.2 to 2.5 times a stable one, every fifth larger until the gradient has
+    // turned at least once (some paths never did with the others alone).
+    double factor = 0.2 + 2.3 * unit(rng);
+    if (k % 5 == 4 && !turned)
+    {
+      factor = overshoot;
+      overshoot *= 2.0;
+    }
     for (unsigned int p = 0; p < 6; ++p)
     {
-      x[p] += factor * d[p] / r.scales[p];
+      x[p] += factor * 4e-3 * d[p] / r.scales[p];
     }
   }
   return r;
@@ -363,6 +382,23 @@ TEST(AdaptiveStochasticGradientDescentOptimizerv4, RegistersAKnownShift)
   transform->SetCenter(center);
   auto metric = MetricType::New();
   ConfigureShiftedPairMetric(metric.GetPointer(), fixed.GetPointer(), moving.GetPointer(), transform.GetPointer());
+  // Fixed points 4 voxels from the faces or more: none maps into the band the shift
+  // filled with 50, which would pull the optimum off the truth (up to 0.053 measured).
+  using MaskImageType = itk::Image<unsigned char, 2>;
+  auto mask = MaskImageType::New();
+  mask->CopyInformation(fixed);
+  mask->SetRegions(fixed->GetLargestPossibleRegion());
+  mask->Allocate(true);
+  auto inner = fixed->GetLargestPossibleRegion();
+  inner.ShrinkByRadius(4);
+  for (itk::ImageRegionIterator<MaskImageType> it(mask, inner); !it.IsAtEnd(); ++it)
+  {
+    it.Set(1);
+  }
+  auto maskObject = itk::ImageMaskSpatialObject<2>::New();
+  maskObject->SetImage(mask);
+  maskObject->Update();
+  metric->SetFixedImageMask(maskObject);
   metric->Initialize();
 
   // Exact gradients only (no noise): the estimation as elastix without a random sampler.
@@ -374,7 +410,7 @@ TEST(AdaptiveStochasticGradientDescentOptimizerv4, RegistersAKnownShift)
   optimizer->SetParameterEstimator(estimator);
   optimizer->SetScalesEstimator(estimator->MakeScalesEstimator());
   optimizer->SetDoEstimateScales(true);
-  optimizer->SetNumberOfIterations(500);
+  optimizer->SetNumberOfIterations(1000);
   optimizer->StartOptimization();
   const auto & e = optimizer->GetLastEstimate();
   std::cout << "a " << e.Param_a << ", delta " << e.MaximumStepLength << ", gradients "
@@ -382,8 +418,11 @@ TEST(AdaptiveStochasticGradientDescentOptimizerv4, RegistersAKnownShift)
   EXPECT_GT(e.Param_a, 0.0);
   EXPECT_DOUBLE_EQ(e.MaximumStepLength, 0.5 * (0.5 + 0.75));
   const auto p = transform->GetParameters();
-  // moving(x) = fixed(x + truth): T(x) = x - truth at the optimum (measured within
-  // 6e-3 and 0.03 of it; the border, 50 where the shift leaves no data, pulls).
+  std::cout << "[ measure  ] translation off the truth by " << p[4] + truth[0] << ", " << p[5] + truth[1]
+            << "; matrix off the identity by " << p[0] - 1.0 << ", " << p[1] << ", " << p[2] << ", " << p[3] - 1.0
+            << "\n";
+  // moving(x) = fixed(x + truth): T(x) = x - truth at the optimum (over 100 seeds the
+  // translation within 0.033 of it, 0.0077 but for one, the matrix within 3.4e-3).
   EXPECT_NEAR(p[0], 1.0, 1e-2);
   EXPECT_NEAR(p[1], 0.0, 1e-2);
   EXPECT_NEAR(p[2], 0.0, 1e-2);

@@ -56,6 +56,51 @@ struct AdaptiveStochasticGradientDescentEstimate
   double       SigmoidScale = 0.0;
 };
 
+/** \class PointSourceScalesFromJacobian
+ * \brief ITK's RegistrationParameterScalesFromJacobian over points asked for when the
+ * scales are estimated (not when the estimator is made): in a multi-resolution
+ * registration each level's virtual domain exists only once the level is initialized.
+ * \ingroup CudaImageFilters */
+template <typename TMetric>
+class ITK_TEMPLATE_EXPORT PointSourceScalesFromJacobian : public RegistrationParameterScalesFromJacobian<TMetric>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(PointSourceScalesFromJacobian);
+  using Self = PointSourceScalesFromJacobian;
+  using Superclass = RegistrationParameterScalesFromJacobian<TMetric>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+  itkNewMacro(Self);
+  itkTypeMacro(PointSourceScalesFromJacobian, RegistrationParameterScalesFromJacobian);
+  using ScalesType = typename Superclass::ScalesType;
+  using VirtualPointSetType = typename TMetric::VirtualPointSetType;
+  using PointSource = std::function<typename VirtualPointSetType::Pointer()>;
+
+  void
+  SetPointSource(PointSource source)
+  {
+    m_PointSource = std::move(source);
+    this->Modified();
+  }
+
+  void
+  EstimateScales(ScalesType & scales) override
+  {
+    if (m_PointSource)
+    {
+      this->SetVirtualDomainPointSet(m_PointSource());
+    }
+    Superclass::EstimateScales(scales);
+  }
+
+protected:
+  PointSourceScalesFromJacobian() = default;
+  ~PointSourceScalesFromJacobian() override = default;
+
+private:
+  PointSource m_PointSource;
+};
+
 /** \class AdaptiveStochasticGradientDescentParameterEstimatorBase
  * \brief The interface through which AdaptiveStochasticGradientDescentOptimizerv4
  * asks for its parameters; AdaptiveStochasticGradientDescentParameterEstimator
@@ -172,16 +217,17 @@ public:
 
   /** elastix's AutomaticScalesEstimation: s_p = 1/n sum_j sum_d J_dp(x_j)^2 over
    * its grid of 10000 points (no mask), which is ITK's
-   * RegistrationParameterScalesFromJacobian over those points: that estimator,
-   * for the optimizer's SetScalesEstimator (with DoEstimateScales on). */
-  typename RegistrationParameterScalesFromJacobian<TMetric>::Pointer
+   * RegistrationParameterScalesFromJacobian over those points: that estimator, the
+   * grid laid over the metric's virtual domain as it is at each estimate, for the
+   * optimizer's SetScalesEstimator (with DoEstimateScales on). */
+  typename PointSourceScalesFromJacobian<TMetric>::Pointer
   MakeScalesEstimator() const
   {
-    auto scales = RegistrationParameterScalesFromJacobian<TMetric>::New();
+    auto scales = PointSourceScalesFromJacobian<TMetric>::New();
     scales->SetMetric(m_Metric);
     scales->SetTransformForward(true);
-    const auto points = this->GridPoints(10000, false);
-    scales->SetVirtualDomainPointSet(points);
+    // a plain pointer: the estimator outlives the optimizer's estimates it serves
+    scales->SetPointSource([this] { return this->GridPoints(10000, false); });
     return scales;
   }
 

@@ -112,7 +112,7 @@ struct ElasticRegistrationSettings
   /** RandomEveryIteration: the points drawn per iteration (elastix's
    * NumberOfSpatialSamples). */
   unsigned int        pointsPerIteration = 2048;
-  StochasticOptimizer stochasticOptimizer = StochasticOptimizer::AdaptiveStochasticGradientDescent;
+  StochasticOptimizer stochasticOptimizer = StochasticOptimizer::DecayingGain;
   unsigned int        samplingSeed = 121212;
   /** The metric's GPU path when a GPU is there (else the module's CPU path). */
   bool useGPU = true;
@@ -156,8 +156,8 @@ struct RegistrationIterationReport
  * unbounded L-BFGS (LBFGSOptimizerv4: its bounded twin's bounds do not follow the
  * grid's refinement) with the linear result as its moving initial transform. With
  * RegistrationSampling::RandomEveryIteration both stages run a stochastic gradient
- * descent instead (noisy gradients: no line search), elastix's adaptive one unless
- * stochasticOptimizer says otherwise: at each level its parameters are estimated from
+ * descent instead (noisy gradients: no line search): the decaying gain, or with
+ * stochasticOptimizer elastix's adaptive one, whose parameters at each level come from
  * the transform's Jacobian and from exact gradients over elastix's grid of 100000
  * points (a dense twin of the metric made for the estimate), its scales (linear stage)
  * as elastix's AutomaticScalesEstimation, each step moving no point by more than the
@@ -625,18 +625,14 @@ private:
       optimizer->AddObserver(StartEvent(), [optimizer = optimizer.GetPointer(), &estimates](const EventObject &) {
         estimates.push_back(optimizer->GetLastEstimate());
       });
-    // Plain pointers, as in RunLinearStage: no cycle through the optimizer's observer.
-    this->RunStage(registration,
-                   stage,
-                   [optimizer = optimizer.GetPointer(), estimator = estimator.GetPointer(), localSupport](
-                     unsigned int, unsigned int iterations) {
-                     optimizer->SetNumberOfIterations(iterations);
-                     if (!localSupport)
-                     {
-                       // the level's virtual domain is set by now: elastix's grid over it
-                       optimizer->SetScalesEstimator(estimator->MakeScalesEstimator());
-                     }
-                   });
+    if (!localSupport)
+    {
+      optimizer->SetScalesEstimator(estimator->MakeScalesEstimator());
+    }
+    // A plain pointer, as in RunLinearStage: no cycle through the optimizer's observer.
+    this->RunStage(registration, stage, [optimizer = optimizer.GetPointer()](unsigned int, unsigned int iterations) {
+      optimizer->SetNumberOfIterations(iterations);
+    });
     optimizer->RemoveObserver(collect);
     m_Stages.back().estimatesPerLevel = estimates;
   }
