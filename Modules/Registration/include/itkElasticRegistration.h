@@ -45,6 +45,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -670,12 +671,9 @@ private:
   {
     const auto points =
       GridPointsOver<typename MetricType::VirtualPointSetType>(m_Fixed.GetPointer(), D == 3 ? 16u : 64u);
-    auto   optimizer = MakeDecayingGainGradientDescent<MetricType>(metric, points.GetPointer(), localSupport);
-    double spacing = 0.0;
-    for (unsigned int a = 0; a < D; ++a)
-    {
-      spacing += m_Fixed->GetSpacing()[a] / D;
-    }
+    auto         optimizer = MakeDecayingGainGradientDescent<MetricType>(metric, points.GetPointer(), localSupport);
+    const auto & s = m_Fixed->GetSpacing();
+    const double spacing = std::accumulate(s.begin(), s.end(), 0.0) / D;
     registration->SetOptimizer(optimizer);
     // A plain pointer, as in RunLinearStage: no cycle through the optimizer's observer.
     this->RunStage(
