@@ -139,22 +139,28 @@ private:
 RuntimeSettings
 ReadRuntimeSettings(const std::function<const char *(const char *)> & lookup)
 {
-  const Reader    read(lookup);
-  RuntimeSettings s;
-  // Staging defaults from HostTransferBenchmark --sweep (cifPinnedStaging.cu says why).
+  const Reader read(lookup);
+  // The struct's initializers are the defaults (one place for them); the staging ones
+  // come from HostTransferBenchmark --sweep (cifPinnedStaging.cu says why).
+  const RuntimeSettings defaults;
+  RuntimeSettings       s;
   const int threeQuartersOfTheCores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()) * 3 / 4);
   constexpr long long kMostKiB = static_cast<long long>(std::numeric_limits<std::size_t>::max() >> 11);
-  s.stagingChunkBytes = static_cast<std::size_t>(read.Integer("CIF_STAGING_CHUNK_KIB", 2048, 64, kMostKiB)) << 10;
+  const auto          KiB = [](std::size_t bytes) { return static_cast<long long>(bytes >> 10); };
+  s.stagingChunkBytes =
+    static_cast<std::size_t>(read.Integer("CIF_STAGING_CHUNK_KIB", KiB(defaults.stagingChunkBytes), 64, kMostKiB))
+    << 10;
   s.stagingThreads =
     static_cast<int>(read.Integer("CIF_STAGING_THREADS", std::min(12, threeQuartersOfTheCores), 0, INT_MAX));
-  s.stagingRings = static_cast<int>(read.Integer("CIF_STAGING_RINGS", 4, 1, INT_MAX));
-  s.stagingDirectBelowBytes = static_cast<std::size_t>(read.Integer("CIF_STAGING_DIRECT_BELOW_KIB", 1024, 0, kMostKiB))
+  s.stagingRings = static_cast<int>(read.Integer("CIF_STAGING_RINGS", defaults.stagingRings, 1, INT_MAX));
+  s.stagingDirectBelowBytes = static_cast<std::size_t>(read.Integer(
+                                "CIF_STAGING_DIRECT_BELOW_KIB", KiB(defaults.stagingDirectBelowBytes), 0, kMostKiB))
                               << 10;
   s.pinnedHostLimit = read.Bytes("CIF_PINNED_HOST_LIMIT", DefaultPinnedHostLimit());
-  s.pinnedOutputMinimumBytes = read.Bytes("CIF_PINNED_OUTPUT_MIN", std::size_t(16) << 20);
-  s.registerInputsAfter = read.Count("CIF_REGISTER_INPUTS_AFTER", 8);
-  s.deviceMemoryLimit = read.Bytes("CIF_DEVICE_MEMORY_LIMIT", 0);
-  const long long lanes = read.Integer("CIF_PREFILTER_MAX_LANES", 32, LLONG_MIN, LLONG_MAX);
+  s.pinnedOutputMinimumBytes = read.Bytes("CIF_PINNED_OUTPUT_MIN", defaults.pinnedOutputMinimumBytes);
+  s.registerInputsAfter = read.Count("CIF_REGISTER_INPUTS_AFTER", defaults.registerInputsAfter);
+  s.deviceMemoryLimit = read.Bytes("CIF_DEVICE_MEMORY_LIMIT", defaults.deviceMemoryLimit);
+  const long long lanes = read.Integer("CIF_PREFILTER_MAX_LANES", defaults.prefilterMaxLanes, LLONG_MIN, LLONG_MAX);
   s.prefilterMaxLanes = lanes >= 32 ? 32 : lanes >= 16 ? 16 : 8;
   return s;
 }
