@@ -24,9 +24,9 @@
 #ifndef itkElasticRegistration_h
 #define itkElasticRegistration_h
 
-#include "cifRegistrationMetrics.h"
-#include "itkAdaptiveStochasticGradientDescentOptimizerv4.h"
+#include "itkElasticRegistrationSettings.h"
 #include "itkAffineTransform.h"
+#include "itkBSplineInterpolateImageFunction.h"
 #include "itkBSplineTransform.h"
 #include "itkBSplineTransformInitializer.h"
 #include "itkBSplineTransformParametersAdaptor.h"
@@ -54,99 +54,6 @@
 
 namespace itk
 {
-/** The linear stage run before the B-spline one, if any. */
-enum class LinearRegistrationStage
-{
-  None,
-  Rigid, // Euler2DTransform / Euler3DTransform: rotation and translation
-  Affine
-};
-
-/** Which fixed-image points the metric evaluates: every voxel of the level's grid, a
- * fraction of them (ImageRegistrationMethodv4's RANDOM and REGULAR strategies: drawn
- * once per level), or new random points at every iteration (elastix's
- * NewSamplesEveryIteration with its RandomCoordinate sampler; the module's metric
- * twins only, and a decaying-gain gradient descent: itkDecayingGainGradientDescentOptimizerv4.h). */
-enum class RegistrationSampling
-{
-  Dense,
-  Random,
-  Regular,
-  RandomEveryIteration
-};
-
-/** The optimizer of a stage with new random points at every iteration. */
-enum class StochasticOptimizer
-{
-  /** elastix's adaptive stochastic gradient descent with its automatic parameter and
-   * scales estimation (AdaptiveStochasticGradientDescentOptimizerv4). */
-  AdaptiveStochasticGradientDescent,
-  /** a / (A + k + 1)^0.602 with a set per level from the largest allowed step
-   * (DecayingGainGradientDescentOptimizerv4). */
-  DecayingGain
-};
-
-/** \class ElasticRegistrationSettings
- * \brief How ElasticRegistration runs: its stages, metric, levels, iterations, grid
- * and points.
- *
- * Level l of L (0 the coarsest) shrinks both images by 2^(L-1-l) and smooths them by a
- * Gaussian of L-1-l voxels. The B-spline grid's mesh, per axis, is the fixed image's
- * physical extent over gridSpacing at the last level, halved per coarser level
- * (BSplineTransformParametersAdaptor refines it between levels): the coarsest mesh is
- * floor(floor(extent / gridSpacing) / 2^(L-1)) cells (at least 1), so the last level's
- * spacing is gridSpacing or more. */
-struct ElasticRegistrationSettings
-{
-  LinearRegistrationStage     linearStage = LinearRegistrationStage::Affine;
-  bool                        bsplineStage = true;
-  cif::RegistrationMetricKind metric = cif::RegistrationMetricKind::MeanSquares;
-  unsigned int                histogramBins = 50; // Mattes (ITK's default)
-  unsigned int                levels = 3;
-  /** The most iterations per level, coarsest first; one value: the same at every level. */
-  std::vector<unsigned int> iterations{ 100 };
-  /** The last level's control-point spacing, in the images' physical units. */
-  double               gridSpacing = 10.0;
-  RegistrationSampling sampling = RegistrationSampling::Dense;
-  /** Random, Regular: the fraction of the level's voxels evaluated, (0, 1]. */
-  double samplingPercentage = 1.0;
-  /** RandomEveryIteration: the points drawn per iteration (elastix's
-   * NumberOfSpatialSamples). */
-  unsigned int        pointsPerIteration = 2048;
-  StochasticOptimizer stochasticOptimizer = StochasticOptimizer::DecayingGain;
-  unsigned int        samplingSeed = 121212;
-  /** The metric's GPU path when a GPU is there (else the module's CPU path). */
-  bool useGPU = true;
-  /** ITK's own metric classes instead of the module's twins. */
-  bool itkMetric = false;
-  /** Fewer valid points than this (points of the fixed image, inside its mask, that map
-   * inside the moving image and its mask) at an iteration is an error. */
-  unsigned int minimumValidPoints = 16;
-
-  unsigned int
-  IterationsAtLevel(unsigned int level) const
-  {
-    return iterations.empty() ? 0 : iterations[std::min<std::size_t>(level, iterations.size() - 1)];
-  }
-};
-
-/** What ElasticRegistration reports after each optimizer iteration (and, with
- * levelEnded, once a level's optimization has ended). */
-struct RegistrationIterationReport
-{
-  std::string    stage;          // "rigid", "affine" or "B-spline"
-  unsigned int   stageIndex = 0; // of numberOfStages
-  unsigned int   numberOfStages = 0;
-  unsigned int   level = 0; // 0: the coarsest, of numberOfLevels
-  unsigned int   numberOfLevels = 0;
-  unsigned int   iteration = 0; // iterations done in this level
-  unsigned int   maximumIterations = 0;
-  double         metricValue = 0.0;
-  double         levelSeconds = 0.0;
-  bool           levelEnded = false;
-  const Object * metric = nullptr; // for MetricExecutionPath, MetricTimingReport
-};
-
 /** \class ElasticRegistration
  * \brief The stages of ElasticRegistrationSettings run on a fixed and a moving image of
  * \a TImage (float or double, 2-D or 3-D), with optional masks.
@@ -216,6 +123,13 @@ public:
   {
     m_MovingMask = mask;
   }
+  /** A transform applied before the first stage (an earlier registration, elastix's
+   * -t0): the stages are optimized on top of it; GetTransform() leaves it out. */
+  void
+  SetInitialTransform(const TransformType * transform)
+  {
+    m_InitialTransform = transform;
+  }
   void
   SetObserver(Observer observer)
   {
@@ -238,6 +152,21 @@ public:
     {
       Fail("bad settings: levels >= 1, iterations, a positive grid spacing, a sampling percentage in (0, 1] and at "
            "least one point per iteration are needed");
+    }
+    const auto axesOk = [](const std::vector<unsigned int> & f) {
+      return f.size() == D && std::all_of(f.begin(), f.end(), [](unsigned int x) { return x >= 1; });
+    };
+    if ((!s.shrinkFactors.empty() && (s.shrinkFactors.size() != s.levels ||
+                                      !std::all_of(s.shrinkFactors.begin(), s.shrinkFactors.end(), axesOk))) ||
+        (!s.smoothingSigmas.empty() &&
+         (s.smoothingSigmas.size() != s.levels ||
+          !std::all_of(s.smoothingSigmas.begin(), s.smoothingSigmas.end(), [](double x) { return x >= 0.0; }))))
+    {
+      Fail("bad schedule: one shrink factor of at least 1 per axis and one sigma of at least 0 per level");
+    }
+    if (s.movingInterpolationOrder != 1 && s.movingInterpolationOrder != 3)
+    {
+      Fail("the moving image's interpolation order must be 1 (linear) or 3 (cubic B-spline)");
     }
     if (s.sampling == RegistrationSampling::RandomEveryIteration && s.itkMetric)
     {
@@ -417,6 +346,10 @@ private:
   {
     const auto & s = m_Settings;
     auto         metric = cif::MakeRegistrationMetric<TImage>(s.metric, s.histogramBins, s.useGPU, s.itkMetric);
+    if (s.movingInterpolationOrder == 3)
+    {
+      metric->SetMovingInterpolator(BSplineInterpolateImageFunction<TImage, double, double>::New());
+    }
     if (m_FixedMask)
     {
       auto mask = ImageMaskSpatialObject<D, unsigned char>::New();
@@ -440,18 +373,22 @@ private:
   Configure(TRegistration * registration) const
   {
     const auto &                                     s = m_Settings;
-    typename TRegistration::ShrinkFactorsArrayType   shrink(s.levels);
     typename TRegistration::SmoothingSigmasArrayType sigmas(s.levels);
-    for (unsigned int level = 0; level < s.levels; ++level)
-    {
-      shrink[level] = 1u << (s.levels - 1 - level);
-      sigmas[level] = s.levels - 1 - level;
-    }
     registration->SetFixedImage(m_Fixed);
     registration->SetMovingImage(m_Moving);
     registration->SetMetric(this->MakeMetric());
     registration->SetNumberOfLevels(s.levels);
-    registration->SetShrinkFactorsPerLevel(shrink);
+    for (unsigned int level = 0; level < s.levels; ++level)
+    {
+      typename TRegistration::ShrinkFactorsPerDimensionContainerType factors;
+      factors.Fill(1u << (s.levels - 1 - level));
+      if (!s.shrinkFactors.empty())
+      {
+        std::copy_n(s.shrinkFactors[level].begin(), D, factors.begin());
+      }
+      registration->SetShrinkFactorsPerDimension(level, factors);
+      sigmas[level] = s.smoothingSigmas.empty() ? s.levels - 1 - level : s.smoothingSigmas[level];
+    }
     registration->SetSmoothingSigmasPerLevel(sigmas);
     registration->SetSmoothingSigmasAreSpecifiedInPhysicalUnits(false);
     registration->InPlaceOn();
@@ -507,11 +444,26 @@ private:
     initializer->SetTransform(transform);
     initializer->SetFixedImage(m_Fixed);
     initializer->SetMovingImage(m_Moving);
-    initializer->GeometryOn();
+    if (m_Settings.linearInitialization == LinearStageInitialization::CentersOfMass)
+    {
+      initializer->MomentsOn();
+    }
+    else
+    {
+      initializer->GeometryOn();
+    }
     initializer->InitializeTransform();
+    if (m_Settings.linearInitialization == LinearStageInitialization::Identity)
+    {
+      transform->SetTranslation(typename TLinear::OutputVectorType(0.0)); // the centre stays
+    }
 
     auto registration = Registration::New();
     this->Configure(registration.GetPointer());
+    if (m_InitialTransform)
+    {
+      registration->SetMovingInitialTransform(m_InitialTransform);
+    }
     registration->SetInitialTransform(transform);
     if (m_Settings.sampling == RegistrationSampling::RandomEveryIteration)
     {
@@ -569,9 +521,17 @@ private:
     }
     auto registration = Registration::New();
     this->Configure(registration.GetPointer());
-    if (m_LinearTransform)
+    if (m_InitialTransform && m_LinearTransform)
     {
-      registration->SetMovingInitialTransform(m_LinearTransform);
+      auto before = CompositeTransformType::New(); // the initial transform applied last
+      before->AddTransform(const_cast<TransformType *>(m_InitialTransform.GetPointer()));
+      before->AddTransform(m_LinearTransform);
+      registration->SetMovingInitialTransform(before);
+    }
+    else if (m_InitialTransform || m_LinearTransform)
+    {
+      registration->SetMovingInitialTransform(m_LinearTransform ? m_LinearTransform.GetPointer()
+                                                                : m_InitialTransform.GetPointer());
     }
     registration->SetInitialTransform(transform);
     registration->SetTransformParametersAdaptorsPerLevel(adaptors);
@@ -619,6 +579,10 @@ private:
     auto optimizer = AdaptiveStochasticGradientDescentOptimizerv4::New();
     optimizer->SetParameterEstimator(estimator);
     optimizer->SetDoEstimateScales(!localSupport);
+    if (m_Settings.adaptiveDescentSetup)
+    {
+      m_Settings.adaptiveDescentSetup(*optimizer);
+    }
     registration->SetOptimizer(optimizer);
     std::vector<AdaptiveStochasticGradientDescentEstimate> estimates;
     // each level's estimate, as its iterations start
@@ -687,6 +651,7 @@ private:
   typename TImage::ConstPointer            m_Moving;
   typename MaskImageType::ConstPointer     m_FixedMask;
   typename MaskImageType::ConstPointer     m_MovingMask;
+  typename TransformType::ConstPointer     m_InitialTransform;
   const ElasticRegistrationSettings        m_Settings;
   Observer                                 m_Observer;
   std::vector<StageReport>                 m_Stages;
