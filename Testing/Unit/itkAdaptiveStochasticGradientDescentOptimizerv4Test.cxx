@@ -20,11 +20,14 @@
 // transform, steps that overshoot so that the gradient turns) replayed through the
 // optimizer, its positions, times and gains against a double re-implementation in
 // elastix's own form (scaled parameters, elastix's sign); and a registration of a known
-// shift that converges.
+// shift that converges; the B-spline Jacobian terms from the weights as from the
+// dense Jacobian.
 #include "itkAdaptiveStochasticGradientDescentOptimizerv4.h"
 #include "cifShiftedPairTestSupport.h"
 #include "cifTestHelpers.h"
 #include "itkAffineTransform.h"
+#include "itkBSplineTransformInitializer.h"
+#include "itkCompositeTransform.h"
 #include "itkImageMaskSpatialObject.h"
 #include "itkImageRegionIterator.h"
 #include "itkMeanSquaresImageToImageMetricv4.h"
@@ -429,5 +432,81 @@ TEST(AdaptiveStochasticGradientDescentOptimizerv4, RegistersAKnownShift)
   EXPECT_NEAR(p[3], 1.0, 1e-2);
   EXPECT_NEAR(p[4], -truth[0], 0.05);
   EXPECT_NEAR(p[5], -truth[1], 0.05);
+}
+/** The estimate of a B-spline stage with an affine stage after it (ITK's layout) or
+ * before it (elastix's), each once from the weights' covariance (C = G (x) S) and once
+ * from the dense Jacobian's columns: the same Jacobian terms, the same estimate. */
+TEST(AdaptiveStochasticGradientDescentParameterEstimator, BSplineTermsFromTheWeightsAsFromTheJacobian)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937                           rng(seed);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const auto fixed = MakeImage<ImageType>({ { 40, 36 } }, { { 0, 0 } }, Content::Smooth, seed);
+  const auto moving =
+    ShiftedCopy(fixed.GetPointer(), itk::Vector<double, 2>(std::vector<double>{ 0.4, -0.3 }.data()), false);
+  using BSplineType = itk::BSplineTransform<double, 2, 3>;
+  using MetricType = itk::MeanSquaresImageToImageMetricv4<ImageType, ImageType>;
+  for (const bool affineFirst : { false, true })
+  {
+    SCOPED_TRACE(affineFirst ? "affine, then B-spline" : "B-spline, then affine");
+    auto bspline = BSplineType::New();
+    auto initializer = itk::BSplineTransformInitializer<BSplineType, ImageType>::New();
+    initializer->SetTransform(bspline);
+    initializer->SetImage(fixed);
+    BSplineType::MeshSizeType mesh;
+    mesh[0] = 5;
+    mesh[1] = 4;
+    initializer->SetTransformDomainMeshSize(mesh);
+    initializer->InitializeTransform();
+    auto coefficients = bspline->GetParameters();
+    for (auto & c : coefficients)
+    {
+      c = 0.3 * unit(rng);
+    }
+    bspline->SetParameters(coefficients);
+    auto affine = itk::AffineTransform<double, 2>::New();
+    auto a = affine->GetParameters();
+    for (unsigned int k = 0; k < 4; ++k)
+    {
+      a[k] += 0.1 * unit(rng);
+    }
+    a[4] = unit(rng);
+    a[5] = unit(rng);
+    affine->SetParameters(a);
+    auto chain = itk::CompositeTransform<double, 2>::New(); // the last added is applied first
+    using Stage = itk::Transform<double, 2, 2>;
+    Stage * const b = bspline.GetPointer();
+    Stage * const f = affine.GetPointer();
+    chain->AddTransform(affineFirst ? b : f);
+    chain->AddTransform(affineFirst ? f : b);
+    chain->SetAllTransformsToOptimizeOff();
+    chain->SetNthTransformToOptimizeOn(affineFirst ? 0 : 1);
+    ASSERT_EQ(chain->GetNumberOfParameters(), bspline->GetNumberOfParameters());
+
+    itk::AdaptiveStochasticGradientDescentEstimate estimates[2];
+    for (const bool structure : { true, false })
+    {
+      auto metric = MetricType::New();
+      ConfigureShiftedPairMetric(metric.GetPointer(), fixed.GetPointer(), moving.GetPointer(), chain.GetPointer());
+      metric->Initialize();
+      auto estimator = itk::AdaptiveStochasticGradientDescentParameterEstimator<MetricType>::New();
+      estimator->SetMetric(metric);
+      estimator->SetRandomSeed(seed);
+      estimator->SetUseBSplineStructure(structure);
+      itk::AdaptiveStochasticGradientDescentParameterEstimatorBase::ScalesType scales(chain->GetNumberOfParameters());
+      scales.Fill(1.0);
+      estimates[structure ? 0 : 1] = estimator->Estimate({}, scales);
+    }
+    const auto & fast = estimates[0];
+    const auto & dense = estimates[1];
+    EXPECT_GT(dense.TrC, 0.0);
+    EXPECT_NEAR(fast.TrC, dense.TrC, 1e-10 * dense.TrC);
+    EXPECT_NEAR(fast.TrCC, dense.TrCC, 1e-10 * dense.TrCC);
+    EXPECT_NEAR(fast.MaxJJ, dense.MaxJJ, 1e-10 * dense.MaxJJ);
+    EXPECT_NEAR(fast.MaxJCJ, dense.MaxJCJ, 1e-9 * dense.MaxJCJ);
+    EXPECT_EQ(fast.NumberOfGradientMeasurements, dense.NumberOfGradientMeasurements);
+    EXPECT_NEAR(fast.Param_a, dense.Param_a, 1e-8 * std::abs(dense.Param_a));
+  }
 }
 } // namespace

@@ -198,6 +198,12 @@ public:
   /** The seed of the perturbations' normal draws. */
   itkSetMacro(RandomSeed, unsigned int);
   itkGetConstMacro(RandomSeed, unsigned int);
+  /** The Jacobian terms of a B-spline stage (between affine-family ones, scales equal)
+   * from its weights: C = G (x) S, G = M^T M for the affine M after it and S the
+   * weights' covariance over control points, instead of the dense Jacobian's columns
+   * (the same terms; on by default, off for the tests that compare the two). */
+  itkSetMacro(UseBSplineStructure, bool);
+  itkGetConstMacro(UseBSplineStructure, bool);
   /** elastix's default number of grid points for the exact gradient. */
   itkSetMacro(NumberOfSamplesForExactGradient, SizeValueType);
   itkGetConstMacro(NumberOfSamplesForExactGradient, SizeValueType);
@@ -251,12 +257,19 @@ private:
   ComputeJacobianTerms(const VirtualPointSetType *                 points,
                        const Array<double> &                       inverseRootScales,
                        AdaptiveStochasticGradientDescentEstimate & estimate) const;
+  /** ComputeJacobianTerms for a B-spline stage (SetUseBSplineStructure); false, with
+   * nothing computed, for any other transform or unequal scales. */
+  bool
+  ComputeBSplineJacobianTerms(const VirtualPointSetType *                 points,
+                              const Array<double> &                       inverseRootScales,
+                              AdaptiveStochasticGradientDescentEstimate & estimate) const;
 
   typename MetricType::Pointer m_Metric;
   typename MetricType::Pointer m_ExactMetric;
   ExactMetricMaker             m_ExactMetricMaker;
   unsigned int                 m_RandomSeed = 121212;
   SizeValueType                m_NumberOfSamplesForExactGradient = 100000;
+  bool                         m_UseBSplineStructure = true;
 };
 } // namespace itk
 

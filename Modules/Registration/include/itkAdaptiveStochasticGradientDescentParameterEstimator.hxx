@@ -20,8 +20,10 @@
 
 #include "itkAdaptiveStochasticGradientDescentParameterEstimator.h"
 #include "itkMath.h"
+#include "itkMetricMovingTransformSplit.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <unordered_map>
 #include <vector>
@@ -103,6 +105,10 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeJacobianTer
   const Array<double> &                       inverseRootScales,
   AdaptiveStochasticGradientDescentEstimate & estimate) const
 {
+  if (m_UseBSplineStructure && this->ComputeBSplineJacobianTerms(points, inverseRootScales, estimate))
+  {
+    return;
+  }
   const auto *                                        transform = m_Metric->GetMovingTransform();
   const SizeValueType                                 parameters = inverseRootScales.Size();
   const SizeValueType                                 n = points->GetNumberOfPoints();
@@ -232,6 +238,215 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeJacobianTer
   }
   estimate.MaxJJ = maxJJ;
   estimate.MaxJCJ = maxJCJ;
+}
+
+
+template <typename TMetric>
+bool
+AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeBSplineJacobianTerms(
+  const VirtualPointSetType *                 points,
+  const Array<double> &                       inverseRootScales,
+  AdaptiveStochasticGradientDescentEstimate & estimate) const
+{
+  constexpr unsigned int D = Dimension;
+  using BSplineType = BSplineTransform<double, D, 3>;
+  const MetricMovingTransformSplit<D> split(m_Metric->GetMovingTransform());
+  const auto * bspline = split.IsSupported() ? dynamic_cast<const BSplineType *>(split.OptimizedStage()) : nullptr;
+  const SizeValueType parameters = inverseRootScales.Size();
+  if (bspline == nullptr || bspline->GetNumberOfParameters() != parameters || parameters == 0)
+  {
+    return false;
+  }
+  const double scale = inverseRootScales[0]; // J = scale M (I (x) w^T) at every point
+  for (SizeValueType p = 1; p < parameters; ++p)
+  {
+    if (std::abs(inverseRootScales[p] - scale) > 1e-12 * std::abs(scale))
+    {
+      return false;
+    }
+  }
+  const auto & host = split.Host();
+  // G = M^T M and M M^T, M G M^T for the affine map M applied after the B-spline
+  double g[D][D], mm[D][D], mgm[D][D];
+  for (unsigned int i = 0; i < D; ++i)
+  {
+    for (unsigned int j = 0; j < D; ++j)
+    {
+      g[i][j] = mm[i][j] = 0.0;
+      for (unsigned int k = 0; k < D; ++k)
+      {
+        g[i][j] += host.after.matrix[k][i] * host.after.matrix[k][j];
+        mm[i][j] += host.after.matrix[i][k] * host.after.matrix[j][k];
+      }
+    }
+  }
+  for (unsigned int i = 0; i < D; ++i)
+  {
+    for (unsigned int j = 0; j < D; ++j)
+    {
+      mgm[i][j] = 0.0;
+      for (unsigned int k = 0; k < D; ++k)
+      {
+        for (unsigned int l = 0; l < D; ++l)
+        {
+          mgm[i][j] += host.after.matrix[i][k] * g[k][l] * host.after.matrix[j][l];
+        }
+      }
+    }
+  }
+  const double root8 = 2.0 * std::sqrt(2.0);
+  const auto   bound = [root8](const double(&a)[D][D]) { // trace + 2 sqrt(2) ||a||_F
+    double trace = 0.0, squares = 0.0;
+    for (unsigned int i = 0; i < D; ++i)
+    {
+      trace += a[i][i];
+      for (unsigned int j = 0; j < D; ++j)
+      {
+        squares += a[i][j] * a[i][j];
+      }
+    }
+    return trace + root8 * std::sqrt(squares);
+  };
+
+  // S over pairs of control points at most 3 apart per axis: S[a][offset], dense.
+  const auto   gridSize = bspline->GetCoefficientImages()[0]->GetLargestPossibleRegion().GetSize();
+  const auto   controlPoints = static_cast<SizeValueType>(parameters / D);
+  unsigned int offsets = 1;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    offsets *= 7;
+  }
+  std::vector<double> covariance(static_cast<std::size_t>(controlPoints) * offsets, 0.0);
+  const auto          coordinates = [&gridSize](SizeValueType index, long(&c)[D]) {
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      c[a] = static_cast<long>(index % gridSize[a]);
+      index /= gridSize[a];
+    }
+  };
+  const auto offsetOf = [](const long(&from)[D], const long(&to)[D]) {
+    unsigned int o = 0;
+    for (unsigned int a = D; a-- > 0;)
+    {
+      o = o * 7 + static_cast<unsigned int>(to[a] - from[a] + 3);
+    }
+    return o;
+  };
+  const SizeValueType                           n = points->GetNumberOfPoints();
+  typename BSplineType::WeightsType             weights(bspline->GetNumberOfWeights());
+  typename BSplineType::ParameterIndexArrayType indices(bspline->GetNumberOfWeights());
+  std::vector<std::array<long, D>>              supportCoordinates(weights.Size());
+  const auto                                    support = [&](SizeValueType j) {
+    const auto &                         x = points->GetPoint(j);
+    typename BSplineType::InputPointType y;
+    for (unsigned int i = 0; i < D; ++i)
+    {
+      y[i] = host.before.offset[i];
+      for (unsigned int k = 0; k < D; ++k)
+      {
+        y[i] += host.before.matrix[i][k] * x[k];
+      }
+    }
+    typename BSplineType::OutputPointType mapped;
+    bool                                  inside = false;
+    bspline->TransformPoint(y, mapped, weights, indices, inside);
+    return inside;
+  };
+  double maxWeights = 0.0; // max_j w.w
+  for (SizeValueType j = 0; j < n; ++j)
+  {
+    if (!support(j))
+    {
+      continue;
+    }
+    double ww = 0.0;
+    for (unsigned int k = 0; k < weights.Size(); ++k)
+    {
+      long c[D];
+      coordinates(indices[k], c);
+      std::copy_n(c, D, supportCoordinates[k].begin());
+      ww += weights[k] * weights[k];
+    }
+    maxWeights = std::max(maxWeights, ww);
+    for (unsigned int k = 0; k < weights.Size(); ++k)
+    {
+      long from[D];
+      std::copy_n(supportCoordinates[k].begin(), D, from);
+      double * row = &covariance[static_cast<std::size_t>(indices[k]) * offsets];
+      for (unsigned int l = 0; l < weights.Size(); ++l)
+      {
+        long to[D];
+        std::copy_n(supportCoordinates[l].begin(), D, to);
+        row[offsetOf(from, to)] += weights[k] * weights[l];
+      }
+    }
+  }
+  const double s2 = scale * scale;
+  double       trace = 0.0, frobenius = 0.0;
+  const auto   centre = (offsets - 1) / 2; // offset 0 on every axis
+  for (auto & value : covariance)
+  {
+    value /= static_cast<double>(n);
+  }
+  for (SizeValueType a = 0; a < controlPoints; ++a)
+  {
+    for (unsigned int o = 0; o < offsets; ++o)
+    {
+      const double value = covariance[static_cast<std::size_t>(a) * offsets + o];
+      if (value == 0.0)
+      {
+        continue;
+      }
+      for (unsigned int d = 0; d < D; ++d)
+      {
+        for (unsigned int e = 0; e < D; ++e)
+        {
+          const double c = s2 * g[d][e] * value;
+          if (std::abs(c) <= 1e-14) // elastix keeps no smaller element
+          {
+            continue;
+          }
+          frobenius += c * c;
+          trace += o == centre && d == e ? c : 0.0;
+        }
+      }
+    }
+  }
+  estimate.TrC = trace;
+  estimate.TrCC = frobenius;
+
+  // J J^T = s^2 (w.w) M M^T; J C J^T = s^4 (w^T S w) M G M^T
+  double maxWSW = 0.0;
+  for (SizeValueType j = 0; j < n; ++j)
+  {
+    if (!support(j))
+    {
+      continue;
+    }
+    for (unsigned int k = 0; k < weights.Size(); ++k)
+    {
+      long c[D];
+      coordinates(indices[k], c);
+      std::copy_n(c, D, supportCoordinates[k].begin());
+    }
+    double wsw = 0.0;
+    for (unsigned int k = 0; k < weights.Size(); ++k)
+    {
+      long from[D];
+      std::copy_n(supportCoordinates[k].begin(), D, from);
+      const double * row = &covariance[static_cast<std::size_t>(indices[k]) * offsets];
+      for (unsigned int l = 0; l < weights.Size(); ++l)
+      {
+        long to[D];
+        std::copy_n(supportCoordinates[l].begin(), D, to);
+        wsw += weights[k] * weights[l] * row[offsetOf(from, to)];
+      }
+    }
+    maxWSW = std::max(maxWSW, wsw);
+  }
+  estimate.MaxJJ = s2 * maxWeights * bound(mm);
+  estimate.MaxJCJ = s2 * s2 * maxWSW * bound(mgm);
+  return true;
 }
 
 
