@@ -38,13 +38,14 @@
 // volume: what a resampler applies to bring the moving volume onto the fixed grid.
 #include "itkElasticRegistration.h"
 #include "cifModuleDescription.h"
+#include "cifPendingOutputs.h"
+#include "cifScopedSmoothingFactory.h"
 #include "cifModuleFilterRun.h"
 #include "cifRunCLIModule.h"
 #include "cifTransformFile.h"
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCubicResampleGPUImageFilter.h"
 #include "itkImageRegionConstIterator.h"
-#include "itkSmoothingGPUFactory.h"
 #include "itkTransformFileWriter.h"
 
 #include <cstdio>
@@ -188,73 +189,6 @@ Declare()
   return module;
 }
 
-/** While it lives, ImageRegistrationMethodv4's per-level smoothing
- * (SmoothingRecursiveGaussianImageFilter::New()) is the GPU twin; unregistered when
- * the run ends, so that a host that unloads the module keeps no factory of it. */
-class ScopedSmoothingFactory
-{
-public:
-  explicit ScopedSmoothingFactory(bool on)
-  {
-    if (on)
-    {
-      m_Factory = itk::SmoothingGPUFactory::New();
-      itk::ObjectFactoryBase::RegisterFactory(m_Factory);
-    }
-  }
-  ~ScopedSmoothingFactory()
-  {
-    if (m_Factory)
-    {
-      itk::ObjectFactoryBase::UnRegisterFactory(m_Factory);
-    }
-  }
-  ScopedSmoothingFactory(const ScopedSmoothingFactory &) = delete;
-  ScopedSmoothingFactory &
-  operator=(const ScopedSmoothingFactory &) = delete;
-
-private:
-  itk::ObjectFactoryBase::Pointer m_Factory;
-};
-
-/** Outputs written beside their targets first ("a.partial.h5"), renamed onto them
- * only once every one of them is written: a failure or an abort leaves none. */
-class PendingOutputs
-{
-public:
-  ~PendingOutputs()
-  {
-    for (const auto & output : m_Outputs)
-    {
-      std::remove(output.first.c_str());
-    }
-  }
-
-  /** Where to write \a path for now. */
-  std::string
-  Add(const std::string & path)
-  {
-    m_Outputs.emplace_back(cif::PartialPath(path), path);
-    return m_Outputs.back().first;
-  }
-
-  void
-  Commit()
-  {
-    for (const auto & [partial, path] : m_Outputs)
-    {
-      if (std::rename(partial.c_str(), path.c_str()) != 0)
-      {
-        throw std::runtime_error("cannot rename " + partial + " to " + path);
-      }
-    }
-    m_Outputs.clear();
-  }
-
-private:
-  std::vector<std::pair<std::string, std::string>> m_Outputs; // partial, target
-};
-
 void
 WriteTransform(const itk::Object * transform, const std::string & path)
 {
@@ -388,7 +322,7 @@ Register(const cif::ModuleArguments &             arguments,
     progress.ThrowIfAborted();
   });
   {
-    const ScopedSmoothingFactory smoothingOnTheGPU(run.UseGPU());
+    const cif::ScopedSmoothingFactory smoothingOnTheGPU(run.UseGPU());
     registration.Update();
   }
   progress.ThrowIfAborted();
@@ -409,7 +343,7 @@ Register(const cif::ModuleArguments &             arguments,
   run.SetReturnParameter("finalMetricValue", registration.GetFinalMetricValue());
   run.SetReturnParameter("iterationsPerLevel", iterations.str());
 
-  PendingOutputs pending;
+  cif::PendingOutputs pending;
   if (const std::string output = arguments.String("outputVolume"); !output.empty())
   {
     auto resample = itk::CubicResampleGPUImageFilter<Image, Image>::New();

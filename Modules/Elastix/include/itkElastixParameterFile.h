@@ -75,6 +75,10 @@ public:
     return m_Entries.count(key) != 0;
   }
 
+  /** Every key of the file, in alphabetical order. */
+  std::vector<std::string>
+  GetKeys() const;
+
   /** The values of \a key as written (quotes removed); throws if it is absent. */
   const std::vector<std::string> &
   GetValues(const std::string & key) const;

@@ -106,6 +106,13 @@ public:
   itkSetStringMacro(ResultImagePixelType);
   itkGetStringMacro(ResultImagePixelType);
 
+  /** transformix's (ResultImageFormat), "mhd" by default, and (CompressResultImage),
+   * false by default. */
+  itkSetStringMacro(ResultImageFormat);
+  itkGetStringMacro(ResultImageFormat);
+  itkSetMacro(CompressResultImage, bool);
+  itkGetConstMacro(CompressResultImage, bool);
+
   /** Writes the files; throws itk::ExceptionObject with the reason. */
   void
   Update();
@@ -135,6 +142,8 @@ private:
   OutputGridType                       m_OutputGrid;
   unsigned int                         m_FinalBSplineInterpolationOrder = 3;
   std::string                          m_ResultImagePixelType = "float";
+  std::string                          m_ResultImageFormat = "mhd";
+  bool                                 m_CompressResultImage = false;
   std::vector<std::string>             m_FileNames;
 };
 

@@ -210,8 +210,8 @@ ElastixTransformFileWriter<VDimension>::StageText(const TransformType * stage, c
   text << "\n// Resampler specific\n"
        << Quoted("Resampler", "DefaultResampler") << "(DefaultPixelValue "
        << elastix_detail::Number(grid.DefaultPixelValue) << ")\n"
-       << Quoted("ResultImageFormat", "mhd") << Quoted("ResultImagePixelType", m_ResultImagePixelType)
-       << Quoted("CompressResultImage", "false");
+       << Quoted("ResultImageFormat", m_ResultImageFormat) << Quoted("ResultImagePixelType", m_ResultImagePixelType)
+       << Quoted("CompressResultImage", m_CompressResultImage ? "true" : "false");
   return text.str();
 }
 
@@ -234,10 +234,14 @@ ElastixTransformFileWriter<VDimension>::Update()
   {
     itkExceptionMacro("\"" << m_FileName << "\" does not end in .txt: elastix reads no other parameter files");
   }
-  if (m_ResultImagePixelType.empty() || m_ResultImagePixelType.find_first_of("\" ,;!@#$%&|<>?") != std::string::npos)
+  for (const std::string * value : { &m_ResultImagePixelType, &m_ResultImageFormat })
   {
-    itkExceptionMacro("\"" << m_ResultImagePixelType << "\" is not a pixel type elastix can read");
+    if (value->empty() || value->find_first_of("\" ,;!@#$%&|<>?") != std::string::npos)
+    {
+      itkExceptionMacro("\"" << *value << "\" is not a result image setting elastix can read");
+    }
   }
+
 
   // the stages in the order ITK applies them (a composite's queue, nested ones flattened)
   std::vector<const TransformType *> stages;
@@ -309,6 +313,8 @@ ElastixTransformFileWriter<VDimension>::PrintSelf(std::ostream & os, Indent inde
   os << indent << "OutputGrid: " << m_OutputGrid << std::endl;
   os << indent << "FinalBSplineInterpolationOrder: " << m_FinalBSplineInterpolationOrder << std::endl;
   os << indent << "ResultImagePixelType: " << m_ResultImagePixelType << std::endl;
+  os << indent << "ResultImageFormat: " << m_ResultImageFormat << std::endl;
+  os << indent << "CompressResultImage: " << m_CompressResultImage << std::endl;
   os << indent << "Files written:";
   for (const auto & name : m_FileNames)
   {

@@ -205,6 +205,17 @@ ElastixParameterFile::IsParameterFile(const std::string & path)
   return false;
 }
 
+std::vector<std::string>
+ElastixParameterFile::GetKeys() const
+{
+  std::vector<std::string> keys;
+  for (const auto & entry : m_Entries)
+  {
+    keys.push_back(entry.first);
+  }
+  return keys;
+}
+
 const std::vector<std::string> &
 ElastixParameterFile::GetValues(const std::string & key) const
 {
