@@ -45,6 +45,8 @@
 //   CLITestVolumes closer FIXED MOVING RESULT RATIO
 //       the mean squared difference between FIXED and RESULT over the inner 80 % of
 //       the grid (all three on one grid) is below RATIO times FIXED's and MOVING's
+//   CLITestVolumes ncc A B
+//       the global normalized cross correlation of A and B (one grid, first components)
 //   CLITestVolumes elastix-grid ELASTIX VOLUME [--default V]
 //       VOLUME has the output grid the elastix transform parameter file ELASTIX names
 //       (Size, Index, Spacing, Origin, Direction: the volume's origin is the physical
@@ -74,6 +76,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 #include <random>
 #include <string>
@@ -448,6 +451,38 @@ CloserCommand(const std::string & fixedPath,
   return closer ? 0 : 1;
 }
 
+/** The global normalized cross correlation of two volumes on one grid (the first
+ * component): what registration benchmarks report between the fixed volume and a result. */
+int
+NccCommand(const std::string & pathA, const std::string & pathB)
+{
+  const Volume a = Read(pathA), b = Read(pathB);
+  if (!SameGrid(a, b))
+  {
+    std::cout << "check failed: not the same grid\n";
+    return 1;
+  }
+  const std::size_t count = a.image->GetBufferedRegion().GetNumberOfPixels();
+  const std::size_t ca = a.image->GetNumberOfComponentsPerPixel(), cb = b.image->GetNumberOfComponentsPerPixel();
+  double            sa = 0, sb = 0;
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    sa += a.image->GetBufferPointer()[i * ca];
+    sb += b.image->GetBufferPointer()[i * cb];
+  }
+  const double ma = sa / count, mb = sb / count;
+  double       ab = 0, aa = 0, bb = 0;
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    const double x = a.image->GetBufferPointer()[i * ca] - ma, y = b.image->GetBufferPointer()[i * cb] - mb;
+    ab += x * y;
+    aa += x * x;
+    bb += y * y;
+  }
+  std::cout << "ncc " << std::setprecision(6) << ab / std::sqrt(aa * bb) << "\n";
+  return 0;
+}
+
 int
 ConstantFieldCommand(const std::string & path, const std::string & vector, double tolerance)
 {
@@ -539,15 +574,18 @@ main(int argc, char * argv[])
       return CloseCommand(argv[2], argv[3], std::stod(argv[4]));
     if (command == "closer" && argc == 6)
       return CloserCommand(argv[2], argv[3], argv[4], std::stod(argv[5]));
+    if (command == "ncc" && argc == 4)
+      return NccCommand(argv[2], argv[3]);
     if (command == "constant-field" && argc == 5)
       return ConstantFieldCommand(argv[2], argv[3], std::stod(argv[4]));
 #if CIF_CLI_TEST_ELASTIX
     if (command == "elastix-grid" && argc >= 4)
       return ElastixGridCommand(argc, argv);
 #endif
-    std::cerr << "usage: CLITestVolumes make DIR | same-grid A B [--components N] [--component-type float] | "
-                 "close A B TOL | closer FIXED MOVING RESULT RATIO | constant-field FIELD X,Y,Z TOL | elastix-grid "
-                 "ELASTIX VOLUME [--default V]\n";
+    std::cerr
+      << "usage: CLITestVolumes make DIR | same-grid A B [--components N] [--component-type float] | "
+         "close A B TOL | closer FIXED MOVING RESULT RATIO | ncc A B | constant-field FIELD X,Y,Z TOL | elastix-grid "
+         "ELASTIX VOLUME [--default V]\n";
     return 2;
   }
   catch (const std::exception & e)

@@ -18,7 +18,8 @@
 #
 #   RegistrationVsElastix.sh BIN_DIR [sizes, default "128 256"] [seed, default 7]
 #   (BIN_DIR holds ElasticRegistrationExample, elastix and transformix, or they are on PATH;
-#    CLI_DIR, default BIN_DIR/../cli-modules, the CLI modules: their row is left out without them)
+#    CLI_DIR, default BIN_DIR/../cli-modules, the CLI modules: their row is left out without them;
+#    DROPIN_DIR, default BIN_DIR/../elastix-gpu, the elastix drop-in: the same, with elastix's file)
 set -euo pipefail
 bin=${1:?usage: RegistrationVsElastix.sh BIN_DIR [sizes] [seed]}
 sizes=${2:-"128 256"}
@@ -29,6 +30,7 @@ example="$bin/ElasticRegistrationExample"
 elastix=$(command -v "$bin/elastix" || command -v elastix)
 transformix=$(command -v "$bin/transformix" || command -v transformix)
 cli=${CLI_DIR:-$bin/../cli-modules}
+dropin=${DROPIN_DIR:-$bin/../elastix-gpu}
 cores=$(nproc)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -43,6 +45,15 @@ for n in $sizes; do
   "$transformix" -def all -tp "$d/elastix/TransformParameters.0.txt" -out "$d/field" > "$d/transformix.log" 2>&1
   error=$("$example" "${common[@]}" --field-error "$d/field/deformationField.mha" | grep -o 'mean .*')
   printf '%5s^3  %-53s %8.2f s   %s\n' "$n" "elastix 5.0.1 ($cores threads)" "$(awk "BEGIN { print $end - $start }")" "$error"
+  if [[ -x "$dropin/elastix" ]]; then # the module's elastix drop-in, the same parameter file
+    mkdir -p "$d/dropin" "$d/dropin-field"
+    start=$(date +%s.%N)
+    "$dropin/elastix" -f "$d/fixed.mha" -m "$d/moving.mha" -p "$params" -out "$d/dropin" > "$d/dropin.log" 2>&1
+    end=$(date +%s.%N)
+    "$dropin/transformix" -def all -tp "$d/dropin/TransformParameters.0.txt" -out "$d/dropin-field" > /dev/null 2>&1
+    error=$("$example" "${common[@]}" --field-error "$d/dropin-field/deformationField.mha" | grep -o 'mean .*')
+    printf '%5s^3  %-53s %8.2f s   %s\n' "$n" "elastix drop-in (the same file)" "$(awk "BEGIN { print $end - $start }")" "$error"
+  fi
   for run in "--metric mattes --samples 2048 --new-samples" "--metric mattes --samples 2048" "--metric mattes" \
     "--metric meansquares"; do
     out=$("$example" "${common[@]}" $run 2>&1)
