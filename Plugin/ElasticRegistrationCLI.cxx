@@ -46,7 +46,6 @@
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCubicResampleGPUImageFilter.h"
 #include "itkImageRegionConstIterator.h"
-#include "itkTransformFileWriter.h"
 
 #include <cstdio>
 #include <iostream>
@@ -187,15 +186,6 @@ Declare()
     .Attribute("reference", "movingVolume")
     .Output();
   return module;
-}
-
-void
-WriteTransform(const itk::Object * transform, const std::string & path)
-{
-  auto writer = itk::TransformFileWriterTemplate<double>::New();
-  writer->SetInput(transform);
-  writer->SetFileName(path);
-  writer->Update();
 }
 
 /** The settings the command line names; throws TCLAP::ArgException (status 2) for
@@ -368,12 +358,12 @@ Register(const cif::ModuleArguments &             arguments,
   if (const std::string output = arguments.String("outputTransform"); !output.empty())
   {
     progress.BeginStage(0.97, "Writing " + output);
-    WriteTransform(registration.GetTransform(), pending.Add(output));
+    cif::WriteTransformFile(registration.GetTransform(), pending.Add(output));
   }
   if (const std::string output = arguments.String("linearTransform"); !output.empty())
   {
     progress.BeginStage(0.98, "Writing " + output);
-    WriteTransform(registration.GetLinearTransform(), pending.Add(output));
+    cif::WriteTransformFile(registration.GetLinearTransform(), pending.Add(output));
   }
   progress.ThrowIfAborted();
   pending.Commit();

@@ -25,6 +25,7 @@
 #include "itkElastixTransformFileReader.h"
 #include "itkIdentityTransform.h"
 #include "itkTransformFileReader.h"
+#include "itkTransformFileWriter.h"
 
 #include <optional>
 #include <stdexcept>
@@ -139,6 +140,16 @@ typename itk::Transform<double, D, D>::ConstPointer
 ReadTransformFile(const std::string & path)
 {
   return ReadTransformAndGrid<D>(path).transform;
+}
+/** Writes \a transform (one ITK transform, a composite for a chain) to \a path in the
+ * format its extension names (.tfm/.txt, .h5, .mat); throws itk::ExceptionObject. */
+inline void
+WriteTransformFile(const itk::Object * transform, const std::string & path)
+{
+  auto writer = itk::TransformFileWriterTemplate<double>::New();
+  writer->SetInput(transform);
+  writer->SetFileName(path);
+  writer->Update();
 }
 } // namespace cif
 

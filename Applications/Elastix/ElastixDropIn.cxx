@@ -36,7 +36,6 @@
 #include "itkElastixTransformFileWriter.h"
 #include "itkImageFileReader.h"
 #include "itkMultiThreaderBase.h"
-#include "itkTransformFileWriter.h"
 #include "itksys/SystemTools.hxx"
 
 #include <chrono>
@@ -206,15 +205,6 @@ ReadMask(const std::string & path)
   return reader->GetOutput();
 }
 
-void
-WriteITKTransform(const itk::Object * transform, const std::string & path)
-{
-  auto writer = itk::TransformFileWriterTemplate<double>::New();
-  writer->SetInput(transform);
-  writer->SetFileName(path);
-  writer->Update();
-}
-
 /** The log's lines for one level's adaptive descent, as elastix prints its settings. */
 void
 LogEstimate(Log & log, unsigned int level, const itk::AdaptiveStochasticGradientDescentEstimate & e)
@@ -322,10 +312,10 @@ Run(const Arguments & arguments, std::vector<cif::ElastixRegistrationStage> stag
     writer->Update();
     if (!stage.itkTransformExtension.empty())
     {
-      WriteITKTransform(result, base + "." + stage.itkTransformExtension);
+      cif::WriteTransformFile(result, base + "." + stage.itkTransformExtension);
       if (stage.writeITKCompositeTransform)
       {
-        WriteITKTransform(chain, base + "-Composite." + stage.itkTransformExtension);
+        cif::WriteTransformFile(chain, base + "-Composite." + stage.itkTransformExtension);
       }
     }
     if (stage.writeResultImage)

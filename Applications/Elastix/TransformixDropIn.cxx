@@ -136,11 +136,7 @@ Run(std::map<std::string, std::string> & arguments, const itk::ElastixParameterF
     using Field = itk::Image<itk::Vector<float, D>, D>;
     auto filter = itk::TransformToDisplacementFieldGPUFilter<Field, double>::New();
     filter->SetTransform(transform);
-    filter->SetSize(grid.Size);
-    filter->SetOutputStartIndex(grid.Index);
-    filter->SetOutputSpacing(grid.Spacing);
-    filter->SetOutputOrigin(grid.Origin);
-    filter->SetOutputDirection(grid.Direction);
+    cif::ApplyOutputGrid(filter.GetPointer(), grid);
     filter->SetUseReferenceImage(false);
     filter->Update();
     const std::string path = out + "/deformationField." + format;

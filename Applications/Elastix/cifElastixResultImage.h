@@ -42,6 +42,18 @@
 
 namespace cif
 {
+/** The output grid of \a filter (a resampler or a field source) from an elastix file's. */
+template <typename TFilter, unsigned int D>
+void
+ApplyOutputGrid(TFilter * filter, const itk::ElastixOutputGrid<D> & grid)
+{
+  filter->SetSize(grid.Size);
+  filter->SetOutputStartIndex(grid.Index);
+  filter->SetOutputSpacing(grid.Spacing);
+  filter->SetOutputOrigin(grid.Origin);
+  filter->SetOutputDirection(grid.Direction);
+}
+
 /** \a moving through \a transform onto \a grid (elastix's ResampleInterpolator of
  * \a order: 0 nearest, 1 linear, 2-5 B-splines; 3 on the module's cubic resampler,
  * on the GPU when \a useGPU and there is one), outside values grid.DefaultPixelValue. */
@@ -61,11 +73,7 @@ ResampleForElastix(const itk::Image<float, D> *         moving,
     resample->SetInterpolator(itk::BSplineInterpolateImageFunction<Image, double, double>::New());
     resample->SetInput(moving);
     resample->SetTransform(transform);
-    resample->SetSize(grid.Size);
-    resample->SetOutputStartIndex(grid.Index);
-    resample->SetOutputSpacing(grid.Spacing);
-    resample->SetOutputOrigin(grid.Origin);
-    resample->SetOutputDirection(grid.Direction);
+    ApplyOutputGrid(resample.GetPointer(), grid);
     resample->SetDefaultPixelValue(fill);
     resample->SetUseGPU(useGPU);
     resample->Update();
@@ -88,11 +96,7 @@ ResampleForElastix(const itk::Image<float, D> *         moving,
   }
   resample->SetInput(moving);
   resample->SetTransform(transform);
-  resample->SetSize(grid.Size);
-  resample->SetOutputStartIndex(grid.Index);
-  resample->SetOutputSpacing(grid.Spacing);
-  resample->SetOutputOrigin(grid.Origin);
-  resample->SetOutputDirection(grid.Direction);
+  ApplyOutputGrid(resample.GetPointer(), grid);
   resample->SetDefaultPixelValue(fill);
   resample->Update();
   return resample->GetOutput();
