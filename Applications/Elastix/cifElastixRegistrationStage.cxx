@@ -191,6 +191,20 @@ public:
     return numbers.front();
   }
 
+  /** UniformNumber as a whole number from \a minimum to \a maximum. */
+  unsigned int
+  UniformWhole(const std::string & key, double fallback, double minimum, double maximum) const
+  {
+    const double value = this->UniformNumber(key, fallback);
+    if (value < minimum || value > maximum || value != std::floor(value))
+    {
+      std::ostringstream message;
+      message << key << " must be a whole number from " << minimum << " to " << maximum;
+      m_File.Fail(key, message.str());
+    }
+    return static_cast<unsigned int>(value);
+  }
+
   bool
   UniformBoolean(const std::string & key, bool fallback) const
   {
@@ -321,12 +335,7 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
   reader.Require("Registration", "MultiResolutionRegistration", "the one registration served");
 
   // ------------------------------------------------------------- schedule
-  const double levelsValue = reader.UniformNumber("NumberOfResolutions", 3);
-  if (levelsValue < 1 || levelsValue > 16 || levelsValue != std::floor(levelsValue))
-  {
-    file.Fail("NumberOfResolutions", "NumberOfResolutions must be a whole number from 1 to 16");
-  }
-  s.levels = static_cast<unsigned int>(levelsValue);
+  s.levels = reader.UniformWhole("NumberOfResolutions", 3, 1, 16);
   const std::string fixedPyramid =
     reader.OneOf("FixedImagePyramid",
                  "FixedSmoothingImagePyramid",
@@ -378,12 +387,7 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
   if (metric == "AdvancedMattesMutualInformation")
   {
     s.metric = RegistrationMetricKind::MattesMutualInformation;
-    const double bins = reader.UniformNumber("NumberOfHistogramBins", 32);
-    if (bins < 5 || bins > 1024 || bins != std::floor(bins))
-    {
-      file.Fail("NumberOfHistogramBins", "NumberOfHistogramBins must be a whole number from 5 to 1024");
-    }
-    s.histogramBins = static_cast<unsigned int>(bins);
+    s.histogramBins = reader.UniformWhole("NumberOfHistogramBins", 32, 5, 1024);
     reader.RequireNumber("FixedKernelBSplineOrder", 0, "the fixed Parzen window is of order 0 (ITK's Mattes)");
     reader.RequireNumber("MovingKernelBSplineOrder", 3, "the moving Parzen window is of order 3 (ITK's Mattes)");
     reader.RequireNumber("FixedLimitRangeRatio", 0, "the histogram spans the images' whole range (ITK's Mattes)");
@@ -502,12 +506,7 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
   }
   else
   {
-    const double finalOrder = reader.UniformNumber("FinalBSplineInterpolationOrder", 3);
-    if (finalOrder < 0 || finalOrder > 5 || finalOrder != std::floor(finalOrder))
-    {
-      file.Fail("FinalBSplineInterpolationOrder", "FinalBSplineInterpolationOrder must be 0 to 5");
-    }
-    stage.finalBSplineInterpolationOrder = static_cast<unsigned int>(finalOrder);
+    stage.finalBSplineInterpolationOrder = reader.UniformWhole("FinalBSplineInterpolationOrder", 3, 0, 5);
   }
   reader.Require("Resampler", "DefaultResampler", "the module's resampler is elastix's default one");
 
@@ -515,7 +514,7 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
   const std::string optimizer =
     reader.OneOf("Optimizer", "", { "AdaptiveStochasticGradientDescent", "StandardGradientDescent" });
   stage.optimizerName = optimizer;
-  const std::string sampler = reader.OneOf("ImageSampler", "Random", { "RandomCoordinate", "Random" });
+  reader.OneOf("ImageSampler", "Random", { "RandomCoordinate", "Random" });
   if (!reader.UniformBoolean("NewSamplesEveryIteration", false))
   {
     const std::string why = "the module's stochastic descents draw new points at every iteration "
@@ -527,19 +526,13 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
     reader.Refuse("NewSamplesEveryIteration", why);
   }
   s.sampling = itk::RegistrationSampling::RandomEveryIteration;
-  const double samples = reader.UniformNumber("NumberOfSpatialSamples", 5000);
-  if (samples < 1 || samples > 16777216 || samples != std::floor(samples))
-  {
-    file.Fail("NumberOfSpatialSamples", "NumberOfSpatialSamples must be a whole number from 1 to 2^24");
-  }
-  s.pointsPerIteration = static_cast<unsigned int>(samples);
+  s.pointsPerIteration = reader.UniformWhole("NumberOfSpatialSamples", 5000, 1, 16777216);
   // SampleRegionSize is read by elastix only with UseRandomSampleRegion true
   reader.Require("UseRandomSampleRegion", "false", "points are drawn over the whole fixed image (or its mask)");
   reader.Require("UseAllPixels", "false", "the random samplers draw NumberOfSpatialSamples points");
   reader.RequireNumber("FixedImageBSplineInterpolationOrder", 1, "the fixed image is interpolated linearly");
   (void)reader.UniformBoolean("CheckNumberOfSamples", true); // the module: too few valid points is an error
   (void)reader.UniformNumber("MaximumNumberOfSamplingAttempts", 0);
-  (void)sampler;
 
   s.stochasticOptimizer = itk::StochasticOptimizer::AdaptiveStochasticGradientDescent;
   const auto iterations = reader.PerResolution("MaximumNumberOfIterations", 500, s.levels);
@@ -575,25 +568,16 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
   }
   const std::string method =
     reader.OneOf("ASGDParameterEstimationMethod", "Original", { "Original", "OriginalButSigmoidToDefault" });
-  const double sigmoidMax = reader.UniformNumber("SigmoidMax", 1.0);
-  const double sigmoidMin = reader.UniformNumber("SigmoidMin", -0.8);
-  const double sigmoidScale = reader.UniformNumber("SigmoidScale", 1e-8);
-  const double initialTime = reader.UniformNumber("SigmoidInitialTime", 0.0);
-  const bool   adaptiveSteps = reader.UniformBoolean("UseAdaptiveStepSizes", true);
-  stage.maximumStepLength = reader.UniformNumber("MaximumStepLength", 0.0);
-  const double gradientMeasurements = reader.UniformNumber("NumberOfGradientMeasurements", 0);
-  const double jacobianMeasurements = reader.UniformNumber("NumberOfJacobianMeasurements", 0);
+  const double       sigmoidMax = reader.UniformNumber("SigmoidMax", 1.0);
+  const double       sigmoidMin = reader.UniformNumber("SigmoidMin", -0.8);
+  const double       sigmoidScale = reader.UniformNumber("SigmoidScale", 1e-8);
+  const double       initialTime = reader.UniformNumber("SigmoidInitialTime", 0.0);
+  const bool         adaptiveSteps = reader.UniformBoolean("UseAdaptiveStepSizes", true);
+  const double       maximumStep = reader.UniformNumber("MaximumStepLength", 0.0);
+  const unsigned int gradientMeasurements = reader.UniformWhole("NumberOfGradientMeasurements", 0, 0, 1e9);
+  const unsigned int jacobianMeasurements = reader.UniformWhole("NumberOfJacobianMeasurements", 0, 0, 1e9);
   reader.RequireNumber("NumberOfSamplesForExactGradient", 100000, "the exact gradients use elastix's default grid");
   const double sigmoidScaleFactor = reader.UniformNumber("SigmoidScaleFactor", 0.1);
-  for (const char * key : { "NumberOfGradientMeasurements", "NumberOfJacobianMeasurements" })
-  {
-    const double v = reader.UniformNumber(key, 0);
-    if (v < 0 || v != std::floor(v) || v > 1e9)
-    {
-      file.Fail(key, std::string(key) + " must be a whole number");
-    }
-  }
-  const double maximumStep = stage.maximumStepLength;
   // The optimizer's set-up at each stage, as elastix's component reads the same keys.
   s.adaptiveDescentSetup = [=](itk::AdaptiveStochasticGradientDescentOptimizerv4 & o) {
     o.SetParam_a(a);
@@ -618,8 +602,8 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
     o.SetInitialTime(initialTime);
     o.SetUseAdaptiveStepSizes(adaptiveSteps);
     o.SetMaximumStepLength(maximumStep);
-    o.SetNumberOfGradientMeasurements(static_cast<unsigned int>(gradientMeasurements));
-    o.SetNumberOfJacobianMeasurements(static_cast<unsigned int>(jacobianMeasurements));
+    o.SetNumberOfGradientMeasurements(gradientMeasurements);
+    o.SetNumberOfJacobianMeasurements(jacobianMeasurements);
     o.SetSigmoidScaleFactor(sigmoidScaleFactor);
   };
 

@@ -46,8 +46,6 @@ struct ElastixRegistrationStage
    * units is given: settings.gridSpacing is set from it and the fixed image's spacing
    * by ResolveGridSpacing. 0: settings.gridSpacing is already physical. */
   double gridSpacingInVoxels = 0.0;
-  /** MaximumStepLength of the adaptive descent; 0: the fixed image's mean spacing. */
-  double maximumStepLength = 0.0;
   /** The pyramids' schedule (levels x axes, coarsest first; empty: elastix's default
    * 2^(L-1-l)), and what they do with it: a Gaussian of half the factor in voxels
    * (smoothing, recursive), shrinking by the factor (recursive, shrinking). */
