@@ -28,9 +28,8 @@
 // WriteResultImage is true, TransformParameters.N.<ext> and
 // TransformParameters.N-Composite.<ext> when ITKTransformOutputFileNameExtension
 // (and WriteITKCompositeTransform) ask, and elastix.log.
-#include "cifElastixRegistrationStage.h"
+#include "cifElastixRegistrationChain.h"
 #include "cifElastixResultImage.h"
-#include "cifScopedSmoothingFactory.h"
 #include "cifTransformFile.h"
 #include "itkElasticRegistration.h"
 #include "itkElastixTransformFileWriter.h"
@@ -213,7 +212,9 @@ LogEstimate(Log & log, unsigned int level, const itk::AdaptiveStochasticGradient
   text << std::setprecision(8) << "Settings of AdaptiveStochasticGradientDescent in resolution " << level << ":\n"
        << "  SP_a: " << e.Param_a << "\n  SP_alpha: " << e.Param_alpha << "\n  SigmoidMax: " << e.SigmoidMax
        << "\n  SigmoidMin: " << e.SigmoidMin << "\n  SigmoidScale: " << e.SigmoidScale
-       << "\n  MaximumStepLength: " << e.MaximumStepLength << "\n  NoiseFactor: " << e.NoiseFactor << "\n";
+       << "\n  MaximumStepLength: " << e.MaximumStepLength << "\n  NoiseFactor: " << e.NoiseFactor << "\n"
+       << std::setprecision(4) << "  Estimated in " << e.Seconds << " s (Jacobian terms " << e.JacobianSeconds << " s; "
+       << e.NumberOfGradientMeasurements << " exact and sampled gradients " << e.GradientSeconds << " s)\n";
   log << text.str();
 }
 
@@ -221,76 +222,60 @@ template <unsigned int D>
 int
 Run(const Arguments & arguments, std::vector<cif::ElastixRegistrationStage> stages, Log & log)
 {
-  using Image = itk::Image<float, D>;
   using Chain = itk::CompositeTransform<double, D>;
-  const auto   start = std::chrono::steady_clock::now();
-  const auto   fixed = ReadImage<D>(arguments.Get("-f"));
-  const auto   moving = ReadImage<D>(arguments.Get("-m"));
-  const auto   fixedMask = ReadMask<D>(arguments.Get("-fMask"));
-  const auto   movingMask = ReadMask<D>(arguments.Get("-mMask"));
-  const auto & spacing = fixed->GetSpacing();
-  for (auto & stage : stages)
-  {
-    cif::ResolveForImages(stage, std::vector<double>(spacing.begin(), spacing.end()));
-  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto fixed = ReadImage<D>(arguments.Get("-f"));
+  const auto moving = ReadImage<D>(arguments.Get("-m"));
+  const auto fixedMask = ReadMask<D>(arguments.Get("-fMask"));
+  const auto movingMask = ReadMask<D>(arguments.Get("-mMask"));
   log << "Reading the images took " << SecondsSince(start) << " s.\n";
-  auto chain = Chain::New(); // ITK's order: the stage added last is applied first
+  typename itk::Transform<double, D, D>::ConstPointer initial;
   if (const std::string t0 = arguments.Get("-t0"); !t0.empty())
   {
-    chain->AddTransform(const_cast<itk::Transform<double, D, D> *>(cif::ReadTransformFile<D>(t0).GetPointer()));
+    initial = cif::ReadTransformFile<D>(t0);
   }
-  const std::string out = arguments.Get("-out");
-  const bool        useGPU = stages.front().settings.useGPU;
-  for (std::size_t n = 0; n < stages.size(); ++n)
-  {
-    const auto & stage = stages[n];
-    const auto   stageStart = std::chrono::steady_clock::now();
+  const std::string                     out = arguments.Get("-out");
+  const bool                            useGPU = stages.front().settings.useGPU;
+  std::chrono::steady_clock::time_point stageStart;
+  cif::ElastixChainObserver<D>          observer;
+  observer.stageStarts = [&](std::size_t n, const cif::ElastixRegistrationStage & stage) {
+    stageStart = std::chrono::steady_clock::now();
     log << "\nRunning elastix with parameter file " << n << ": \"" << stage.parameterFile << "\".\n"
         << "  Transform " << stage.transformName << ", metric " << stage.metricName << ", optimizer "
         << stage.optimizerName << ", " << stage.settings.levels << " resolutions\n";
-    itk::ElasticRegistration<Image> registration(fixed, moving, stage.settings);
-    registration.SetFixedMask(fixedMask);
-    registration.SetMovingMask(movingMask);
-    if (chain->GetNumberOfTransforms() > 0)
+  };
+  observer.iteration = [&log](std::size_t, const itk::RegistrationIterationReport & report) {
+    if (report.levelEnded)
     {
-      registration.SetInitialTransform(chain);
-    }
-    registration.SetObserver([&log](const itk::RegistrationIterationReport & report) {
-      if (report.levelEnded)
-      {
-        std::ostringstream line;
-        line << "Time spent in resolution " << report.level
-             << " (ITK initialization and iterating): " << std::setprecision(6) << report.levelSeconds << " s.\n"
-             << "Stopping condition: Maximum number of iterations has been reached (" << report.iteration << ").\n"
-             << "Final metric value of resolution " << report.level << " = " << std::setprecision(10)
-             << report.metricValue << "\n";
-        log << line.str();
-        return;
-      }
-      if (report.iteration == 1)
-      {
-        log << "\nResolution: " << report.level << "\n";
-        log.FileLine("1:ItNr\t2:Metric");
-      }
       std::ostringstream line;
-      line << report.iteration - 1 << '\t' << std::setprecision(10) << report.metricValue;
-      log.FileLine(line.str());
-    });
-    {
-      const cif::ScopedSmoothingFactory smoothingOnTheGPU(useGPU);
-      registration.Update();
+      line << "Time spent in resolution " << report.level
+           << " (ITK initialization and iterating): " << std::setprecision(6) << report.levelSeconds << " s.\n"
+           << "Stopping condition: Maximum number of iterations has been reached (" << report.iteration << ").\n"
+           << "Final metric value of resolution " << report.level << " = " << std::setprecision(10)
+           << report.metricValue << "\n"
+           << "Metric timing: " << cif::MetricTimingReport<itk::Image<float, D>>(report.metric) << "\n";
+      log << line.str();
+      return;
     }
+    if (report.iteration == 1)
+    {
+      log << "\nResolution: " << report.level << "\n";
+      log.FileLine("1:ItNr\t2:Metric");
+    }
+    std::ostringstream line;
+    line << report.iteration - 1 << '\t' << std::setprecision(10) << report.metricValue;
+    log.FileLine(line.str());
+  };
+  observer.stageEnded = [&](std::size_t                                                 n,
+                            const typename cif::ElastixChainObserver<D>::Registration & registration,
+                            itk::Transform<double, D, D> *                              result,
+                            Chain *                                                     chain) {
+    const auto & stage = stages[n];
     const auto & report = registration.GetStageReports().front();
     for (std::size_t level = 0; level < report.estimatesPerLevel.size(); ++level)
     {
       LogEstimate(log, static_cast<unsigned int>(level), report.estimatesPerLevel[level]);
     }
-    itk::Transform<double, D, D> * result = registration.GetLinearTransform();
-    if (result == nullptr)
-    {
-      result = registration.GetBSplineTransform();
-    }
-    chain->AddTransform(result);
     std::ostringstream line;
     line << "Stage " << n << " took " << SecondsSince(stageStart) << " s (metric on " << report.executionPath
          << "); final metric value " << std::setprecision(10) << report.finalMetricValue << "\n";
@@ -329,7 +314,8 @@ Run(const Arguments & arguments, std::vector<cif::ElastixRegistrationStage> stag
     }
     log << "Time spent on saving the results, applying the final transform etc.: " << SecondsSince(savingStart)
         << " s.\n";
-  }
+  };
+  cif::RunElastixRegistrationChain<D>(fixed, moving, fixedMask, movingMask, stages, initial, observer);
   log << "\nTotal time elapsed: " << SecondsSince(start) << " s.\n";
   return 0;
 }
@@ -364,11 +350,7 @@ main(int argc, char * argv[])
       itk::MultiThreaderBase::SetGlobalDefaultNumberOfThreads(n);
     }
     // Every parameter file is read, and every refusal made, before any image is.
-    std::vector<cif::ElastixRegistrationStage> stages;
-    for (const auto & path : arguments.parameterFiles)
-    {
-      stages.push_back(cif::ReadElastixRegistrationStage(itk::ElastixParameterFile::Read(path)));
-    }
+    const auto stages = cif::ReadElastixRegistrationStages(arguments.parameterFiles, true);
     const auto io = cif::ReadVolumeInformation(arguments.Get("-f"));
     const auto dimension = io->GetNumberOfDimensions();
     if (cif::ReadVolumeInformation(arguments.Get("-m"))->GetNumberOfDimensions() != dimension)

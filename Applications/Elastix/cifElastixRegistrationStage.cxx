@@ -81,6 +81,7 @@ const std::set<std::string> kServedKeys = {
   "Optimizer",
   "PassiveEdgeWidth",
   "Registration",
+  "RequiredRatioOfValidSamples",
   "Resampler",
   "ResampleInterpolator",
   "ResultImageFormat",
@@ -407,13 +408,16 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
 
   // ------------------------------------------------------------- transform
   const std::string transform = reader.OneOf(
-    "Transform", "", { "EulerTransform", "AffineTransform", "BSplineTransform", "RecursiveBSplineTransform" });
+    "Transform",
+    "",
+    { "EulerTransform", "SimilarityTransform", "AffineTransform", "BSplineTransform", "RecursiveBSplineTransform" });
   stage.transformName = transform;
   const bool bspline = transform == "BSplineTransform" || transform == "RecursiveBSplineTransform";
   s.bsplineStage = bspline;
-  s.linearStage = transform == "EulerTransform"    ? itk::LinearRegistrationStage::Rigid
-                  : transform == "AffineTransform" ? itk::LinearRegistrationStage::Affine
-                                                   : itk::LinearRegistrationStage::None;
+  s.linearStage = transform == "EulerTransform"        ? itk::LinearRegistrationStage::Rigid
+                  : transform == "SimilarityTransform" ? itk::LinearRegistrationStage::Similarity
+                  : transform == "AffineTransform"     ? itk::LinearRegistrationStage::Affine
+                                                       : itk::LinearRegistrationStage::None;
   reader.Require("HowToCombineTransforms", "Compose", "stages are composed");
   if (!bspline)
   {
@@ -467,14 +471,24 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
                   "and axis)");
       }
       const unsigned int stride = perAxis ? stage.dimension : 1;
+      bool               doubling = true;
       for (std::size_t i = 0; i < values.size(); ++i)
       {
-        if (values[i] != static_cast<double>(1u << (s.levels - 1 - i / stride)))
+        const double level = values[i - i % stride];
+        if (values[i] != level)
         {
-          reader.Refuse("GridSpacingSchedule",
-                        "the module's grid doubles its spacing per coarser resolution "
-                        "(elastix's default schedule)");
+          reader.Refuse("GridSpacingSchedule", "the module's grid has one spacing factor per resolution on every axis");
         }
+        if (!(values[i] > 0) || (i >= stride && values[i] > values[i - stride]))
+        {
+          file.Fail("GridSpacingSchedule", "GridSpacingSchedule must be positive and non-increasing");
+        }
+        doubling = doubling && values[i] == static_cast<double>(1u << (s.levels - 1 - i / stride));
+      }
+      // elastix's default schedule keeps the module's mesh rule (ElasticRegistrationSettings)
+      for (std::size_t l = 0; !doubling && l < s.levels; ++l)
+      {
+        s.gridSpacingSchedule.push_back(values[l * stride]);
       }
     }
   }
@@ -528,11 +542,26 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
   s.sampling = itk::RegistrationSampling::RandomEveryIteration;
   s.pointsPerIteration = reader.UniformWhole("NumberOfSpatialSamples", 5000, 1, 16777216);
   // SampleRegionSize is read by elastix only with UseRandomSampleRegion true
-  reader.Require("UseRandomSampleRegion", "false", "points are drawn over the whole fixed image (or its mask)");
+  stage.useRandomSampleRegion = reader.UniformBoolean("UseRandomSampleRegion", false);
+  if (stage.useRandomSampleRegion && file.Has("SampleRegionSize"))
+  {
+    stage.sampleRegionSize = file.GetNumbers("SampleRegionSize");
+    if (std::any_of(stage.sampleRegionSize.begin(), stage.sampleRegionSize.end(), [](double x) { return !(x > 0); }))
+    {
+      file.Fail("SampleRegionSize", "SampleRegionSize must be positive");
+    }
+  }
   reader.Require("UseAllPixels", "false", "the random samplers draw NumberOfSpatialSamples points");
   reader.RequireNumber("FixedImageBSplineInterpolationOrder", 1, "the fixed image is interpolated linearly");
-  (void)reader.UniformBoolean("CheckNumberOfSamples", true); // the module: too few valid points is an error
-  (void)reader.UniformNumber("MaximumNumberOfSamplingAttempts", 0);
+  if (reader.UniformBoolean("CheckNumberOfSamples", true))
+  {
+    s.minimumValidFraction = reader.UniformNumber("RequiredRatioOfValidSamples", 0.25);
+    if (!(s.minimumValidFraction >= 0 && s.minimumValidFraction <= 1))
+    {
+      file.Fail("RequiredRatioOfValidSamples", "RequiredRatioOfValidSamples must be from 0 to 1");
+    }
+  }
+  s.samplingAttempts = reader.UniformWhole("MaximumNumberOfSamplingAttempts", 0, 0, 1e6);
 
   s.stochasticOptimizer = itk::StochasticOptimizer::AdaptiveStochasticGradientDescent;
   const auto iterations = reader.PerResolution("MaximumNumberOfIterations", 500, s.levels);
@@ -638,7 +667,9 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
 }
 
 void
-ResolveForImages(ElastixRegistrationStage & stage, const std::vector<double> & spacing)
+ResolveForImages(ElastixRegistrationStage &  stage,
+                 const std::vector<double> & spacing,
+                 const std::vector<double> & size)
 {
   auto &            s = stage.settings;
   const auto        dimension = static_cast<unsigned int>(spacing.size());
@@ -685,6 +716,44 @@ ResolveForImages(ElastixRegistrationStage & stage, const std::vector<double> & s
     s.smoothingSigmas.insert(s.smoothingSigmas.begin(), sigma);
     s.shrinkFactors.insert(s.shrinkFactors.begin(),
                            stage.pyramidShrinks ? schedule[k] : std::vector<unsigned int>(dimension, 1u));
+  }
+  s.randomSampleRegionSize.clear();
+  if (stage.useRandomSampleRegion)
+  {
+    if (size.size() != dimension)
+    {
+      throw itk::ExceptionObject(__FILE__,
+                                 __LINE__,
+                                 where + "the random sample region needs the fixed image's size",
+                                 "ElastixRegistrationStage");
+    }
+    // elastix's default: a third of the longest extent (first to last voxel centre), at
+    // most each axis's extent; the file's entry level * D + axis, else its first
+    std::vector<double> extent(dimension), box(dimension);
+    double              third = 0.0;
+    for (unsigned int a = 0; a < dimension; ++a)
+    {
+      extent[a] = (size[a] - 1) * spacing[a];
+      third = std::max(third, extent[a] / 3.0);
+    }
+    for (unsigned int l = 0; l < s.levels; ++l)
+    {
+      for (unsigned int a = 0; a < dimension; ++a)
+      {
+        const std::size_t entry = static_cast<std::size_t>(l) * dimension + a;
+        box[a] = stage.sampleRegionSize.empty()          ? std::min(third, extent[a])
+                 : entry < stage.sampleRegionSize.size() ? stage.sampleRegionSize[entry]
+                                                         : stage.sampleRegionSize.front();
+        if (box[a] > extent[a])
+        {
+          std::ostringstream message;
+          message << where << "SampleRegionSize " << box[a] << " on axis " << a << " at resolution " << l
+                  << " exceeds the fixed image's extent (" << extent[a] << ")";
+          throw itk::ExceptionObject(__FILE__, __LINE__, message.str(), "ElastixRegistrationStage");
+        }
+      }
+      s.randomSampleRegionSize.push_back(box);
+    }
   }
   if (stage.gridSpacingInVoxels == 0.0)
   {

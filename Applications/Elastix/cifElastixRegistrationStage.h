@@ -52,6 +52,11 @@ struct ElastixRegistrationStage
   std::vector<std::vector<unsigned int>> pyramidSchedule;
   bool                                   pyramidSmooths = true;
   bool                                   pyramidShrinks = false;
+  /** UseRandomSampleRegion, and SampleRegionSize as written (elastix's order: level
+   * by level, axis by axis, a missing entry taking the first; empty: elastix's default
+   * from the fixed image, see ResolveForImages). */
+  bool                useRandomSampleRegion = false;
+  std::vector<double> sampleRegionSize;
 
   // What elastix writes after the stage (transformix reads the same keys).
   bool         writeResultImage = true;
@@ -74,10 +79,14 @@ ReadElastixRegistrationStage(const itk::ElastixParameterFile & file);
 
 /** What depends on the fixed image: the schedule's shrink factors and sigmas for its
  * dimension (spacing.size()), the grid spacing from gridSpacingInVoxels and its
- * \a spacing (the same on every axis unless given in physical units); throws an
- * itk::ExceptionObject when the file's dimension is not the image's. */
+ * \a spacing (the same on every axis unless given in physical units), the random
+ * sample region per level from its \a size in voxels (elastix's default: a third of
+ * the longest extent, at most each axis's extent; no box larger than the image);
+ * throws an itk::ExceptionObject when the file's dimension is not the image's. */
 void
-ResolveForImages(ElastixRegistrationStage & stage, const std::vector<double> & spacing);
+ResolveForImages(ElastixRegistrationStage &  stage,
+                 const std::vector<double> & spacing,
+                 const std::vector<double> & size = {});
 
 /** The keys the drop-in serves, alphabetically (for the manual and the tests). */
 std::vector<std::string>

@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iomanip>
 #include <random>
 #include <sstream>
 #include <string>
@@ -237,7 +238,7 @@ TEST(ElastixRegistrationStage, RefusesWhatTheModuleDoesNotServeWithFileAndLine)
     { "(NumberOfSpatialSamples 2048 4096)", "one value for every resolution" },
     { "(NumberOfHistogramBins 32 64)", "" }, // read only for Mattes
     { "(BSplineInterpolationOrder 2)", "linearly (1) or by a cubic B-spline (3)" },
-    { "(UseRandomSampleRegion \"true\")", "over the whole fixed image" },
+    { "(RequiredRatioOfValidSamples 0.1 0.2)", "one value for every resolution" },
     { "(AutomaticScalesEstimation \"false\")", "scales are estimated" },
     { "(FixedInternalImagePixelType \"short\")", "registers float images" },
     { "(AutomaticTransformInitializationMethod \"Origins\")", "" }, // read only with the initialization on
@@ -262,8 +263,8 @@ TEST(ElastixRegistrationStage, RefusesWhatTheModuleDoesNotServeWithFileAndLine)
   // components: the line of the component named
   EXPECT_NE(RefusalOf(head + "(Optimizer \"QuasiNewtonLBFGS\")\n").find("par.txt:3: (Optimizer \"QuasiNewtonLBFGS\")"),
             std::string::npos);
-  EXPECT_NE(RefusalOf("(Metric \"AdvancedMeanSquares\")\n(Transform \"SimilarityTransform\")\n")
-              .find("par.txt:2: (Transform \"SimilarityTransform\")"),
+  EXPECT_NE(RefusalOf("(Metric \"AdvancedMeanSquares\")\n(Transform \"TranslationTransform\")\n")
+              .find("par.txt:2: (Transform \"TranslationTransform\")"),
             std::string::npos);
   EXPECT_EQ(RefusalOf("(Transform \"EulerTransform\")\n"),
             "par.txt: (Metric ...) is missing; the GPU drop-in serves AdvancedMattesMutualInformation, "
@@ -277,10 +278,61 @@ TEST(ElastixRegistrationStage, RefusesWhatTheModuleDoesNotServeWithFileAndLine)
                            "(MovingImagePyramid \"MovingRecursiveImagePyramid\")\n")
               .find("par.txt:7: (MovingImagePyramid"),
             std::string::npos);
-  EXPECT_NE(RefusalOf("(Transform \"BSplineTransform\")\n(Metric \"AdvancedMeanSquares\")\n" + kStochastic +
-                      "(NumberOfResolutions 3)\n(GridSpacingSchedule 3 2 1)\n")
-              .find("par.txt:7: (GridSpacingSchedule 3 2 1)"),
+}
+
+TEST(ElastixRegistrationStage, ReadsTheSamplersChecksAndSchedulesAsElastixDoes)
+{
+  const std::uint32_t seed = cif_test::FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937                           rng(seed);
+  std::uniform_real_distribution<double> ratio(0.01, 0.9), box(5.0, 30.0);
+  const double                           r = ratio(rng), b0 = box(rng), b1 = box(rng), b2 = box(rng);
+  const unsigned int                     attempts = std::uniform_int_distribution<unsigned int>(1, 100)(rng);
+  std::ostringstream                     text;
+  text << std::setprecision(17) << "(Transform \"SimilarityTransform\")\n(Metric \"AdvancedMattesMutualInformation\")\n"
+       << kStochastic << "(NumberOfResolutions 2)\n(RequiredRatioOfValidSamples " << r
+       << ")\n(MaximumNumberOfSamplingAttempts " << attempts
+       << ")\n(UseRandomSampleRegion \"true\")\n(SampleRegionSize " << b0 << " " << b1 << " " << b2 << ")\n";
+  auto         stage = StageOf(text.str());
+  const auto & s = stage.settings;
+  EXPECT_EQ(s.linearStage, itk::LinearRegistrationStage::Similarity);
+  EXPECT_FALSE(s.bsplineStage);
+  EXPECT_EQ(s.minimumValidFraction, r);
+  EXPECT_EQ(s.samplingAttempts, attempts);
+  // entry level * D + axis, else the first: elastix's ReadParameter
+  cif::ResolveForImages(stage, { 1.0, 1.0, 1.0 }, { 64, 64, 64 });
+  ASSERT_EQ(s.randomSampleRegionSize.size(), 2u);
+  EXPECT_EQ(s.randomSampleRegionSize[0], (std::vector<double>{ b0, b1, b2 }));
+  EXPECT_EQ(s.randomSampleRegionSize[1], (std::vector<double>{ b0, b0, b0 }));
+  EXPECT_THROW(cif::ResolveForImages(stage, { 1.0, 1.0, 1.0 }, { 64, 5, 64 }), itk::ExceptionObject); // too big
+
+  // elastix's defaults: the ratio 0.25 (none when CheckNumberOfSamples is false), no
+  // new draws, the box a third of the longest extent and at most each extent
+  auto defaults = StageOf("(Transform \"EulerTransform\")\n(Metric \"AdvancedMeanSquares\")\n" + kStochastic +
+                          "(NumberOfResolutions 1)\n(UseRandomSampleRegion \"true\")\n");
+  EXPECT_EQ(defaults.settings.minimumValidFraction, 0.25);
+  EXPECT_EQ(defaults.settings.samplingAttempts, 0u);
+  cif::ResolveForImages(defaults, { 0.5, 2.0 }, { 121, 11 });
+  EXPECT_EQ(defaults.settings.randomSampleRegionSize,
+            (std::vector<std::vector<double>>{ { 20.0, 20.0 } })); // extents 60 and 20
+  EXPECT_EQ(StageOf("(Transform \"EulerTransform\")\n(Metric \"AdvancedMeanSquares\")\n" + kStochastic +
+                    "(CheckNumberOfSamples \"false\")\n(RequiredRatioOfValidSamples 0.5)\n")
+              .settings.minimumValidFraction,
+            0.0);
+
+  // GridSpacingSchedule: any non-increasing factors; elastix's default keeps the mesh rule
+  const std::string bspline = "(Transform \"BSplineTransform\")\n(Metric \"AdvancedMeanSquares\")\n" + kStochastic;
+  EXPECT_EQ(
+    StageOf(bspline + "(NumberOfResolutions 4)\n(GridSpacingSchedule 6 6 2.5 1)\n").settings.gridSpacingSchedule,
+    (std::vector<double>{ 6, 6, 2.5, 1 }));
+  EXPECT_TRUE(
+    StageOf(bspline + "(NumberOfResolutions 3)\n(GridSpacingSchedule 4 2 1)\n").settings.gridSpacingSchedule.empty());
+  EXPECT_NE(RefusalOf(bspline + "(NumberOfResolutions 2)\n(GridSpacingSchedule 1 2)\n").find("non-increasing"),
             std::string::npos);
+  EXPECT_NE(
+    RefusalOf("(FixedImageDimension 2)\n" + bspline + "(NumberOfResolutions 2)\n(GridSpacingSchedule 2 1 1 1)\n")
+      .find("one spacing factor per resolution on every axis"),
+    std::string::npos);
 }
 
 TEST(ElastixRegistrationStage, ResolvesWhatDependsOnTheImages)

@@ -433,6 +433,75 @@ TEST(AdaptiveStochasticGradientDescentOptimizerv4, RegistersAKnownShift)
   EXPECT_NEAR(p[4], -truth[0], 0.05);
   EXPECT_NEAR(p[5], -truth[1], 0.05);
 }
+/** elastix's RequiredRatioOfValidSamples with MaximumNumberOfSamplingAttempts: an
+ * evaluation with too few valid points is evaluated again (new points) up to the
+ * attempts allowed, the step then taken with the last evaluation's gradient; beyond
+ * them the step throws. */
+TEST(AdaptiveStochasticGradientDescentOptimizerv4, DrawsAgainWhenTooFewPointsAreValid)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937                       rng(seed);
+  std::normal_distribution<double>   normal;
+  std::uniform_int_distribution<int> few(0, 49), enough(50, 400), retries(0, 2);
+  constexpr unsigned int             steps = 12, required = 50, attempts = 2;
+  std::vector<Vector>                derivatives;
+  std::vector<itk::SizeValueType>    valid;
+  std::vector<Vector>                used; // the evaluation each step takes
+  for (unsigned int k = 0; k < steps; ++k)
+  {
+    const int bad = retries(rng);
+    for (int e = 0; e <= bad; ++e)
+    {
+      derivatives.push_back({ normal(rng), normal(rng), normal(rng) });
+      valid.push_back(static_cast<itk::SizeValueType>(e < bad ? few(rng) : enough(rng)));
+    }
+    used.push_back(derivatives.back());
+  }
+  const auto run = [&](const std::vector<Vector> & sequence, bool check, unsigned int allowed) {
+    auto metric = ReplayMetric::New();
+    metric->derivatives = sequence;
+    metric->parameters.SetSize(3);
+    metric->parameters.Fill(0.0);
+    auto optimizer = OptimizerType::New();
+    optimizer->SetMetric(metric);
+    optimizer->SetAutomaticParameterEstimation(false);
+    optimizer->SetParam_a(0.5);
+    OptimizerType::ScalesType scales(3);
+    scales.Fill(1.0);
+    optimizer->SetScales(scales);
+    optimizer->SetNumberOfIterations(steps);
+    if (check)
+    {
+      optimizer->SetValidSampleRequirement(
+        required, allowed, [&valid, m = metric.GetPointer()] { return valid.at(m->next - 1); });
+    }
+    optimizer->StartOptimization();
+    return std::make_pair(Vector(metric->parameters.begin(), metric->parameters.end()), metric->next);
+  };
+  const auto [checked, evaluations] = run(derivatives, true, attempts);
+  EXPECT_EQ(evaluations, derivatives.size()); // every redraw evaluated once
+  const auto [expected, unused] = run(used, false, 0);
+  for (unsigned int p = 0; p < 3; ++p)
+  {
+    EXPECT_DOUBLE_EQ(checked[p], expected[p]) << "parameter " << p;
+  }
+  // One attempt fewer than a step needs: an error naming elastix's parameter.
+  const auto most = *std::max_element(valid.begin(), valid.end());
+  valid.assign(valid.size(), 0);
+  valid.back() = most;
+  try
+  {
+    run(derivatives, true, 1);
+    ADD_FAILURE() << "no exception";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find("RequiredRatioOfValidSamples"), std::string::npos)
+      << e.GetDescription();
+  }
+}
+
 /** The estimate of a B-spline stage with an affine stage after it (ITK's layout) or
  * before it (elastix's), each once from the weights' covariance (C = G (x) S) and once
  * from the dense Jacobian's columns: the same Jacobian terms, the same estimate. */

@@ -28,6 +28,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace
 {
 using namespace cif_test;
@@ -136,6 +138,77 @@ CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints,
 CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints,
                         CorrelationIsITKsOverEachDraw,
                         ExpectEachEvaluationIsITKsOverItsPoints<CorrelationITK, CorrelationTwin>)
+
+/** elastix's UseRandomSampleRegion: each evaluation's points lie in one box of the
+ * size asked for (physical units per axis), the box moves between evaluations, and the
+ * value is still exactly ITK's over the points drawn. */
+void
+ExpectEachDrawInsideARandomBox(bool useGPU)
+{
+  for (bool masks : { false, true })
+  {
+    MetricCase c;
+    c.masks = masks;
+    c.movingFromFixed = 0.5;
+    const std::uint32_t seed = FreshSeed();
+    SCOPED_TRACE(Describe(c) + ", seed " + std::to_string(seed));
+    MetricFixture<float, 3>                fixture(c, seed);
+    std::mt19937                           rng(seed);
+    std::uniform_real_distribution<double> fraction(0.35, 0.6);
+    const auto                             region = fixture.fixed->GetLargestPossibleRegion();
+    const auto &                           spacing = fixture.fixed->GetSpacing();
+    std::vector<double>                    box(3);
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      box[a] = fraction(rng) * (region.GetSize()[a] - 1) * spacing[a];
+    }
+    auto twin = MeanSquaresTwin::New();
+    twin->SetUseGPU(useGPU);
+    twin->SetNumberOfRandomPointsPerEvaluation(400);
+    twin->SetRandomPointSeed(seed);
+    twin->SetRandomSampleRegionSize(box);
+    fixture.Configure(twin.GetPointer(), c);
+    std::vector<std::vector<double>> lows;
+    for (int evaluation = 0; evaluation < 4; ++evaluation)
+    {
+      const Evaluation actual = Evaluate(twin.GetPointer());
+      ASSERT_EQ(twin->GetLastExecutionPath(), useGPU ? itk::CudaExecutionPath::GPU : itk::CudaExecutionPath::CPU);
+      const auto * points = twin->GetLastRandomPoints();
+      ASSERT_EQ(points->GetNumberOfPoints(), 400u);
+      std::vector<double> low(3, 1e300), high(3, -1e300);
+      for (unsigned int n = 0; n < points->GetNumberOfPoints(); ++n)
+      {
+        itk::ContinuousIndex<double, 3> index;
+        ASSERT_TRUE(fixture.fixed->TransformPhysicalPointToContinuousIndex(points->GetPoint(n), index));
+        for (unsigned int a = 0; a < 3; ++a)
+        {
+          low[a] = std::min(low[a], index[a]);
+          high[a] = std::max(high[a], index[a]);
+        }
+      }
+      for (unsigned int a = 0; a < 3; ++a)
+      {
+        // float coordinates: 1e-5 of the extent
+        EXPECT_LE((high[a] - low[a]) * spacing[a], box[a] * (1 + 1e-5)) << "axis " << a;
+        EXPECT_GE((high[a] - low[a]) * spacing[a], 0.5 * box[a]) << "axis " << a << ": the box is hardly filled";
+        EXPECT_GE(low[a], region.GetIndex()[a] - 1e-6);
+        EXPECT_LE(high[a], region.GetIndex()[a] + region.GetSize()[a] - 1.0 + 1e-6);
+      }
+      lows.push_back(low);
+
+      auto reference = OpenedITKMetric<itk::MeanSquaresImageToImageMetricv4<ImageType, ImageType>>::New();
+      fixture.Configure(reference.GetPointer(), c);
+      reference->EvaluateOver(points);
+      const Evaluation expected = Evaluate(reference.GetPointer());
+      EXPECT_EQ(actual.validPoints, expected.validPoints);
+      EXPECT_LE(std::abs(actual.value - expected.value), 1e-5 * std::abs(expected.value));
+    }
+    EXPECT_NE(lows[1], lows[0]) << "the box did not move";
+    EXPECT_NE(lows[3], lows[2]) << "the box did not move";
+  }
+}
+
+CIF_TEST_ON_CPU_AND_GPU(MetricRandomPoints, InARandomSampleRegion, ExpectEachDrawInsideARandomBox)
 
 /** The points of each evaluation, as ITK's point set holds them. */
 template <typename TTwin>

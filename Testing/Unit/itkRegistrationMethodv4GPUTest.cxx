@@ -1031,6 +1031,144 @@ CIF_TEST_ON_CPU_AND_GPU(ElasticRegistration, RunsTheAdaptiveDescentWithElastixsE
                                     itk::StochasticOptimizer::AdaptiveStochasticGradientDescent);
 })
 
+/** A similarity stage (rotation, translation, one scale): a moving image that is the
+ * fixed one through a random similarity S is registered back inside a fixed mask,
+ * T = S^-1 (mean error below 0.1 voxel, the scale within 1 %), with the dense
+ * schedule's regular-step descent and with elastix's adaptive one on new points every
+ * iteration. */
+void
+ExpectSimilarityRecovered(bool useGPU, itk::RegistrationSampling sampling)
+{
+  const std::uint32_t seed = FreshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937                           rng(seed);
+  constexpr unsigned int                 size = 32;
+  const WarpedPair                       pair = MakeWarpedPair(size, 3, 1.0, rng);
+  std::uniform_real_distribution<double> scale(0.96, 1.04), angle(-0.06, 0.06), shift(-1.5, 1.5);
+  auto                                   truth = itk::Similarity3DTransform<double>::New();
+  ImageType::PointType                   centre;
+  itk::ContinuousIndex<double, 3>        middle;
+  middle.Fill(0.5 * (size - 1));
+  pair.fixed->TransformContinuousIndexToPhysicalPoint(middle, centre);
+  truth->SetCenter(centre);
+  itk::Versor<double>::VectorType axis;
+  axis[0] = angle(rng);
+  axis[1] = angle(rng);
+  axis[2] = angle(rng);
+  itk::Versor<double> versor;
+  axis.Normalize();
+  versor.Set(axis, 2.0 * std::abs(angle(rng)));
+  truth->SetRotation(versor);
+  truth->SetScale(scale(rng));
+  itk::Similarity3DTransform<double>::OutputVectorType translation;
+  for (unsigned int d = 0; d < 3; ++d)
+  {
+    translation[d] = shift(rng) * pair.fixed->GetSpacing()[d];
+  }
+  truth->SetTranslation(translation);
+  auto resample = itk::ResampleImageFilter<ImageType, ImageType>::New();
+  resample->SetInput(pair.fixed);
+  resample->SetTransform(truth);
+  resample->SetOutputParametersFromImage(pair.fixed);
+  resample->Update();
+
+  itk::ElasticRegistrationSettings settings;
+  settings.linearStage = itk::LinearRegistrationStage::Similarity;
+  settings.bsplineStage = false;
+  settings.metric = cif::RegistrationMetricKind::MeanSquares;
+  settings.levels = 2;
+  settings.sampling = sampling;
+  const bool stochastic = sampling == itk::RegistrationSampling::RandomEveryIteration;
+  settings.iterations = { stochastic ? 300u : 200u };
+  settings.pointsPerIteration = 3000;
+  settings.stochasticOptimizer = itk::StochasticOptimizer::AdaptiveStochasticGradientDescent;
+  settings.samplingSeed = seed;
+  settings.useGPU = useGPU;
+  itk::ElasticRegistration<ImageType> registration(pair.fixed, resample->GetOutput(), settings);
+  // fixed points 5 voxels inside or more: none maps into the band outside the resampled
+  // field of view (zeros), which would pull the optimum off the truth
+  auto mask = itk::Image<unsigned char, 3>::New();
+  mask->CopyInformation(pair.fixed);
+  mask->SetRegions(pair.fixed->GetLargestPossibleRegion());
+  mask->Allocate(true);
+  auto inner = pair.fixed->GetLargestPossibleRegion();
+  inner.ShrinkByRadius(5);
+  for (itk::ImageRegionIterator<itk::Image<unsigned char, 3>> it(mask, inner); !it.IsAtEnd(); ++it)
+  {
+    it.Set(1);
+  }
+  registration.SetFixedMask(mask);
+  registration.Update();
+  ASSERT_EQ(registration.GetStageReports().size(), 1u);
+  EXPECT_EQ(registration.GetStageReports()[0].stage, "similarity");
+  EXPECT_EQ(registration.GetStageReports()[0].executionPath, itk::ToString(ModulePath(useGPU)));
+  const auto * found = dynamic_cast<const itk::Similarity3DTransform<double> *>(registration.GetLinearTransform());
+  ASSERT_NE(found, nullptr);
+  EXPECT_NEAR(found->GetScale() * truth->GetScale(), 1.0, 0.01)
+    << "found " << found->GetScale() << ", truth " << truth->GetScale();
+  double       error = 0.0, before = 0.0;
+  unsigned int count = 0;
+  for (itk::ImageRegionConstIteratorWithIndex<ImageType> it(pair.fixed, pair.fixed->GetBufferedRegion()); !it.IsAtEnd();
+       ++it)
+  {
+    ImageType::PointType x;
+    pair.fixed->TransformIndexToPhysicalPoint(it.GetIndex(), x);
+    error += VoxelDistance(pair.fixed, truth->TransformPoint(registration.GetTransform()->TransformPoint(x)), x);
+    before += VoxelDistance(pair.fixed, truth->TransformPoint(x), x);
+    ++count;
+  }
+  std::cout << "[ measure  ] similarity stage: mean error " << error / count << " voxel (identity: " << before / count
+            << "), iterations " << registration.GetStageReports()[0].iterationsPerLevel[0] << ", "
+            << registration.GetStageReports()[0].iterationsPerLevel[1] << std::endl;
+  EXPECT_LT(error / count, 0.1);
+}
+CIF_TEST_ON_CPU_AND_GPU(ElasticRegistration, RecoversASimilarity, [](bool useGPU) {
+  ExpectSimilarityRecovered(useGPU, itk::RegistrationSampling::Dense);
+})
+CIF_TEST_ON_CPU_AND_GPU(ElasticRegistration, RecoversASimilarityWithTheAdaptiveDescent, [](bool useGPU) {
+  ExpectSimilarityRecovered(useGPU, itk::RegistrationSampling::RandomEveryIteration);
+})
+
+/** elastix's GridSpacingSchedule: each level's mesh is the extent over the grid
+ * spacing times the level's factor (not only halving), and the registration ends on
+ * the last level's mesh; a schedule that grows or does not fit the levels is refused. */
+TEST(ElasticRegistrationCPU, FollowsAGridSpacingSchedule)
+{
+  std::mt19937                     rng(FreshSeed());
+  const WarpedPair                 pair = MakeWarpedPair(24, 3, 1.0, rng);
+  itk::ElasticRegistrationSettings settings;
+  settings.linearStage = itk::LinearRegistrationStage::None;
+  settings.levels = 3;
+  settings.iterations = { 3 };
+  settings.gridSpacing = 2.0 * pair.fixed->GetSpacing()[0];
+  settings.gridSpacingSchedule = { 5.0, 2.5, 1.0 };
+  settings.useGPU = false;
+  using Registration = itk::ElasticRegistration<ImageType>;
+  for (unsigned int level = 0; level < 3; ++level)
+  {
+    const auto mesh = Registration::BSplineMesh(pair.fixed, settings, level);
+    for (unsigned int d = 0; d < Dimension; ++d)
+    {
+      const double extent = 24 * pair.fixed->GetSpacing()[d];
+      EXPECT_EQ(mesh[d],
+                std::max(1u,
+                         static_cast<unsigned int>(
+                           std::floor(extent / (settings.gridSpacing * settings.gridSpacingSchedule[level]) + 1e-9))))
+        << "level " << level << ", axis " << d;
+    }
+  }
+  Registration registration(pair.fixed, pair.moving, settings);
+  registration.Update();
+  EXPECT_EQ(registration.GetBSplineTransform()->GetTransformDomainMeshSize(),
+            Registration::BSplineMesh(pair.fixed, settings, 2));
+  for (const auto & bad : { std::vector<double>{ 1.0, 2.0, 1.0 }, std::vector<double>{ 2.0, 1.0 } })
+  {
+    settings.gridSpacingSchedule = bad;
+    Registration refused(pair.fixed, pair.moving, settings);
+    EXPECT_THROW(refused.Update(), itk::ExceptionObject);
+  }
+}
+
 /** ITK's own metrics cannot draw new points at every iteration: a clear error. */
 TEST(ElasticRegistrationCPU, NewPointsEveryIterationNeedTheModulesMetric)
 {

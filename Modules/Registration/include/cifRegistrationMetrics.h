@@ -29,6 +29,7 @@
 
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace cif
 {
@@ -134,6 +135,16 @@ SetRandomPointsPerEvaluation(itk::Object * metric, itk::SizeValueType points, un
     twin->SetNumberOfRandomPointsPerEvaluation(points);
     twin->SetRandomPointSeed(seed);
   });
+}
+
+/** The next evaluations' random points inside a random box of \a size (physical units
+ * per axis; empty: the whole domain: ImageMetricv4GPUBase::SetRandomSampleRegionSize);
+ * false for ITK's own classes. */
+template <typename TImage>
+bool
+SetRandomSampleRegionSize(itk::Object * metric, const std::vector<double> & size)
+{
+  return ForMetricTwin<TImage>(metric, [&](auto * twin) { twin->SetRandomSampleRegionSize(size); });
 }
 } // namespace cif
 

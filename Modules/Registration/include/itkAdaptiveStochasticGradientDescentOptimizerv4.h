@@ -21,6 +21,8 @@
 #include "itkAdaptiveStochasticGradientDescentParameterEstimator.h"
 #include "itkGradientDescentOptimizerv4.h"
 
+#include <functional>
+
 namespace itk
 {
 /** \class AdaptiveStochasticGradientDescentOptimizerv4Template
@@ -122,6 +124,22 @@ public:
     return m_LastEstimate;
   }
 
+  /** elastix's RequiredRatioOfValidSamples with MaximumNumberOfSamplingAttempts: an
+   * evaluation whose valid points (\a count, called after it) are fewer than
+   * \a required is evaluated again, on the new points the metric draws at each
+   * evaluation, up to \a attempts more times; then the step throws. \a required 0: no
+   * check (the default). */
+  void
+  SetValidSampleRequirement(SizeValueType required, unsigned int attempts, std::function<SizeValueType()> count)
+  {
+    m_RequiredValidPoints = required;
+    m_MaximumNumberOfSamplingAttempts = attempts;
+    m_CountValidPoints = std::move(count);
+    this->Modified();
+  }
+  itkGetConstMacro(RequiredValidPoints, SizeValueType);
+  itkGetConstMacro(MaximumNumberOfSamplingAttempts, unsigned int);
+
   /** t_k of the step just taken, once an iteration's event fires (the step used
    * GetLearningRate() = gamma(t_k)); t_{k+1} once the iteration is over. */
   itkGetConstMacro(CurrentTime, double);
@@ -157,6 +175,9 @@ private:
   unsigned int                              m_NumberOfJacobianMeasurements = 0;
   double                                    m_SigmoidScaleFactor = 0.1;
   typename EstimatorType::Pointer           m_ParameterEstimator;
+  SizeValueType                             m_RequiredValidPoints = 0;
+  unsigned int                              m_MaximumNumberOfSamplingAttempts = 0;
+  std::function<SizeValueType()>            m_CountValidPoints;
   AdaptiveStochasticGradientDescentEstimate m_LastEstimate;
 
   double         m_CurrentTime = 0.0;

@@ -83,6 +83,27 @@ template <typename TInternalComputationValueType>
 void
 AdaptiveStochasticGradientDescentOptimizerv4Template<TInternalComputationValueType>::AdvanceOneStep()
 {
+  if (m_RequiredValidPoints > 0 && m_CountValidPoints)
+  {
+    for (unsigned int attempt = 0;; ++attempt)
+    {
+      const SizeValueType valid = m_CountValidPoints();
+      if (valid >= m_RequiredValidPoints)
+      {
+        break;
+      }
+      if (attempt == m_MaximumNumberOfSamplingAttempts)
+      {
+        this->m_StopCondition = StopConditionObjectToObjectOptimizerEnum::COSTFUNCTION_ERROR;
+        this->m_StopConditionDescription << "too few valid points";
+        this->StopOptimization();
+        itkExceptionMacro("Too many samples map outside moving image buffer: "
+                          << valid << " valid points, " << m_RequiredValidPoints
+                          << " required (RequiredRatioOfValidSamples), after " << attempt + 1 << " draws");
+      }
+      this->m_Metric->GetValueAndDerivative(this->m_CurrentMetricValue, this->m_Gradient);
+    }
+  }
   const auto &        scales = this->GetScales();
   const SizeValueType size = this->m_Gradient.Size();
   if (scales.Size() == 0 || size % scales.Size() != 0)
@@ -152,6 +173,8 @@ AdaptiveStochasticGradientDescentOptimizerv4Template<TInternalComputationValueTy
      << indent << "NumberOfGradientMeasurements: " << m_NumberOfGradientMeasurements
      << ", NumberOfJacobianMeasurements: " << m_NumberOfJacobianMeasurements
      << ", SigmoidScaleFactor: " << m_SigmoidScaleFactor << '\n'
+     << indent << "RequiredValidPoints: " << m_RequiredValidPoints
+     << ", MaximumNumberOfSamplingAttempts: " << m_MaximumNumberOfSamplingAttempts << '\n'
      << indent << "ParameterEstimator: " << m_ParameterEstimator.GetPointer() << std::endl;
 }
 } // namespace itk

@@ -54,6 +54,11 @@ struct AdaptiveStochasticGradientDescentEstimate
   double       SigmoidMax = 1.0;
   double       SigmoidMin = 0.0;
   double       SigmoidScale = 0.0;
+  /** Where the estimate's time went (s): all of it, the Jacobian terms, the gradients
+   * (the exact twin's made and evaluated with the sampled metric). */
+  double Seconds = 0.0;
+  double JacobianSeconds = 0.0;
+  double GradientSeconds = 0.0;
 };
 
 /** \class PointSourceScalesFromJacobian

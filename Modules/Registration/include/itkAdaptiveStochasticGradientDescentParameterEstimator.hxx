@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <unordered_map>
 #include <vector>
@@ -459,9 +460,15 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Set
   {
     itkExceptionMacro("No metric set");
   }
+  const auto start = std::chrono::steady_clock::now();
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  double made = 0.0;
   if (m_ExactMetricMaker)
   {
     m_ExactMetric = m_ExactMetricMaker(m_Metric.GetPointer(), this->ExactGradientPoints().GetPointer());
+    made = since(start);
   }
   // A made metric (and its device buffers) lives for this estimate only.
   const auto forgetMadeMetric = [this] {
@@ -495,7 +502,9 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Set
   {
     itkExceptionMacro("No virtual point (inside the fixed mask) to estimate the parameters at");
   }
+  const auto jacobianStart = std::chrono::steady_clock::now();
   this->ComputeJacobianTerms(points, inverseRootScales, estimate);
+  estimate.JacobianSeconds = since(jacobianStart);
   const double TrC = estimate.TrC;
   const double TrCC = estimate.TrCC;
 
@@ -517,6 +526,7 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Set
   typename TMetric::MeasureType    value;
   double                           gg = 0.0;
   double                           ee = 0.0;
+  const auto                       gradientStart = std::chrono::steady_clock::now();
   try
   {
     for (unsigned int i = 0; i < measurements; ++i)
@@ -564,6 +574,7 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Set
     m_ExactMetric->SetParameters(restored);
   }
   forgetMadeMetric();
+  estimate.GradientSeconds = made + since(gradientStart);
   gg /= measurements;
   ee /= measurements;
   estimate.ExactGradientSquaredMagnitude = gg;
@@ -584,6 +595,7 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Set
   estimate.SigmoidMax = 1.0;
   estimate.SigmoidMin = -0.99 + 0.98 * noise;
   estimate.SigmoidScale = std::max(1e-14, settings.SigmoidScaleFactor * sigma3 * sigma3 * std::sqrt(TrCC));
+  estimate.Seconds = since(start);
   return estimate;
 }
 

@@ -40,6 +40,8 @@
 #include "itkSharedDomainImageRegistrationMethodv4.h"
 #include "itkLBFGSOptimizerv4.h"
 #include "itkRegularStepGradientDescentOptimizerv4.h"
+#include "itkSimilarity2DTransform.h"
+#include "itkSimilarity3DTransform.h"
 
 #include <algorithm>
 #include <chrono>
@@ -88,6 +90,8 @@ public:
   using TransformType = Transform<double, D, D>;
   using LinearTransformType = MatrixOffsetTransformBase<double, D, D>;
   using RigidTransformType = std::conditional_t<D == 2, Euler2DTransform<double>, Euler3DTransform<double>>;
+  using SimilarityTransformType =
+    std::conditional_t<D == 2, Similarity2DTransform<double>, Similarity3DTransform<double>>;
   using AffineTransformType = AffineTransform<double, D>;
   using BSplineTransformType = BSplineTransform<double, D, 3>;
   using CompositeTransformType = CompositeTransform<double, D>;
@@ -143,7 +147,7 @@ public:
     const auto & s = m_Settings;
     if (s.linearStage == LinearRegistrationStage::None && !s.bsplineStage)
     {
-      Fail("no registration stage: choose a rigid, affine or B-spline stage");
+      Fail("no registration stage: choose a rigid, similarity, affine or B-spline stage");
     }
     if (s.levels < 1 || s.iterations.empty() || !(s.gridSpacing > 0.0) ||
         ((s.sampling == RegistrationSampling::Random || s.sampling == RegistrationSampling::Regular) &&
@@ -164,6 +168,23 @@ public:
     {
       Fail("bad schedule: one shrink factor of at least 1 per axis and one sigma of at least 0 per level");
     }
+    if ((!s.gridSpacingSchedule.empty() &&
+         (s.gridSpacingSchedule.size() != s.levels || !(s.gridSpacingSchedule.back() > 0.0) ||
+          !std::is_sorted(s.gridSpacingSchedule.rbegin(), s.gridSpacingSchedule.rend()))) ||
+        (!s.randomSampleRegionSize.empty() && (s.randomSampleRegionSize.size() != s.levels ||
+                                               !std::all_of(s.randomSampleRegionSize.begin(),
+                                                            s.randomSampleRegionSize.end(),
+                                                            [](const std::vector<double> & box) {
+                                                              return box.size() == D &&
+                                                                     std::all_of(box.begin(), box.end(), [](double x) {
+                                                                       return x > 0.0;
+                                                                     });
+                                                            }))) ||
+        !(s.minimumValidFraction >= 0.0 && s.minimumValidFraction <= 1.0))
+    {
+      Fail("bad settings: a positive, non-increasing grid spacing factor per level, a positive sample region size "
+           "per level and axis and a valid fraction in [0, 1] are needed");
+    }
     if (s.movingInterpolationOrder != 1 && s.movingInterpolationOrder != 3)
     {
       Fail("the moving image's interpolation order must be 1 (linear) or 3 (cubic B-spline)");
@@ -181,6 +202,10 @@ public:
     if (s.linearStage == LinearRegistrationStage::Rigid)
     {
       m_LinearTransform = this->RunLinearStage<RigidTransformType>("rigid").GetPointer();
+    }
+    else if (s.linearStage == LinearRegistrationStage::Similarity)
+    {
+      m_LinearTransform = this->RunLinearStage<SimilarityTransformType>("similarity").GetPointer();
     }
     else if (s.linearStage == LinearRegistrationStage::Affine)
     {
@@ -237,7 +262,13 @@ public:
     for (unsigned int a = 0; a < D; ++a)
     {
       const double extent = image->GetLargestPossibleRegion().GetSize()[a] * image->GetSpacing()[a];
-      const auto   finest = std::max<unsigned int>(
+      if (!settings.gridSpacingSchedule.empty())
+      {
+        const double spacing = settings.gridSpacing * settings.gridSpacingSchedule[level];
+        mesh[a] = std::max(1u, static_cast<unsigned int>(std::floor(extent / spacing + 1e-9)));
+        continue;
+      }
+      const auto finest = std::max<unsigned int>(
         1u << coarsening, static_cast<unsigned int>(std::floor(extent / settings.gridSpacing + 1e-9)));
       mesh[a] = std::max(1u, (finest >> coarsening) << level);
     }
@@ -279,6 +310,10 @@ private:
         m_LevelStart = std::chrono::steady_clock::now();
         m_LevelRunning = true;
         m_SetLevel(m_Report.level, m_Report.maximumIterations);
+        if (!m_Owner->m_Settings.randomSampleRegionSize.empty()) // the level's points are not drawn yet
+        {
+          cif::SetRandomSampleRegionSize<TImage>(m_Metric, m_Owner->m_Settings.randomSampleRegionSize[m_Report.level]);
+        }
       }
       else if (typeid(event) == typeid(IterationEvent))
       {
@@ -327,7 +362,8 @@ private:
 
     ElasticRegistration *                           m_Owner = nullptr;
     const TRegistration *                           m_Registration = nullptr;
-    std::function<void(unsigned int, unsigned int)> m_SetLevel; // (level, iterations)
+    Object *                                        m_Metric = nullptr; // the registration's
+    std::function<void(unsigned int, unsigned int)> m_SetLevel;         // (level, iterations)
     RegistrationIterationReport                     m_Report;
     std::vector<unsigned int>                       m_Iterations;
 
@@ -415,6 +451,7 @@ private:
     auto observer = StageObserver<TRegistration>::New();
     observer->m_Owner = this;
     observer->m_Registration = registration;
+    observer->m_Metric = registration->GetModifiableMetric();
     observer->m_SetLevel = std::move(setLevel);
     observer->m_Report.stage = stage;
     observer->m_Report.stageIndex = static_cast<unsigned int>(m_Stages.size());
@@ -474,16 +511,30 @@ private:
     optimizer->SetLearningRate(1.0);
     optimizer->SetMinimumStepLength(1e-4);
     optimizer->SetRelaxationFactor(0.5);
-    // matrix entries and angles move points by |x| ~ the extent: their steps scaled down
+    // matrix entries, angles and scales move points by |x| ~ the extent: their steps
+    // scaled down; a translation's Jacobian column is the same at every point
     double extent = 0.0;
     for (unsigned int a = 0; a < D; ++a)
     {
       extent = std::max(extent, m_Fixed->GetLargestPossibleRegion().GetSize()[a] * m_Fixed->GetSpacing()[a]);
     }
+    typename TLinear::JacobianType atCentre, atCorner;
+    auto                           corner = transform->GetCenter();
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      corner[a] += extent;
+    }
+    transform->ComputeJacobianWithRespectToParameters(transform->GetCenter(), atCentre);
+    transform->ComputeJacobianWithRespectToParameters(corner, atCorner);
     OptimizerParameters<double> scales(transform->GetNumberOfParameters());
     for (unsigned int k = 0; k < scales.size(); ++k)
     {
-      scales[k] = k + D < scales.size() ? extent * extent : 1.0;
+      bool translation = true;
+      for (unsigned int i = 0; i < D; ++i)
+      {
+        translation = translation && std::abs(atCorner(i, k) - atCentre(i, k)) <= 1e-12 * extent;
+      }
+      scales[k] = translation ? 1.0 : extent * extent;
     }
     optimizer->SetScales(scales);
     registration->SetOptimizer(optimizer);
@@ -582,6 +633,13 @@ private:
     if (m_Settings.adaptiveDescentSetup)
     {
       m_Settings.adaptiveDescentSetup(*optimizer);
+    }
+    if (m_Settings.minimumValidFraction > 0.0)
+    {
+      optimizer->SetValidSampleRequirement(
+        static_cast<SizeValueType>(std::ceil(m_Settings.minimumValidFraction * m_Settings.pointsPerIteration)),
+        m_Settings.samplingAttempts,
+        [metric] { return metric->GetNumberOfValidPoints(); });
     }
     registration->SetOptimizer(optimizer);
     std::vector<AdaptiveStochasticGradientDescentEstimate> estimates;

@@ -35,7 +35,8 @@ namespace itk
 enum class LinearRegistrationStage
 {
   None,
-  Rigid, // Euler2DTransform / Euler3DTransform: rotation and translation
+  Rigid,      // Euler2DTransform / Euler3DTransform: rotation and translation
+  Similarity, // Similarity2DTransform / Similarity3DTransform: rigid and one scale
   Affine
 };
 
@@ -79,6 +80,7 @@ enum class StochasticOptimizer
  * Level l of L (0 the coarsest) shrinks both images by 2^(L-1-l) and smooths them by a
  * Gaussian of L-1-l voxels, unless shrinkFactors and smoothingSigmas give the schedule. The B-spline grid's mesh, per
  * axis, is the fixed image's physical extent over gridSpacing at the last level, halved per coarser level
+ * (with gridSpacingSchedule: floor(extent / (gridSpacing * factor)) cells at each level, at least 1)
  * (BSplineTransformParametersAdaptor refines it between levels): the coarsest mesh is
  * floor(floor(extent / gridSpacing) / 2^(L-1)) cells (at least 1), so the last level's
  * spacing is gridSpacing or more. */
@@ -100,14 +102,23 @@ struct ElasticRegistrationSettings
   /** The most iterations per level, coarsest first; one value: the same at every level. */
   std::vector<unsigned int> iterations{ 100 };
   /** The last level's control-point spacing, in the images' physical units. */
-  double               gridSpacing = 10.0;
+  double gridSpacing = 10.0;
+  /** Per level (coarsest first): the control-point spacing as a multiple of
+   * gridSpacing, non-increasing (elastix's GridSpacingSchedule). Empty: 2^(L-1-l), the
+   * grid halving its spacing per level (see BSplineMesh). */
+  std::vector<double>  gridSpacingSchedule;
   RegistrationSampling sampling = RegistrationSampling::Dense;
   /** Random, Regular: the fraction of the level's voxels evaluated, (0, 1]. */
   double samplingPercentage = 1.0;
   /** RandomEveryIteration: the points drawn per iteration (elastix's
    * NumberOfSpatialSamples). */
-  unsigned int        pointsPerIteration = 2048;
-  StochasticOptimizer stochasticOptimizer = StochasticOptimizer::DecayingGain;
+  unsigned int pointsPerIteration = 2048;
+  /** RandomEveryIteration, per level (coarsest first), per axis: each iteration's
+   * points drawn inside a box of this physical size placed at random in the fixed
+   * image (elastix's UseRandomSampleRegion with SampleRegionSize); empty: over the
+   * whole image. */
+  std::vector<std::vector<double>> randomSampleRegionSize;
+  StochasticOptimizer              stochasticOptimizer = StochasticOptimizer::DecayingGain;
   /** Called on the adaptive descent before its stage runs (elastix's SP_A, sigmoid,
    * step length, estimation switches...); empty: its defaults, elastix's. */
   std::function<void(AdaptiveStochasticGradientDescentOptimizerv4 &)> adaptiveDescentSetup;
@@ -119,6 +130,13 @@ struct ElasticRegistrationSettings
   /** Fewer valid points than this (points of the fixed image, inside its mask, that map
    * inside the moving image and its mask) at an iteration is an error. */
   unsigned int minimumValidPoints = 16;
+  /** RandomEveryIteration with the adaptive descent: an iteration whose valid points
+   * are fewer than this fraction of the points drawn draws new points, up to
+   * samplingAttempts times, then is an error (elastix's RequiredRatioOfValidSamples
+   * and MaximumNumberOfSamplingAttempts; AdaptiveStochasticGradientDescentOptimizerv4::
+   * SetValidSampleRequirement). 0: no such check. */
+  double       minimumValidFraction = 0.0;
+  unsigned int samplingAttempts = 0;
 
   unsigned int
   IterationsAtLevel(unsigned int level) const

@@ -25,10 +25,12 @@
 #include "cifSplitMix64.h"
 #include "itkMetricRandomCoordinates.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <memory>
 #include <sstream>
+#include <vector>
 #include <string>
 #include <utility>
 
@@ -151,6 +153,26 @@ public:
    * UseSampledPointSet. */
   itkSetMacro(NumberOfRandomPointsPerEvaluation, SizeValueType);
   itkGetConstMacro(NumberOfRandomPointsPerEvaluation, SizeValueType);
+
+  /** With random points: each evaluation's points drawn inside a box of this physical
+   * size per axis, placed anew at random in the virtual domain (elastix's
+   * UseRandomSampleRegion and SampleRegionSize); empty (the default): the whole domain. */
+  void
+  SetRandomSampleRegionSize(const std::vector<double> & size)
+  {
+    if (!size.empty() && (size.size() != TMetric::VirtualImageDimension ||
+                          std::any_of(size.begin(), size.end(), [](double x) { return !(x > 0.0); })))
+    {
+      itkExceptionMacro("RandomSampleRegionSize needs one positive size per axis");
+    }
+    m_RandomSampleRegionSize = size;
+    this->Modified();
+  }
+  const std::vector<double> &
+  GetRandomSampleRegionSize() const
+  {
+    return m_RandomSampleRegionSize;
+  }
 
   /** The seed of the random points, applied at each Initialize() (the same points
    * for the same settings: a registration that is run again gives the same bits). */
@@ -433,7 +455,8 @@ protected:
                                                   m_RandomEngine,
                                                   mapToFixed,
                                                   NoFixedMask{},
-                                                  coordinates);
+                                                  coordinates,
+                                                  m_RandomSampleRegionSize);
     }
     else
     {
@@ -444,7 +467,8 @@ protected:
         m_RandomEngine,
         mapToFixed,
         [&](const auto & p) { return fixedMask->IsInsideInWorldSpace(p); },
-        coordinates);
+        coordinates,
+        m_RandomSampleRegionSize);
     }
   }
 
@@ -551,6 +575,12 @@ protected:
     Superclass::PrintSelf(os, indent);
     os << indent << "NumberOfRandomPointsPerEvaluation: " << m_NumberOfRandomPointsPerEvaluation << std::endl;
     os << indent << "RandomPointSeed: " << m_RandomPointSeed << std::endl;
+    os << indent << "RandomSampleRegionSize:";
+    for (double x : m_RandomSampleRegionSize)
+    {
+      os << ' ' << x;
+    }
+    os << (m_RandomSampleRegionSize.empty() ? " (the whole domain)" : "") << std::endl;
     os << indent << "LastExecutionReason: " << (m_LastExecutionReason.empty() ? "(none)" : m_LastExecutionReason)
        << std::endl;
   }
@@ -574,6 +604,7 @@ private:
 
   SizeValueType              m_NumberOfRandomPointsPerEvaluation = 0;
   unsigned int               m_RandomPointSeed = 0;
+  std::vector<double>        m_RandomSampleRegionSize;
   bool                       m_RandomPointsInUse = false;
   cif::SplitMix64            m_RandomEngine;
   std::vector<double>        m_NextRandomCoordinates; ///< drawn ahead

@@ -48,16 +48,23 @@ struct NoFixedMask
  * from the metric. The points are appended to \a coordinates (D doubles each).
  * Throws when the mask keeps none of 1000 draws per point asked for: an empty or
  * misplaced mask is an error, not an endless loop. \a rng: a 64-bit
- * UniformRandomBitGenerator (cif::SplitMix64, std::mt19937_64). */
+ * UniformRandomBitGenerator (cif::SplitMix64, std::mt19937_64).
+ *
+ * \a boxSize (physical units per axis; empty: none) draws the points inside a box of
+ * that size instead, placed at random within \a region for this call, as elastix's
+ * UseRandomSampleRegion with SampleRegionSize does (its start uniform between the
+ * region's first voxel centre and the last start that keeps the box inside; an axis
+ * shorter than the box is taken whole). */
 template <unsigned int D, typename TCoordinate, typename TMapToFixed, typename TInsideFixedMask, typename TEngine>
 void
-DrawRandomVirtualCoordinates(const ImageBase<D> *     virtualImage,
-                             const ImageRegion<D> &   region,
-                             std::size_t              count,
-                             TEngine &                rng,
-                             const TMapToFixed &      mapToFixed,
-                             const TInsideFixedMask & insideFixedMask,
-                             std::vector<double> &    coordinates)
+DrawRandomVirtualCoordinates(const ImageBase<D> *        virtualImage,
+                             const ImageRegion<D> &      region,
+                             std::size_t                 count,
+                             TEngine &                   rng,
+                             const TMapToFixed &         mapToFixed,
+                             const TInsideFixedMask &    insideFixedMask,
+                             std::vector<double> &       coordinates,
+                             const std::vector<double> & boxSize = {})
 {
   // One 64-bit draw per coordinate (53 random bits; a uniform_real_distribution over
   // a 32-bit engine takes two): the draw is per evaluation, so its cost counts.
@@ -65,6 +72,18 @@ DrawRandomVirtualCoordinates(const ImageBase<D> *     virtualImage,
   const auto        unit = [&rng] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
   const std::size_t limit = 1000 * count;
   std::size_t       drawn = 0, kept = 0;
+  double            first[D], length[D]; // continuous indices: the box's first and its length
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    first[a] = static_cast<double>(region.GetIndex()[a]);
+    length[a] = static_cast<double>(region.GetSize()[a]) - 1.0;
+    const double box = boxSize.empty() ? length[a] : boxSize[a] / virtualImage->GetSpacing()[a];
+    if (box < length[a])
+    {
+      first[a] += unit() * (length[a] - box);
+      length[a] = box;
+    }
+  }
   coordinates.reserve(coordinates.size() + count * D);
   while (kept < count)
   {
@@ -76,9 +95,7 @@ DrawRandomVirtualCoordinates(const ImageBase<D> *     virtualImage,
     ContinuousIndex<double, D> index;
     for (unsigned int a = 0; a < D; ++a)
     {
-      const double first = static_cast<double>(region.GetIndex()[a]);
-      const double last = first + static_cast<double>(region.GetSize()[a]) - 1.0;
-      index[a] = first + unit() * (last - first);
+      index[a] = first[a] + unit() * length[a];
     }
     typename ImageBase<D>::PointType point;
     virtualImage->TransformContinuousIndexToPhysicalPoint(index, point);
