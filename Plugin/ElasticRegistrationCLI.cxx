@@ -31,11 +31,15 @@
 //                          [--levels N] [--iterations N[,N...]]
 //                          [--sampling dense|random|regular|randomEveryIteration] [--pointsPerIteration N]
 //                          [--stochasticOptimizer adaptive|decayingGain]
-//                          [--fixedMask M] [--movingMask M] [--cpu]
+//                          [--parameterFile elastix.txt ...] [--fixedMask M] [--movingMask M] [--cpu]
 //                          [--outputTransform T.h5] [--linearTransform L.tfm] [--outputVolume V] fixed moving
+//
+// --parameterFile (repeatable): elastix's registration parameter files instead, one stage
+// each, composed as elastix composes its -p files (cifElastixRegistrationChain.h).
 //
 // As in ITK (and elastix), the transform maps points of the fixed grid to the moving
 // volume: what a resampler applies to bring the moving volume onto the fixed grid.
+#include "cifElastixRegistrationChain.h"
 #include "itkElasticRegistration.h"
 #include "cifModuleDescription.h"
 #include "cifPendingOutputs.h"
@@ -139,6 +143,16 @@ Declare()
   registration.Integer("seed", "Random seed", "The seed of random sampling (the same seed, the same points).", 121212)
     .Range(0, 2147483647, 1)
     .Enforced();
+  registration
+    .File("parameterFile",
+          "elastix parameter files",
+          "elastix registration parameter files (elastix 5's syntax), one stage each, run in the order given as "
+          "elastix runs its -p files, each on top of the ones before; when given, they set the whole registration "
+          "and the other registration parameters but the CPU switch are not used. Every key is read before any "
+          "volume: one the module does not serve is refused with its file and line. The elastix drop-in's manual "
+          "lists the keys served.")
+    .Multiple()
+    .FileExtensions(".txt");
   cif::AddForceCPU(registration);
 
   auto & masks = module.Group("Masks", "Where the metric looks (nonzero voxels inside).");
@@ -236,6 +250,12 @@ SettingsOf(const cif::ModuleArguments & arguments, bool useGPU)
   s.samplingPercentage = arguments.Double("samplingPercentage");
   s.samplingSeed = static_cast<unsigned int>(arguments.Integer("seed"));
   s.useGPU = useGPU;
+  if (!arguments.String("linearTransform").empty() && !arguments.Strings("parameterFile").empty())
+  {
+    throw TCLAP::ArgException("is the linear stage of --stages: with --parameterFile, --outputTransform has every "
+                              "file's stage",
+                              "--linearTransform");
+  }
   if (!arguments.String("linearTransform").empty() && s.linearStage == itk::LinearRegistrationStage::None)
   {
     throw TCLAP::ArgException("needs a rigid or affine stage (--stages " + stages + " has none)", "--linearTransform");
@@ -268,9 +288,10 @@ ReadMask(cif::ModuleRun & run, const std::string & path, double start, double en
 
 template <unsigned int D>
 void
-Register(const cif::ModuleArguments &             arguments,
-         const itk::ElasticRegistrationSettings & settings,
-         cif::ModuleRun &                         run)
+Register(const cif::ModuleArguments &                       arguments,
+         const itk::ElasticRegistrationSettings &           settings,
+         const std::vector<cif::ElastixRegistrationStage> & fileStages,
+         cif::ModuleRun &                                   run)
 {
   using Image = itk::Image<float, D>;
   using Registration = itk::ElasticRegistration<Image>;
@@ -280,24 +301,24 @@ Register(const cif::ModuleArguments &             arguments,
     cif::ReadWatched<Image>(run, arguments.String("fixedVolume"), 0.0, 0.03, "Reading the fixed volume");
   const auto moving =
     cif::ReadWatched<Image>(run, arguments.String("movingVolume"), 0.03, 0.06, "Reading the moving volume");
-  Registration registration(fixed, moving, settings);
+  typename itk::Image<unsigned char, D>::Pointer fixedMask, movingMask;
   if (const std::string path = arguments.String("fixedMask"); !path.empty())
   {
-    registration.SetFixedMask(ReadMask<D>(run, path, 0.06, 0.065));
+    fixedMask = ReadMask<D>(run, path, 0.06, 0.065);
   }
   if (const std::string path = arguments.String("movingMask"); !path.empty())
   {
-    registration.SetMovingMask(ReadMask<D>(run, path, 0.065, 0.07));
+    movingMask = ReadMask<D>(run, path, 0.065, 0.07);
   }
 
   // Registration: 0.07 to 0.87 of the run, the stages and levels in equal shares, each
   // level's share filled by its iterations. The host's abort stops it at the next
   // iteration (the observer throws out of ITK's optimizer).
-  constexpr double start = 0.07, span = 0.8;
-  progress.BeginStage(start, "Registering");
-  registration.SetObserver([&](const itk::RegistrationIterationReport & r) {
-    const std::string where =
-      r.stage + " level " + std::to_string(r.level + 1) + "/" + std::to_string(r.numberOfLevels);
+  constexpr double  start = 0.07, span = 0.8;
+  const std::size_t files = fileStages.size();
+  const auto        observe = [&](std::size_t file, const itk::RegistrationIterationReport & r) {
+    const std::string where = (files ? "file " + std::to_string(file + 1) + " " : std::string()) + r.stage + " level " +
+                              std::to_string(r.level + 1) + "/" + std::to_string(r.numberOfLevels);
     if (r.levelEnded)
     {
       std::cout << where << ": metric " << r.metricValue << " after " << r.iteration << " iterations, "
@@ -306,21 +327,48 @@ Register(const cif::ModuleArguments &             arguments,
     }
     const double level =
       (r.level + std::min(1.0, static_cast<double>(r.iteration) / r.maximumIterations)) / r.numberOfLevels;
+    const double       stages = files ? static_cast<double>(files) : r.numberOfStages;
+    const double       stage = files ? static_cast<double>(file) : r.stageIndex;
     std::ostringstream message;
     message << where << ", iteration " << r.iteration << ": metric " << r.metricValue;
-    progress.Report(start + span * (r.stageIndex + level) / r.numberOfStages, level, message.str());
+    progress.Report(start + span * (stage + level) / stages, level, message.str());
     progress.ThrowIfAborted();
-  });
+  };
+  progress.BeginStage(start, "Registering");
+  std::vector<typename Registration::StageReport>      reports;
+  typename itk::CompositeTransform<double, D>::Pointer transform;
+  typename itk::Transform<double, D, D>::Pointer       linear;
+  if (files)
   {
-    const cif::ScopedSmoothingFactory smoothingOnTheGPU(run.UseGPU());
-    registration.Update();
+    // elastix's files, one stage each, composed as elastix composes its -p files
+    cif::ElastixChainObserver<D> observer;
+    observer.iteration = observe;
+    observer.stageEnded = [&](std::size_t, const Registration & registration, itk::Transform<double, D, D> *, auto *) {
+      reports.push_back(registration.GetStageReports().front());
+    };
+    transform =
+      cif::RunElastixRegistrationChain<D>(fixed, moving, fixedMask, movingMask, fileStages, nullptr, observer);
+  }
+  else
+  {
+    Registration registration(fixed, moving, settings);
+    registration.SetFixedMask(fixedMask);
+    registration.SetMovingMask(movingMask);
+    registration.SetObserver([&](const itk::RegistrationIterationReport & r) { observe(0, r); });
+    {
+      const cif::ScopedSmoothingFactory smoothingOnTheGPU(run.UseGPU());
+      registration.Update();
+    }
+    reports = registration.GetStageReports();
+    transform = registration.GetTransform();
+    linear = registration.GetLinearTransform();
   }
   progress.ThrowIfAborted();
 
   // Return parameters: the final value, the iterations, which code ran the metric.
   std::ostringstream iterations, paths;
   std::string        path;
-  for (const auto & stage : registration.GetStageReports())
+  for (const auto & stage : reports)
   {
     iterations << (iterations.tellp() > 0 ? "; " : "") << stage.stage << " ";
     for (std::size_t l = 0; l < stage.iterationsPerLevel.size(); ++l)
@@ -330,7 +378,8 @@ Register(const cif::ModuleArguments &             arguments,
     paths << (paths.tellp() > 0 ? ", " : "") << stage.stage << " " << stage.executionPath;
     path = path.empty() || path == stage.executionPath ? stage.executionPath : path + "," + stage.executionPath;
   }
-  run.SetReturnParameter("finalMetricValue", registration.GetFinalMetricValue());
+  const double finalValue = reports.empty() ? 0.0 : reports.back().finalMetricValue;
+  run.SetReturnParameter("finalMetricValue", finalValue);
   run.SetReturnParameter("iterationsPerLevel", iterations.str());
 
   cif::PendingOutputs pending;
@@ -341,7 +390,7 @@ Register(const cif::ModuleArguments &             arguments,
     interpolator->SetSplineOrder(3);
     resample->SetInput(moving);
     resample->SetInterpolator(interpolator);
-    resample->SetTransform(registration.GetTransform());
+    resample->SetTransform(transform);
     resample->SetOutputParametersFromImage(fixed);
     resample->SetDefaultPixelValue(0.0f);
     resample->SetUseGPU(run.UseGPU());
@@ -358,12 +407,12 @@ Register(const cif::ModuleArguments &             arguments,
   if (const std::string output = arguments.String("outputTransform"); !output.empty())
   {
     progress.BeginStage(0.97, "Writing " + output);
-    cif::WriteTransformFile(registration.GetTransform(), pending.Add(output));
+    cif::WriteTransformFile(transform, pending.Add(output));
   }
   if (const std::string output = arguments.String("linearTransform"); !output.empty())
   {
     progress.BeginStage(0.98, "Writing " + output);
-    cif::WriteTransformFile(registration.GetLinearTransform(), pending.Add(output));
+    cif::WriteTransformFile(linear, pending.Add(output));
   }
   progress.ThrowIfAborted();
   pending.Commit();
@@ -376,7 +425,7 @@ Register(const cif::ModuleArguments &             arguments,
   }
   run.Wrote(arguments.String("outputVolume").empty() ? std::string("the transform") : arguments.String("outputVolume"),
             path,
-            paths.str() + "; final metric " + std::to_string(registration.GetFinalMetricValue()));
+            paths.str() + "; final metric " + std::to_string(finalValue));
 }
 
 /** A volume the module registers: one scalar component, of \a dimension if given. */
@@ -402,7 +451,9 @@ CheckVolume(const std::string & path, const std::string & what, unsigned int dim
 void
 Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
 {
-  const auto         settings = SettingsOf(arguments, run.UseGPU()); // bad arguments first: status 2
+  const auto settings = SettingsOf(arguments, run.UseGPU()); // bad arguments first: status 2
+  // every key of the elastix files read, and refused, before any volume
+  const auto         fileStages = cif::ReadElastixRegistrationStages(arguments.Strings("parameterFile"), run.UseGPU());
   const unsigned int dimension = CheckVolume(arguments.String("fixedVolume"), "fixed volume", 0);
   CheckVolume(arguments.String("movingVolume"), "moving volume", dimension);
   for (const char * mask : { "fixedMask", "movingMask" })
@@ -415,10 +466,10 @@ Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
   switch (dimension)
   {
     case 2:
-      Register<2>(arguments, settings, run);
+      Register<2>(arguments, settings, fileStages, run);
       break;
     case 3:
-      Register<3>(arguments, settings, run);
+      Register<3>(arguments, settings, fileStages, run);
       break;
     default:
       throw std::runtime_error(std::to_string(dimension) + "-D volumes are not supported (2-D or 3-D)");

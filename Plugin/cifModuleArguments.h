@@ -174,6 +174,18 @@ public:
     return this->Get<std::string>(name, ModuleParameter::Value::Text);
   }
 
+  /** A Multiple() parameter's values, in the order given (none when not given). */
+  std::vector<std::string>
+  Strings(const std::string & name) const
+  {
+    const auto * argument = this->Checked(name, ModuleParameter::Value::Text);
+    if (!this->Bound(name).declaration->IsMultiple())
+    {
+      throw std::logic_error("the module's parameter " + name + " is not declared Multiple()");
+    }
+    return dynamic_cast<const TCLAP::MultiArg<std::string> &>(*argument).getValue();
+  }
+
   /** An integer vector's integers, or none when not given. */
   std::optional<std::vector<long>>
   IntegerVector(const std::string & name) const
@@ -247,6 +259,12 @@ private:
         if (!p.Elements().empty())
         {
           bound.constraint = std::make_unique<TCLAP::ValuesConstraint<std::string>>(p.Elements());
+        }
+        if (p.IsMultiple())
+        {
+          bound.argument = std::make_unique<TCLAP::MultiArg<std::string>>(
+            p.ShortFlag(), p.Longflag(), p.Description(), p.IsRequired(), "path");
+          break;
         }
         bound.argument =
           MakeValueArgument<std::string>(p, p.Default(), p.IsFileLike() ? "path" : "text", bound.constraint.get());

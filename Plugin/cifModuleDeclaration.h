@@ -154,6 +154,15 @@ public:
     return this->Attribute("fileExtensions", extensions);
   }
 
+  /** A file-like input given any number of times (Slicer's multiple="true":
+   * --name a --name b), read as ModuleArguments::Strings(). */
+  ModuleParameter &
+  Multiple()
+  {
+    m_Multiple = true;
+    return this->Attribute("multiple", "true");
+  }
+
   /** The XML element (integer, image, string-enumeration, ...). */
   const std::string &
   Element() const
@@ -229,6 +238,11 @@ public:
   IsFileLike() const
   {
     return m_Element == "image" || m_Element == "file" || m_Element == "directory" || m_Element == "transform";
+  }
+  bool
+  IsMultiple() const
+  {
+    return m_Multiple;
   }
   /** "--name" (or "-f"): how error messages name it. */
   std::string
@@ -344,6 +358,7 @@ private:
   double                                           m_Minimum = 0.0;
   double                                           m_Maximum = 0.0;
   std::size_t                                      m_Length = 0; // integer-vector: how many integers (0: any)
+  bool                                             m_Multiple = false;
   int                                              m_Index = -1;
   bool                                             m_Required = false;
   bool                                             m_Enforced = false;
