@@ -6,7 +6,9 @@
 # pair: by default the MNI152 2009a template (fixed; nilearn's copy) and Colin27's
 # brain (moving; Debian's mricron-data). Prints each run's time and the global NCC
 # between the fixed image and its result (and before: the moving image on the fixed
-# grid as it lies).
+# grid as it lies). With ElasticRegistrationCLI in cli-modules/, the same files through
+# its --parameterFile too. SHOW_LOG=1 prints the drop-in's time lines (each level, the
+# adaptive descent's estimate, the metric's timing report).
 #
 #   ElastixDropInVsElastix.sh BIN_DIR [FIXED MOVING]
 #   (BIN_DIR: the build's bin/, beside elastix-gpu/ and cli-modules/; elastix on PATH;
@@ -40,3 +42,18 @@ if command -v elastix > /dev/null && ! elastix --version | grep -q drop-in; then
   run "elastix $(elastix --version | grep -o '[0-9.]*$') ($cores threads)" "$(command -v elastix)" "$work/elastix"
 fi
 run "drop-in (${gpu:-CPU path})" "$dropin" "$work/dropin"
+if [[ -n "${SHOW_LOG:-}" ]]; then
+  grep -E "Estimated in|Metric timing|Time spent in resolution|Stage [0-9] took" "$work/dropin/elastix.log" || true
+fi
+cli="$bin/../cli-modules/ElasticRegistrationCLI"
+if [[ -x "$cli" ]]; then
+  start=$(date +%s.%N)
+  if "$cli" --parameterFile "$here/elastix/brain-affine.txt" --parameterFile "$here/elastix/brain-bspline.txt" \
+    --outputVolume "$work/cli.mha" "$fixed" "$moving" > "$work/cli.txt" 2>&1; then
+    end=$(date +%s.%N)
+    printf '%-40s %8.2f s   %s\n' "ElasticRegistrationCLI --parameterFile" "$(awk "BEGIN { print $end - $start }")" \
+      "$("$check" ncc "$fixed" "$work/cli.mha")"
+  else
+    echo "ElasticRegistrationCLI failed:"; tail -3 "$work/cli.txt"
+  fi
+fi
