@@ -190,7 +190,12 @@ ExpectEachDrawInsideARandomBox(bool useGPU)
       {
         // float coordinates: 1e-5 of the extent
         EXPECT_LE((high[a] - low[a]) * spacing[a], box[a] * (1 + 1e-5)) << "axis " << a;
-        EXPECT_GE((high[a] - low[a]) * spacing[a], 0.5 * box[a]) << "axis " << a << ": the box is hardly filled";
+        // 400 uniform points leave less than half of a side empty with odds below 1e-100;
+        // a fixed mask may cut the box, so only the unmasked case has that bound.
+        if (!masks)
+        {
+          EXPECT_GE((high[a] - low[a]) * spacing[a], 0.5 * box[a]) << "axis " << a << ": the box is hardly filled";
+        }
         EXPECT_GE(low[a], region.GetIndex()[a] - 1e-6);
         EXPECT_LE(high[a], region.GetIndex()[a] + region.GetSize()[a] - 1.0 + 1e-6);
       }
