@@ -243,21 +243,36 @@ struct OptimizedStageOf
   }
 };
 
-/** ProcessVirtualPoint for virtual point \a v, with the optimized stage given as
- * \a stage (a type with Apply<D>(q, y)): the cell-box path passes the displacement
- * it has already formed separably for the point. */
-template <int D, typename TValue, typename TStage>
+/** The scene's fixed transform as a stage (SampleMetricPointThroughStages). */
+template <typename TValue>
+struct SceneFixedStage
+{
+  const MetricScene<TValue> & scene;
+
+  template <int D>
+  CIF_HD void
+  Apply(const double v[3], double f[3]) const
+  {
+    ApplyAffineMapUnless<D>(scene.fixedIsIdentity, scene.fixedTransform, v, f);
+  }
+};
+
+/** ProcessVirtualPoint for virtual point \a v, with the fixed transform given as
+ * \a fixedStage and the moving transform's optimized stage as \a stage (types with
+ * Apply<D>(in, out)): the neighbourhood correlation passes displacement fields. */
+template <int D, typename TValue, typename TFixedStage, typename TStage>
 CIF_HD MetricPointSample
-SampleMetricPointThrough(const MetricScene<TValue> &   scene,
-                         const MetricMovingTransform & transform,
-                         const TStage &                stage,
-                         const double                  v[3],
-                         bool                          withGradient)
+SampleMetricPointThroughStages(const MetricScene<TValue> &   scene,
+                               const TFixedStage &           fixedStage,
+                               const MetricMovingTransform & transform,
+                               const TStage &                stage,
+                               const double                  v[3],
+                               bool                          withGradient)
 {
   // Locals, and the sample formed once at the end: a sample filled in place stayed
   // in a kernel's local memory.
   double f[3];
-  ApplyAffineMapUnless<D>(scene.fixedIsIdentity, scene.fixedTransform, v, f);
+  fixedStage.template Apply<D>(v, f);
   if (scene.fixedMask.data != nullptr && !MetricMaskContains<D>(scene.fixedMask, f))
   {
     return MetricPointSample{};
@@ -317,6 +332,20 @@ SampleMetricPointThrough(const MetricScene<TValue> &   scene,
   }
   s.valid = true;
   return s;
+}
+
+/** ProcessVirtualPoint for virtual point \a v, with the optimized stage given as
+ * \a stage (a type with Apply<D>(q, y)): the cell-box path passes the displacement
+ * it has already formed separably for the point. */
+template <int D, typename TValue, typename TStage>
+CIF_HD MetricPointSample
+SampleMetricPointThrough(const MetricScene<TValue> &   scene,
+                         const MetricMovingTransform & transform,
+                         const TStage &                stage,
+                         const double                  v[3],
+                         bool                          withGradient)
+{
+  return SampleMetricPointThroughStages<D>(scene, SceneFixedStage<TValue>{ scene }, transform, stage, v, withGradient);
 }
 
 /** ProcessVirtualPoint for virtual point \a v. */

@@ -158,6 +158,20 @@ public:
     return m_OnGPU && m_DeviceScene.moving.valueAndGradient != nullptr;
   }
 
+  /** The scene of the path that runs: the host's, or the device's (its pointers on
+   * the device), for a twin's own passes. */
+  const cif::MetricScene<ValueType> &
+  Scene() const
+  {
+    return m_OnGPU ? m_DeviceScene : m_HostScene;
+  }
+  /** The dense domain's centre (or the sampled points' mean): the reference point
+   * of the affine moments. */
+  const double *
+  VirtualCenter() const
+  {
+    return m_VirtualCenter;
+  }
   /** Whether the scene was uploaded for the GPU path. */
   bool
   OnGPU() const

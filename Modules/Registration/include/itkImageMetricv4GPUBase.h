@@ -116,7 +116,7 @@ public:
     state.virtualImage = this->m_VirtualImage.GetPointer();
     state.virtualRegion = this->GetVirtualRegion();
     state.sampledPoints = this->m_UseSampledPointSet ? this->m_VirtualSampledPointSet.GetPointer() : nullptr;
-    state.fixedTransform = this->m_FixedTransform.GetPointer();
+    state.fixedTransform = this->FixedTransformOfScene();
     state.fixedInterpolator = this->m_FixedInterpolator.GetPointer();
     state.movingInterpolator = this->m_MovingInterpolator.GetPointer();
     state.fixedMask = this->m_FixedImageMask.GetPointer();
@@ -525,7 +525,25 @@ protected:
       reason = m_Scene->Reason();
       return nullptr;
     }
-    return m_Scene->BindTransform(this->m_MovingTransform.GetPointer(), reason) ? m_Scene.get() : nullptr;
+    return this->BindMovingTransform(*m_Scene, reason) ? m_Scene.get() : nullptr;
+  }
+
+  /** The fixed transform the scene maps the fixed side with: the metric's own (a
+   * twin that maps it itself, as the neighbourhood correlation does a displacement
+   * field, gives the identity). */
+  virtual const typename TMetric::FixedTransformType *
+  FixedTransformOfScene() const
+  {
+    return this->m_FixedTransform.GetPointer();
+  }
+
+  /** Takes this evaluation's moving transform: the scene's BindTransform (a twin
+   * that maps the moving side itself binds its own); false, with \a reason, where
+   * ITK's code must run. */
+  virtual bool
+  BindMovingTransform(EvaluatorType & scene, std::string & reason) const
+  {
+    return scene.BindTransform(this->m_MovingTransform.GetPointer(), reason);
   }
 
   /** Records that the module's path ran. */

@@ -16,6 +16,7 @@
  *
  *=========================================================================*/
 #include "itkRegistrationGPUFactory.h"
+#include "itkANTSNeighborhoodCorrelationImageToImageMetricv4GPU.h"
 #include "itkCorrelationImageToImageMetricv4GPU.h"
 #include "itkMattesMutualInformationImageToImageMetricv4GPU.h"
 #include "itkMeanSquaresImageToImageMetricv4GPU.h"
@@ -33,6 +34,8 @@ RegistrationGPUFactory::OverrideFor()
                      MattesMutualInformationImageToImageMetricv4GPU<ImageType, ImageType>>();
   this->OverrideWith<CorrelationImageToImageMetricv4<ImageType, ImageType>,
                      CorrelationImageToImageMetricv4GPU<ImageType, ImageType>>();
+  this->OverrideWith<ANTSNeighborhoodCorrelationImageToImageMetricv4<ImageType, ImageType>,
+                     ANTSNeighborhoodCorrelationImageToImageMetricv4GPU<ImageType, ImageType>>();
 }
 
 RegistrationGPUFactory::RegistrationGPUFactory()
