@@ -819,14 +819,6 @@ RunRow(MetricKind                 kind,
   }
 }
 
-std::string
-Today()
-{
-  const std::time_t now = std::time(nullptr);
-  char              text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%d", std::localtime(&now));
-  return text;
-}
 } // namespace
 
 int
@@ -846,7 +838,7 @@ main(int argc, char * argv[])
   Device             device;
   device.gpu = cif::IsGPUAvailable();
   device.repeat = o.repeat;
-  std::printf("RegistrationBenchmark, %s; ", Today().c_str());
+  std::printf("RegistrationBenchmark, %s; ", cif_bench::Today().c_str());
   if (device.gpu)
   {
     const cif::DeviceInfo info = cif::GetDeviceInfo();

@@ -42,6 +42,7 @@ commands=(
   "DirectionalFilterBankBenchmark|240|--sizes 1024 4096|--sizes 1024 4096 --repeat 5 --itk-max 0"
   "TableLookupBenchmark|240|--cupy $table_cupy|--repeat 5"
   "RegistrationBenchmark|300|--sizes 256 --no-itk --no-cpu-path --repeat 15|--sizes 256 --no-itk --no-cpu-path --repeat 5"
+  "SyNBenchmark|300|--size 128|--size 128 --no-itk --no-cpu-path"
   "HostTransferBenchmark|240|--size 512 --image 4096 --repeat 30|--size 512 --image 4096 --repeat 5"
   "LargeDataBenchmark|300|--size 1024|--size 1024 --no-limited"
   "LatencyBenchmark|180|--runs 15|--runs 5"

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,16 @@ namespace cif_bench
 {
 /** A table cell: \a v printed with \a format, or "n/a" where it was not measured
  * (negative or NaN). */
+/** The date a run's table carries (local time, YYYY-MM-DD). */
+inline std::string
+Today()
+{
+  const std::time_t now = std::time(nullptr);
+  char              text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%d", std::localtime(&now));
+  return text;
+}
+
 inline std::string
 Cell(double v, const char * format = "%.3f")
 {

@@ -5,7 +5,7 @@
 cif_add_test_binary(RegistrationTests itkMeanSquaresMetricv4GPUTest.cxx itkMattesMetricv4GPUTest.cxx
   itkCorrelationMetricv4GPUTest.cxx itkRegistrationMethodv4GPUTest.cxx itkMetricRandomPointsTest.cxx
   cifImageMetricMathTest.cxx cifMetricPointOrderTest.cxx itkSharedDomainRegistrationTest.cxx
-  itkANTSNeighborhoodCorrelationMetricv4GPUTest.cxx)
+  itkANTSNeighborhoodCorrelationMetricv4GPUTest.cxx itkSyNImageRegistrationMethodGPUTest.cxx)
 # elastix's adaptive stochastic gradient descent as a v4 optimizer: its steps against
 # elastix's formulas, a registration; with the Elastix sub-module, its automatic
 # parameter and scales estimation against elastix 5.0.1's log (skipped without it).

@@ -27,6 +27,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 /** \file cifNeighborhoodCorrelation.h
  * ANTSNeighborhoodCorrelationImageToImageMetricv4's dense threader, one virtual voxel
@@ -338,6 +339,63 @@ NeighborhoodCorrelationBlocks(std::int64_t voxels)
 {
   const std::int64_t wanted = (voxels + kNeighborhoodThreads - 1) / kNeighborhoodThreads;
   return static_cast<int>(wanted < 1 ? 1 : (wanted > 1024 ? 1024 : wanted));
+}
+
+/** The device pass's work on the host (the CPU path): \a launch with host arrays,
+ * \a parallelFor(count, body) running body(i) for i in [0, count) (itk::MakeParallelFor);
+ * the blocks of the device pass summed in order. */
+template <int D, typename TValue, typename TParallelFor>
+void
+NeighborhoodCorrelationOnHost(const NeighborhoodCorrelationLaunch<TValue> & launch,
+                              TParallelFor &&                               parallelFor,
+                              double *                                      sums)
+{
+  const NeighborhoodFixedStage  fixedStage{ &launch.scene.fixedTransform,
+                                           launch.scene.fixedIsIdentity,
+                                           launch.fixedField.stage.field != nullptr ? &launch.fixedField : nullptr };
+  const NeighborhoodMovingStage movingStage{ &launch.transform,
+                                             launch.movingField.stage.field != nullptr ? &launch.movingField
+                                                                                       : nullptr };
+  const std::int64_t            count = launch.scene.domain.count;
+  constexpr std::int64_t        chunk = 4096;
+  parallelFor((count + chunk - 1) / chunk, [&](std::int64_t c) {
+    const std::int64_t end = (c + 1) * chunk < count ? (c + 1) * chunk : count;
+    for (std::int64_t n = c * chunk; n < end; ++n)
+    {
+      SampleNeighborhoodVoxel<D>(launch.scene, launch.transform, fixedStage, movingStage, n, launch.samples);
+    }
+  });
+  const int           blocks = NeighborhoodCorrelationBlocks(count);
+  const std::int64_t  perBlock = (count + blocks - 1) / blocks;
+  std::vector<double> blockSums(static_cast<std::size_t>(blocks) * kNeighborhoodSums, 0.0);
+  parallelFor(blocks, [&](std::int64_t b) {
+    double *           own = blockSums.data() + b * kNeighborhoodSums;
+    const std::int64_t end = (b + 1) * perBlock < count ? (b + 1) * perBlock : count;
+    for (std::int64_t n = b * perBlock; n < end; ++n)
+    {
+      const NeighborhoodCorrelationTerm term =
+        NeighborhoodCorrelationAt<D>(launch.samples, launch.window, n, launch.withDerivative);
+      if (launch.forces != nullptr)
+      {
+        for (int a = 0; a < D; ++a)
+        {
+          launch.forces[n * D + a] = term.force[a];
+        }
+      }
+      AddNeighborhoodSums<D>(term, launch.scene.domain, n, launch.moments, launch.virtualCentre, own);
+    }
+  });
+  for (int k = 0; k < kNeighborhoodSums; ++k)
+  {
+    sums[k] = 0.0;
+  }
+  for (int b = 0; b < blocks; ++b)
+  {
+    for (int k = 0; k < kNeighborhoodSums; ++k)
+    {
+      sums[k] += blockSums[static_cast<std::size_t>(b) * kNeighborhoodSums + k];
+    }
+  }
 }
 
 /** The device pass: samples, correlation, block sums (then summed on the host in

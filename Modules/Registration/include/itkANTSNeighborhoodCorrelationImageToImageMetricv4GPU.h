@@ -272,67 +272,37 @@ private:
                  double *                            sums,
                  double *                            forces) const
   {
-    const std::int64_t count = scene.domain.count;
-    m_HostValid.resize(static_cast<std::size_t>(count));
-    m_HostFixed.resize(static_cast<std::size_t>(count));
-    m_HostMoving.resize(static_cast<std::size_t>(count));
-    m_HostGradient.resize(withDerivative ? static_cast<std::size_t>(count) * D : 0);
-    cif::NeighborhoodSamples<ValueType> samples;
-    samples.valid = m_HostValid.data();
-    samples.fixed = m_HostFixed.data();
-    samples.moving = m_HostMoving.data();
-    samples.gradient = withDerivative ? m_HostGradient.data() : nullptr;
-    cif::DisplacementFieldStage fixedField, movingField;
+    const auto                                    voxels = static_cast<std::size_t>(scene.domain.count);
+    cif::NeighborhoodCorrelationLaunch<ValueType> launch;
+    launch.scene = scene;
+    launch.transform = transform;
+    launch.window = window;
+    launch.withDerivative = withDerivative;
+    launch.moments = moments;
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      launch.virtualCentre[a] = evaluator.VirtualCenter()[a];
+    }
     if (m_FixedField != nullptr)
     {
-      fixedField = StageOf(m_FixedField,
-                           reinterpret_cast<const double *>(m_FixedField->GetDisplacementField()->GetBufferPointer()));
+      launch.fixedField = StageOf(
+        m_FixedField, reinterpret_cast<const double *>(m_FixedField->GetDisplacementField()->GetBufferPointer()));
     }
     if (m_MovingField != nullptr)
     {
-      movingField = StageOf(
+      launch.movingField = StageOf(
         m_MovingField, reinterpret_cast<const double *>(m_MovingField->GetDisplacementField()->GetBufferPointer()));
     }
-    const cif::NeighborhoodFixedStage  fixedStage{ &scene.fixedTransform,
-                                                  scene.fixedIsIdentity,
-                                                  m_FixedField != nullptr ? &fixedField : nullptr };
-    const cif::NeighborhoodMovingStage movingStage{ &transform, m_MovingField != nullptr ? &movingField : nullptr };
-    constexpr std::int64_t             chunk = 4096;
-    MultiThreaderBase *                threader = this->GetThreader();
-    CudaParallelFor(threader, (count + chunk - 1) / chunk, [&](std::int64_t c) {
-      const std::int64_t end = std::min(count, (c + 1) * chunk);
-      for (std::int64_t n = c * chunk; n < end; ++n)
-      {
-        cif::SampleNeighborhoodVoxel<D>(scene, transform, fixedStage, movingStage, n, samples);
-      }
-    });
-    const int           blocks = cif::NeighborhoodCorrelationBlocks(count);
-    const std::int64_t  perBlock = (count + blocks - 1) / blocks;
-    std::vector<double> blockSums(static_cast<std::size_t>(blocks) * cif::kNeighborhoodSums, 0.0);
-    CudaParallelFor(threader, blocks, [&](std::int64_t b) {
-      double *           own = blockSums.data() + b * cif::kNeighborhoodSums;
-      const std::int64_t end = std::min(count, (b + 1) * perBlock);
-      for (std::int64_t n = b * perBlock; n < end; ++n)
-      {
-        const cif::NeighborhoodCorrelationTerm term =
-          cif::NeighborhoodCorrelationAt<D>(samples, window, n, withDerivative);
-        if (forces != nullptr)
-        {
-          for (unsigned int a = 0; a < D; ++a)
-          {
-            forces[n * D + a] = term.force[a];
-          }
-        }
-        cif::AddNeighborhoodSums<D>(term, scene.domain, n, moments, evaluator.VirtualCenter(), own);
-      }
-    });
-    for (int b = 0; b < blocks; ++b)
-    {
-      for (int k = 0; k < cif::kNeighborhoodSums; ++k)
-      {
-        sums[k] += blockSums[static_cast<std::size_t>(b) * cif::kNeighborhoodSums + k];
-      }
-    }
+    m_HostValid.resize(voxels);
+    m_HostFixed.resize(voxels);
+    m_HostMoving.resize(voxels);
+    m_HostGradient.resize(withDerivative ? voxels * D : 0);
+    launch.samples.valid = m_HostValid.data();
+    launch.samples.fixed = m_HostFixed.data();
+    launch.samples.moving = m_HostMoving.data();
+    launch.samples.gradient = withDerivative ? m_HostGradient.data() : nullptr;
+    launch.forces = forces;
+    cif::NeighborhoodCorrelationOnHost<D>(launch, MakeParallelFor(this->GetThreader()), sums);
   }
 
   /** The fields uploaded (every evaluation: they change between iterations), the
