@@ -31,13 +31,11 @@
 #include "cifBenchmarkSupport.h"
 #include "cifITKPoolParking.h"
 #include "cifCudaRuntime.h"
-#include "itkANTSNeighborhoodCorrelationImageToImageMetricv4.h"
-#include "itkDisplacementFieldTransformParametersAdaptor.h"
 #include "itkImageRegionIteratorWithIndex.h"
 #include "itkResampleImageFilter.h"
-#include "itkShrinkImageFilter.h"
 #include "itkSmoothingRecursiveGaussianImageFilter.h"
 #include "itkSyNImageRegistrationMethodGPU.h"
+#include "itkSyNRegistrationSetup.h"
 
 #include <chrono>
 #include <cmath>
@@ -54,7 +52,6 @@ constexpr unsigned int D = 3;
 using Image = itk::Image<float, D>;
 using FieldTransform = itk::DisplacementFieldTransform<double, D>;
 using Field = FieldTransform::DisplacementFieldType;
-using Metric = itk::ANTSNeighborhoodCorrelationImageToImageMetricv4<Image, Image>;
 
 struct Pair
 {
@@ -133,56 +130,14 @@ template <typename TMethod>
 Result
 Run(TMethod * method, const Pair & p, const std::vector<unsigned int> & iterations)
 {
-  const unsigned int levels = static_cast<unsigned int>(iterations.size());
-  auto               metric = Metric::New();
-  Metric::RadiusType radius;
-  radius.Fill(2);
-  metric->SetRadius(radius);
-  metric->SetUseMovingImageGradientFilter(false);
-  metric->SetUseFixedImageGradientFilter(false);
-  method->SetFixedImage(p.fixed);
-  method->SetMovingImage(p.moving);
-  method->SetMetric(metric);
-  method->SetNumberOfLevels(levels);
-  typename TMethod::ShrinkFactorsArrayType                   shrink(levels);
-  typename TMethod::SmoothingSigmasArrayType                 sigmas(levels);
-  typename TMethod::NumberOfIterationsArrayType              perLevel(levels);
-  typename TMethod::TransformParametersAdaptorsContainerType adaptors;
-  for (unsigned int level = 0; level < levels; ++level)
-  {
-    shrink[level] = 1u << (levels - 1 - level);
-    sigmas[level] = static_cast<double>(levels - 1 - level);
-    perLevel[level] = iterations[level];
-    auto shrinker = itk::ShrinkImageFilter<Image, Image>::New();
-    shrinker->SetShrinkFactors(shrink[level]);
-    shrinker->SetInput(p.fixed);
-    shrinker->Update();
-    auto adaptor = itk::DisplacementFieldTransformParametersAdaptor<FieldTransform>::New();
-    adaptor->SetRequiredSpacing(shrinker->GetOutput()->GetSpacing());
-    adaptor->SetRequiredSize(shrinker->GetOutput()->GetLargestPossibleRegion().GetSize());
-    adaptor->SetRequiredDirection(shrinker->GetOutput()->GetDirection());
-    adaptor->SetRequiredOrigin(shrinker->GetOutput()->GetOrigin());
-    adaptors.push_back(adaptor);
-  }
-  method->SetShrinkFactorsPerLevel(shrink);
-  method->SetSmoothingSigmasPerLevel(sigmas);
-  method->SetSmoothingSigmasAreSpecifiedInPhysicalUnits(false);
-  method->SetNumberOfIterationsPerLevel(perLevel);
-  method->SetTransformParametersAdaptorsPerLevel(adaptors);
-  method->SetLearningRate(0.25);
-  method->SetGaussianSmoothingVarianceForTheUpdateField(3.0);
-  method->SetGaussianSmoothingVarianceForTheTotalField(0.5);
-  method->SetConvergenceThreshold(0.0);
-  for (bool inverse : { false, true })
-  {
-    auto zero = Field::New();
-    zero->CopyInformation(p.fixed);
-    zero->SetRegions(p.fixed->GetLargestPossibleRegion());
-    zero->Allocate();
-    zero->FillBuffer(Field::PixelType(0.0));
-    inverse ? method->GetModifiableTransform()->SetInverseDisplacementField(zero)
-            : method->GetModifiableTransform()->SetDisplacementField(zero);
-  }
+  itk::SyNStageSettings settings;
+  settings.radius = 2;
+  settings.learningRate = 0.25;
+  settings.updateFieldVariance = 3.0;
+  settings.totalFieldVariance = 0.5;
+  settings.iterations = iterations;
+  settings.convergenceThreshold = 0.0; // every iteration runs
+  itk::ConfigureSyN(method, p.fixed.GetPointer(), p.moving.GetPointer(), settings);
   Result     r;
   const auto start = std::chrono::steady_clock::now();
   method->Update();

@@ -25,12 +25,11 @@
 #include "itkANTSNeighborhoodCorrelationImageToImageMetricv4.h"
 #include "itkCommand.h"
 #include "itkComposeDisplacementFieldsImageFilter.h"
-#include "itkDisplacementFieldTransformParametersAdaptor.h"
 #include "itkImageRegionIteratorWithIndex.h"
 #include "itkResampleImageFilter.h"
-#include "itkShrinkImageFilter.h"
 #include "itkSmoothingRecursiveGaussianImageFilter.h"
 #include "itkSyNImageRegistrationMethodGPU.h"
+#include "itkSyNRegistrationSetup.h"
 
 #include <gtest/gtest.h>
 
@@ -122,72 +121,21 @@ MakePair(std::uint32_t seed, unsigned int size = 24)
   return p;
 }
 
-/** ITK's SyN or the module's, configured alike (ANTs' central differences), run, with
- * the metric value of every iteration. */
+/** ITK's SyN or the module's, configured alike (itkSyNRegistrationSetup.h: ANTs'
+ * central differences, CC radius 2, two levels), run, with the metric value of every
+ * iteration report. */
 template <typename TMethod>
 std::vector<double>
 Register(TMethod * method, const Pair & p, unsigned int iterations)
 {
-  auto               metric = Metric::New();
-  Metric::RadiusType radius;
-  radius.Fill(2);
-  metric->SetRadius(radius);
-  metric->SetUseMovingImageGradientFilter(false);
-  metric->SetUseFixedImageGradientFilter(false);
-  method->SetFixedImage(p.fixed);
-  method->SetMovingImage(p.moving);
-  method->SetMetric(metric);
-  method->SetNumberOfLevels(2);
-  typename TMethod::ShrinkFactorsArrayType shrink(2);
-  shrink[0] = 2;
-  shrink[1] = 1;
-  method->SetShrinkFactorsPerLevel(shrink);
-  typename TMethod::SmoothingSigmasArrayType sigmas(2);
-  sigmas[0] = 1.0;
-  sigmas[1] = 0.0;
-  method->SetSmoothingSigmasPerLevel(sigmas);
-  // Each level's fields on its own grid (ITK's SyN examples: the shrunk fixed image's).
-  typename TMethod::TransformParametersAdaptorsContainerType adaptors;
-  for (unsigned int level = 0; level < 2; ++level)
-  {
-    auto shrinker = itk::ShrinkImageFilter<ImageType, ImageType>::New();
-    shrinker->SetShrinkFactors(shrink[level]);
-    shrinker->SetInput(p.fixed);
-    shrinker->Update();
-    const auto * grid = shrinker->GetOutput();
-    auto         adaptor = itk::DisplacementFieldTransformParametersAdaptor<FieldTransform>::New();
-    adaptor->SetRequiredSpacing(grid->GetSpacing());
-    adaptor->SetRequiredSize(grid->GetLargestPossibleRegion().GetSize());
-    adaptor->SetRequiredDirection(grid->GetDirection());
-    adaptor->SetRequiredOrigin(grid->GetOrigin());
-    adaptors.push_back(adaptor);
-  }
-  method->SetTransformParametersAdaptorsPerLevel(adaptors);
-  // The output transform starts as zero fields on the fixed image's grid (ITK's SyN test).
-  for (bool inverse : { false, true })
-  {
-    auto zero = FieldType::New();
-    zero->CopyInformation(p.fixed);
-    zero->SetRegions(p.fixed->GetLargestPossibleRegion());
-    zero->Allocate();
-    zero->FillBuffer(FieldType::PixelType(0.0));
-    if (inverse)
-    {
-      method->GetModifiableTransform()->SetInverseDisplacementField(zero);
-    }
-    else
-    {
-      method->GetModifiableTransform()->SetDisplacementField(zero);
-    }
-  }
-  typename TMethod::NumberOfIterationsArrayType perLevel(2);
-  perLevel[0] = iterations;
-  perLevel[1] = iterations;
-  method->SetNumberOfIterationsPerLevel(perLevel);
-  method->SetLearningRate(0.25);
-  method->SetGaussianSmoothingVarianceForTheUpdateField(3.0);
-  method->SetGaussianSmoothingVarianceForTheTotalField(0.5);
-  method->SetConvergenceThreshold(0.0); // every iteration runs
+  itk::SyNStageSettings settings;
+  settings.radius = 2;
+  settings.learningRate = 0.25;
+  settings.updateFieldVariance = 3.0;
+  settings.totalFieldVariance = 0.5;
+  settings.iterations = { iterations, iterations };
+  settings.convergenceThreshold = 0.0; // every iteration runs
+  itk::ConfigureSyN(method, p.fixed.GetPointer(), p.moving.GetPointer(), settings);
   std::vector<double> values;
   auto                observer = itk::CStyleCommand::New();
   observer->SetClientData(&values);
