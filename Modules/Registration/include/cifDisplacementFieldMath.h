@@ -64,6 +64,24 @@ GridIndexOf(const FieldGrid & grid, std::int64_t n, std::int64_t index[3])
   }
 }
 
+/** Whether voxel \a n lies on the buffer's border as SyN's smoothing and
+ * InvertDisplacementFieldImageFilter test it: index = start or index = size - start - 1
+ * along an axis (ITK's expression, the same as start + size - 1 for a start of 0). */
+template <int D>
+CIF_HD bool
+OnFieldBorder(const FieldGrid & grid, std::int64_t n)
+{
+  std::int64_t index[3];
+  GridIndexOf<D>(grid, n, index);
+  bool border = false;
+  for (int a = 0; a < D; ++a)
+  {
+    const std::int64_t i = index[a] + grid.domain.start[a];
+    border = border || i == grid.domain.start[a] || i == grid.domain.size[a] - grid.domain.start[a] - 1;
+  }
+  return border;
+}
+
 /** ComposeDisplacementFieldsImageFilter: out(x) = (x + w(x)) + u(x + w(x)) - x, with
  * u (\a update, a displacement-field stage) linearly interpolated where x + w(x) lies
  * on it. */
@@ -149,14 +167,7 @@ struct BlendSmoothedField
   CIF_HD void
   operator()(std::int64_t n) const
   {
-    std::int64_t index[3];
-    GridIndexOf<D>(grid, n, index);
-    bool border = false;
-    for (int a = 0; a < D; ++a)
-    {
-      const std::int64_t i = index[a] + grid.domain.start[a];
-      border = border || i == grid.domain.start[a] || i == grid.domain.size[a] - grid.domain.start[a] - 1;
-    }
+    const bool border = OnFieldBorder<D>(grid, n);
     for (int a = 0; a < D; ++a)
     {
       smoothed[n * D + a] =
@@ -272,14 +283,7 @@ struct InverseUpdate
         u[a] = MulUnfused(u[a], factor);
       }
     }
-    std::int64_t index[3];
-    GridIndexOf<D>(grid, n, index);
-    bool border = false;
-    for (int a = 0; a < D; ++a)
-    {
-      const std::int64_t i = index[a] + grid.domain.start[a];
-      border = border || i == grid.domain.start[a] || i == grid.domain.size[a] - grid.domain.start[a] - 1;
-    }
+    const bool border = OnFieldBorder<D>(grid, n);
     for (int a = 0; a < D; ++a)
     {
       inverse[n * D + a] = border ? 0.0 : AddUnfused(inverse[n * D + a], MulUnfused(u[a], epsilon));
@@ -363,6 +367,19 @@ ReduceVoxelsOnHost(const TFunctor & f, std::int64_t count, TParallelFor && paral
     largest = largest < results[2 * b + 1] ? results[2 * b + 1] : largest;
   }
 }
+
+/** The device steps SyN runs, instantiated in the device build and its stand-in. */
+#define CIF_INSTANTIATE_FIELD_STEPS(D)                                                                    \
+  template void ForEachVoxelOnDevice<ComposeFields<D>>(const ComposeFields<D> &, std::int64_t);           \
+  template void ForEachVoxelOnDevice<SmoothFieldAxis<D>>(const SmoothFieldAxis<D> &, std::int64_t);       \
+  template void ForEachVoxelOnDevice<BlendSmoothedField<D>>(const BlendSmoothedField<D> &, std::int64_t); \
+  template void ForEachVoxelOnDevice<ScaleField<D>>(const ScaleField<D> &, std::int64_t);                 \
+  template void ForEachVoxelOnDevice<InverseUpdate<D>>(const InverseUpdate<D> &, std::int64_t);           \
+  template void ForEachVoxelOnDevice<WarpImage<D, float>>(const WarpImage<D, float> &, std::int64_t);     \
+  template void ForEachVoxelOnDevice<WarpImage<D, double>>(const WarpImage<D, double> &, std::int64_t);   \
+  template void ReduceVoxelsOnDevice<LargestVoxelNorm<D>>(                                                \
+    const LargestVoxelNorm<D> &, std::int64_t, double &, double &);                                       \
+  template void ReduceVoxelsOnDevice<InverseError<D>>(const InverseError<D> &, std::int64_t, double &, double &)
 
 /** Runs \a f over voxels [0, count) on the device (cifDisplacementFieldKernels.cu). */
 template <typename TFunctor>

@@ -341,6 +341,24 @@ NeighborhoodCorrelationBlocks(std::int64_t voxels)
   return static_cast<int>(wanted < 1 ? 1 : (wanted > 1024 ? 1024 : wanted));
 }
 
+/** \a launch's fixed and moving stages (built where they are used: a kernel takes
+ * the addresses of its own copy). */
+template <typename TValue>
+CIF_HD NeighborhoodFixedStage
+FixedStageOf(const NeighborhoodCorrelationLaunch<TValue> & launch)
+{
+  return NeighborhoodFixedStage{ &launch.scene.fixedTransform,
+                                 launch.scene.fixedIsIdentity,
+                                 launch.fixedField.stage.field != nullptr ? &launch.fixedField : nullptr };
+}
+template <typename TValue>
+CIF_HD NeighborhoodMovingStage
+MovingStageOf(const NeighborhoodCorrelationLaunch<TValue> & launch)
+{
+  return NeighborhoodMovingStage{ &launch.transform,
+                                  launch.movingField.stage.field != nullptr ? &launch.movingField : nullptr };
+}
+
 /** The device pass's work on the host (the CPU path): \a launch with host arrays,
  * \a parallelFor(count, body) running body(i) for i in [0, count) (itk::MakeParallelFor);
  * the blocks of the device pass summed in order. */
@@ -350,12 +368,8 @@ NeighborhoodCorrelationOnHost(const NeighborhoodCorrelationLaunch<TValue> & laun
                               TParallelFor &&                               parallelFor,
                               double *                                      sums)
 {
-  const NeighborhoodFixedStage  fixedStage{ &launch.scene.fixedTransform,
-                                           launch.scene.fixedIsIdentity,
-                                           launch.fixedField.stage.field != nullptr ? &launch.fixedField : nullptr };
-  const NeighborhoodMovingStage movingStage{ &launch.transform,
-                                             launch.movingField.stage.field != nullptr ? &launch.movingField
-                                                                                       : nullptr };
+  const NeighborhoodFixedStage  fixedStage = FixedStageOf(launch);
+  const NeighborhoodMovingStage movingStage = MovingStageOf(launch);
   const std::int64_t            count = launch.scene.domain.count;
   constexpr std::int64_t        chunk = 4096;
   parallelFor((count + chunk - 1) / chunk, [&](std::int64_t c) {

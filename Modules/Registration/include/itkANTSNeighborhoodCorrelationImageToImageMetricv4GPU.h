@@ -190,25 +190,30 @@ protected:
   void
   EvaluateWithModule(EvaluatorType & scene) const override
   {
-    const bool              withDerivative = this->GetComputeDerivative();
-    const auto &            sceneData = scene.Scene();
-    const std::int64_t      count = sceneData.domain.count;
-    cif::NeighborhoodWindow window;
-    const auto              radius = this->GetRadius();
+    const bool                                    withDerivative = this->GetComputeDerivative();
+    const auto &                                  sceneData = scene.Scene();
+    const std::int64_t                            count = sceneData.domain.count;
+    const bool                                    local = m_MovingField != nullptr;
+    cif::NeighborhoodCorrelationLaunch<ValueType> launch; // what both paths share
+    launch.scene = sceneData;
+    const auto radius = this->GetRadius();
     for (unsigned int a = 0; a < D; ++a)
     {
-      window.radius[a] = static_cast<int>(radius[a]);
-      window.size[a] = sceneData.domain.size[a];
+      launch.window.radius[a] = static_cast<int>(radius[a]);
+      launch.window.size[a] = sceneData.domain.size[a];
     }
-    cif::MetricMovingTransform transform;
     if (m_Split)
     {
-      transform = m_Split->Host();
+      launch.transform = m_Split->Host();
     }
-    cif::MetricScene<ValueType> marked = sceneData;
-    cif::MarkIdentityStages(marked, transform);
-    const bool       local = m_MovingField != nullptr;
-    const bool       moments = withDerivative && !local;
+    cif::MarkIdentityStages(launch.scene, launch.transform);
+    launch.withDerivative = withDerivative;
+    launch.moments = withDerivative && !local;
+    for (unsigned int a = 0; a < 3; ++a)
+    {
+      launch.virtualCentre[a] = scene.VirtualCenter()[a];
+    }
+    const bool       moments = launch.moments;
     double           sums[cif::kNeighborhoodSums] = {};
     DerivativeType & derivative = *this->m_DerivativeResult;
     if (withDerivative && local && derivative.GetSize() != static_cast<SizeValueType>(count * D))
@@ -218,8 +223,7 @@ protected:
     }
     if (scene.OnGPU())
     {
-      CIF_ITK_TRY_CUDA(
-        [&] { this->EvaluateOnDevice(marked, transform, window, withDerivative, moments, scene, sums); });
+      CIF_ITK_TRY_CUDA([&] { this->EvaluateOnDevice(launch, sums); });
       if (withDerivative && local)
       {
         CIF_ITK_TRY_CUDA(
@@ -229,14 +233,7 @@ protected:
     }
     else
     {
-      this->EvaluateOnHost(marked,
-                           transform,
-                           window,
-                           withDerivative,
-                           moments,
-                           scene,
-                           sums,
-                           withDerivative && local ? derivative.data_block() : nullptr);
+      this->EvaluateOnHost(launch, withDerivative && local ? derivative.data_block() : nullptr, sums);
       if (withDerivative && local)
       {
         this->DerivativeZerosPending() = false;
@@ -263,26 +260,9 @@ private:
   /** The samples, the correlation and the block sums on the CPU: the device pass's
    * arithmetic per voxel, the blocks of the same size summed in order. */
   void
-  EvaluateOnHost(const cif::MetricScene<ValueType> & scene,
-                 const cif::MetricMovingTransform &  transform,
-                 const cif::NeighborhoodWindow &     window,
-                 bool                                withDerivative,
-                 bool                                moments,
-                 const EvaluatorType &               evaluator,
-                 double *                            sums,
-                 double *                            forces) const
+  EvaluateOnHost(cif::NeighborhoodCorrelationLaunch<ValueType> launch, double * forces, double * sums) const
   {
-    const auto                                    voxels = static_cast<std::size_t>(scene.domain.count);
-    cif::NeighborhoodCorrelationLaunch<ValueType> launch;
-    launch.scene = scene;
-    launch.transform = transform;
-    launch.window = window;
-    launch.withDerivative = withDerivative;
-    launch.moments = moments;
-    for (unsigned int a = 0; a < 3; ++a)
-    {
-      launch.virtualCentre[a] = evaluator.VirtualCenter()[a];
-    }
+    const auto voxels = static_cast<std::size_t>(launch.scene.domain.count);
     if (m_FixedField != nullptr)
     {
       launch.fixedField = StageOf(
@@ -296,11 +276,11 @@ private:
     m_HostValid.resize(voxels);
     m_HostFixed.resize(voxels);
     m_HostMoving.resize(voxels);
-    m_HostGradient.resize(withDerivative ? voxels * D : 0);
+    m_HostGradient.resize(launch.withDerivative ? voxels * D : 0);
     launch.samples.valid = m_HostValid.data();
     launch.samples.fixed = m_HostFixed.data();
     launch.samples.moving = m_HostMoving.data();
-    launch.samples.gradient = withDerivative ? m_HostGradient.data() : nullptr;
+    launch.samples.gradient = launch.withDerivative ? m_HostGradient.data() : nullptr;
     launch.forces = forces;
     cif::NeighborhoodCorrelationOnHost<D>(launch, MakeParallelFor(this->GetThreader()), sums);
   }
@@ -308,27 +288,10 @@ private:
   /** The fields uploaded (every evaluation: they change between iterations), the
    * device pass run. Throws cif::CudaError. */
   void
-  EvaluateOnDevice(const cif::MetricScene<ValueType> & scene,
-                   const cif::MetricMovingTransform &  transform,
-                   const cif::NeighborhoodWindow &     window,
-                   bool                                withDerivative,
-                   bool                                moments,
-                   const EvaluatorType &               evaluator,
-                   double *                            sums) const
+  EvaluateOnDevice(cif::NeighborhoodCorrelationLaunch<ValueType> launch, double * sums) const
   {
-    const std::int64_t                            count = scene.domain.count;
-    const std::size_t                             voxels = static_cast<std::size_t>(count);
-    cif::NeighborhoodCorrelationLaunch<ValueType> launch;
-    launch.scene = scene;
-    launch.transform = transform;
-    launch.window = window;
-    launch.withDerivative = withDerivative;
-    launch.moments = moments;
-    for (unsigned int a = 0; a < 3; ++a)
-    {
-      launch.virtualCentre[a] = evaluator.VirtualCenter()[a];
-    }
-    const auto upload = [](const DisplacementFieldTransformType * t, cif::DeviceBuffer & buffer) {
+    const std::size_t voxels = static_cast<std::size_t>(launch.scene.domain.count);
+    const auto        upload = [](const DisplacementFieldTransformType * t, cif::DeviceBuffer & buffer) {
       const auto *      field = t->GetDisplacementField();
       const std::size_t bytes = field->GetBufferedRegion().GetNumberOfPixels() * D * sizeof(double);
       buffer.Allocate(bytes);
@@ -349,17 +312,17 @@ private:
     launch.samples.valid = m_Valid.As<std::uint8_t>();
     launch.samples.fixed = m_Fixed.As<ValueType>();
     launch.samples.moving = m_Moving.As<ValueType>();
-    if (withDerivative)
+    if (launch.withDerivative)
     {
       m_Gradient.Allocate(voxels * D * sizeof(double));
       launch.samples.gradient = m_Gradient.As<double>();
     }
-    if (withDerivative && m_MovingField != nullptr)
+    if (launch.withDerivative && m_MovingField != nullptr)
     {
       m_Forces.Allocate(voxels * D * sizeof(double));
       launch.forces = m_Forces.As<double>();
     }
-    launch.blocks = cif::NeighborhoodCorrelationBlocks(count);
+    launch.blocks = cif::NeighborhoodCorrelationBlocks(launch.scene.domain.count);
     m_BlockSums.Allocate(static_cast<std::size_t>(launch.blocks) * cif::kNeighborhoodSums * sizeof(double));
     launch.blockSums = m_BlockSums.As<double>();
     cif::NeighborhoodCorrelationOnDevice<D>(launch, sums);

@@ -119,18 +119,6 @@ ReduceVoxelsOnDevice(const TFunctor & f, std::int64_t count, double & sum, doubl
   }
 }
 
-#define CIF_INSTANTIATE_FIELD_STEPS(D)                                                                    \
-  template void ForEachVoxelOnDevice<ComposeFields<D>>(const ComposeFields<D> &, std::int64_t);           \
-  template void ForEachVoxelOnDevice<SmoothFieldAxis<D>>(const SmoothFieldAxis<D> &, std::int64_t);       \
-  template void ForEachVoxelOnDevice<BlendSmoothedField<D>>(const BlendSmoothedField<D> &, std::int64_t); \
-  template void ForEachVoxelOnDevice<ScaleField<D>>(const ScaleField<D> &, std::int64_t);                 \
-  template void ForEachVoxelOnDevice<InverseUpdate<D>>(const InverseUpdate<D> &, std::int64_t);           \
-  template void ForEachVoxelOnDevice<WarpImage<D, float>>(const WarpImage<D, float> &, std::int64_t);     \
-  template void ForEachVoxelOnDevice<WarpImage<D, double>>(const WarpImage<D, double> &, std::int64_t);   \
-  template void ReduceVoxelsOnDevice<LargestVoxelNorm<D>>(                                                \
-    const LargestVoxelNorm<D> &, std::int64_t, double &, double &);                                       \
-  template void ReduceVoxelsOnDevice<InverseError<D>>(const InverseError<D> &, std::int64_t, double &, double &)
-
 CIF_INSTANTIATE_FIELD_STEPS(2);
 CIF_INSTANTIATE_FIELD_STEPS(3);
 } // namespace cif

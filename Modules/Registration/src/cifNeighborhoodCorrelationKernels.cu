@@ -32,12 +32,8 @@ template <int D, typename TValue>
 __global__ void
 SampleVoxelsKernel(const NeighborhoodCorrelationLaunch<TValue> launch)
 {
-  const NeighborhoodFixedStage  fixedStage{ &launch.scene.fixedTransform,
-                                           launch.scene.fixedIsIdentity,
-                                           launch.fixedField.stage.field != nullptr ? &launch.fixedField : nullptr };
-  const NeighborhoodMovingStage movingStage{ &launch.transform,
-                                             launch.movingField.stage.field != nullptr ? &launch.movingField
-                                                                                       : nullptr };
+  const NeighborhoodFixedStage  fixedStage = FixedStageOf(launch);
+  const NeighborhoodMovingStage movingStage = MovingStageOf(launch);
   const std::int64_t            count = launch.scene.domain.count;
   for (std::int64_t n = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; n < count;
        n += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
