@@ -7,7 +7,8 @@ set(DOCUMENTATION "GPU (CUDA) twins of ITK filters that give ITK's answer: the c
 B-spline prefilter, cubic resampling and B-spline deformation fields, convolution and \
 zoom, recursive Gaussian smoothing, N-D cubic table lookups, the Bamberger-Smith \
 directional filter bank, and the v4 registration metrics (MeanSquares, Mattes mutual \
-information, Correlation) with whole registrations. Each filter subclasses or mirrors \
+information, Correlation, ANTs' neighbourhood correlation) with whole registrations, \
+ANTs' SyN among them. Each filter subclasses or mirrors \
 the ITK class it replaces, is tested voxel by voxel against ITK's CPU code, and runs \
 the same arithmetic on a CPU path where no GPU is present. Slicer CLI modules and VTK \
 adapters come with it.")

@@ -8,8 +8,9 @@ if(NOT CIF_ZOOM_TCLAP_DIR)
   return()
 endif()
 # The IO libraries only: the tool registers its image formats itself, and ITK's
-# generated factory list belongs to the examples' own find_package below.
-cif_find_itk_libraries(ITKIOImageBase ITKIOPNG ITKIOJPEG ITKIOTIFF ITKIOBMP ITKIONRRD ITKIOMeta)
+# generated factory list belongs to the examples' own find_package (Examples/CMakeLists.txt),
+# whose every image format the tool links too, as the list names them.
+cif_find_itk_libraries(ITKIOImageBase ITKIOPNG ITKIOJPEG ITKIOTIFF ITKIOBMP ITKIONRRD ITKIOMeta ITKIONIFTI)
 set(CIF_ZOOM_ITK_LIBRARIES ${CIF_ITK_LIBRARIES})
 
 add_executable(ZoomTool ZoomTool.cxx)

@@ -26,7 +26,8 @@
 // Slicer read), its inverse, and a checkerboard of the fixed and the warped moving
 // image (mid-axial slice, PNG).
 //
-//   SyNBrainExample FIXED MOVING OUTPUT_PREFIX [--iterations 100 70 50 20] [--radius 4] [--cpu]
+//   SyNBrainExample FIXED MOVING OUTPUT_PREFIX [--iterations 100 70 50 20] [--radius 4]
+//                   [--total-variance 0] [--cpu]
 //
 // e.g. FIXED the MNI152 2009a T1 template (nilearn's mni_icbm152_t1_tal_nlin_sym_09a_converted.nii.gz),
 // MOVING Colin27 (Debian's mricron-data: /usr/share/mricron/templates/ch2bet.nii.gz).
@@ -128,11 +129,13 @@ main(int argc, char * argv[])
   if (argc < 4)
   {
     std::fprintf(stderr,
-                 "usage: SyNBrainExample FIXED MOVING OUTPUT_PREFIX [--iterations I1 I2 ...] [--radius R] [--cpu]\n");
+                 "usage: SyNBrainExample FIXED MOVING OUTPUT_PREFIX [--iterations I1 I2 ...] [--radius R] "
+                 "[--total-variance V] [--cpu]\n");
     return 2;
   }
   std::vector<unsigned int> iterations{ 100, 70, 50, 20 };
   unsigned int              radius = 4;
+  double                    totalVariance = 0.0; // ANTs' SyN[0.1,3,0]
   bool                      useGPU = true;
   for (int k = 4; k < argc; ++k)
   {
@@ -147,6 +150,10 @@ main(int argc, char * argv[])
     else if (!std::strcmp(argv[k], "--radius") && k + 1 < argc)
     {
       radius = static_cast<unsigned int>(std::atoi(argv[++k]));
+    }
+    else if (!std::strcmp(argv[k], "--total-variance") && k + 1 < argc)
+    {
+      totalVariance = std::atof(argv[++k]);
     }
     else if (!std::strcmp(argv[k], "--cpu"))
     {
@@ -203,6 +210,7 @@ main(int argc, char * argv[])
     itk::SyNStageSettings settings; // ANTs' defaults
     settings.radius = radius;
     settings.iterations = iterations;
+    settings.totalFieldVariance = totalVariance;
     auto syn = SyN::New();
     syn->SetUseGPU(useGPU);
     syn->SetMovingInitialTransform(initial);
@@ -228,10 +236,22 @@ main(int argc, char * argv[])
     auto range = itk::MinimumMaximumImageCalculator<itk::Image<double, D>>::New();
     range->SetImage(jacobian->GetOutput());
     range->Compute();
-    std::printf("Jacobian determinant of the SyN field: %.3f to %.3f%s\n",
+    std::size_t folded = 0, foldedInBrain = 0;
+    const auto  voxels = fixed->GetBufferedRegion().GetNumberOfPixels();
+    for (std::size_t k = 0; k < voxels; ++k)
+    {
+      const bool fold = jacobian->GetOutput()->GetBufferPointer()[k] <= 0.0;
+      folded += fold ? 1 : 0;
+      foldedInBrain += fold && fixed->GetBufferPointer()[k] > 0.0f ? 1 : 0;
+    }
+    std::printf("Jacobian determinant of the SyN field (total variance %g): %.3f to %.3f; %zu of %zu voxels folded "
+                "(%zu inside the template's brain)\n",
+                totalVariance,
                 range->GetMinimum(),
                 range->GetMaximum(),
-                range->GetMinimum() > 0.0 ? " (no folding)" : " (folding)");
+                folded,
+                static_cast<std::size_t>(voxels),
+                foldedInBrain);
 
     auto writer = itk::ImageFileWriter<Image>::New();
     writer->SetInput(warped);

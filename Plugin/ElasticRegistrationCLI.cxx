@@ -27,12 +27,20 @@
 // the host's abort stops it within one iteration. Slicer's standard flags, progress
 // and return parameters: cifModuleCommandLine.h.
 //
-//   ElasticRegistrationCLI [--stages affine,bspline] [--metric MattesMI|MeanSquares|Correlation] [--gridSpacing MM]
+//   ElasticRegistrationCLI [--stages affine,bspline|affine,syn|...] [--metric MattesMI|MeanSquares|Correlation]
+//   [--gridSpacing MM]
 //                          [--levels N] [--iterations N[,N...]]
 //                          [--sampling dense|random|regular|randomEveryIteration] [--pointsPerIteration N]
 //                          [--stochasticOptimizer adaptive|decayingGain]
+//                          [--correlationRadius R] [--synIterations N,N,...] [--synLearningRate S]
+//                          [--updateFieldVariance V] [--totalFieldVariance V]
 //                          [--parameterFile elastix.txt ...] [--fixedMask M] [--movingMask M] [--cpu]
-//                          [--outputTransform T.h5] [--linearTransform L.tfm] [--outputVolume V] fixed moving
+//                          [--outputTransform T.h5] [--inverseTransform I.h5] [--linearTransform L.tfm]
+//                          [--outputVolume V] fixed moving
+//
+// The syn stage is ANTs' SyN (itk::SyNImageRegistrationMethodGPU with ANTs' local
+// correlation, antsRegistrationSyN.sh's defaults) on top of the linear stage; its
+// transform is a displacement field with its inverse (--inverseTransform).
 //
 // --parameterFile (repeatable): elastix's registration parameter files instead, one stage
 // each, composed as elastix composes its -p files (cifElastixRegistrationChain.h).
@@ -50,8 +58,13 @@
 #include "itkBSplineInterpolateImageFunction.h"
 #include "itkCubicResampleGPUImageFilter.h"
 #include "itkImageRegionConstIterator.h"
+#include "itkSyNImageRegistrationMethodGPU.h"
+#include "itkSyNRegistrationSetup.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -61,7 +74,8 @@
 namespace
 {
 /** The stages the module offers, as --stages names them. */
-constexpr const char * kStages[] = { "affine,bspline", "rigid,bspline", "rigid", "affine", "bspline" };
+constexpr const char * kStages[] = { "affine,bspline", "rigid,bspline", "rigid",     "affine",
+                                     "bspline",        "affine,syn",    "rigid,syn", "syn" };
 
 /** The module's parameters, declared once: its XML description and its command line. */
 cif::ModuleDeclaration
@@ -80,12 +94,14 @@ Declare()
     "cubic B-spline interpolation.",
     "Elastic (B-spline) registration with the metric on the GPU");
   auto & registration = module.Group("Registration", "The stages, the metric and the schedule.");
-  registration.Enumeration("stages",
-                           "Stages",
-                           "The stages run in order: a linear one (rigid: rotation and translation; affine), a cubic "
-                           "B-spline one, or a linear stage then a B-spline stage on top of it.",
-                           kStages[0],
-                           { kStages[0], kStages[1], kStages[2], kStages[3], kStages[4] });
+  registration.Enumeration(
+    "stages",
+    "Stages",
+    "The stages run in order: a linear one (rigid: rotation and translation; affine), a cubic "
+    "B-spline one, ANTs' SyN (a diffeomorphic displacement field with its inverse, ANTs' local "
+    "correlation as the metric), or a linear stage then a B-spline or SyN stage on top of it.",
+    kStages[0],
+    { kStages[0], kStages[1], kStages[2], kStages[3], kStages[4], kStages[5], kStages[6], kStages[7] });
   registration.Enumeration("metric",
                            "Metric",
                            "MattesMI: Mattes mutual information (any intensity relation, e.g. two modalities); "
@@ -155,6 +171,27 @@ Declare()
     .FileExtensions(".txt");
   cif::AddForceCPU(registration);
 
+  auto & syn = module.Group("SyN",
+                            "The syn stage: ANTs' SyN[learning rate, update variance, total variance] with "
+                            "CC[fixed, moving, 1, radius], as antsRegistrationSyN.sh sets it.");
+  syn.Integer("correlationRadius", "Correlation radius", "The local correlation's window radius, voxels.", 4)
+    .Range(1, 10, 1)
+    .Enforced();
+  syn.IntegerVector("synIterations",
+                    "SyN iterations",
+                    "The SyN iterations per level, coarsest first; the levels shrink by 2^(L-1-l) and smooth by "
+                    "L-1-l voxels. Default: 100,70,50,20.",
+                    0);
+  syn.Double("synLearningRate", "Learning rate", "SyN's gradient step (voxels at the largest update).", 0.1)
+    .Range(0.001, 10, 0.01)
+    .Enforced();
+  syn.Double("updateFieldVariance", "Update field variance", "The Gaussian smoothing of each update, voxels^2.", 3.0)
+    .Range(0, 100, 0.5)
+    .Enforced();
+  syn.Double("totalFieldVariance", "Total field variance", "The Gaussian smoothing of the total field, voxels^2.", 0.0)
+    .Range(0, 100, 0.5)
+    .Enforced();
+
   auto & masks = module.Group("Masks", "Where the metric looks (nonzero voxels inside).");
   masks.Image("fixedMask",
               "label",
@@ -184,6 +221,14 @@ Declare()
                "linear stage): maps fixed points into the moving volume, as CubicResampleCLI applies it.")
     .Attribute("reference", "movingVolume")
     .FileExtensions(".h5,.hdf5,.tfm,.txt")
+    .Output();
+  io.Transform("inverseTransform",
+               "nonlinear",
+               "Inverse transform",
+               "The syn stages' inverse as one ITK CompositeTransform (.h5): maps moving points onto the fixed "
+               "volume (the SyN field's inverse, then the linear stage's).")
+    .Attribute("reference", "fixedVolume")
+    .FileExtensions(".h5,.hdf5")
     .Output();
   io.Transform("linearTransform",
                "linear",
@@ -269,6 +314,104 @@ SettingsOf(const cif::ModuleArguments & arguments, bool useGPU)
   return s;
 }
 
+/** Whether --stages has the syn stage. */
+bool
+HasSyN(const cif::ModuleArguments & arguments)
+{
+  return arguments.String("stages").find("syn") != std::string::npos;
+}
+
+/** The syn stage's settings (antsRegistrationSyN.sh's defaults where not given);
+ * throws TCLAP::ArgException (status 2) for values that cannot run. */
+itk::SyNStageSettings
+SyNSettingsOf(const cif::ModuleArguments & arguments)
+{
+  itk::SyNStageSettings s;
+  s.radius = static_cast<unsigned int>(arguments.Integer("correlationRadius"));
+  s.learningRate = arguments.Double("synLearningRate");
+  s.updateFieldVariance = arguments.Double("updateFieldVariance");
+  s.totalFieldVariance = arguments.Double("totalFieldVariance");
+  if (const auto iterations = arguments.IntegerVector("synIterations"))
+  {
+    if (iterations->empty() || iterations->size() > 6)
+    {
+      throw TCLAP::ArgException("needs 1 to 6 levels", "--synIterations");
+    }
+    s.iterations.clear();
+    for (const long n : *iterations)
+    {
+      if (n < 0 || n > 100000)
+      {
+        throw TCLAP::ArgException("must be 0 to 100000 per level", "--synIterations");
+      }
+      s.iterations.push_back(static_cast<unsigned int>(n));
+    }
+  }
+  if (!HasSyN(arguments) && !arguments.String("inverseTransform").empty())
+  {
+    throw TCLAP::ArgException("is the syn stage's inverse (--stages " + arguments.String("stages") + " has none)",
+                              "--inverseTransform");
+  }
+  if (HasSyN(arguments) && (!arguments.String("fixedMask").empty() || !arguments.String("movingMask").empty()))
+  {
+    throw TCLAP::ArgException("is not served with the syn stage (ANTs' masks: not yet)", "--fixedMask/--movingMask");
+  }
+  return s;
+}
+
+/** The syn stage on top of \a linear (may be empty): ITK's SyN method with every
+ * iteration on the GPU (the module's CPU path without one); \a report filled, the
+ * field transform (with its inverse) returned. */
+template <unsigned int D, typename TReport, typename TObserve>
+typename itk::DisplacementFieldTransform<double, D>::Pointer
+RunSyN(const itk::Image<float, D> *         fixed,
+       const itk::Image<float, D> *         moving,
+       itk::CompositeTransform<double, D> * linear,
+       const itk::SyNStageSettings &        settings,
+       bool                                 useGPU,
+       TReport &                            report,
+       TObserve &&                          observe)
+{
+  using Image = itk::Image<float, D>;
+  using SyN = itk::SyNImageRegistrationMethodGPU<Image, Image, itk::DisplacementFieldTransform<double, D>>;
+  auto syn = SyN::New();
+  syn->SetUseGPU(useGPU);
+  if (linear != nullptr && linear->GetNumberOfTransforms() > 0)
+  {
+    syn->SetMovingInitialTransform(linear);
+  }
+  itk::ConfigureSyN(syn.GetPointer(), fixed, moving, settings);
+  report.stage = "SyN";
+  report.iterationsPerLevel.assign(settings.iterations.size(), 0);
+  struct Watch
+  {
+    SyN *                                                                 method;
+    TReport *                                                             report;
+    std::function<void(unsigned int, unsigned int, unsigned int, double)> observe;
+  } watch{ syn.GetPointer(), &report, observe };
+  auto observer = itk::CStyleCommand::New();
+  observer->SetClientData(&watch);
+  observer->SetCallback([](itk::Object *, const itk::EventObject &, void * data) {
+    auto *             w = static_cast<Watch *>(data);
+    const unsigned int level = w->method->GetCurrentLevel();
+    const unsigned int iteration = w->method->GetCurrentIteration();
+    if (iteration == 0 || level >= w->report->iterationsPerLevel.size())
+    {
+      return; // the level's start
+    }
+    w->report->iterationsPerLevel[level] = iteration;
+    w->observe(level,
+               iteration,
+               static_cast<unsigned int>(w->report->iterationsPerLevel.size()),
+               w->method->GetCurrentMetricValue());
+  });
+  syn->AddObserver(itk::IterationEvent(), observer);
+  syn->Update();
+  report.finalMetricValue = syn->GetCurrentMetricValue();
+  report.executionPath = itk::ToString(syn->GetLastExecutionPath());
+  return const_cast<itk::DisplacementFieldTransform<double, D> *>(syn->GetTransformOutput()->Get());
+}
+
 /** The mask at \a path, read watched; an all-zero mask is refused (it leaves no point to evaluate). */
 template <unsigned int D>
 typename itk::Image<unsigned char, D>::Pointer
@@ -290,6 +433,7 @@ template <unsigned int D>
 void
 Register(const cif::ModuleArguments &                       arguments,
          const itk::ElasticRegistrationSettings &           settings,
+         const itk::SyNStageSettings &                      synSettings,
          const std::vector<cif::ElastixRegistrationStage> & fileStages,
          cif::ModuleRun &                                   run)
 {
@@ -336,7 +480,7 @@ Register(const cif::ModuleArguments &                       arguments,
   };
   progress.BeginStage(start, "Registering");
   std::vector<typename Registration::StageReport>      reports;
-  typename itk::CompositeTransform<double, D>::Pointer transform;
+  typename itk::CompositeTransform<double, D>::Pointer transform, inverse;
   typename itk::Transform<double, D, D>::Pointer       linear;
   if (files)
   {
@@ -351,17 +495,67 @@ Register(const cif::ModuleArguments &                       arguments,
   }
   else
   {
-    Registration registration(fixed, moving, settings);
-    registration.SetFixedMask(fixedMask);
-    registration.SetMovingMask(movingMask);
-    registration.SetObserver([&](const itk::RegistrationIterationReport & r) { observe(0, r); });
+    const bool synStage = HasSyN(arguments);
+    const bool linearStage = settings.linearStage != itk::LinearRegistrationStage::None;
+    transform = itk::CompositeTransform<double, D>::New();
+    if (linearStage || settings.bsplineStage)
     {
-      const cif::ScopedSmoothingFactory smoothingOnTheGPU(run.UseGPU());
-      registration.Update();
+      Registration registration(fixed, moving, settings);
+      registration.SetFixedMask(fixedMask);
+      registration.SetMovingMask(movingMask);
+      registration.SetObserver([&](const itk::RegistrationIterationReport & r) {
+        auto shared = r;
+        shared.numberOfStages += synStage ? 1 : 0; // the SyN stage's share of the progress
+        observe(0, shared);
+      });
+      {
+        const cif::ScopedSmoothingFactory smoothingOnTheGPU(run.UseGPU());
+        registration.Update();
+      }
+      reports = registration.GetStageReports();
+      transform = registration.GetTransform();
+      linear = registration.GetLinearTransform();
     }
-    reports = registration.GetStageReports();
-    transform = registration.GetTransform();
-    linear = registration.GetLinearTransform();
+    if (synStage)
+    {
+      progress.ThrowIfAborted();
+      const unsigned int                 before = linearStage ? 1u : 0u;
+      typename Registration::StageReport report;
+      const auto                         started = std::chrono::steady_clock::now();
+      auto                               field = RunSyN<D>(fixed,
+                             moving,
+                             transform,
+                             synSettings,
+                             run.UseGPU(),
+                             report,
+                             [&](unsigned int level, unsigned int iteration, unsigned int levels, double value) {
+                               itk::RegistrationIterationReport r;
+                               r.stage = "SyN";
+                               r.stageIndex = before;
+                               r.numberOfStages = before + 1;
+                               r.level = level;
+                               r.numberOfLevels = levels;
+                               r.iteration = iteration;
+                               r.maximumIterations = std::max(1u, synSettings.iterations[level]);
+                               r.metricValue = value;
+                               observe(0, r);
+                             });
+      report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::cout << "SyN: metric " << report.finalMetricValue << " after " << report.seconds << " s ("
+                << report.executionPath << ")" << std::endl;
+      reports.push_back(report);
+      // forward: the field, then the linear stage; inverse: the linear stage's inverse,
+      // then the field's (a composite applies its last transform first)
+      inverse = itk::CompositeTransform<double, D>::New();
+      inverse->AddTransform(field->GetInverseTransform().GetPointer());
+      if (transform->GetNumberOfTransforms() > 0)
+      {
+        inverse->AddTransform(transform->GetInverseTransform().GetPointer());
+      }
+      transform->AddTransform(field);
+      transform->FlattenTransformQueue();
+      inverse->FlattenTransformQueue();
+    }
   }
   progress.ThrowIfAborted();
 
@@ -409,6 +603,11 @@ Register(const cif::ModuleArguments &                       arguments,
     progress.BeginStage(0.97, "Writing " + output);
     cif::WriteTransformFile(transform, pending.Add(output));
   }
+  if (const std::string output = arguments.String("inverseTransform"); !output.empty())
+  {
+    progress.BeginStage(0.975, "Writing " + output);
+    cif::WriteTransformFile(inverse, pending.Add(output));
+  }
   if (const std::string output = arguments.String("linearTransform"); !output.empty())
   {
     progress.BeginStage(0.98, "Writing " + output);
@@ -416,7 +615,7 @@ Register(const cif::ModuleArguments &                       arguments,
   }
   progress.ThrowIfAborted();
   pending.Commit();
-  for (const char * name : { "outputTransform", "linearTransform" })
+  for (const char * name : { "outputTransform", "inverseTransform", "linearTransform" })
   {
     if (!arguments.String(name).empty())
     {
@@ -452,6 +651,7 @@ void
 Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
 {
   const auto settings = SettingsOf(arguments, run.UseGPU()); // bad arguments first: status 2
+  const auto synSettings = SyNSettingsOf(arguments);
   // every key of the elastix files read, and refused, before any volume
   const auto         fileStages = cif::ReadElastixRegistrationStages(arguments.Strings("parameterFile"), run.UseGPU());
   const unsigned int dimension = CheckVolume(arguments.String("fixedVolume"), "fixed volume", 0);
@@ -466,10 +666,10 @@ Execute(const cif::ModuleArguments & arguments, cif::ModuleRun & run)
   switch (dimension)
   {
     case 2:
-      Register<2>(arguments, settings, fileStages, run);
+      Register<2>(arguments, settings, synSettings, fileStages, run);
       break;
     case 3:
-      Register<3>(arguments, settings, fileStages, run);
+      Register<3>(arguments, settings, synSettings, fileStages, run);
       break;
     default:
       throw std::runtime_error(std::to_string(dimension) + "-D volumes are not supported (2-D or 3-D)");
