@@ -102,6 +102,15 @@ Declare()
     "correlation as the metric), or a linear stage then a B-spline or SyN stage on top of it.",
     kStages[0],
     { kStages[0], kStages[1], kStages[2], kStages[3], kStages[4], kStages[5], kStages[6], kStages[7] });
+  registration.Enumeration("initialization",
+                           "Linear stage start",
+                           "Where the rigid or affine stage starts (its centre of rotation is the fixed volume's "
+                           "geometric centre either way): geometry, the translation between the volumes' geometric "
+                           "centres (ITK's CenteredTransformInitializer GeometryOn); moments, between their "
+                           "intensity centres of mass (MomentsOn, antsRegistration's --initial-moving-transform "
+                           "[f,m,1]); identity, no translation.",
+                           "geometry",
+                           { "geometry", "moments", "identity" });
   registration.Enumeration("metric",
                            "Metric",
                            "MattesMI: Mattes mutual information (any intensity relation, e.g. two modalities); "
@@ -258,6 +267,10 @@ SettingsOf(const cif::ModuleArguments & arguments, bool useGPU)
                   : stages.rfind("affine", 0) == 0 ? itk::LinearRegistrationStage::Affine
                                                    : itk::LinearRegistrationStage::None;
   s.bsplineStage = stages.find("bspline") != std::string::npos;
+  const std::string initialization = arguments.String("initialization");
+  s.linearInitialization = initialization == "moments"    ? itk::LinearStageInitialization::CentersOfMass
+                           : initialization == "identity" ? itk::LinearStageInitialization::Identity
+                                                          : itk::LinearStageInitialization::ImageCenters;
   const std::string metric = arguments.String("metric");
   s.metric = metric == "MeanSquares"   ? cif::RegistrationMetricKind::MeanSquares
              : metric == "Correlation" ? cif::RegistrationMetricKind::Correlation
