@@ -35,6 +35,7 @@
 #include "itkWindowConvergenceMonitoringFunction.h"
 
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -244,18 +245,21 @@ private:
       return false;
     }
     const auto * fixedInitial = this->GetFixedInitialTransform();
-    if (fixedInitial != nullptr && !CudaTransformChain<D>(fixedInitial).IsDeviceEvaluable())
+    if (fixedInitial != nullptr)
     {
-      reason =
-        std::string("the fixed initial transform (") + fixedInitial->GetNameOfClass() + ") is not one the module maps";
-      return false;
+      const CudaTransformChain<D> fixed(fixedInitial);
+      if (!fixed.IsDeviceEvaluable() || fixed.HostChain().count >= cif::kMaxTransformStages)
+      {
+        reason = std::string("the fixed initial transform (") + fixedInitial->GetNameOfClass() +
+                 ") is not one the module maps (affine family, B-spline, displacement field; up to three stages)";
+        return false;
+      }
     }
-    CudaTransformChain<D> moving(this->m_CompositeTransform.GetPointer());
-    if (!moving.IsDeviceEvaluable() || moving.HostChain().count >= cif::kMaxTransformStages ||
-        (fixedInitial != nullptr && CudaTransformChain<D>(fixedInitial).HostChain().count >= cif::kMaxTransformStages))
+    const CudaTransformChain<D> moving(this->m_CompositeTransform.GetPointer());
+    if (!moving.IsDeviceEvaluable() || moving.HostChain().count >= cif::kMaxTransformStages)
     {
-      reason = "the initial transforms are not ones the module maps (affine family, B-spline, displacement field; "
-               "up to three stages)";
+      reason = "the moving initial transforms are not ones the module maps (affine family, B-spline, displacement "
+               "field; up to three stages)";
       return false;
     }
     const auto * virtualDomain = this->GetCurrentLevelVirtualDomainImage().GetPointer();
@@ -355,26 +359,15 @@ private:
     const double * in = field;
     double *       targets[2] = { m_Scratch.data, out };
     // The passes alternate between the scratch field and out, ending in out.
-    int target = D % 2 == 0 ? 0 : 1;
+    int                      target = D % 2 == 0 ? 0 : 1;
+    const SmoothingKernels & kernels = this->KernelsFor(variance);
     for (unsigned int axis = 0; axis < D; ++axis)
     {
-      GaussianOperator<RealType, D> gaussian;
-      gaussian.SetDirection(axis);
-      gaussian.SetVariance(variance);
-      gaussian.SetMaximumError(0.001);
-      gaussian.SetMaximumKernelWidth(static_cast<unsigned int>(m_Grid.domain.size[axis]));
-      gaussian.CreateDirectional();
-      std::vector<double> coefficients(gaussian.Size());
-      for (unsigned int k = 0; k < gaussian.Size(); ++k)
-      {
-        coefficients[k] = gaussian[k];
-      }
-      m_Coefficients[axis].Upload(coefficients.data(), coefficients.size(), m_OnGPU);
       cif::SmoothFieldAxis<D> pass;
       pass.grid = m_Grid;
       pass.axis = static_cast<int>(axis);
-      pass.radius = static_cast<int>(gaussian.GetRadius()[axis]);
-      pass.coefficients = m_Coefficients[axis].data;
+      pass.radius = kernels.radius[axis];
+      pass.coefficients = kernels.coefficients[axis].data;
       pass.in = in;
       pass.out = targets[target];
       this->Run(pass);
@@ -393,6 +386,42 @@ private:
     blend.field = field;
     blend.smoothed = out;
     this->Run(blend);
+  }
+
+  /** ITK's directional GaussianOperator per axis for \a variance on the level's grid
+   * (maximum error 0.001, at most the field's width), computed and uploaded once per
+   * level and variance: SyN smooths with two variances, four times an iteration. */
+  struct SmoothingKernels
+  {
+    FieldStore coefficients[3];
+    int        radius[3] = { 0, 0, 0 };
+  };
+  const SmoothingKernels &
+  KernelsFor(RealType variance)
+  {
+    auto found = m_Kernels.find(variance);
+    if (found != m_Kernels.end())
+    {
+      return found->second;
+    }
+    SmoothingKernels & kernels = m_Kernels[variance];
+    for (unsigned int axis = 0; axis < D; ++axis)
+    {
+      GaussianOperator<RealType, D> gaussian;
+      gaussian.SetDirection(axis);
+      gaussian.SetVariance(variance);
+      gaussian.SetMaximumError(0.001);
+      gaussian.SetMaximumKernelWidth(static_cast<unsigned int>(m_Grid.domain.size[axis]));
+      gaussian.CreateDirectional();
+      std::vector<double> coefficients(gaussian.Size());
+      for (unsigned int k = 0; k < gaussian.Size(); ++k)
+      {
+        coefficients[k] = gaussian[k];
+      }
+      kernels.coefficients[axis].Upload(coefficients.data(), coefficients.size(), m_OnGPU);
+      kernels.radius[axis] = static_cast<int>(gaussian.GetRadius()[axis]);
+    }
+    return kernels;
   }
 
   void
@@ -551,9 +580,17 @@ private:
     // The images and the fields, once per level.
     const auto * fixedImage = this->m_FixedSmoothImages[0].GetPointer();
     const auto * movingImage = this->m_MovingSmoothImages[0].GetPointer();
-    m_FixedImage.Upload(fixedImage->GetBufferPointer(), fixedImage->GetBufferedRegion().GetNumberOfPixels(), m_OnGPU);
-    m_MovingImage.Upload(
-      movingImage->GetBufferPointer(), movingImage->GetBufferedRegion().GetNumberOfPixels(), m_OnGPU);
+    m_Kernels.clear(); // the grid changed
+    // The CPU path reads the images where ITK keeps them; the GPU path's copies go up.
+    const ValueType * fixedData = fixedImage->GetBufferPointer();
+    const ValueType * movingData = movingImage->GetBufferPointer();
+    if (m_OnGPU)
+    {
+      m_FixedImage.Upload(fixedData, fixedImage->GetBufferedRegion().GetNumberOfPixels(), true);
+      m_MovingImage.Upload(movingData, movingImage->GetBufferedRegion().GetNumberOfPixels(), true);
+      fixedData = m_FixedImage.data;
+      movingData = m_MovingImage.data;
+    }
     const auto upload = [&](FieldStore & store, const DisplacementFieldType * field) {
       store.Upload(reinterpret_cast<const double *>(field->GetBufferPointer()), components, m_OnGPU);
     };
@@ -582,8 +619,8 @@ private:
     m_BlockSums.Allocate(static_cast<std::size_t>(cif::NeighborhoodCorrelationBlocks(m_Grid.domain.count)) *
                            cif::kNeighborhoodSums,
                          m_OnGPU);
-    const cif::MetricImage<ValueType> fixedSampling = MetricImageOf(fixedImage, m_FixedImage.data);
-    const cif::MetricImage<ValueType> movingSampling = MetricImageOf(movingImage, m_MovingImage.data);
+    const cif::MetricImage<ValueType> fixedSampling = MetricImageOf(fixedImage, fixedData);
+    const cif::MetricImage<ValueType> movingSampling = MetricImageOf(movingImage, movingData);
     // The initial transforms, mapped after the inverse fields (ITK's composites apply
     // their last stage first).
     std::unique_ptr<CudaTransformChain<D>> fixedInitial;
@@ -666,7 +703,7 @@ private:
   FieldStore m_FixedToMiddle, m_FixedToMiddleInverse, m_MovingToMiddle, m_MovingToMiddleInverse, m_FixedUpdate,
     m_MovingUpdate, m_Total, m_NewField, m_NewInverse, m_Scratch, m_Composed, m_Forces, m_Gradient, m_ScaledNorm,
     m_BlockSums;
-  FieldStore m_Coefficients[3];
+  std::map<RealType, SmoothingKernels> m_Kernels; ///< per variance, for the level's grid
 };
 } // namespace itk
 
