@@ -446,6 +446,7 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
     reader.RequireNumber("BSplineTransformSplineOrder", 3, "the module's B-splines are cubic");
     reader.Require("UseCyclicTransform", "false", "no cyclic transform");
     reader.RequireNumber("PassiveEdgeWidth", 0, "every control point moves");
+    s.gridPlacement = itk::BSplineGridPlacement::ExactSpacing; // elastix's grid, not the image's domain
     if (file.Has("FinalGridSpacingInPhysicalUnits"))
     {
       s.gridSpacing = reader.UniformNumber("FinalGridSpacingInPhysicalUnits", 0);
@@ -485,7 +486,6 @@ ReadElastixRegistrationStage(const ElastixParameterFile & file)
         }
         doubling = doubling && values[i] == static_cast<double>(1u << (s.levels - 1 - i / stride));
       }
-      // elastix's default schedule keeps the module's mesh rule (ElasticRegistrationSettings)
       for (std::size_t l = 0; !doubling && l < s.levels; ++l)
       {
         s.gridSpacingSchedule.push_back(values[l * stride]);

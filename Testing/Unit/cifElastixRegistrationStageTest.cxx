@@ -349,6 +349,7 @@ TEST(ElastixRegistrationStage, ResolvesWhatDependsOnTheImages)
                           kStochastic);
   cif::ResolveForImages(physical, { 1.0, 2.0, 3.0 }); // any voxels: the spacing is physical
   EXPECT_DOUBLE_EQ(physical.settings.gridSpacing, 7.5);
+  EXPECT_EQ(physical.settings.gridPlacement, itk::BSplineGridPlacement::ExactSpacing); // elastix's grid
   EXPECT_EQ(physical.settings.shrinkFactors.size(), 3u);
 }
 } // namespace

@@ -1169,6 +1169,79 @@ TEST(ElasticRegistrationCPU, FollowsAGridSpacingSchedule)
   }
 }
 
+/** elastix's grid (BSplineGridPlacement::ExactSpacing) on a random oblique image: at
+ * every level the node count, spacing and first node of elastix's GridScheduleComputer
+ * (ceil(extent / spacing) + 3 nodes, the grid centred on the voxel centres), and the
+ * registration's result on the last level's grid. */
+TEST(ElasticRegistrationCPU, PlacesTheGridAsElastixDoes)
+{
+  std::mt19937                           rng(FreshSeed());
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const WarpedPair                       pair = MakeWarpedPair(20, 3, 1.0, rng);
+  auto                                   image = ImageType::New();
+  ImageType::SizeType                    size;
+  ImageType::SpacingType                 spacing;
+  ImageType::PointType                   origin;
+  for (unsigned int d = 0; d < Dimension; ++d)
+  {
+    size[d] = 9 + static_cast<unsigned int>(uniform(rng) * 30);
+    spacing[d] = 0.5 + 1.5 * uniform(rng);
+    origin[d] = 100.0 * (uniform(rng) - 0.5);
+  }
+  image->SetRegions(size);
+  image->SetSpacing(spacing);
+  image->SetOrigin(origin);
+  itk::Euler3DTransform<double>::Pointer rotation = itk::Euler3DTransform<double>::New();
+  rotation->SetRotation(uniform(rng) - 0.5, uniform(rng) - 0.5, uniform(rng) - 0.5);
+  image->SetDirection(rotation->GetMatrix());
+  itk::ElasticRegistrationSettings settings;
+  settings.linearStage = itk::LinearRegistrationStage::None;
+  settings.levels = 3;
+  settings.iterations = { 3 };
+  settings.gridSpacing = 3.0 + 6.0 * uniform(rng);
+  settings.gridPlacement = itk::BSplineGridPlacement::ExactSpacing;
+  settings.useGPU = false;
+  using Registration = itk::ElasticRegistration<ImageType>;
+  for (const auto & schedule : { std::vector<double>{}, std::vector<double>{ 3.0, 1.5, 1.0 } })
+  {
+    settings.gridSpacingSchedule = schedule;
+    for (unsigned int level = 0; level < settings.levels; ++level)
+    {
+      SCOPED_TRACE("level " + std::to_string(level) + ", schedule of " + std::to_string(schedule.size()));
+      const auto   fixed = Registration::BSplineGrid(image, settings, level);
+      const double gridSpacing = settings.gridSpacing * (schedule.empty() ? std::pow(2.0, 2 - level) : schedule[level]);
+      itk::Vector<double, Dimension> shift; // elastix's grid origin, relative to the image's, along its axes
+      for (unsigned int d = 0; d < Dimension; ++d)
+      {
+        const double nodes = std::ceil(size[d] * spacing[d] / gridSpacing) + 3;
+        EXPECT_EQ(fixed[d], nodes) << "axis " << d;
+        EXPECT_NEAR(fixed[2 * Dimension + d], gridSpacing, 1e-12 * gridSpacing) << "axis " << d;
+        shift[d] = -((nodes - 1) * gridSpacing - (size[d] - 1) * spacing[d]) / 2.0;
+      }
+      const ImageType::PointType first = origin + image->GetDirection() * shift;
+      for (unsigned int d = 0; d < Dimension; ++d)
+      {
+        EXPECT_NEAR(fixed[Dimension + d], first[d], 1e-9) << "axis " << d;
+        for (unsigned int e = 0; e < Dimension; ++e)
+        {
+          EXPECT_NEAR(fixed[3 * Dimension + d * Dimension + e], image->GetDirection()[d][e], 1e-12);
+        }
+      }
+    }
+  }
+  settings.gridSpacingSchedule.clear();
+  settings.gridSpacing = 4.0 * pair.fixed->GetSpacing()[0];
+  Registration registration(pair.fixed, pair.moving, settings);
+  registration.Update();
+  const auto last = Registration::BSplineGrid(pair.fixed, settings, 2);
+  const auto got = registration.GetBSplineTransform()->GetFixedParameters();
+  ASSERT_EQ(got.size(), last.size());
+  for (unsigned int k = 0; k < got.size(); ++k)
+  {
+    EXPECT_NEAR(got[k], last[k], 1e-9) << "fixed parameter " << k;
+  }
+}
+
 /** ITK's own metrics cannot draw new points at every iteration: a clear error. */
 TEST(ElasticRegistrationCPU, NewPointsEveryIterationNeedTheModulesMetric)
 {

@@ -275,6 +275,46 @@ public:
     return mesh;
   }
 
+  /** The B-spline grid at \a level (0: the coarsest) for \a settings on \a image, as the
+   * transform's fixed parameters (mesh from BSplineMesh, or elastix's grid: see
+   * BSplineGridPlacement). */
+  static typename BSplineTransformType::FixedParametersType
+  BSplineGrid(const TImage * image, const ElasticRegistrationSettings & settings, unsigned int level)
+  {
+    auto transform = BSplineTransformType::New();
+    if (settings.gridPlacement == BSplineGridPlacement::ImageDomain)
+    {
+      auto initializer = BSplineTransformInitializer<BSplineTransformType, TImage>::New();
+      initializer->SetTransform(transform);
+      initializer->SetImage(image);
+      initializer->SetTransformDomainMeshSize(BSplineMesh(image, settings, level));
+      initializer->InitializeTransform();
+      return transform->GetFixedParameters();
+    }
+    const double                                          factor = settings.gridSpacingSchedule.empty()
+                                                                     ? static_cast<double>(1u << (settings.levels - 1 - level))
+                                                                     : settings.gridSpacingSchedule[level];
+    const double                                          gridSpacing = settings.gridSpacing * factor;
+    typename BSplineTransformType::MeshSizeType           mesh;
+    typename BSplineTransformType::PhysicalDimensionsType dimensions;
+    typename TImage::PointType::VectorType shift; // from the first voxel's centre, along the image's axes
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      const auto   size = image->GetLargestPossibleRegion().GetSize()[a];
+      const double spacing = image->GetSpacing()[a];
+      mesh[a] = std::max(1u, static_cast<unsigned int>(std::ceil(size * spacing / gridSpacing - 1e-9)));
+      dimensions[a] = mesh[a] * gridSpacing;
+      shift[a] = -(dimensions[a] - (size - 1.0) * spacing) / 2.0;
+    }
+    typename TImage::PointType first;
+    image->TransformIndexToPhysicalPoint(image->GetLargestPossibleRegion().GetIndex(), first);
+    transform->SetTransformDomainOrigin(first + image->GetDirection() * shift);
+    transform->SetTransformDomainDirection(image->GetDirection());
+    transform->SetTransformDomainPhysicalDimensions(dimensions);
+    transform->SetTransformDomainMeshSize(mesh);
+    return transform->GetFixedParameters();
+  }
+
 private:
   /** Throws \a reason as an ExceptionObject whose description is the reason alone. */
   [[noreturn]] static void
@@ -553,21 +593,13 @@ private:
   {
     using Registration = SharedDomainImageRegistrationMethodv4<TImage, TImage, BSplineTransformType>;
     auto transform = BSplineTransformType::New();
-    {
-      auto initializer = BSplineTransformInitializer<BSplineTransformType, TImage>::New();
-      initializer->SetTransform(transform);
-      initializer->SetImage(m_Fixed);
-      initializer->SetTransformDomainMeshSize(BSplineMesh(m_Fixed, m_Settings, 0));
-      initializer->InitializeTransform();
-    }
+    transform->SetFixedParameters(BSplineGrid(m_Fixed, m_Settings, 0));
+    transform->SetIdentity();
     typename Registration::TransformParametersAdaptorsContainerType adaptors;
     for (unsigned int level = 0; level < m_Settings.levels; ++level)
     {
       auto adaptor = BSplineTransformParametersAdaptor<BSplineTransformType>::New();
-      adaptor->SetRequiredTransformDomainOrigin(transform->GetTransformDomainOrigin());
-      adaptor->SetRequiredTransformDomainDirection(transform->GetTransformDomainDirection());
-      adaptor->SetRequiredTransformDomainPhysicalDimensions(transform->GetTransformDomainPhysicalDimensions());
-      adaptor->SetRequiredTransformDomainMeshSize(BSplineMesh(m_Fixed, m_Settings, level));
+      adaptor->SetRequiredFixedParameters(BSplineGrid(m_Fixed, m_Settings, level));
       adaptors.push_back(adaptor);
     }
     auto registration = Registration::New();

@@ -73,6 +73,19 @@ enum class StochasticOptimizer
   DecayingGain
 };
 
+/** Where the B-spline stage's control points lie. */
+enum class BSplineGridPlacement
+{
+  /** ITK's: the mesh spans the fixed image's domain (BSplineTransformInitializer) and
+   * its cells are rounded down (see ElasticRegistrationSettings), so the spacing is
+   * gridSpacing or more. */
+  ImageDomain,
+  /** elastix's (its GridScheduleComputer): at level l the spacing is exactly gridSpacing
+   * times the schedule's factor, ceil(extent / spacing) cells per axis, the grid
+   * centred on the fixed image's voxel centres and wider than the image. */
+  ExactSpacing
+};
+
 /** \class ElasticRegistrationSettings
  * \brief How ElasticRegistration runs: its stages, metric, levels, iterations, grid
  * and points.
@@ -107,6 +120,7 @@ struct ElasticRegistrationSettings
    * gridSpacing, non-increasing (elastix's GridSpacingSchedule). Empty: 2^(L-1-l), the
    * grid halving its spacing per level (see BSplineMesh). */
   std::vector<double>  gridSpacingSchedule;
+  BSplineGridPlacement gridPlacement = BSplineGridPlacement::ImageDomain;
   RegistrationSampling sampling = RegistrationSampling::Dense;
   /** Random, Regular: the fraction of the level's voxels evaluated, (0, 1]. */
   double samplingPercentage = 1.0;
