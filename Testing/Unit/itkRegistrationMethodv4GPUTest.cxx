@@ -893,18 +893,24 @@ TEST(RegistrationMethodv4GPU, ZeroFixedMaskAsITK)
  * the limits, the metric's path) and every iteration to its observer. With new
  * random points at every iteration (elastix's schedule: 2000 points, a stochastic
  * gradient descent that runs every iteration, 100 per level) the same; with elastix's
- * adaptive descent (\a optimizer) the error only shrinks (at 100 iterations a level it
- * recovers the warp less well than the decaying gain: 0.13-0.94 voxel over 16 seeds,
- * up to 0.86 of the identity's error) and each level reports its estimate: a gain, the
- * step bound of the images' spacing, a noise term from the dense twin. */
+ * adaptive descent (\a optimizer, 300 iterations a level: at 100 its B-spline stage
+ * had not settled and could end further from the warp than the identity) the error
+ * falls below 2/3 of the identity's (0.05-0.49 voxel, at most 0.48 of it, over 25
+ * seeds) and each level reports its estimate: a gain, the step bound of the images'
+ * spacing, a noise term from the dense twin. */
 void
 ExpectElasticRegistrationRecovers(bool                      useGPU,
                                   itk::RegistrationSampling sampling = itk::RegistrationSampling::Dense,
                                   itk::StochasticOptimizer  optimizer = itk::StochasticOptimizer::DecayingGain)
 {
-  const bool          stochastic = sampling == itk::RegistrationSampling::RandomEveryIteration;
-  const bool          adaptive = stochastic && optimizer == itk::StochasticOptimizer::AdaptiveStochasticGradientDescent;
-  const unsigned int  limits[2] = { stochastic ? 100u : 30u, stochastic ? 100u : 20u };
+  const bool         stochastic = sampling == itk::RegistrationSampling::RandomEveryIteration;
+  const bool         adaptive = stochastic && optimizer == itk::StochasticOptimizer::AdaptiveStochasticGradientDescent;
+  const unsigned int limits[2] = { adaptive     ? 300u
+                                   : stochastic ? 100u
+                                                : 30u,
+                                   adaptive     ? 300u
+                                   : stochastic ? 100u
+                                                : 20u };
   const std::uint32_t seed = FreshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937           rng(seed);
@@ -1013,7 +1019,7 @@ ExpectElasticRegistrationRecovers(bool                      useGPU,
   before /= count;
   std::cout << "[ measure  ] itk::ElasticRegistration (" << stages.back().executionPath << "): mean error " << error
             << " voxel (identity: " << before << "), " << reported << " iterations" << std::endl;
-  EXPECT_LT(error, adaptive ? before : 1.0 / 3.0);
+  EXPECT_LT(error, adaptive ? 2.0 / 3.0 * before : 1.0 / 3.0);
 }
 
 TEST(ElasticRegistrationCPU, RecoversKnownDeformation) { ExpectElasticRegistrationRecovers(false); }
