@@ -333,9 +333,15 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeBSplineJaco
     }
     return o;
   };
-  const SizeValueType                           n = points->GetNumberOfPoints();
-  typename BSplineType::WeightsType             weights(bspline->GetNumberOfWeights());
-  typename BSplineType::ParameterIndexArrayType indices(bspline->GetNumberOfWeights());
+  const SizeValueType n = points->GetNumberOfPoints();
+  // (SplineOrder + 1)^D support points: GetNumberOfWeights() is gone with ITK_LEGACY_REMOVE
+  SizeValueType supportSize = 1;
+  for (unsigned int d = 0; d < D; ++d)
+  {
+    supportSize *= BSplineType::SplineOrder + 1;
+  }
+  typename BSplineType::WeightsType             weights(supportSize);
+  typename BSplineType::ParameterIndexArrayType indices(supportSize);
   std::vector<std::array<long, D>>              supportCoordinates(weights.Size());
   const auto                                    support = [&](SizeValueType j) {
     const auto &                         x = points->GetPoint(j);

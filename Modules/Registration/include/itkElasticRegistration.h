@@ -476,8 +476,8 @@ private:
     else if (s.sampling != RegistrationSampling::Dense)
     {
       registration->SetMetricSamplingStrategy(s.sampling == RegistrationSampling::Random
-                                                ? TRegistration::MetricSamplingStrategyType::RANDOM
-                                                : TRegistration::MetricSamplingStrategyType::REGULAR);
+                                                ? TRegistration::MetricSamplingStrategyEnum::RANDOM
+                                                : TRegistration::MetricSamplingStrategyEnum::REGULAR);
       registration->SetMetricSamplingPercentage(s.samplingPercentage);
       registration->MetricSamplingReinitializeSeed(static_cast<int>(s.samplingSeed));
     }
