@@ -335,12 +335,8 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeBSplineJaco
   };
   const SizeValueType n = points->GetNumberOfPoints();
   // (SplineOrder + 1)^D support points: GetNumberOfWeights() is gone with ITK_LEGACY_REMOVE
-  SizeValueType supportSize = 1;
-  for (unsigned int d = 0; d < D; ++d)
-  {
-    supportSize *= BSplineType::SplineOrder + 1;
-  }
-  typename BSplineType::WeightsType             weights(supportSize);
+  const auto                        supportSize = Math::UnsignedPower<SizeValueType>(BSplineType::SplineOrder + 1, D);
+  typename BSplineType::WeightsType weights(supportSize);
   typename BSplineType::ParameterIndexArrayType indices(supportSize);
   std::vector<std::array<long, D>>              supportCoordinates(weights.Size());
   const auto                                    support = [&](SizeValueType j) {
