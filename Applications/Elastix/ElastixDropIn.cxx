@@ -45,6 +45,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,7 +77,8 @@ constexpr const char * kUsage =
   "  -t0         a transform applied before the first stage (elastix's or ITK's file)\n"
   "  -threads    the host threads ITK may use; -priority is accepted (elastix's process priority)\n";
 
-Arguments
+/** The arguments, or none where --help or --version was answered. */
+std::optional<Arguments>
 Parse(int argc, char * argv[])
 {
   Arguments arguments;
@@ -86,12 +88,12 @@ Parse(int argc, char * argv[])
     if (key == "--help" || key == "-help" || key == "-h")
     {
       std::cout << kUsage;
-      std::exit(0);
+      return std::nullopt;
     }
     if (key == "--version" || key == "-version")
     {
       std::cout << "elastix version: 5.0.1 (the CudaImageFilters GPU drop-in)\n";
-      std::exit(0);
+      return std::nullopt;
     }
     static const char * known[] = { "-f", "-m", "-p", "-out", "-fMask", "-mMask", "-t0", "-threads", "-priority" };
     if (std::find(std::begin(known), std::end(known), key) == std::end(known))
@@ -345,7 +347,14 @@ main(int argc, char * argv[])
   Log  log;
   try
   {
-    const Arguments   arguments = Parse(argc, argv);
+    // main returns (never std::exit) so that the GPU probe's thread is joined before
+    // the runtime's static objects go: an exit beside it crashed one run in five.
+    const auto parsed = Parse(argc, argv);
+    if (!parsed)
+    {
+      return 0;
+    }
+    const Arguments & arguments = *parsed;
     const std::string out = arguments.Get("-out");
     if (!itksys::SystemTools::FileIsDirectory(out))
     {
