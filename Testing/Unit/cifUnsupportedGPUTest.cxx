@@ -64,7 +64,11 @@ TEST(GPUArchitectures, ListAndArchitectureWords)
 
 TEST(GPUArchitectures, SimulatedArchitectureHookTakesOnlyArchitectures)
 {
-  int major = 0, minor = 0;
+  // The hook is process-wide: under --gtest_repeat the test below left sm_61 set.
+  int        major = 0, minor = 0;
+  const bool wasSet = cif::GetSimulatedUnsupportedGPU(major, minor);
+  const auto previous = "sm_" + std::to_string(major) + std::to_string(minor);
+  ASSERT_TRUE(cif::SimulateUnsupportedGPU(""));
   EXPECT_FALSE(cif::SimulateUnsupportedGPU("sm_x1"));
   EXPECT_FALSE(cif::GetSimulatedUnsupportedGPU(major, minor));
   ASSERT_TRUE(cif::SimulateUnsupportedGPU("sm_75"));
@@ -73,6 +77,10 @@ TEST(GPUArchitectures, SimulatedArchitectureHookTakesOnlyArchitectures)
   EXPECT_EQ(minor, 5);
   ASSERT_TRUE(cif::SimulateUnsupportedGPU(""));
   EXPECT_FALSE(cif::GetSimulatedUnsupportedGPU(major, minor));
+  if (wasSet)
+  {
+    ASSERT_TRUE(cif::SimulateUnsupportedGPU(previous));
+  }
 }
 
 TEST(UnsupportedGPU, FoundOnceBeforeAnyWorkThenTheCPUPathGivesITKsAnswer)
