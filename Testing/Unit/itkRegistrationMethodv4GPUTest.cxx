@@ -894,14 +894,14 @@ TEST(RegistrationMethodv4GPU, ZeroFixedMaskAsITK)
  * random points at every iteration (elastix's schedule: 2000 points, a stochastic
  * gradient descent that runs every iteration, 100 per level) the same; with elastix's
  * adaptive descent (\a optimizer, 300 iterations a level: at 100 its B-spline stage
- * had not settled and could end further from the warp than the identity) the error
- * falls below 2/3 of the identity's (0.05-0.49 voxel, at most 0.48 of it, over 25
- * seeds) and each level reports its estimate: a gain, the step bound of the images'
- * spacing, a noise term from the dense twin. */
+ * had not settled) each level reports its estimate (a gain, the step bound of the
+ * images' spacing, a noise term from the dense twin) and the caller judges the error,
+ * given in \a errors as (error, the identity's error). */
 void
-ExpectElasticRegistrationRecovers(bool                      useGPU,
-                                  itk::RegistrationSampling sampling = itk::RegistrationSampling::Dense,
-                                  itk::StochasticOptimizer  optimizer = itk::StochasticOptimizer::DecayingGain)
+ExpectElasticRegistrationRecovers(bool                        useGPU,
+                                  itk::RegistrationSampling   sampling = itk::RegistrationSampling::Dense,
+                                  itk::StochasticOptimizer    optimizer = itk::StochasticOptimizer::DecayingGain,
+                                  std::pair<double, double> * errors = nullptr)
 {
   const bool          stochastic = sampling == itk::RegistrationSampling::RandomEveryIteration;
   const bool          adaptive = stochastic && optimizer == itk::StochasticOptimizer::AdaptiveStochasticGradientDescent;
@@ -1015,7 +1015,14 @@ ExpectElasticRegistrationRecovers(bool                      useGPU,
   before /= count;
   std::cout << "[ measure  ] itk::ElasticRegistration (" << stages.back().executionPath << "): mean error " << error
             << " voxel (identity: " << before << "), " << reported << " iterations" << std::endl;
-  EXPECT_LT(error, adaptive ? 2.0 / 3.0 * before : 1.0 / 3.0);
+  if (errors != nullptr)
+  {
+    *errors = { error, before };
+  }
+  if (!adaptive)
+  {
+    EXPECT_LT(error, 1.0 / 3.0);
+  }
 }
 
 TEST(ElasticRegistrationCPU, RecoversKnownDeformation) { ExpectElasticRegistrationRecovers(false); }
@@ -1027,10 +1034,28 @@ TEST(ElasticRegistrationGPU, RecoversKnownDeformation)
 CIF_TEST_ON_CPU_AND_GPU(ElasticRegistration, RecoversItWithNewPointsEveryIteration, [](bool useGPU) {
   ExpectElasticRegistrationRecovers(useGPU, itk::RegistrationSampling::RandomEveryIteration);
 })
+/** elastix's adaptive descent on three fresh pairs: each ends nearer the warp than the
+ * identity, the median below half the identity's error. Not every pair below half:
+ * on about one pair in fifty (seed 2332406642: 0.996 voxel against the identity's
+ * 1.035) the first steps of the finer level diverge (its mean squares 0.6 -> 278) and
+ * the stage does not recover; elastix 5.0.1 on that pair with the same schedule
+ * diverges there too (2.8 -> 111). Over 53 seeds the others ended at 0.05-0.36 of the
+ * identity's error. */
 CIF_TEST_ON_CPU_AND_GPU(ElasticRegistration, RunsTheAdaptiveDescentWithElastixsEstimates, [](bool useGPU) {
-  ExpectElasticRegistrationRecovers(useGPU,
-                                    itk::RegistrationSampling::RandomEveryIteration,
-                                    itk::StochasticOptimizer::AdaptiveStochasticGradientDescent);
+  std::vector<double> ratios;
+  for (unsigned int pair = 0; pair < 3; ++pair)
+  {
+    std::pair<double, double> errors{ 0.0, 0.0 };
+    ExpectElasticRegistrationRecovers(useGPU,
+                                      itk::RegistrationSampling::RandomEveryIteration,
+                                      itk::StochasticOptimizer::AdaptiveStochasticGradientDescent,
+                                      &errors);
+    ASSERT_GT(errors.second, 0.0) << "pair " << pair << ": the registration stopped early";
+    EXPECT_LT(errors.first, errors.second) << "pair " << pair;
+    ratios.push_back(errors.first / errors.second);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  EXPECT_LT(ratios[1], 0.5) << "the median pair's error, of the identity's";
 })
 
 /** A similarity stage (rotation, translation, one scale): a moving image that is the
