@@ -231,10 +231,15 @@ Run(const Arguments &                          arguments,
 {
   using Chain = itk::CompositeTransform<double, D>;
   const auto start = std::chrono::steady_clock::now();
+  // The moving image and the masks are read while the fixed image is (each file is
+  // decompressed by one thread); ImageIO's factories were set up by the header reads.
+  auto       readingMoving = std::async(std::launch::async, [&arguments] { return ReadImage<D>(arguments.Get("-m")); });
+  auto       readingMasks = std::async(std::launch::async, [&arguments] {
+    return std::make_pair(ReadMask<D>(arguments.Get("-fMask")), ReadMask<D>(arguments.Get("-mMask")));
+  });
   const auto fixed = ReadImage<D>(arguments.Get("-f"));
-  const auto moving = ReadImage<D>(arguments.Get("-m"));
-  const auto fixedMask = ReadMask<D>(arguments.Get("-fMask"));
-  const auto movingMask = ReadMask<D>(arguments.Get("-mMask"));
+  const auto moving = readingMoving.get();
+  const auto [fixedMask, movingMask] = readingMasks.get();
   log << "Reading the images took " << SecondsSince(start) << " s.\n";
   gpuReady.wait();
   typename itk::Transform<double, D, D>::ConstPointer initial;

@@ -43,7 +43,7 @@ if command -v elastix > /dev/null && ! elastix --version | grep -q drop-in; then
 fi
 run "drop-in (${gpu:-CPU path})" "$dropin" "$work/dropin"
 if [[ -n "${SHOW_LOG:-}" ]]; then
-  grep -E "Estimated in|Metric timing|Time spent in resolution|Stage [0-9] took" "$work/dropin/elastix.log" || true
+  grep -E "Reading the images|Estimated in|Metric timing|Time spent in resolution|Stage [0-9] took|Time spent on saving|Total time" "$work/dropin/elastix.log" || true
 fi
 cli="$bin/../cli-modules/ElasticRegistrationCLI"
 if [[ -x "$cli" ]]; then

@@ -503,29 +503,42 @@ TEST(AdaptiveStochasticGradientDescentOptimizerv4, DrawsAgainWhenTooFewPointsAre
 }
 
 /** The estimate of a B-spline stage with an affine stage after it (ITK's layout) or
- * before it (elastix's), each once from the weights' covariance (C = G (x) S) and once
- * from the dense Jacobian's columns: the same Jacobian terms, the same estimate. */
-TEST(AdaptiveStochasticGradientDescentParameterEstimator, BSplineTermsFromTheWeightsAsFromTheJacobian)
+ * before it (elastix's), each once from the weights' covariance (C = G (x) S, summed
+ * in parallel) and once from the dense Jacobian's columns: the same Jacobian terms,
+ * the same estimate, in 2-D and 3-D. */
+template <unsigned int D>
+void
+CheckBSplineTermsFromTheWeights(std::uint32_t seed)
 {
-  const std::uint32_t seed = FreshSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
+  SCOPED_TRACE(std::to_string(D) + "-D, seed " + std::to_string(seed));
+  using Image = itk::Image<float, D>;
   std::mt19937                           rng(seed);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  const auto fixed = MakeImage<ImageType>({ { 40, 36 } }, { { 0, 0 } }, Content::Smooth, seed);
-  const auto moving =
-    ShiftedCopy(fixed.GetPointer(), itk::Vector<double, 2>(std::vector<double>{ 0.4, -0.3 }.data()), false);
-  using BSplineType = itk::BSplineTransform<double, 2, 3>;
-  using MetricType = itk::MeanSquaresImageToImageMetricv4<ImageType, ImageType>;
+  typename Image::SizeType               size;
+  typename Image::IndexType              start;
+  start.Fill(0);
+  itk::Vector<double, D> shift;
+  for (unsigned int a = 0; a < D; ++a)
+  {
+    size[a] = D == 2 ? 40 - 4 * a : 18 - 2 * a;
+    shift[a] = 0.4 * unit(rng);
+  }
+  const auto fixed = MakeImage<Image>(size, start, Content::Smooth, seed);
+  const auto moving = ShiftedCopy(fixed.GetPointer(), shift, false);
+  using BSplineType = itk::BSplineTransform<double, D, 3>;
+  using MetricType = itk::MeanSquaresImageToImageMetricv4<Image, Image>;
   for (const bool affineFirst : { false, true })
   {
     SCOPED_TRACE(affineFirst ? "affine, then B-spline" : "B-spline, then affine");
     auto bspline = BSplineType::New();
-    auto initializer = itk::BSplineTransformInitializer<BSplineType, ImageType>::New();
+    auto initializer = itk::BSplineTransformInitializer<BSplineType, Image>::New();
     initializer->SetTransform(bspline);
     initializer->SetImage(fixed);
-    BSplineType::MeshSizeType mesh;
-    mesh[0] = 5;
-    mesh[1] = 4;
+    typename BSplineType::MeshSizeType mesh;
+    for (unsigned int a = 0; a < D; ++a)
+    {
+      mesh[a] = (D == 2 ? 5 : 4) - a % 2; // rows of the parallel sum in several colours
+    }
     initializer->SetTransformDomainMeshSize(mesh);
     initializer->InitializeTransform();
     auto coefficients = bspline->GetParameters();
@@ -534,17 +547,19 @@ TEST(AdaptiveStochasticGradientDescentParameterEstimator, BSplineTermsFromTheWei
       c = 0.3 * unit(rng);
     }
     bspline->SetParameters(coefficients);
-    auto affine = itk::AffineTransform<double, 2>::New();
+    auto affine = itk::AffineTransform<double, D>::New();
     auto a = affine->GetParameters();
-    for (unsigned int k = 0; k < 4; ++k)
+    for (unsigned int k = 0; k < D * D; ++k)
     {
       a[k] += 0.1 * unit(rng);
     }
-    a[4] = unit(rng);
-    a[5] = unit(rng);
+    for (unsigned int k = D * D; k < D * D + D; ++k)
+    {
+      a[k] = unit(rng);
+    }
     affine->SetParameters(a);
-    auto chain = itk::CompositeTransform<double, 2>::New(); // the last added is applied first
-    using Stage = itk::Transform<double, 2, 2>;
+    auto chain = itk::CompositeTransform<double, D>::New(); // the last added is applied first
+    using Stage = itk::Transform<double, D, D>;
     Stage * const b = bspline.GetPointer();
     Stage * const f = affine.GetPointer();
     chain->AddTransform(affineFirst ? b : f);
@@ -577,5 +592,12 @@ TEST(AdaptiveStochasticGradientDescentParameterEstimator, BSplineTermsFromTheWei
     EXPECT_EQ(fast.NumberOfGradientMeasurements, dense.NumberOfGradientMeasurements);
     EXPECT_NEAR(fast.Param_a, dense.Param_a, 1e-8 * std::abs(dense.Param_a));
   }
+}
+
+TEST(AdaptiveStochasticGradientDescentParameterEstimator, BSplineTermsFromTheWeightsAsFromTheJacobian)
+{
+  const std::uint32_t seed = FreshSeed();
+  CheckBSplineTermsFromTheWeights<2>(seed);
+  CheckBSplineTermsFromTheWeights<3>(seed);
 }
 } // namespace

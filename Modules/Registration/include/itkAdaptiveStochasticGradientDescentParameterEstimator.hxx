@@ -21,11 +21,14 @@
 #include "itkAdaptiveStochasticGradientDescentParameterEstimator.h"
 #include "itkMath.h"
 #include "itkMetricMovingTransformSplit.h"
+#include "itkMultiThreaderBase.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <unordered_map>
 #include <vector>
 
@@ -184,7 +187,7 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeJacobianTer
   // trace(A J^T) + 2 sqrt(2) ||A J^T||_F with A = J and A = J C (rows x m, row-major).
   const double root8 = 2.0 * std::sqrt(2.0);
   const auto   displacementBound = [&rows, &scaled, root8](const std::vector<double> & a, std::size_t m) {
-    double trace = 0.0;
+    double diagonal = 0.0;
     double squares = 0.0;
     for (unsigned int r = 0; r < rows; ++r)
     {
@@ -195,11 +198,11 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeJacobianTer
         {
           sum += a[r * m + k] * scaled[s * m + k];
         }
-        trace += r == s ? sum : 0.0;
+        diagonal += r == s ? sum : 0.0;
         squares += sum * sum;
       }
     }
-    return trace + root8 * std::sqrt(squares);
+    return diagonal + root8 * std::sqrt(squares);
   };
   std::vector<double> block, jc;
   double              maxJJ = 0.0;
@@ -309,144 +312,256 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeBSplineJaco
     return trace + root8 * std::sqrt(squares);
   };
 
-  // S over pairs of control points at most 3 apart per axis: S[a][offset], dense.
-  const auto   gridSize = bspline->GetCoefficientImages()[0]->GetLargestPossibleRegion().GetSize();
-  const auto   controlPoints = static_cast<SizeValueType>(parameters / D);
-  unsigned int offsets = 1;
-  for (unsigned int a = 0; a < D; ++a)
+  // S over pairs of control points at most SplineOrder apart per axis, dense: S[a][o],
+  // o = sum_a (b_a - a_a + SplineOrder) span^a for the pair (a, b).
+  constexpr unsigned int order = BSplineType::SplineOrder;
+  constexpr unsigned int reach = order + 1;    // control points per axis in a support
+  constexpr unsigned int span = 2 * order + 1; // offsets per axis between two of them
+  const auto             gridSize = bspline->GetCoefficientImages()[0]->GetLargestPossibleRegion().GetSize();
+  const auto             controlPoints = static_cast<SizeValueType>(parameters / D);
+  const auto             offsets = Math::UnsignedPower<unsigned int>(span, D);
+  // (SplineOrder + 1)^D support points: GetNumberOfWeights() is gone with ITK_LEGACY_REMOVE
+  const auto supportSize = Math::UnsignedPower<unsigned int>(reach, D);
+  // The offset between two support points from their places in the support (place =
+  // sum_a local_a reach^a): one table for every point.
+  std::vector<unsigned int> pairOffset(static_cast<std::size_t>(supportSize) * supportSize);
+  for (unsigned int k = 0; k < supportSize; ++k)
   {
-    offsets *= 7;
+    for (unsigned int l = 0; l < supportSize; ++l)
+    {
+      unsigned int o = 0;
+      for (unsigned int a = D; a-- > 0;)
+      {
+        const unsigned int stride = Math::UnsignedPower<unsigned int>(reach, a);
+        o = o * span + (l / stride % reach) + order - (k / stride % reach);
+      }
+      pairOffset[static_cast<std::size_t>(k) * supportSize + l] = o;
+    }
+  }
+
+  // Every point's support once (in parallel; a point outside the grid has none): its
+  // weights, control points, their places, and the first control point's coordinates.
+  const SizeValueType              n = points->GetNumberOfPoints();
+  std::vector<double>              pointWeights(static_cast<std::size_t>(n) * supportSize);
+  std::vector<SizeValueType>       pointRows(static_cast<std::size_t>(n) * supportSize);
+  std::vector<unsigned int>        pointPlaces(static_cast<std::size_t>(n) * supportSize);
+  std::vector<std::array<long, D>> pointFirst(n);
+  std::vector<char>                pointInside(n, 0);
+  constexpr SizeValueType          chunk = 256; // points per task: fixed, so the sums' order is
+  const SizeValueType              chunks = (n + chunk - 1) / chunk;
+  std::vector<double>              chunkMax(chunks, 0.0);
+  auto                             threader = MultiThreaderBase::New();
+  threader->ParallelizeArray(
+    0,
+    chunks,
+    [&](SizeValueType c) {
+      typename BSplineType::WeightsType             weights(supportSize);
+      typename BSplineType::ParameterIndexArrayType indices(supportSize);
+      std::vector<std::array<long, D>>              coordinates(supportSize);
+      for (SizeValueType j = c * chunk; j < std::min(n, (c + 1) * chunk); ++j)
+      {
+        const auto &                         x = points->GetPoint(j);
+        typename BSplineType::InputPointType y;
+        for (unsigned int i = 0; i < D; ++i)
+        {
+          y[i] = host.before.offset[i];
+          for (unsigned int k = 0; k < D; ++k)
+          {
+            y[i] += host.before.matrix[i][k] * x[k];
+          }
+        }
+        typename BSplineType::OutputPointType mapped;
+        bool                                  inside = false;
+        bspline->TransformPoint(y, mapped, weights, indices, inside);
+        if (!inside)
+        {
+          continue;
+        }
+        std::array<long, D> first;
+        first.fill(std::numeric_limits<long>::max());
+        double ww = 0.0;
+        for (unsigned int k = 0; k < supportSize; ++k)
+        {
+          SizeValueType rest = indices[k];
+          for (unsigned int a = 0; a < D; ++a)
+          {
+            coordinates[k][a] = static_cast<long>(rest % gridSize[a]);
+            rest /= gridSize[a];
+            first[a] = std::min(first[a], coordinates[k][a]);
+          }
+          ww += weights[k] * weights[k];
+        }
+        const std::size_t at = static_cast<std::size_t>(j) * supportSize;
+        for (unsigned int k = 0; k < supportSize; ++k)
+        {
+          unsigned int place = 0;
+          for (unsigned int a = D; a-- > 0;)
+          {
+            place = place * reach + static_cast<unsigned int>(coordinates[k][a] - first[a]);
+          }
+          pointWeights[at + k] = weights[k];
+          pointRows[at + k] = static_cast<SizeValueType>(indices[k]);
+          pointPlaces[at + k] = place;
+        }
+        pointFirst[j] = first;
+        pointInside[j] = 1;
+        chunkMax[c] = std::max(chunkMax[c], ww);
+      }
+    },
+    nullptr);
+  const double maxWeights = chunkMax.empty() ? 0.0 : *std::max_element(chunkMax.begin(), chunkMax.end()); // max_j w.w
+
+  // S += w w^T at every point, in parallel without two tasks writing one row: the points
+  // go to tiles by their first control point on the last (up to two) axes; tiles whose
+  // coordinates agree modulo reach there form a colour, and a colour's tiles touch
+  // disjoint rows. Colours in turn, each tile's points in order: the same sums on any
+  // number of threads.
+  constexpr unsigned int colourAxes = D >= 3 ? 2 : 1;
+  SizeValueType          tiles = 1;
+  for (unsigned int a = D - colourAxes; a < D; ++a)
+  {
+    tiles *= gridSize[a];
+  }
+  const auto tileOf = [&gridSize](const std::array<long, D> & first) {
+    SizeValueType tile = 0;
+    for (unsigned int a = D; a-- > D - colourAxes;)
+    {
+      tile = tile * gridSize[a] + static_cast<SizeValueType>(first[a]);
+    }
+    return tile;
+  };
+  const auto colourOf = [&gridSize](SizeValueType tile) {
+    unsigned int colour = 0;
+    for (unsigned int a = D - colourAxes; a < D; ++a)
+    {
+      colour = colour * reach + static_cast<unsigned int>(tile % gridSize[a] % reach);
+      tile /= gridSize[a];
+    }
+    return colour;
+  };
+  std::vector<SizeValueType> tileStart(tiles + 1, 0);
+  for (SizeValueType j = 0; j < n; ++j)
+  {
+    if (pointInside[j])
+    {
+      ++tileStart[tileOf(pointFirst[j]) + 1];
+    }
+  }
+  std::partial_sum(tileStart.begin(), tileStart.end(), tileStart.begin());
+  std::vector<SizeValueType> tilePoints(tileStart.back());
+  {
+    std::vector<SizeValueType> next(tileStart.begin(), tileStart.end() - 1);
+    for (SizeValueType j = 0; j < n; ++j)
+    {
+      if (pointInside[j])
+      {
+        tilePoints[next[tileOf(pointFirst[j])]++] = j;
+      }
+    }
   }
   std::vector<double> covariance(static_cast<std::size_t>(controlPoints) * offsets, 0.0);
-  const auto          coordinates = [&gridSize](SizeValueType index, long(&c)[D]) {
-    for (unsigned int a = 0; a < D; ++a)
+  const auto          accumulate = [&](SizeValueType j) {
+    const std::size_t at = static_cast<std::size_t>(j) * supportSize;
+    for (unsigned int k = 0; k < supportSize; ++k)
     {
-      c[a] = static_cast<long>(index % gridSize[a]);
-      index /= gridSize[a];
-    }
-  };
-  const auto offsetOf = [](const long(&from)[D], const long(&to)[D]) {
-    unsigned int o = 0;
-    for (unsigned int a = D; a-- > 0;)
-    {
-      o = o * 7 + static_cast<unsigned int>(to[a] - from[a] + 3);
-    }
-    return o;
-  };
-  const SizeValueType n = points->GetNumberOfPoints();
-  // (SplineOrder + 1)^D support points: GetNumberOfWeights() is gone with ITK_LEGACY_REMOVE
-  const auto                        supportSize = Math::UnsignedPower<SizeValueType>(BSplineType::SplineOrder + 1, D);
-  typename BSplineType::WeightsType weights(supportSize);
-  typename BSplineType::ParameterIndexArrayType indices(supportSize);
-  std::vector<std::array<long, D>>              supportCoordinates(weights.Size());
-  const auto                                    support = [&](SizeValueType j) {
-    const auto &                         x = points->GetPoint(j);
-    typename BSplineType::InputPointType y;
-    for (unsigned int i = 0; i < D; ++i)
-    {
-      y[i] = host.before.offset[i];
-      for (unsigned int k = 0; k < D; ++k)
+      double * const             row = &covariance[static_cast<std::size_t>(pointRows[at + k]) * offsets];
+      const unsigned int * const pair = &pairOffset[static_cast<std::size_t>(pointPlaces[at + k]) * supportSize];
+      const double               wk = pointWeights[at + k];
+      for (unsigned int l = 0; l < supportSize; ++l)
       {
-        y[i] += host.before.matrix[i][k] * x[k];
+        row[pair[pointPlaces[at + l]]] += wk * pointWeights[at + l];
       }
     }
-    typename BSplineType::OutputPointType mapped;
-    bool                                  inside = false;
-    bspline->TransformPoint(y, mapped, weights, indices, inside);
-    return inside;
   };
-  double maxWeights = 0.0; // max_j w.w
-  for (SizeValueType j = 0; j < n; ++j)
+  const unsigned int colours = Math::UnsignedPower<unsigned int>(reach, colourAxes);
+  for (unsigned int colour = 0; colour < colours; ++colour)
   {
-    if (!support(j))
+    std::vector<SizeValueType> inColour;
+    for (SizeValueType tile = 0; tile < tiles; ++tile)
     {
-      continue;
-    }
-    double ww = 0.0;
-    for (unsigned int k = 0; k < weights.Size(); ++k)
-    {
-      long c[D];
-      coordinates(indices[k], c);
-      std::copy_n(c, D, supportCoordinates[k].begin());
-      ww += weights[k] * weights[k];
-    }
-    maxWeights = std::max(maxWeights, ww);
-    for (unsigned int k = 0; k < weights.Size(); ++k)
-    {
-      long from[D];
-      std::copy_n(supportCoordinates[k].begin(), D, from);
-      double * row = &covariance[static_cast<std::size_t>(indices[k]) * offsets];
-      for (unsigned int l = 0; l < weights.Size(); ++l)
+      if (tileStart[tile + 1] > tileStart[tile] && colourOf(tile) == colour)
       {
-        long to[D];
-        std::copy_n(supportCoordinates[l].begin(), D, to);
-        row[offsetOf(from, to)] += weights[k] * weights[l];
+        inColour.push_back(tile);
       }
     }
-  }
-  const double s2 = scale * scale;
-  double       trace = 0.0, frobenius = 0.0;
-  const auto   centre = (offsets - 1) / 2; // offset 0 on every axis
-  for (auto & value : covariance)
-  {
-    value /= static_cast<double>(n);
-  }
-  for (SizeValueType a = 0; a < controlPoints; ++a)
-  {
-    for (unsigned int o = 0; o < offsets; ++o)
-    {
-      const double value = covariance[static_cast<std::size_t>(a) * offsets + o];
-      if (value == 0.0)
-      {
-        continue;
-      }
-      for (unsigned int d = 0; d < D; ++d)
-      {
-        for (unsigned int e = 0; e < D; ++e)
+    threader->ParallelizeArray(
+      0,
+      inColour.size(),
+      [&](SizeValueType t) {
+        for (SizeValueType p = tileStart[inColour[t]]; p < tileStart[inColour[t] + 1]; ++p)
         {
-          const double c = s2 * g[d][e] * value;
-          if (std::abs(c) <= 1e-14) // elastix keeps no smaller element
+          accumulate(tilePoints[p]);
+        }
+      },
+      nullptr);
+  }
+
+  // Tr C and ||C||_F^2 with C = s^2 G (x) S, row by row, the rows' sums added in order.
+  const double        s2 = scale * scale;
+  const auto          centre = (offsets - 1) / 2; // offset 0 on every axis
+  std::vector<double> rowTrace(controlPoints, 0.0), rowSquares(controlPoints, 0.0);
+  threader->ParallelizeArray(
+    0,
+    controlPoints,
+    [&](SizeValueType a) {
+      double * const row = &covariance[static_cast<std::size_t>(a) * offsets];
+      for (unsigned int o = 0; o < offsets; ++o)
+      {
+        row[o] /= static_cast<double>(n);
+        const double value = row[o];
+        if (value == 0.0)
+        {
+          continue;
+        }
+        for (unsigned int d = 0; d < D; ++d)
+        {
+          for (unsigned int e = 0; e < D; ++e)
           {
-            continue;
+            const double c = s2 * g[d][e] * value;
+            if (std::abs(c) <= 1e-14) // elastix keeps no smaller element
+            {
+              continue;
+            }
+            rowSquares[a] += c * c;
+            rowTrace[a] += o == centre && d == e ? c : 0.0;
           }
-          frobenius += c * c;
-          trace += o == centre && d == e ? c : 0.0;
         }
       }
-    }
-  }
-  estimate.TrC = trace;
-  estimate.TrCC = frobenius;
+    },
+    nullptr);
+  estimate.TrC = std::accumulate(rowTrace.begin(), rowTrace.end(), 0.0);
+  estimate.TrCC = std::accumulate(rowSquares.begin(), rowSquares.end(), 0.0);
 
   // J J^T = s^2 (w.w) M M^T; J C J^T = s^4 (w^T S w) M G M^T
-  double maxWSW = 0.0;
-  for (SizeValueType j = 0; j < n; ++j)
-  {
-    if (!support(j))
-    {
-      continue;
-    }
-    for (unsigned int k = 0; k < weights.Size(); ++k)
-    {
-      long c[D];
-      coordinates(indices[k], c);
-      std::copy_n(c, D, supportCoordinates[k].begin());
-    }
-    double wsw = 0.0;
-    for (unsigned int k = 0; k < weights.Size(); ++k)
-    {
-      long from[D];
-      std::copy_n(supportCoordinates[k].begin(), D, from);
-      const double * row = &covariance[static_cast<std::size_t>(indices[k]) * offsets];
-      for (unsigned int l = 0; l < weights.Size(); ++l)
+  std::fill(chunkMax.begin(), chunkMax.end(), 0.0);
+  threader->ParallelizeArray(
+    0,
+    chunks,
+    [&](SizeValueType c) {
+      for (SizeValueType j = c * chunk; j < std::min(n, (c + 1) * chunk); ++j)
       {
-        long to[D];
-        std::copy_n(supportCoordinates[l].begin(), D, to);
-        wsw += weights[k] * weights[l] * row[offsetOf(from, to)];
+        if (!pointInside[j])
+        {
+          continue;
+        }
+        const std::size_t at = static_cast<std::size_t>(j) * supportSize;
+        double            wsw = 0.0;
+        for (unsigned int k = 0; k < supportSize; ++k)
+        {
+          const double * const       row = &covariance[static_cast<std::size_t>(pointRows[at + k]) * offsets];
+          const unsigned int * const pair = &pairOffset[static_cast<std::size_t>(pointPlaces[at + k]) * supportSize];
+          double                     sum = 0.0;
+          for (unsigned int l = 0; l < supportSize; ++l)
+          {
+            sum += pointWeights[at + l] * row[pair[pointPlaces[at + l]]];
+          }
+          wsw += pointWeights[at + k] * sum;
+        }
+        chunkMax[c] = std::max(chunkMax[c], wsw);
       }
-    }
-    maxWSW = std::max(maxWSW, wsw);
-  }
+    },
+    nullptr);
+  const double maxWSW = chunkMax.empty() ? 0.0 : *std::max_element(chunkMax.begin(), chunkMax.end());
   estimate.MaxJJ = s2 * maxWeights * bound(mm);
   estimate.MaxJCJ = s2 * s2 * maxWSW * bound(mgm);
   return true;
