@@ -218,7 +218,8 @@ LogEstimate(Log & log, unsigned int level, const itk::AdaptiveStochasticGradient
        << "\n  SigmoidMin: " << e.SigmoidMin << "\n  SigmoidScale: " << e.SigmoidScale
        << "\n  MaximumStepLength: " << e.MaximumStepLength << "\n  NoiseFactor: " << e.NoiseFactor << "\n"
        << std::setprecision(4) << "  Estimated in " << e.Seconds << " s (Jacobian terms " << e.JacobianSeconds << " s; "
-       << e.NumberOfGradientMeasurements << " exact and sampled gradients " << e.GradientSeconds << " s)\n";
+       << e.NumberOfGradientMeasurements << " exact and sampled gradients " << e.GradientSeconds
+       << " s, of which making the exact metric " << e.TwinSeconds << " s)\n";
   log << text.str();
 }
 

@@ -59,6 +59,7 @@ struct AdaptiveStochasticGradientDescentEstimate
   double Seconds = 0.0;
   double JacobianSeconds = 0.0;
   double GradientSeconds = 0.0;
+  double TwinSeconds = 0.0; ///< of GradientSeconds: making the exact metric
 };
 
 /** \class PointSourceScalesFromJacobian

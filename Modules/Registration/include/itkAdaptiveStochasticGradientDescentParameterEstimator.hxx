@@ -692,6 +692,7 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::Estimate(const Set
   }
   forgetMadeMetric();
   estimate.GradientSeconds = made + since(gradientStart);
+  estimate.TwinSeconds = made;
   gg /= measurements;
   ee /= measurements;
   estimate.ExactGradientSquaredMagnitude = gg;
