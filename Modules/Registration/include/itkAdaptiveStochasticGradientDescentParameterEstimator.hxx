@@ -339,18 +339,46 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeBSplineJaco
     }
   }
 
+  // S += w w^T at every point, in parallel without two tasks writing one row: the points
+  // go to tiles by their first control point on the last (up to two) axes; tiles whose
+  // coordinates agree modulo reach there form a colour, and a colour's tiles touch
+  // disjoint rows. Colours in turn, each tile's points in order: the same sums on any
+  // number of threads.
+  constexpr unsigned int colourAxes = D >= 3 ? 2 : 1;
+  SizeValueType          tiles = 1;
+  for (unsigned int a = D - colourAxes; a < D; ++a)
+  {
+    tiles *= gridSize[a];
+  }
+  const auto tileOf = [&gridSize](const std::array<long, D> & first) {
+    SizeValueType tile = 0;
+    for (unsigned int a = D; a-- > D - colourAxes;)
+    {
+      tile = tile * gridSize[a] + static_cast<SizeValueType>(first[a]);
+    }
+    return tile;
+  };
+  const auto colourOf = [&gridSize](SizeValueType tile) {
+    unsigned int colour = 0;
+    for (unsigned int a = D - colourAxes; a < D; ++a)
+    {
+      colour = colour * reach + static_cast<unsigned int>(tile % gridSize[a] % reach);
+      tile /= gridSize[a];
+    }
+    return colour;
+  };
+
   // Every point's support once (in parallel; a point outside the grid has none): its
-  // weights, control points, their places, and the first control point's coordinates.
-  const SizeValueType              n = points->GetNumberOfPoints();
-  std::vector<double>              pointWeights(static_cast<std::size_t>(n) * supportSize);
-  std::vector<SizeValueType>       pointRows(static_cast<std::size_t>(n) * supportSize);
-  std::vector<unsigned int>        pointPlaces(static_cast<std::size_t>(n) * supportSize);
-  std::vector<std::array<long, D>> pointFirst(n);
-  std::vector<char>                pointInside(n, 0);
-  constexpr SizeValueType          chunk = 256; // points per task: fixed, so the sums' order is
-  const SizeValueType              chunks = (n + chunk - 1) / chunk;
-  std::vector<double>              chunkMax(chunks, 0.0);
-  auto                             threader = MultiThreaderBase::New();
+  // weights, control points, their places, and its tile (tiles: outside).
+  const SizeValueType        n = points->GetNumberOfPoints();
+  std::vector<double>        pointWeights(static_cast<std::size_t>(n) * supportSize);
+  std::vector<SizeValueType> pointRows(static_cast<std::size_t>(n) * supportSize);
+  std::vector<unsigned int>  pointPlaces(static_cast<std::size_t>(n) * supportSize);
+  std::vector<SizeValueType> pointTile(n, tiles);
+  constexpr SizeValueType    chunk = 256; // points per task; each task keeps its own maximum
+  const SizeValueType        chunks = (n + chunk - 1) / chunk;
+  std::vector<double>        chunkMax(chunks, 0.0);
+  auto                       threader = MultiThreaderBase::New();
   threader->ParallelizeArray(
     0,
     chunks,
@@ -403,48 +431,19 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeBSplineJaco
           pointRows[at + k] = static_cast<SizeValueType>(indices[k]);
           pointPlaces[at + k] = place;
         }
-        pointFirst[j] = first;
-        pointInside[j] = 1;
+        pointTile[j] = tileOf(first);
         chunkMax[c] = std::max(chunkMax[c], ww);
       }
     },
     nullptr);
   const double maxWeights = chunkMax.empty() ? 0.0 : *std::max_element(chunkMax.begin(), chunkMax.end()); // max_j w.w
 
-  // S += w w^T at every point, in parallel without two tasks writing one row: the points
-  // go to tiles by their first control point on the last (up to two) axes; tiles whose
-  // coordinates agree modulo reach there form a colour, and a colour's tiles touch
-  // disjoint rows. Colours in turn, each tile's points in order: the same sums on any
-  // number of threads.
-  constexpr unsigned int colourAxes = D >= 3 ? 2 : 1;
-  SizeValueType          tiles = 1;
-  for (unsigned int a = D - colourAxes; a < D; ++a)
-  {
-    tiles *= gridSize[a];
-  }
-  const auto tileOf = [&gridSize](const std::array<long, D> & first) {
-    SizeValueType tile = 0;
-    for (unsigned int a = D; a-- > D - colourAxes;)
-    {
-      tile = tile * gridSize[a] + static_cast<SizeValueType>(first[a]);
-    }
-    return tile;
-  };
-  const auto colourOf = [&gridSize](SizeValueType tile) {
-    unsigned int colour = 0;
-    for (unsigned int a = D - colourAxes; a < D; ++a)
-    {
-      colour = colour * reach + static_cast<unsigned int>(tile % gridSize[a] % reach);
-      tile /= gridSize[a];
-    }
-    return colour;
-  };
   std::vector<SizeValueType> tileStart(tiles + 1, 0);
   for (SizeValueType j = 0; j < n; ++j)
   {
-    if (pointInside[j])
+    if (pointTile[j] < tiles)
     {
-      ++tileStart[tileOf(pointFirst[j]) + 1];
+      ++tileStart[pointTile[j] + 1];
     }
   }
   std::partial_sum(tileStart.begin(), tileStart.end(), tileStart.begin());
@@ -453,9 +452,9 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeBSplineJaco
     std::vector<SizeValueType> next(tileStart.begin(), tileStart.end() - 1);
     for (SizeValueType j = 0; j < n; ++j)
     {
-      if (pointInside[j])
+      if (pointTile[j] < tiles)
       {
-        tilePoints[next[tileOf(pointFirst[j])]++] = j;
+        tilePoints[next[pointTile[j]]++] = j;
       }
     }
   }
@@ -473,17 +472,16 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeBSplineJaco
       }
     }
   };
-  const unsigned int colours = Math::UnsignedPower<unsigned int>(reach, colourAxes);
-  for (unsigned int colour = 0; colour < colours; ++colour)
+  std::vector<std::vector<SizeValueType>> tilesOfColour(Math::UnsignedPower<unsigned int>(reach, colourAxes));
+  for (SizeValueType tile = 0; tile < tiles; ++tile)
   {
-    std::vector<SizeValueType> inColour;
-    for (SizeValueType tile = 0; tile < tiles; ++tile)
+    if (tileStart[tile + 1] > tileStart[tile])
     {
-      if (tileStart[tile + 1] > tileStart[tile] && colourOf(tile) == colour)
-      {
-        inColour.push_back(tile);
-      }
+      tilesOfColour[colourOf(tile)].push_back(tile);
     }
+  }
+  for (const auto & inColour : tilesOfColour)
+  {
     threader->ParallelizeArray(
       0,
       inColour.size(),
@@ -540,7 +538,7 @@ AdaptiveStochasticGradientDescentParameterEstimator<TMetric>::ComputeBSplineJaco
     [&](SizeValueType c) {
       for (SizeValueType j = c * chunk; j < std::min(n, (c + 1) * chunk); ++j)
       {
-        if (!pointInside[j])
+        if (pointTile[j] == tiles)
         {
           continue;
         }
