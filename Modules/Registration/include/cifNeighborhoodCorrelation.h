@@ -32,13 +32,13 @@
 /** \file cifNeighborhoodCorrelation.h
  * ANTSNeighborhoodCorrelationImageToImageMetricv4's dense threader, one virtual voxel
  * at a time: the samples of every voxel first (ITK's TransformAndEvaluateFixedPoint /
- * MovingPoint and the moving gradient), then per voxel the window sums over the
- * in-bounds, valid neighbours, in ITK's order (one column per x offset, each summing
- * its y then z offsets; the columns oldest first, as ITK's queue holds them), ITK's
- * centred sums, local correlation and its derivative with respect to the moving
- * point. Every double operation is rounded on its own (no fused multiply-add), and
- * the pixel-type products are formed in the pixel type, as ITK's code forms them: the
- * CPU path and the device form the same terms, within 1e-12 of ITK's (measured). */
+ * MovingPoint and the moving gradient), then every window column's sums once (the
+ * in-bounds, valid points of one x around a voxel's y and z, in ITK's order: its y
+ * offsets inside its z offsets), then per voxel the sums of its window's columns
+ * (oldest first, as ITK's queue holds them), ITK's centred sums, local correlation and
+ * its derivative with respect to the moving point. Every double operation is rounded on its own (no fused
+ * multiply-add), and the pixel-type products are formed in the pixel type, as ITK's code forms them: the CPU path and
+ * the device form the same terms, within 1e-12 of ITK's (measured). */
 namespace cif
 {
 /** A displacement field as itk::DisplacementFieldTransform::TransformPoint applies
@@ -174,68 +174,94 @@ struct NeighborhoodCorrelationTerm
   double force[3] = { 0, 0, 0 };
 };
 
-/** ITK's UpdateQueues, ComputeInformationFromQueues and ComputeMovingTransformDerivative
- * at voxel \a n of the dense domain. */
+/** The sums a window column holds: ITK's queue entry of one x (f^2, m^2, f, m, f m,
+ * the number of valid points). */
+constexpr int kNeighborhoodColumnSums = 6;
+
+/** ITK's UpdateQueues for one column: the sums over the in-bounds, valid points of
+ * column x = voxel \a k's x, around k's y and z (z offsets outer, y inner, one running
+ * sum each, as ITK forms a queue entry), stored in the planes of \a columns (plane j
+ * at j * voxels + k). Every voxel whose window holds that column reads it: ITK forms
+ * the entry once per x as its queue slides, and so does this pass. */
+template <int D, typename TValue>
+CIF_HD void
+NeighborhoodColumnAt(const NeighborhoodSamples<TValue> & samples,
+                     const NeighborhoodWindow &          window,
+                     std::int64_t                        k,
+                     double *                            columns)
+{
+  const auto         sx = window.size[0], sy = window.size[1], sz = D == 3 ? window.size[2] : 1;
+  const std::int64_t x = k % sx, yc = (k / sx) % sy, zc = D == 3 ? k / (sx * sy) : 0;
+  const int          r1 = window.radius[1], r2 = D == 3 ? window.radius[2] : 0;
+  double             f2 = 0.0, m2 = 0.0, f = 0.0, m = 0.0, fm = 0.0, c = 0.0;
+  for (int dz = -r2; dz <= r2; ++dz)
+  {
+    const std::int64_t z = zc + dz;
+    if (z < 0 || z >= sz)
+    {
+      continue;
+    }
+    for (int dy = -r1; dy <= r1; ++dy)
+    {
+      const std::int64_t y = yc + dy;
+      if (y < 0 || y >= sy)
+      {
+        continue;
+      }
+      const std::int64_t j = x + sx * (y + sy * z);
+      if (!samples.valid[j])
+      {
+        continue;
+      }
+      const TValue fixedValue = samples.fixed[j];
+      const TValue movingValue = samples.moving[j];
+      f2 = AddUnfused(f2, PixelProduct(fixedValue, fixedValue));
+      m2 = AddUnfused(m2, PixelProduct(movingValue, movingValue));
+      f = AddUnfused(f, static_cast<double>(fixedValue));
+      m = AddUnfused(m, static_cast<double>(movingValue));
+      fm = AddUnfused(fm, PixelProduct(fixedValue, movingValue));
+      c = AddUnfused(c, 1.0);
+    }
+  }
+  const std::int64_t voxels = sx * sy * sz;
+  columns[k] = f2;
+  columns[voxels + k] = m2;
+  columns[2 * voxels + k] = f;
+  columns[3 * voxels + k] = m;
+  columns[4 * voxels + k] = fm;
+  columns[5 * voxels + k] = c;
+}
+
+/** ITK's ComputeInformationFromQueues and ComputeMovingTransformDerivative at voxel
+ * \a n of the dense domain: the window's columns (NeighborhoodColumnAt's \a columns)
+ * summed oldest first, ITK's centred sums, local correlation and force. */
 template <int D, typename TValue>
 CIF_HD NeighborhoodCorrelationTerm
 NeighborhoodCorrelationAt(const NeighborhoodSamples<TValue> & samples,
                           const NeighborhoodWindow &          window,
+                          const double *                      columns,
                           std::int64_t                        n,
                           bool                                withDerivative)
 {
-  std::int64_t index[3] = { 0, 0, 0 };
-  std::int64_t rest = n;
-  for (int a = 0; a < D; ++a)
-  {
-    index[a] = rest % window.size[a];
-    rest /= window.size[a];
-  }
-  const int  r0 = window.radius[0], r1 = window.radius[1], r2 = D == 3 ? window.radius[2] : 0;
-  const auto sx = window.size[0], sy = window.size[1], sz = D == 3 ? window.size[2] : 1;
-  double     sumFixed2 = 0.0, sumMoving2 = 0.0, sumFixed = 0.0, sumMoving = 0.0, sumFixedMoving = 0.0, count = 0.0;
+  const auto         sx = window.size[0];
+  const std::int64_t voxels = sx * window.size[1] * (D == 3 ? window.size[2] : 1);
+  const std::int64_t x0 = n % sx;
+  const int          r0 = window.radius[0];
+  double sumFixed2 = 0.0, sumMoving2 = 0.0, sumFixed = 0.0, sumMoving = 0.0, sumFixedMoving = 0.0, count = 0.0;
   for (int dx = -r0; dx <= r0; ++dx)
   {
-    const std::int64_t x = index[0] + dx;
+    const std::int64_t x = x0 + dx;
     if (x < 0 || x >= sx)
     {
       continue; // ITK's zero-filled (or out-of-bounds) column: adding 0 leaves the sums' bits
     }
-    double f2 = 0.0, m2 = 0.0, f = 0.0, m = 0.0, fm = 0.0, c = 0.0;
-    for (int dz = -r2; dz <= r2; ++dz)
-    {
-      const std::int64_t z = index[2] + dz;
-      if (z < 0 || z >= sz)
-      {
-        continue;
-      }
-      for (int dy = -r1; dy <= r1; ++dy)
-      {
-        const std::int64_t y = index[1] + dy;
-        if (y < 0 || y >= sy)
-        {
-          continue;
-        }
-        const std::int64_t k = x + sx * (y + sy * z);
-        if (!samples.valid[k])
-        {
-          continue;
-        }
-        const TValue fixedValue = samples.fixed[k];
-        const TValue movingValue = samples.moving[k];
-        f2 = AddUnfused(f2, PixelProduct(fixedValue, fixedValue));
-        m2 = AddUnfused(m2, PixelProduct(movingValue, movingValue));
-        f = AddUnfused(f, static_cast<double>(fixedValue));
-        m = AddUnfused(m, static_cast<double>(movingValue));
-        fm = AddUnfused(fm, PixelProduct(fixedValue, movingValue));
-        c = AddUnfused(c, 1.0);
-      }
-    }
-    sumFixed2 = AddUnfused(sumFixed2, f2);
-    sumMoving2 = AddUnfused(sumMoving2, m2);
-    sumFixed = AddUnfused(sumFixed, f);
-    sumMoving = AddUnfused(sumMoving, m);
-    sumFixedMoving = AddUnfused(sumFixedMoving, fm);
-    count = AddUnfused(count, c);
+    const std::int64_t k = n + dx;
+    sumFixed2 = AddUnfused(sumFixed2, columns[k]);
+    sumMoving2 = AddUnfused(sumMoving2, columns[voxels + k]);
+    sumFixed = AddUnfused(sumFixed, columns[2 * voxels + k]);
+    sumMoving = AddUnfused(sumMoving, columns[3 * voxels + k]);
+    sumFixedMoving = AddUnfused(sumFixedMoving, columns[4 * voxels + k]);
+    count = AddUnfused(count, columns[5 * voxels + k]);
   }
   NeighborhoodCorrelationTerm term;
   if (count <= 0.0 || !samples.valid[n])
@@ -326,6 +352,7 @@ struct NeighborhoodCorrelationLaunch
   bool                        moments = false; ///< affine-family moving transform: the forces' moments
   double                      virtualCentre[3] = { 0, 0, 0 };
   NeighborhoodSamples<TValue> samples;             ///< device arrays of the domain's size
+  double *                    columns = nullptr;   ///< device, kNeighborhoodColumnSums planes of the domain's size
   double *                    forces = nullptr;    ///< device, D per voxel (local support), or null
   double *                    blockSums = nullptr; ///< device, kNeighborhoodSums per block
   int                         blocks = 1;
@@ -359,9 +386,9 @@ MovingStageOf(const NeighborhoodCorrelationLaunch<TValue> & launch)
                                   launch.movingField.stage.field != nullptr ? &launch.movingField : nullptr };
 }
 
-/** The device pass's work on the host (the CPU path): \a launch with host arrays,
- * \a parallelFor(count, body) running body(i) for i in [0, count) (itk::MakeParallelFor);
- * the blocks of the device pass summed in order. */
+/** The device pass's work on the host (the CPU path): \a launch with host arrays
+ * (its columns among them), \a parallelFor(count, body) running body(i) for i in
+ * [0, count) (itk::MakeParallelFor); the blocks of the device pass summed in order. */
 template <int D, typename TValue, typename TParallelFor>
 void
 NeighborhoodCorrelationOnHost(const NeighborhoodCorrelationLaunch<TValue> & launch,
@@ -379,6 +406,13 @@ NeighborhoodCorrelationOnHost(const NeighborhoodCorrelationLaunch<TValue> & laun
       SampleNeighborhoodVoxel<D>(launch.scene, launch.transform, fixedStage, movingStage, n, launch.samples);
     }
   });
+  parallelFor((count + chunk - 1) / chunk, [&](std::int64_t c) {
+    const std::int64_t end = (c + 1) * chunk < count ? (c + 1) * chunk : count;
+    for (std::int64_t n = c * chunk; n < end; ++n)
+    {
+      NeighborhoodColumnAt<D>(launch.samples, launch.window, n, launch.columns);
+    }
+  });
   const int           blocks = NeighborhoodCorrelationBlocks(count);
   const std::int64_t  perBlock = (count + blocks - 1) / blocks;
   std::vector<double> blockSums(static_cast<std::size_t>(blocks) * kNeighborhoodSums, 0.0);
@@ -388,7 +422,7 @@ NeighborhoodCorrelationOnHost(const NeighborhoodCorrelationLaunch<TValue> & laun
     for (std::int64_t n = b * perBlock; n < end; ++n)
     {
       const NeighborhoodCorrelationTerm term =
-        NeighborhoodCorrelationAt<D>(launch.samples, launch.window, n, launch.withDerivative);
+        NeighborhoodCorrelationAt<D>(launch.samples, launch.window, launch.columns, n, launch.withDerivative);
       if (launch.forces != nullptr)
       {
         for (int a = 0; a < D; ++a)

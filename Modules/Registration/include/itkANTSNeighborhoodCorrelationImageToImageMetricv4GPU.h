@@ -281,6 +281,8 @@ private:
     launch.samples.fixed = m_HostFixed.data();
     launch.samples.moving = m_HostMoving.data();
     launch.samples.gradient = launch.withDerivative ? m_HostGradient.data() : nullptr;
+    m_HostColumns.resize(voxels * cif::kNeighborhoodColumnSums);
+    launch.columns = m_HostColumns.data();
     launch.forces = forces;
     cif::NeighborhoodCorrelationOnHost<D>(launch, MakeParallelFor(this->GetThreader()), sums);
   }
@@ -312,6 +314,8 @@ private:
     launch.samples.valid = m_Valid.As<std::uint8_t>();
     launch.samples.fixed = m_Fixed.As<ValueType>();
     launch.samples.moving = m_Moving.As<ValueType>();
+    m_Columns.Allocate(voxels * cif::kNeighborhoodColumnSums * sizeof(double));
+    launch.columns = m_Columns.As<double>();
     if (launch.withDerivative)
     {
       m_Gradient.Allocate(voxels * D * sizeof(double));
@@ -333,8 +337,9 @@ private:
   {
     Superclass::PrintSelf(os, indent);
     os << indent << "Device buffers kept: "
-       << (m_Valid.Bytes() + m_Fixed.Bytes() + m_Moving.Bytes() + m_Gradient.Bytes() + m_Forces.Bytes()) << " bytes"
-       << std::endl;
+       << (m_Valid.Bytes() + m_Fixed.Bytes() + m_Moving.Bytes() + m_Gradient.Bytes() + m_Forces.Bytes() +
+           m_Columns.Bytes())
+       << " bytes" << std::endl;
   }
 
   typename IdentityTransform<double, D>::Pointer         m_IdentityFixed;
@@ -343,9 +348,9 @@ private:
   mutable std::unique_ptr<MetricMovingTransformSplit<D>> m_Split;
   mutable std::vector<std::uint8_t>                      m_HostValid;
   mutable std::vector<ValueType>                         m_HostFixed, m_HostMoving;
-  mutable std::vector<double>                            m_HostGradient;
-  mutable cif::DeviceBuffer m_Valid, m_Fixed, m_Moving, m_Gradient, m_Forces, m_BlockSums, m_FixedFieldDevice,
-    m_MovingFieldDevice;
+  mutable std::vector<double>                            m_HostGradient, m_HostColumns;
+  mutable cif::DeviceBuffer m_Valid, m_Fixed, m_Moving, m_Gradient, m_Forces, m_Columns, m_BlockSums,
+    m_FixedFieldDevice, m_MovingFieldDevice;
 };
 } // namespace itk
 

@@ -523,6 +523,7 @@ private:
     launch.samples.fixed = m_SampleFixed.data;
     launch.samples.moving = m_SampleMoving.data;
     launch.samples.gradient = m_Gradient.data;
+    launch.columns = m_Columns.data;
     launch.forces = m_Forces.data;
     launch.blockSums = m_BlockSums.data;
     launch.blocks = cif::NeighborhoodCorrelationBlocks(m_Grid.domain.count);
@@ -611,6 +612,7 @@ private:
       store->Allocate(components, m_OnGPU);
     }
     m_ScaledNorm.Allocate(voxels, m_OnGPU);
+    m_Columns.Allocate(voxels * cif::kNeighborhoodColumnSums, m_OnGPU);
     m_Valid.Allocate(voxels, m_OnGPU);
     m_SampleFixed.Allocate(voxels, m_OnGPU);
     m_SampleMoving.Allocate(voxels, m_OnGPU);
@@ -702,7 +704,7 @@ private:
   Store<std::uint8_t>        m_Valid;
   FieldStore m_FixedToMiddle, m_FixedToMiddleInverse, m_MovingToMiddle, m_MovingToMiddleInverse, m_FixedUpdate,
     m_MovingUpdate, m_Total, m_NewField, m_NewInverse, m_Scratch, m_Composed, m_Forces, m_Gradient, m_ScaledNorm,
-    m_BlockSums;
+    m_Columns, m_BlockSums;
   std::map<RealType, SmoothingKernels> m_Kernels; ///< per variance, for the level's grid
 };
 } // namespace itk

@@ -15,7 +15,8 @@
  *  limitations under the License.
  *
  *=========================================================================*/
-// The neighbourhood correlation's device pass: one kernel samples every voxel, one forms each voxel's term.
+// The neighbourhood correlation's device pass: one kernel samples every voxel, one sums
+// every window column, one forms each voxel's term from its columns.
 #include "cifCudaCheck.cuh"
 #include "cifNeighborhoodCorrelation.h"
 
@@ -42,6 +43,18 @@ SampleVoxelsKernel(const NeighborhoodCorrelationLaunch<TValue> launch)
   }
 }
 
+template <int D, typename TValue>
+__global__ void
+ColumnSumsKernel(const NeighborhoodCorrelationLaunch<TValue> launch)
+{
+  const std::int64_t count = launch.scene.domain.count;
+  for (std::int64_t n = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; n < count;
+       n += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+  {
+    NeighborhoodColumnAt<D>(launch.samples, launch.window, n, launch.columns);
+  }
+}
+
 /** Each block sums a contiguous run of voxels (thread-strided, then a fixed tree in
  * shared memory): the order depends on the domain's size only. */
 template <int D, typename TValue>
@@ -57,7 +70,7 @@ CorrelationKernel(const NeighborhoodCorrelationLaunch<TValue> launch)
   for (std::int64_t n = begin + threadIdx.x; n < end; n += blockDim.x)
   {
     const NeighborhoodCorrelationTerm term =
-      NeighborhoodCorrelationAt<D>(launch.samples, launch.window, n, launch.withDerivative);
+      NeighborhoodCorrelationAt<D>(launch.samples, launch.window, launch.columns, n, launch.withDerivative);
     if (launch.forces != nullptr)
     {
       for (int a = 0; a < D; ++a)
@@ -97,6 +110,8 @@ NeighborhoodCorrelationOnDevice(const NeighborhoodCorrelationLaunch<TValue> & la
   const auto         sampleBlocks = static_cast<unsigned int>(
     std::max<std::int64_t>(1, std::min<std::int64_t>((count + kThreads - 1) / kThreads, 65535)));
   SampleVoxelsKernel<D, TValue><<<sampleBlocks, kThreads>>>(launch);
+  CIF_CUDA_CHECK_LAUNCH();
+  ColumnSumsKernel<D, TValue><<<sampleBlocks, kThreads>>>(launch);
   CIF_CUDA_CHECK_LAUNCH();
   CorrelationKernel<D, TValue><<<static_cast<unsigned int>(launch.blocks), kThreads>>>(launch);
   CIF_CUDA_CHECK_LAUNCH();
