@@ -24,10 +24,12 @@
 // determinant of the SyN field; writes the warped moving image, the composite
 // transform (affine + SyN field, ITK's HDF5 format, which antsApplyTransforms and
 // Slicer read), its inverse, and a checkerboard of the fixed and the warped moving
-// image (mid-axial slice, PNG).
+// image (mid-axial slice, PNG); with --full-warp also the whole fixed-to-moving map
+// (affine and field) as one displacement field on the fixed grid, what
+// antsApplyTransforms -o [warp.nii.gz,1] writes, for tools that compare registrations.
 //
 //   SyNBrainExample FIXED MOVING OUTPUT_PREFIX [--iterations 100 70 50 20] [--radius 4]
-//                   [--total-variance 0] [--cpu]
+//                   [--total-variance 0] [--cpu] [--full-warp]
 //
 // e.g. FIXED the MNI152 2009a T1 template (nilearn's mni_icbm152_t1_tal_nlin_sym_09a_converted.nii.gz),
 // MOVING Colin27 (Debian's mricron-data: /usr/share/mricron/templates/ch2bet.nii.gz).
@@ -45,6 +47,7 @@
 #include "itkSyNImageRegistrationMethodGPU.h"
 #include "itkSyNRegistrationSetup.h"
 #include "itkTransformFileWriter.h"
+#include "itkTransformToDisplacementFieldFilter.h"
 
 #include <chrono>
 #include <cmath>
@@ -102,6 +105,29 @@ GlobalNCC(const Image * a, const Image * b)
   return cov / std::sqrt(vx * vy);
 }
 
+/** The Jacobian determinant of x -> x + field(x) in physical space. ITK's
+ * DisplacementFieldJacobianDeterminantFilter differentiates along the image's axes and
+ * ignores its direction (flipped for a RAS NIfTI as MNI's), so the vectors go into the
+ * axes' frame first: det(I + D^T du/di S^-1) = det(I + du/di S^-1 D^T). */
+itk::Image<double, D>::Pointer
+JacobianDeterminant(const Field * field)
+{
+  auto inAxes = Field::New();
+  inAxes->CopyInformation(field);
+  inAxes->SetRegions(field->GetBufferedRegion());
+  inAxes->Allocate();
+  const Field::DirectionType toAxes(field->GetDirection().GetTranspose());
+  const std::size_t          voxels = field->GetBufferedRegion().GetNumberOfPixels();
+  for (std::size_t k = 0; k < voxels; ++k)
+  {
+    inAxes->GetBufferPointer()[k] = toAxes * field->GetBufferPointer()[k];
+  }
+  auto jacobian = itk::DisplacementFieldJacobianDeterminantFilter<Field, double>::New();
+  jacobian->SetInput(inAxes);
+  jacobian->Update();
+  return jacobian->GetOutput();
+}
+
 /** The mid-axial slice of \a image as 8-bit (its own range). */
 itk::Image<unsigned char, 2>::Pointer
 MidSlice(const Image * image)
@@ -130,13 +156,14 @@ main(int argc, char * argv[])
   {
     std::fprintf(stderr,
                  "usage: SyNBrainExample FIXED MOVING OUTPUT_PREFIX [--iterations I1 I2 ...] [--radius R] "
-                 "[--total-variance V] [--cpu]\n");
+                 "[--total-variance V] [--cpu] [--full-warp]\n");
     return 2;
   }
   std::vector<unsigned int> iterations{ 100, 70, 50, 20 };
   unsigned int              radius = 4;
   double                    totalVariance = 0.0; // ANTs' SyN[0.1,3,0]
   bool                      useGPU = true;
+  bool                      fullWarp = false;
   for (int k = 4; k < argc; ++k)
   {
     if (!std::strcmp(argv[k], "--iterations"))
@@ -158,6 +185,10 @@ main(int argc, char * argv[])
     else if (!std::strcmp(argv[k], "--cpu"))
     {
       useGPU = false;
+    }
+    else if (!std::strcmp(argv[k], "--full-warp"))
+    {
+      fullWarp = true;
     }
     else
     {
@@ -230,17 +261,15 @@ main(int argc, char * argv[])
                 itk::ToString(syn->GetLastExecutionPath()),
                 syn->GetLastExecutionReason().empty() ? "the module's loop" : syn->GetLastExecutionReason().c_str());
 
-    auto jacobian = itk::DisplacementFieldJacobianDeterminantFilter<Field, double>::New();
-    jacobian->SetInput(field->GetDisplacementField());
-    jacobian->Update();
-    auto range = itk::MinimumMaximumImageCalculator<itk::Image<double, D>>::New();
-    range->SetImage(jacobian->GetOutput());
+    const auto jacobian = JacobianDeterminant(field->GetDisplacementField());
+    auto       range = itk::MinimumMaximumImageCalculator<itk::Image<double, D>>::New();
+    range->SetImage(jacobian);
     range->Compute();
     std::size_t folded = 0, foldedInBrain = 0;
     const auto  voxels = fixed->GetBufferedRegion().GetNumberOfPixels();
     for (std::size_t k = 0; k < voxels; ++k)
     {
-      const bool fold = jacobian->GetOutput()->GetBufferPointer()[k] <= 0.0;
+      const bool fold = jacobian->GetBufferPointer()[k] <= 0.0;
       folded += fold ? 1 : 0;
       foldedInBrain += fold && fixed->GetBufferPointer()[k] > 0.0f ? 1 : 0;
     }
@@ -268,6 +297,19 @@ main(int argc, char * argv[])
     transformWriter->SetInput(inverse);
     transformWriter->SetFileName(prefix + "InverseComposite.h5");
     transformWriter->Update();
+    if (fullWarp)
+    {
+      using FullWarp = itk::Image<itk::Vector<float, D>, D>;
+      auto toField = itk::TransformToDisplacementFieldFilter<FullWarp, double>::New();
+      toField->SetTransform(full);
+      toField->SetReferenceImage(fixed);
+      toField->UseReferenceImageOn();
+      auto fieldWriter = itk::ImageFileWriter<FullWarp>::New();
+      fieldWriter->SetInput(toField->GetOutput());
+      fieldWriter->SetFileName(prefix + "FullWarp.nii.gz");
+      fieldWriter->Update();
+      std::printf("wrote %sFullWarp.nii.gz\n", prefix.c_str());
+    }
     auto checker = itk::CheckerBoardImageFilter<itk::Image<unsigned char, 2>>::New();
     checker->SetInput1(MidSlice(fixed));
     checker->SetInput2(MidSlice(warped));
