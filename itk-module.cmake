@@ -47,7 +47,8 @@ set(CudaImageFilters_ITK_PRIVATE_DEPENDS
   ITKIOTransformInsightLegacy
   ITKIOTransformHDF5
   ITKIOTransformMatlab
-  ITKExpat)
+  ITKExpat
+  ITKImageCompare)
 
 itk_module(CudaImageFilters
   DEPENDS
