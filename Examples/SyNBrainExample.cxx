@@ -55,6 +55,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,36 @@ double
 Seconds(std::chrono::steady_clock::time_point start)
 {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Where a stage's time goes: each level's first and last iteration, in seconds from the
+// stage's start (before the first: set-up and pyramids; after the last: the output).
+struct LevelSpan
+{
+  double       first = 0.0;
+  double       last = 0.0;
+  unsigned int iterations = 0;
+};
+using Timeline = std::map<unsigned int, LevelSpan>;
+
+void
+Record(Timeline & timeline, unsigned int level, double seconds)
+{
+  LevelSpan & span = timeline[level];
+  span.first = span.iterations == 0 ? seconds : span.first;
+  span.last = seconds;
+  ++span.iterations;
+}
+
+void
+PrintTimeline(const char * stage, const Timeline & timeline, double total)
+{
+  std::printf("%s timeline (s from its start):", stage);
+  for (const auto & [level, span] : timeline)
+  {
+    std::printf(" level %u, %u iterations, %.3f to %.3f;", level, span.iterations, span.first, span.last);
+  }
+  std::printf(" done %.3f\n", total);
 }
 
 /** \a moving on \a fixed's grid through \a transform (linear, 0 outside). */
@@ -228,6 +259,13 @@ main(int argc, char * argv[])
     affineSettings.useGPU = useGPU;
     auto                            start = std::chrono::steady_clock::now();
     itk::ElasticRegistration<Image> affine(fixed, moving, affineSettings);
+    Timeline                        affineTimeline;
+    affine.SetObserver([&](const itk::RegistrationIterationReport & report) {
+      if (!report.levelEnded)
+      {
+        Record(affineTimeline, report.level, Seconds(start));
+      }
+    });
     affine.Update();
     const double affineSeconds = Seconds(start);
     auto         initial = Composite::New();
@@ -235,6 +273,7 @@ main(int argc, char * argv[])
     initial->FlattenTransformQueue();
     std::printf(
       "global NCC after affine: %.4f (%.2f s)\n", GlobalNCC(fixed, Warp(fixed, moving, initial)), affineSeconds);
+    PrintTimeline("affine", affineTimeline, affineSeconds);
 
     // SyN, ANTs' defaults (antsRegistrationSyN.sh).
     using SyN = itk::SyNImageRegistrationMethodGPU<Image, Image, FieldTransform>;
@@ -246,6 +285,9 @@ main(int argc, char * argv[])
     syn->SetUseGPU(useGPU);
     syn->SetMovingInitialTransform(initial);
     itk::ConfigureSyN(syn.GetPointer(), fixed.GetPointer(), moving.GetPointer(), settings);
+    Timeline synTimeline;
+    syn->AddObserver(itk::IterationEvent(),
+                     [&](const itk::EventObject &) { Record(synTimeline, syn->GetCurrentLevel(), Seconds(start)); });
     start = std::chrono::steady_clock::now();
     syn->Update();
     const double synSeconds = Seconds(start);
@@ -260,6 +302,7 @@ main(int argc, char * argv[])
                 synSeconds,
                 itk::ToString(syn->GetLastExecutionPath()),
                 syn->GetLastExecutionReason().empty() ? "the module's loop" : syn->GetLastExecutionReason().c_str());
+    PrintTimeline("SyN", synTimeline, synSeconds);
 
     const auto jacobian = JacobianDeterminant(field->GetDisplacementField());
     auto       range = itk::MinimumMaximumImageCalculator<itk::Image<double, D>>::New();
